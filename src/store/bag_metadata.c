@@ -1,0 +1,424 @@
+#include "bag_metadata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_fs.h"
+#include "bt_mem.h"
+#include "bag_qos.h"
+#include "store__qos.h"
+#include "store__yaml.h"
+
+#define BAG_ROOT_KEY "rosbag2_bagfile_information"
+
+/* ---- writing ---- */
+
+static void bag_md_emit_ns(struct ye *e, const char *key, const char *sub, int64_t v)
+{
+	ye_key(e, key);
+	ye_map_begin(e);
+	ye_key(e, sub);
+	ye_i64(e, v);
+	ye_map_end(e);
+}
+
+static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti)
+{
+	const struct bag_topic *t = &ti->topic;
+	ye_map_begin(e);
+	ye_key(e, "topic_metadata");
+	ye_map_begin(e);
+	ye_key(e, "name");
+	ye_str(e, t->name);
+	ye_key(e, "type");
+	ye_str(e, t->type);
+	ye_key(e, "serialization_format");
+	ye_str(e, t->serialization_format);
+	ye_key(e, "offered_qos_profiles");
+	bag_qos_emit(e, t->qos, t->n_qos);
+	ye_key(e, "type_description_hash");
+	ye_str(e, t->type_description_hash);
+	ye_map_end(e);
+	ye_key(e, "message_count");
+	ye_u64(e, ti->message_count);
+	ye_map_end(e);
+}
+
+static void bag_md_emit_empty_seq(struct ye *e)
+{
+	bag_qos_emit(e, NULL, 0); /* the same "[]" */
+}
+
+static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md)
+{
+	ye_key(e, "relative_file_paths");
+	if (!md->n_paths)
+		bag_md_emit_empty_seq(e);
+	else {
+		ye_seq_begin(e);
+		for (size_t i = 0; i < md->n_paths; i++)
+			ye_str(e, md->relative_file_paths[i]);
+		ye_seq_end(e);
+	}
+	ye_key(e, "files");
+	if (!md->n_files) {
+		bag_md_emit_empty_seq(e);
+		return;
+	}
+	ye_seq_begin(e);
+	for (size_t i = 0; i < md->n_files; i++) {
+		const struct bag_file_info *f = &md->files[i];
+		ye_map_begin(e);
+		ye_key(e, "path");
+		ye_str(e, f->path);
+		bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", f->starting_time);
+		bag_md_emit_ns(e, "duration", "nanoseconds", f->duration);
+		ye_key(e, "message_count");
+		ye_u64(e, f->message_count);
+		ye_map_end(e);
+	}
+	ye_seq_end(e);
+}
+
+static void bag_md_emit_custom(struct ye *e, const struct bag_metadata *md)
+{
+	ye_key(e, "custom_data");
+	if (!md->n_custom_data) {
+		ye_plain(e, "~");
+		return;
+	}
+	ye_map_begin(e);
+	for (size_t i = 0; i < md->n_custom_data; i++) {
+		ye_str(e, md->custom_data[i].key);
+		ye_str(e, md->custom_data[i].value);
+	}
+	ye_map_end(e);
+}
+
+static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
+{
+	ye_map_begin(e);
+	ye_key(e, "version");
+	ye_i64(e, BAG_METADATA_VERSION);
+	ye_key(e, "storage_identifier");
+	ye_str(e, md->storage_identifier);
+	bag_md_emit_ns(e, "duration", "nanoseconds", md->duration);
+	bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", md->starting_time);
+	ye_key(e, "message_count");
+	ye_u64(e, md->message_count);
+	ye_key(e, "topics_with_message_count");
+	if (!md->n_topics)
+		bag_md_emit_empty_seq(e);
+	else {
+		ye_seq_begin(e);
+		for (size_t i = 0; i < md->n_topics; i++)
+			bag_md_emit_topic(e, &md->topics[i]);
+		ye_seq_end(e);
+	}
+	ye_key(e, "compression_format");
+	ye_str(e, md->compression_format);
+	ye_key(e, "compression_mode");
+	ye_str(e, md->compression_mode);
+	bag_md_emit_files(e, md);
+	bag_md_emit_custom(e, md);
+	ye_key(e, "ros_distro");
+	ye_str(e, md->ros_distro);
+	ye_map_end(e);
+}
+
+bt_status bag_metadata_to_yaml(const struct bag_metadata *md, bool with_root, struct bt_buf *out)
+{
+	struct ye e;
+	ye_begin(&e, out);
+	if (with_root) {
+		ye_map_begin(&e);
+		ye_key(&e, BAG_ROOT_KEY);
+	}
+	bag_md_emit_body(&e, md);
+	if (with_root)
+		ye_map_end(&e);
+	return ye_end(&e);
+}
+
+bt_status bag_metadata_write(const char *bag_dir, const struct bag_metadata *md,
+			     struct bt_error *err)
+{
+	struct bt_buf b = BT_BUF_INIT;
+	bt_status st = bag_metadata_to_yaml(md, true, &b);
+	if (st != BT_OK) {
+		bt_buf_fini(&b);
+		return bt_err_set(err, st, "cannot serialise metadata");
+	}
+	char *path = bt_fs_join(bag_dir, BAG_METADATA_FILE);
+	st = bt_fs_write_atomic(path, b.data, b.len, err);
+	free(path);
+	bt_buf_fini(&b);
+	return st;
+}
+
+/* ---- reading ---- */
+
+struct bag_md_ctx {
+	yaml_document_t *doc;
+	yaml_node_t *map;
+	struct bt_error *err;
+};
+
+static bt_status bag_md_bad(struct bag_md_ctx *c, const char *key, const char *what)
+{
+	return bt_err_set(c->err, BT_ERR_FORMAT, "key '%s' %s", key, what);
+}
+
+/* Reads a nested int64 like `duration: {nanoseconds: N}`. */
+static bt_status bag_md_get_ns(struct bag_md_ctx *c, yaml_node_t *map, const char *key,
+			       const char *sub, int64_t *out)
+{
+	yaml_node_t *n = yd_get(c->doc, map, key);
+	if (!n)
+		return bag_md_bad(c, key, "is missing");
+	if (yd_i64(yd_get(c->doc, n, sub), out) != BT_OK)
+		return bag_md_bad(c, key, "is not a valid 64-bit time");
+	return BT_OK;
+}
+
+static bt_status bag_md_get_u64(struct bag_md_ctx *c, yaml_node_t *map, const char *key,
+				uint64_t *out)
+{
+	yaml_node_t *n = yd_get(c->doc, map, key);
+	if (!n)
+		return bag_md_bad(c, key, "is missing");
+	if (yd_u64(n, out) != BT_OK)
+		return bag_md_bad(c, key, "is not a valid unsigned 64-bit count");
+	return BT_OK;
+}
+
+/* Optional string: absent or null gives "", a non-scalar is an error. */
+static bt_status bag_md_get_str(struct bag_md_ctx *c, yaml_node_t *map, const char *key,
+				bool required, char **out)
+{
+	yaml_node_t *n = yd_get(c->doc, map, key);
+	if (!n && required)
+		return bag_md_bad(c, key, "is missing");
+	if (yd_is_null(n)) {
+		free(*out);
+		*out = bt_xstrdup("");
+		return BT_OK;
+	}
+	char *s;
+	if (yd_str(n, &s) != BT_OK)
+		return bag_md_bad(c, key, "is not a string");
+	free(*out);
+	*out = s;
+	return BT_OK;
+}
+
+static bt_status bag_md_parse_qos(struct bag_md_ctx *c, yaml_node_t *tm, struct bag_topic *t)
+{
+	yaml_node_t *n = yd_get(c->doc, tm, "offered_qos_profiles");
+	bt_status st = BT_OK;
+	if (!n || yd_is_null(n))
+		return BT_OK;
+	if (n->type == YAML_SCALAR_NODE) {
+		char *s = bt_xstrndup((const char *)n->data.scalar.value, n->data.scalar.length);
+		st = bag_qos_from_string(s, &t->qos, &t->n_qos, c->err);
+		free(s);
+	} else {
+		st = bag_qos_parse_node(c->doc, n, &t->qos, &t->n_qos, c->err);
+	}
+	if (st != BT_OK)
+		bt_err_prefix(c->err, "topic '%s'", t->name);
+	return st;
+}
+
+static bt_status bag_md_parse_topic(struct bag_md_ctx *c, yaml_node_t *item, int version,
+				    struct bag_topic_info *ti)
+{
+	yaml_node_t *tm = yd_get(c->doc, item, "topic_metadata");
+	struct bag_topic *t = &ti->topic;
+	if (!tm || tm->type != YAML_MAPPING_NODE)
+		return bag_md_bad(c, "topic_metadata", "is missing or not a mapping");
+	bt_status st = bag_md_get_str(c, tm, "name", true, &t->name);
+	if (st == BT_OK)
+		st = bag_md_get_str(c, tm, "type", true, &t->type);
+	if (st == BT_OK)
+		st = bag_md_get_str(c, tm, "serialization_format", false,
+				    &t->serialization_format);
+	if (st == BT_OK)
+		st = bag_md_get_str(c, tm, "type_description_hash", false,
+				    &t->type_description_hash);
+	if (st == BT_OK && version >= 4)
+		st = bag_md_parse_qos(c, tm, t);
+	if (st == BT_OK)
+		st = bag_md_get_u64(c, item, "message_count", &ti->message_count);
+	return st;
+}
+
+static bt_status bag_md_parse_topics(struct bag_md_ctx *c, struct bag_metadata *md)
+{
+	yaml_node_t *seq = yd_get(c->doc, c->map, "topics_with_message_count");
+	if (!seq)
+		return bag_md_bad(c, "topics_with_message_count", "is missing");
+	if (yd_is_null(seq))
+		return BT_OK;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return bag_md_bad(c, "topics_with_message_count", "is not a sequence");
+	md->n_topics = yd_len(seq);
+	md->topics = bt_xcalloc(md->n_topics, sizeof *md->topics);
+	for (size_t i = 0; i < md->n_topics; i++) {
+		bt_status st = bag_md_parse_topic(c, yd_item(c->doc, seq, i), md->version,
+						  &md->topics[i]);
+		if (st != BT_OK)
+			return st;
+	}
+	return BT_OK;
+}
+
+static bt_status bag_md_parse_paths(struct bag_md_ctx *c, struct bag_metadata *md)
+{
+	yaml_node_t *seq = yd_get(c->doc, c->map, "relative_file_paths");
+	if (!seq)
+		return bag_md_bad(c, "relative_file_paths", "is missing");
+	if (yd_is_null(seq))
+		return BT_OK;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return bag_md_bad(c, "relative_file_paths", "is not a sequence");
+	md->n_paths = yd_len(seq);
+	md->relative_file_paths = bt_xcalloc(md->n_paths, sizeof(char *));
+	for (size_t i = 0; i < md->n_paths; i++) {
+		yaml_node_t *n = yd_item(c->doc, seq, i);
+		if (yd_str(n, &md->relative_file_paths[i]) != BT_OK ||
+		    !md->relative_file_paths[i][0])
+			return bag_md_bad(c, "relative_file_paths", "holds a non-string or empty entry");
+	}
+	return BT_OK;
+}
+
+static bt_status bag_md_parse_files(struct bag_md_ctx *c, struct bag_metadata *md)
+{
+	yaml_node_t *seq = yd_get(c->doc, c->map, "files");
+	if (yd_is_null(seq))
+		return BT_OK;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return bag_md_bad(c, "files", "is not a sequence");
+	md->n_files = yd_len(seq);
+	md->files = bt_xcalloc(md->n_files, sizeof *md->files);
+	for (size_t i = 0; i < md->n_files; i++) {
+		yaml_node_t *m = yd_item(c->doc, seq, i);
+		struct bag_file_info *f = &md->files[i];
+		bt_status st = bag_md_get_str(c, m, "path", true, &f->path);
+		if (st == BT_OK)
+			st = bag_md_get_ns(c, m, "starting_time", "nanoseconds_since_epoch",
+					   &f->starting_time);
+		if (st == BT_OK)
+			st = bag_md_get_ns(c, m, "duration", "nanoseconds", &f->duration);
+		if (st == BT_OK)
+			st = bag_md_get_u64(c, m, "message_count", &f->message_count);
+		if (st == BT_OK && f->duration < 0)
+			st = bag_md_bad(c, "files.duration", "is negative");
+		if (st != BT_OK)
+			return bt_err_prefix(c->err, "files entry %zu", i + 1);
+	}
+	return BT_OK;
+}
+
+static bt_status bag_md_parse_custom(struct bag_md_ctx *c, struct bag_metadata *md)
+{
+	yaml_node_t *m = yd_get(c->doc, c->map, "custom_data");
+	if (yd_is_null(m))
+		return BT_OK;
+	if (m->type != YAML_MAPPING_NODE)
+		return bag_md_bad(c, "custom_data", "is not a mapping");
+	size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+	md->custom_data = bt_xcalloc(n, sizeof *md->custom_data);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t *p = &m->data.mapping.pairs.start[i];
+		struct bag_kv *kv = &md->custom_data[md->n_custom_data];
+		if (yd_str(yaml_document_get_node(c->doc, p->key), &kv->key) != BT_OK)
+			return bag_md_bad(c, "custom_data", "has a non-string key");
+		md->n_custom_data++;
+		if (yd_str(yaml_document_get_node(c->doc, p->value), &kv->value) != BT_OK)
+			return bag_md_bad(c, "custom_data", "has a non-string value");
+	}
+	return BT_OK;
+}
+
+static bt_status bag_md_parse_head(struct bag_md_ctx *c, struct bag_metadata *md)
+{
+	int64_t v;
+	if (!yd_get(c->doc, c->map, "version"))
+		return bag_md_bad(c, "version", "is missing");
+	if (yd_i64(yd_get(c->doc, c->map, "version"), &v) != BT_OK || v < 1 || v > 100)
+		return bag_md_bad(c, "version", "is not a supported metadata version (1..9)");
+	md->version = (int)v;
+	bt_status st = bag_md_get_str(c, c->map, "storage_identifier", true,
+				      &md->storage_identifier);
+	if (st == BT_OK)
+		st = bag_md_get_ns(c, c->map, "duration", "nanoseconds", &md->duration);
+	if (st == BT_OK)
+		st = bag_md_get_ns(c, c->map, "starting_time", "nanoseconds_since_epoch",
+				   &md->starting_time);
+	if (st == BT_OK)
+		st = bag_md_get_u64(c, c->map, "message_count", &md->message_count);
+	if (st == BT_OK && md->duration < 0)
+		st = bag_md_bad(c, "duration", "is negative");
+	return st;
+}
+
+static bt_status bag_md_parse(struct bag_md_ctx *c, struct bag_metadata *md)
+{
+	bt_status st = bag_md_parse_head(c, md);
+	if (st == BT_OK)
+		st = bag_md_parse_topics(c, md);
+	if (st == BT_OK)
+		st = bag_md_parse_paths(c, md);
+	if (st == BT_OK)
+		st = bag_md_get_str(c, c->map, "compression_format", false,
+				    &md->compression_format);
+	if (st == BT_OK)
+		st = bag_md_get_str(c, c->map, "compression_mode", false, &md->compression_mode);
+	if (st == BT_OK)
+		st = bag_md_parse_files(c, md);
+	if (st == BT_OK)
+		st = bag_md_parse_custom(c, md);
+	if (st == BT_OK)
+		st = bag_md_get_str(c, c->map, "ros_distro", false, &md->ros_distro);
+	return st;
+}
+
+bt_status bag_metadata_from_yaml(const char *text, size_t len, struct bag_metadata *md,
+				 struct bt_error *err)
+{
+	yaml_document_t doc;
+	bt_status st = yd_load(&doc, text, len, err);
+	if (st != BT_OK)
+		return st;
+	struct bag_md_ctx c = {&doc, yaml_document_get_root_node(&doc), err};
+	yaml_node_t *inner = yd_get(&doc, c.map, BAG_ROOT_KEY);
+	if (inner)
+		c.map = inner;
+	bag_metadata_init(md);
+	if (!c.map || c.map->type != YAML_MAPPING_NODE)
+		st = bt_err_set(err, BT_ERR_FORMAT, "not a rosbag2 metadata mapping");
+	else
+		st = bag_md_parse(&c, md);
+	yaml_document_delete(&doc);
+	if (st != BT_OK)
+		bag_metadata_fini(md);
+	return st;
+}
+
+bt_status bag_metadata_read(const char *bag_dir, struct bag_metadata *md, struct bt_error *err)
+{
+	char *path = bt_fs_join(bag_dir, BAG_METADATA_FILE);
+	char *text;
+	size_t len;
+	bt_status st = bt_fs_read_all(path, BAG_METADATA_MAX_BYTES, &text, &len, err);
+	if (st == BT_OK) {
+		st = bag_metadata_from_yaml(text, len, md, err);
+		free(text);
+		if (st != BT_OK)
+			bt_err_prefix(err, "%s", path);
+	}
+	free(path);
+	return st;
+}

@@ -1,0 +1,599 @@
+/* DESIGN: opening summarises every storage file once (topics, per-topic
+ * counts and time ranges, embedded metadata) and closes it again; message
+ * iteration later opens every file and merges their (timestamp, id)-ordered
+ * cursors, so split files whose time ranges overlap still come out in
+ * timestamp order. Topics are merged across files by name: the same topic
+ * has a different row id in every file. */
+#include "bag_reader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bt_buf.h"
+#include "bt_fs.h"
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "store__db.h"
+#include "store__zstd.h"
+
+struct br_cursor {
+	struct bag_db *db;
+	struct bag_db_cursor *cur;
+	size_t *topic_map; /* db topic id -> reader topic, by position in ids */
+	int64_t *ids;
+	size_t n_ids;
+	bool has_row;
+	struct bag_db_row row;
+};
+
+struct bag_reader {
+	char *dir;
+	unsigned flags;
+	bool has_md;
+	struct bag_metadata md;
+	struct bag_reader_file *files;
+	size_t n_files, cap_files;
+	struct bag_reader_topic *topics;
+	size_t n_topics, cap_topics;
+	char *tmpdir; /* inflated FILE-mode files */
+	struct br_cursor *cursors;
+	bool iterating;
+	size_t last; /* cursor of the message returned last; n_files if none */
+	bool message_mode;
+	struct bt_buf inflated;
+};
+
+/* ---- listing storage files ---- */
+
+static struct bag_reader_file *br_add_file(struct bag_reader *r, const char *name, char *path)
+{
+	bt_xgrow((void **)&r->files, &r->cap_files, r->n_files + 1, sizeof *r->files);
+	struct bag_reader_file *f = &r->files[r->n_files++];
+	memset(f, 0, sizeof *f);
+	f->name = bt_xstrdup(name);
+	f->path = path;
+	size_t len = strlen(path);
+	f->compressed = len > 5 && !strcmp(path + len - 5, ".zstd");
+	f->start = BAG_TIME_NONE;
+	f->end = INT64_MIN;
+	return f;
+}
+
+/* metadata.yaml entries are bare names; v<=3 and old compressed bags wrote
+ * "<bag>/<file>", and a crash can leave "<file>.zstd" where ".db3" is
+ * listed (the plain file is removed only after compression completed). */
+static char *br_resolve(const struct bag_reader *r, const char *entry)
+{
+	char *base = bt_fs_basename(entry);
+	char *cand[4] = {bt_fs_join(r->dir, entry), bt_fs_join(r->dir, base), NULL, NULL};
+	cand[2] = bt_xasprintf("%s.zstd", cand[0]);
+	cand[3] = bt_xasprintf("%s.zstd", cand[1]);
+	char *found = NULL;
+	for (size_t i = 0; i < 4; i++) {
+		if (!found && bt_fs_exists(cand[i]))
+			found = cand[i];
+		else
+			free(cand[i]);
+	}
+	free(base);
+	return found;
+}
+
+static bt_status br_files_from_metadata(struct bag_reader *r, struct bt_error *err)
+{
+	if (r->md.n_paths == 0 && r->md.message_count == 0)
+		return BT_OK;
+	if (r->md.n_paths == 0)
+		return bt_err_set(err, BT_ERR_FORMAT, "%s/metadata.yaml lists no storage files",
+				  r->dir);
+	for (size_t i = 0; i < r->md.n_paths; i++) {
+		const char *entry = r->md.relative_file_paths[i];
+		char *path = br_resolve(r, entry);
+		if (!path)
+			return bt_err_set(err, BT_ERR_NOTFOUND, "%s: storage file '%s' listed in "
+					  "metadata.yaml is missing", r->dir, entry);
+		br_add_file(r, entry, path);
+	}
+	return BT_OK;
+}
+
+/* rosbag2 names files "<bag>_<N>.db3": sort by N, other names after. */
+static long br_split_number(const char *name)
+{
+	const char *dot = strstr(name, ".db3");
+	const char *p = dot;
+	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!dot || p == dot || p == name || p[-1] != '_')
+		return -1;
+	return strtol(p, NULL, 10);
+}
+
+static bool br_is_storage_name(const char *n)
+{
+	size_t len = strlen(n);
+	return (len > 4 && !strcmp(n + len - 4, ".db3")) ||
+	       (len > 9 && !strcmp(n + len - 9, ".db3.zstd"));
+}
+
+static int br_cmp_names(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	long nx = br_split_number(x), ny = br_split_number(y);
+	if (nx >= 0 && ny >= 0 && nx != ny)
+		return nx < ny ? -1 : 1;
+	if ((nx >= 0) != (ny >= 0))
+		return nx >= 0 ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static bool br_listed(char **names, size_t n, const char *want)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], want))
+			return true;
+	return false;
+}
+
+static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *err)
+{
+	char **names;
+	size_t n;
+	bt_status st = bt_fs_list_dir(r->dir, &names, &n, err);
+	if (st != BT_OK)
+		return st;
+	size_t keep = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (br_is_storage_name(names[i]))
+			names[keep++] = names[i];
+		else
+			free(names[i]);
+	}
+	qsort(names, keep, sizeof *names, br_cmp_names);
+	for (size_t i = 0; i < keep; i++) {
+		size_t len = strlen(names[i]);
+		/* Both X.db3 and X.db3.zstd: the plain file is complete (it is
+		 * compressed only after it was closed); prefer it. */
+		if (len > 5 && !strcmp(names[i] + len - 5, ".zstd")) {
+			char *plain = bt_xstrndup(names[i], len - 5);
+			bool dup = br_listed(names, keep, plain);
+			free(plain);
+			if (dup)
+				continue;
+		}
+		br_add_file(r, names[i], bt_fs_join(r->dir, names[i]));
+	}
+	bt_fs_free_list(names, keep);
+	if (r->n_files == 0)
+		return bt_err_set(err, BT_ERR_NOTFOUND, "%s: no rosbag2 storage files (.db3 or "
+				  ".db3.zstd) in this directory", r->dir);
+	return BT_OK;
+}
+
+/* ---- summarising one file ---- */
+
+static bt_status br_tmpdir(struct bag_reader *r, struct bt_error *err)
+{
+	if (r->tmpdir)
+		return BT_OK;
+	const char *base = getenv("TMPDIR");
+	char *tmpl = bt_xasprintf("%s/bagtop-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		bt_status st = bt_err_errno(err, errno, "cannot create a temporary directory %s",
+					    tmpl);
+		free(tmpl);
+		return st;
+	}
+	r->tmpdir = tmpl;
+	return BT_OK;
+}
+
+/* Where the sqlite file of f is readable: itself, or an inflated copy. */
+static bt_status br_materialise(struct bag_reader *r, size_t i, char **db_path,
+				struct bt_error *err)
+{
+	struct bag_reader_file *f = &r->files[i];
+	if (!f->compressed) {
+		*db_path = bt_xstrdup(f->path);
+		return BT_OK;
+	}
+	bt_status st = br_tmpdir(r, err);
+	if (st != BT_OK)
+		return st;
+	char *dst = bt_xasprintf("%s/%zu.db3", r->tmpdir, i);
+	if (!bt_fs_exists(dst))
+		st = bag_zstd_decompress_file(f->path, dst, err);
+	if (st != BT_OK) {
+		unlink(dst);
+		free(dst);
+		return st;
+	}
+	*db_path = dst;
+	return BT_OK;
+}
+
+static size_t br_topic_index(struct bag_reader *r, const struct bag_topic *t)
+{
+	for (size_t i = 0; i < r->n_topics; i++)
+		if (!strcmp(r->topics[i].topic.name, t->name))
+			return i;
+	bt_xgrow((void **)&r->topics, &r->cap_topics, r->n_topics + 1, sizeof *r->topics);
+	struct bag_reader_topic *rt = &r->topics[r->n_topics];
+	memset(rt, 0, sizeof *rt);
+	bag_topic_copy(&rt->topic, t);
+	return r->n_topics++;
+}
+
+static void br_take_topics(struct bag_reader *r, struct bag_reader_file *f,
+			   const struct bag_db_topic *t, size_t n)
+{
+	f->topics = bt_xcalloc(n, sizeof *f->topics);
+	f->n_topics = n;
+	for (size_t i = 0; i < n; i++) {
+		struct bag_reader_file_topic *ft = &f->topics[i];
+		ft->topic = br_topic_index(r, &t[i].topic);
+		ft->count = t[i].count;
+		ft->start = t[i].min_ts;
+		ft->end = t[i].max_ts;
+		r->topics[ft->topic].count += t[i].count;
+		f->message_count += t[i].count;
+		if (t[i].count && t[i].min_ts < f->start)
+			f->start = t[i].min_ts;
+		if (t[i].count && t[i].max_ts > f->end)
+			f->end = t[i].max_ts;
+	}
+}
+
+static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f,
+				 struct bag_db *db, struct bt_error *err)
+{
+	struct bag_db_topic *t = NULL;
+	size_t n = 0;
+	bt_status st = BT_OK;
+	if (r->flags & BAG_READER_INTEGRITY)
+		st = bag_db_check(db, err);
+	if (st == BT_OK)
+		st = bag_db_read_topics(db, &t, &n, &f->orphans, err);
+	if (st != BT_OK)
+		return st;
+	br_take_topics(r, f, t, n);
+	bag_db_topics_free(t, n);
+	f->schema_version = bag_db_schema_version(db);
+	st = bag_db_read_metadata(db, &f->embedded, &f->has_embedded, err);
+	if (st == BT_OK)
+		st = bag_db_peek_zstd(db, &f->message_compressed, err);
+	return st;
+}
+
+static bt_status br_summarise(struct bag_reader *r, size_t i, struct bt_error *err)
+{
+	struct bag_reader_file *f = &r->files[i];
+	char *db_path = NULL;
+	struct bag_db *db = NULL;
+	bt_status st = bt_fs_file_size(f->path, &f->size, err);
+	if (st == BT_OK && !bt_fs_is_file(f->path))
+		st = bt_err_set(err, BT_ERR_FORMAT, "%s: not a regular file", f->path);
+	if (st == BT_OK)
+		st = br_materialise(r, i, &db_path, err);
+	if (st == BT_OK)
+		st = bag_db_open_read(db_path, (r->flags & BAG_READER_RECOVER) != 0, &db, err);
+	if (st == BT_OK)
+		st = br_summarise_db(r, f, db, err);
+	bag_db_discard(db);
+	free(db_path);
+	return st;
+}
+
+/* ---- opening ---- */
+
+static bt_status br_open_dir(struct bag_reader *r, struct bt_error *err)
+{
+	char *mdpath = bt_fs_join(r->dir, BAG_METADATA_FILE);
+	bool have = !(r->flags & BAG_READER_IGNORE_METADATA) && bt_fs_exists(mdpath);
+	free(mdpath);
+	if (!have)
+		return br_files_from_listing(r, err);
+	bt_status st = bag_metadata_read(r->dir, &r->md, err);
+	if (st != BT_OK)
+		return st;
+	r->has_md = true;
+	return br_files_from_metadata(r, err);
+}
+
+static bt_status br_open_path(struct bag_reader *r, const char *path, struct bt_error *err)
+{
+	if (!bt_fs_exists(path))
+		return bt_err_set(err, BT_ERR_NOTFOUND, "%s: no such file or directory", path);
+	if (bt_fs_is_dir(path)) {
+		r->dir = bt_xstrdup(path);
+		return br_open_dir(r, err);
+	}
+	if (!bt_fs_is_file(path))
+		return bt_err_set(err, BT_ERR_FORMAT, "%s: not a file or directory", path);
+	char *base = bt_fs_basename(path);
+	r->dir = bt_fs_dirname(path);
+	bt_status st = BT_OK;
+	if (!strcmp(base, BAG_METADATA_FILE))
+		st = br_open_dir(r, err);
+	else
+		br_add_file(r, base, bt_xstrdup(path));
+	free(base);
+	return st;
+}
+
+bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **out,
+			  struct bt_error *err)
+{
+	struct bag_reader *r = bt_xcalloc(1, sizeof *r);
+	r->flags = flags;
+	bt_status st = br_open_path(r, path, err);
+	for (size_t i = 0; st == BT_OK && i < r->n_files; i++)
+		st = br_summarise(r, i, err);
+	if (st != BT_OK) {
+		bag_reader_close(r);
+		return st;
+	}
+	const char *mode = bag_reader_compression(r);
+	r->message_mode = !strcmp(mode, "MESSAGE");
+	*out = r;
+	return BT_OK;
+}
+
+static void br_cursors_free(struct bag_reader *r)
+{
+	if (!r->cursors)
+		return;
+	for (size_t i = 0; i < r->n_files; i++) {
+		bag_db_cursor_close(r->cursors[i].cur);
+		bag_db_discard(r->cursors[i].db);
+		free(r->cursors[i].topic_map);
+		free(r->cursors[i].ids);
+	}
+	free(r->cursors);
+	r->cursors = NULL;
+}
+
+static void br_rm_tmpdir(struct bag_reader *r)
+{
+	if (!r->tmpdir)
+		return;
+	for (size_t i = 0; i < r->n_files; i++) {
+		char *p = bt_xasprintf("%s/%zu.db3", r->tmpdir, i);
+		unlink(p);
+		free(p);
+	}
+	if (rmdir(r->tmpdir) != 0)
+		bt_log_warn("could not remove temporary directory %s", r->tmpdir);
+	free(r->tmpdir);
+}
+
+void bag_reader_close(struct bag_reader *r)
+{
+	if (!r)
+		return;
+	br_cursors_free(r);
+	br_rm_tmpdir(r);
+	for (size_t i = 0; i < r->n_files; i++) {
+		struct bag_reader_file *f = &r->files[i];
+		free(f->name);
+		free(f->path);
+		free(f->topics);
+		if (f->has_embedded)
+			bag_metadata_fini(&f->embedded);
+	}
+	for (size_t i = 0; i < r->n_topics; i++)
+		bag_topic_fini(&r->topics[i].topic);
+	if (r->has_md)
+		bag_metadata_fini(&r->md);
+	bt_buf_fini(&r->inflated);
+	free(r->files);
+	free(r->topics);
+	free(r->dir);
+	free(r);
+}
+
+/* ---- accessors ---- */
+
+const char *bag_reader_dir(const struct bag_reader *r)
+{
+	return r->dir;
+}
+
+const struct bag_metadata *bag_reader_metadata(const struct bag_reader *r)
+{
+	return r->has_md ? &r->md : NULL;
+}
+
+const struct bag_metadata *bag_reader_embedded(const struct bag_reader *r)
+{
+	for (size_t i = r->n_files; i-- > 0;)
+		if (r->files[i].has_embedded)
+			return &r->files[i].embedded;
+	return NULL;
+}
+
+size_t bag_reader_n_files(const struct bag_reader *r)
+{
+	return r->n_files;
+}
+
+const struct bag_reader_file *bag_reader_file(const struct bag_reader *r, size_t i)
+{
+	return i < r->n_files ? &r->files[i] : NULL;
+}
+
+const struct bag_reader_topic *bag_reader_topics(const struct bag_reader *r, size_t *n)
+{
+	*n = r->n_topics;
+	return r->topics;
+}
+
+uint64_t bag_reader_message_count(const struct bag_reader *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->n_files; i++)
+		n += r->files[i].message_count;
+	return n;
+}
+
+int64_t bag_reader_start(const struct bag_reader *r)
+{
+	int64_t t = BAG_TIME_NONE;
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].message_count && r->files[i].start < t)
+			t = r->files[i].start;
+	return t;
+}
+
+int64_t bag_reader_end(const struct bag_reader *r)
+{
+	int64_t t = INT64_MIN;
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].message_count && r->files[i].end > t)
+			t = r->files[i].end;
+	return t;
+}
+
+uint64_t bag_reader_size(const struct bag_reader *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->n_files; i++)
+		n += r->files[i].size;
+	return n;
+}
+
+const char *bag_reader_compression(const struct bag_reader *r)
+{
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].compressed)
+			return "FILE";
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].message_compressed)
+			return "MESSAGE";
+	/* An empty MESSAGE-mode bag shows nothing in its data. */
+	const struct bag_metadata *md = r->has_md ? &r->md : bag_reader_embedded(r);
+	if (!bag_reader_message_count(r) && md && !strcmp(md->compression_mode, "MESSAGE"))
+		return "MESSAGE";
+	return "";
+}
+
+/* ---- iteration ---- */
+
+static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error *err)
+{
+	struct br_cursor *c = &r->cursors[i];
+	const struct bag_reader_file *f = &r->files[i];
+	char *db_path;
+	bt_status st = br_materialise(r, i, &db_path, err);
+	if (st == BT_OK)
+		st = bag_db_open_read(db_path, false, &c->db, err);
+	free(db_path);
+	struct bag_db_topic *t = NULL;
+	size_t n = 0;
+	uint64_t orphans;
+	if (st == BT_OK)
+		st = bag_db_read_topics(c->db, &t, &n, &orphans, err);
+	if (st == BT_OK) {
+		c->ids = bt_xcalloc(n, sizeof *c->ids);
+		c->topic_map = bt_xcalloc(n, sizeof *c->topic_map);
+		for (size_t k = 0; k < n; k++) {
+			c->ids[k] = t[k].id;
+			c->topic_map[k] = n == f->n_topics ? f->topics[k].topic
+							   : br_topic_index(r, &t[k].topic);
+		}
+		c->n_ids = n;
+		st = bag_db_cursor_open(c->db, &c->cur, err);
+	}
+	bag_db_topics_free(t, n);
+	return st;
+}
+
+static int br_cursor_advance(struct br_cursor *c, struct bt_error *err)
+{
+	int rc = bag_db_cursor_next(c->cur, &c->row, err);
+	c->has_row = rc == 1;
+	return rc;
+}
+
+static bt_status br_start(struct bag_reader *r, struct bt_error *err)
+{
+	r->iterating = true;
+	r->last = r->n_files;
+	r->cursors = bt_xcalloc(r->n_files, sizeof *r->cursors);
+	for (size_t i = 0; i < r->n_files; i++) {
+		bt_status st = br_cursor_open(r, i, err);
+		if (st != BT_OK)
+			return st;
+		int rc = br_cursor_advance(&r->cursors[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	return BT_OK;
+}
+
+static bool br_map_topic(const struct br_cursor *c, int64_t id, size_t *topic)
+{
+	for (size_t k = 0; k < c->n_ids; k++) {
+		if (c->ids[k] == id) {
+			*topic = c->topic_map[k];
+			return true;
+		}
+	}
+	return false;
+}
+
+static bt_status br_fill(struct bag_reader *r, size_t file, struct bag_read_msg *m,
+			 struct bt_error *err)
+{
+	const struct bag_db_row *row = &r->cursors[file].row;
+	if (!br_map_topic(&r->cursors[file], row->topic_id, &m->topic))
+		return bt_err_set(err, BT_ERR_FORMAT, "%s: message with unknown topic id %lld",
+				  r->files[file].path, (long long)row->topic_id);
+	m->name = r->topics[m->topic].topic.name;
+	m->timestamp = row->timestamp;
+	m->file = file;
+	m->data = row->data;
+	m->len = row->len;
+	if (r->message_mode && bag_zstd_is_frame(row->data, row->len)) {
+		bt_status st = bag_zstd_decompress_msg(row->data, row->len, &r->inflated, err);
+		if (st != BT_OK)
+			return bt_err_prefix(err, "%s", r->files[file].path);
+		m->data = (const uint8_t *)r->inflated.data;
+		m->len = r->inflated.len;
+	}
+	return BT_OK;
+}
+
+int bag_reader_next(struct bag_reader *r, struct bag_read_msg *m, struct bt_error *err)
+{
+	if (!r->iterating) {
+		bt_status st = br_start(r, err);
+		if (st != BT_OK)
+			return st;
+	}
+	/* The previous message's bytes live in its cursor's row until here. */
+	if (r->last < r->n_files) {
+		int rc = br_cursor_advance(&r->cursors[r->last], err);
+		r->last = r->n_files;
+		if (rc < 0)
+			return rc;
+	}
+	size_t best = r->n_files;
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct br_cursor *c = &r->cursors[i];
+		if (c->has_row && (best == r->n_files ||
+				   c->row.timestamp < r->cursors[best].row.timestamp))
+			best = i;
+	}
+	if (best == r->n_files)
+		return 0;
+	bt_status st = br_fill(r, best, m, err);
+	if (st != BT_OK)
+		return st;
+	r->last = best;
+	return 1;
+}

@@ -1,0 +1,96 @@
+/* bag_reader — opens any rosbag2 sqlite3 bag: a bag directory (with or
+ * without metadata.yaml, metadata versions 1..9), or a single .db3 /
+ * .db3.zstd file; schema 1..4 files; split bags; FILE- and MESSAGE-
+ * compressed bags. Summarises every storage file (topics, counts, time
+ * range, embedded metadata) and iterates all messages in timestamp order
+ * across files, decompressed.
+ *
+ * FILE-compressed files are inflated into a private temporary directory
+ * ($TMPDIR or /tmp) that bag_reader_close removes. Not thread-safe. */
+#ifndef BAG_READER_H
+#define BAG_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bag_types.h"
+#include "bt_status.h"
+
+struct bag_reader;
+
+enum bag_reader_flags {
+	/* Find storage files by listing the directory, not from metadata.yaml
+	 * (which is then not read at all): for reindex. */
+	BAG_READER_IGNORE_METADATA = 1 << 0,
+	/* Open files read-write first so SQLite rolls back a transaction left
+	 * by a crashed writer: for reindex. */
+	BAG_READER_RECOVER = 1 << 1,
+	/* Run sqlite's quick_check on every file: for check. */
+	BAG_READER_INTEGRITY = 1 << 2,
+};
+
+struct bag_reader_file_topic {
+	size_t topic; /* index into bag_reader_topics() */
+	uint64_t count;
+	int64_t start, end; /* BAG_TIME_NONE / INT64_MIN when count is 0 */
+};
+
+struct bag_reader_file {
+	char *name;       /* as listed in metadata.yaml, or the file name */
+	char *path;       /* where it is on disk */
+	bool compressed;  /* FILE mode .zstd */
+	uint64_t size;    /* bytes on disk */
+	int schema_version;
+	uint64_t message_count;
+	int64_t start, end; /* BAG_TIME_NONE / INT64_MIN when empty */
+	uint64_t orphans;   /* messages whose topic_id names no topic */
+	struct bag_reader_file_topic *topics;
+	size_t n_topics;
+	bool has_embedded; /* the last row of the file's metadata table */
+	struct bag_metadata embedded;
+	bool message_compressed; /* a blob looked like a zstd frame */
+};
+
+struct bag_reader_topic {
+	struct bag_topic topic;
+	uint64_t count; /* summed over files */
+};
+
+struct bag_read_msg {
+	size_t topic; /* index into bag_reader_topics() */
+	const char *name;
+	int64_t timestamp;
+	const uint8_t *data; /* decompressed; valid until the next call */
+	size_t len;
+	size_t file; /* index of the file it came from */
+};
+
+/* Opens and summarises the bag at `path`. Every storage file must open:
+ * a missing, truncated or foreign file is an error naming it. */
+BT_MUST_CHECK bt_status bag_reader_open(const char *path, unsigned flags,
+					struct bag_reader **out, struct bt_error *err);
+void bag_reader_close(struct bag_reader *r); /* NULL is fine */
+
+/* The bag directory (the file's directory for a single file). */
+const char *bag_reader_dir(const struct bag_reader *r);
+/* metadata.yaml as parsed, or NULL when there is none (or it was ignored). */
+const struct bag_metadata *bag_reader_metadata(const struct bag_reader *r);
+/* The newest embedded metadata row of any file, or NULL. */
+const struct bag_metadata *bag_reader_embedded(const struct bag_reader *r);
+size_t bag_reader_n_files(const struct bag_reader *r);
+const struct bag_reader_file *bag_reader_file(const struct bag_reader *r, size_t i);
+const struct bag_reader_topic *bag_reader_topics(const struct bag_reader *r, size_t *n);
+/* Totals over all files. */
+uint64_t bag_reader_message_count(const struct bag_reader *r);
+int64_t bag_reader_start(const struct bag_reader *r); /* BAG_TIME_NONE if empty */
+int64_t bag_reader_end(const struct bag_reader *r);   /* INT64_MIN if empty */
+uint64_t bag_reader_size(const struct bag_reader *r); /* bytes on disk */
+/* "", "FILE" or "MESSAGE", as the data show it. */
+const char *bag_reader_compression(const struct bag_reader *r);
+
+/* Next message in (timestamp, file, id) order: 1 = *m filled, 0 = end,
+ * < 0 = error (a corrupt file or frame). */
+int bag_reader_next(struct bag_reader *r, struct bag_read_msg *m, struct bt_error *err);
+
+#endif

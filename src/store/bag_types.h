@@ -1,0 +1,112 @@
+/* bag_types — the plain data of a rosbag2 bag, shared by writer, reader and
+ * metadata. Strings are malloc'ed and owned by the struct that holds them;
+ * the *_fini functions free them. Field names follow rosbag2's BagMetadata
+ * and TopicMetadata so rosbag2 users recognise them. */
+#ifndef BAG_TYPES_H
+#define BAG_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* rmw enum numbers, as stored by rosbag2 up to metadata version 8. */
+enum bag_history { BAG_HISTORY_SYSTEM_DEFAULT, BAG_HISTORY_KEEP_LAST, BAG_HISTORY_KEEP_ALL,
+		   BAG_HISTORY_UNKNOWN };
+enum bag_reliability { BAG_RELIABILITY_SYSTEM_DEFAULT, BAG_RELIABILITY_RELIABLE,
+		       BAG_RELIABILITY_BEST_EFFORT, BAG_RELIABILITY_UNKNOWN,
+		       BAG_RELIABILITY_BEST_AVAILABLE };
+enum bag_durability { BAG_DURABILITY_SYSTEM_DEFAULT, BAG_DURABILITY_TRANSIENT_LOCAL,
+		      BAG_DURABILITY_VOLATILE, BAG_DURABILITY_UNKNOWN,
+		      BAG_DURABILITY_BEST_AVAILABLE };
+enum bag_liveliness { BAG_LIVELINESS_SYSTEM_DEFAULT, BAG_LIVELINESS_AUTOMATIC,
+		      BAG_LIVELINESS_MANUAL_BY_NODE, BAG_LIVELINESS_MANUAL_BY_TOPIC,
+		      BAG_LIVELINESS_UNKNOWN, BAG_LIVELINESS_BEST_AVAILABLE };
+
+/* rmw_time_t; RMW_DURATION_INFINITE is {9223372036, 854775807}. */
+struct bag_qos_time {
+	uint64_t sec;
+	uint64_t nsec;
+};
+
+#define BAG_QOS_TIME_INFINITE ((struct bag_qos_time){9223372036u, 854775807u})
+
+struct bag_qos {
+	int history; /* enum bag_history */
+	uint64_t depth;
+	int reliability; /* enum bag_reliability */
+	int durability;  /* enum bag_durability */
+	struct bag_qos_time deadline;
+	struct bag_qos_time lifespan;
+	int liveliness; /* enum bag_liveliness */
+	struct bag_qos_time liveliness_lease_duration;
+	bool avoid_ros_namespace_conventions;
+};
+
+struct bag_topic {
+	char *name;                 /* "/chatter" */
+	char *type;                 /* "std_msgs/msg/String" */
+	char *serialization_format; /* "cdr" */
+	struct bag_qos *qos;        /* offered QoS, one per publisher */
+	size_t n_qos;
+	char *type_description_hash; /* "RIHS01_..." or "" */
+};
+
+/* One row of message_definitions. All strings may be "" (unknown). */
+struct bag_msgdef {
+	char *topic_type;
+	char *encoding; /* "ros2msg", "ros2idl", "unknown" or "" */
+	char *encoded_message_definition;
+	char *type_description_hash;
+};
+
+struct bag_kv {
+	char *key;
+	char *value;
+};
+
+struct bag_topic_info {
+	struct bag_topic topic;
+	uint64_t message_count;
+};
+
+struct bag_file_info {
+	char *path;            /* bare file name, as rosbag2 writes it */
+	int64_t starting_time; /* ns; INT64_MAX when the file holds no message */
+	int64_t duration;      /* ns */
+	uint64_t message_count;
+};
+
+#define BAG_TIME_NONE INT64_MAX
+
+struct bag_metadata {
+	int version;
+	char *storage_identifier;
+	int64_t duration;      /* ns */
+	int64_t starting_time; /* ns since epoch; INT64_MAX for an empty bag */
+	uint64_t message_count;
+	struct bag_topic_info *topics;
+	size_t n_topics;
+	char *compression_format; /* "" or "zstd" */
+	char *compression_mode;   /* "", "FILE" or "MESSAGE" */
+	char **relative_file_paths;
+	size_t n_paths;
+	struct bag_file_info *files;
+	size_t n_files;
+	struct bag_kv *custom_data;
+	size_t n_custom_data;
+	char *ros_distro;
+};
+
+#define BAG_METADATA_VERSION 9
+
+void bag_qos_default(struct bag_qos *q); /* "unknown" history, infinite times */
+void bag_topic_fini(struct bag_topic *t);
+/* Deep copy (aborts on OOM: not a data-path call). */
+void bag_topic_copy(struct bag_topic *dst, const struct bag_topic *src);
+void bag_msgdef_fini(struct bag_msgdef *d);
+void bag_msgdef_copy(struct bag_msgdef *dst, const struct bag_msgdef *src);
+void bag_metadata_init(struct bag_metadata *md); /* empty v9 sqlite3 bag */
+void bag_metadata_fini(struct bag_metadata *md);
+void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src);
+
+#endif

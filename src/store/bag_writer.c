@@ -1,0 +1,735 @@
+/* DESIGN: the writer keeps, per storage file, the committed message count,
+ * time range and per-topic counts; metadata (yaml and embedded rows) is
+ * always rebuilt from those, so a rotated-out file simply stops counting.
+ * Counts of the open transaction are kept apart ("pending") and folded in
+ * only after COMMIT succeeded, so metadata never claims a message that a
+ * failed commit rolled back. FILE-mode completions are polled on the
+ * writer's thread, which alone writes metadata.yaml. */
+#include "bag_writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bt_fs.h"
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "store__db.h"
+#include "store__fcomp.h"
+#include "store__zpool.h"
+
+struct bw_topic {
+	struct bag_topic t;
+	size_t type_index;
+	int64_t db_id; /* row id in the current file */
+	uint64_t dropped;
+};
+
+struct bw_type {
+	struct bag_msgdef def;
+};
+
+struct bw_file {
+	char *name;     /* "<bag>_<N>.db3" */
+	char *rel_path; /* name, or name + ".zstd" once compressed */
+	int64_t start;  /* BAG_TIME_NONE when empty */
+	int64_t end;
+	uint64_t count;
+	uint64_t *topic_counts; /* indexed by topic handle */
+	size_t cap_topic_counts;
+	bool removed;     /* rotated out by max_bag_files */
+	bool compressing; /* queued for FILE compression */
+};
+
+struct bw_pending {
+	uint64_t count;
+	uint64_t bytes;
+	int64_t start, end;
+	uint64_t *topic_counts;
+	size_t cap;
+};
+
+struct bag_writer {
+	char *dir, *base, *ros_distro;
+	struct bag_kv *custom;
+	size_t n_custom;
+	struct bag_db_pragmas pragmas;
+	uint64_t max_size, max_files;
+	int64_t max_duration;
+	enum bag_compression compression;
+	struct bw_topic *topics;
+	size_t n_topics, cap_topics;
+	struct bw_type *types;
+	size_t n_types, cap_types;
+	struct bw_file *files;
+	size_t n_files, cap_files;
+	struct bag_db *db; /* open file: files[n_files - 1] */
+	bool in_txn;
+	struct bw_pending pend;
+	struct bag_zpool *zpool;
+	struct bag_zpool_input *zin;
+	size_t cap_zin;
+	struct bag_fcomp *fcomp;
+	struct bag_writer_stats stats;
+	bt_status failed;
+	struct bt_error fail_err;
+};
+
+/* ---- metadata ---- */
+
+static void bw_add_file_md(const struct bw_file *f, struct bag_metadata *md)
+{
+	md->relative_file_paths[md->n_paths++] = bt_xstrdup(f->rel_path);
+	struct bag_file_info *fi = &md->files[md->n_files++];
+	fi->path = bt_xstrdup(f->name);
+	fi->starting_time = f->start;
+	fi->duration = f->count ? f->end - f->start : 0;
+	fi->message_count = f->count;
+	md->message_count += f->count;
+	if (f->count && f->start < md->starting_time)
+		md->starting_time = f->start;
+}
+
+static void bw_build_metadata(const struct bag_writer *w, struct bag_metadata *md)
+{
+	bag_metadata_init(md);
+	free(md->compression_format);
+	free(md->compression_mode);
+	free(md->ros_distro);
+	md->compression_format = bt_xstrdup(w->compression ? "zstd" : "");
+	md->compression_mode = bt_xstrdup(bag_compression_name(w->compression));
+	md->ros_distro = bt_xstrdup(w->ros_distro);
+	md->relative_file_paths = bt_xcalloc(w->n_files, sizeof(char *));
+	md->files = bt_xcalloc(w->n_files, sizeof *md->files);
+	md->topics = bt_xcalloc(w->n_topics, sizeof *md->topics);
+	int64_t end = INT64_MIN;
+	for (size_t i = 0; i < w->n_files; i++) {
+		const struct bw_file *f = &w->files[i];
+		if (f->removed)
+			continue;
+		bw_add_file_md(f, md);
+		if (f->count && f->end > end)
+			end = f->end;
+		for (size_t t = 0; t < w->n_topics && t < f->cap_topic_counts; t++)
+			md->topics[t].message_count += f->topic_counts[t];
+	}
+	md->duration = md->message_count ? end - md->starting_time : 0;
+	for (size_t t = 0; t < w->n_topics; t++)
+		bag_topic_copy(&md->topics[t].topic, &w->topics[t].t);
+	md->n_topics = w->n_topics;
+	md->custom_data = bt_xcalloc(w->n_custom, sizeof *md->custom_data);
+	for (size_t i = 0; i < w->n_custom; i++) {
+		md->custom_data[i].key = bt_xstrdup(w->custom[i].key);
+		md->custom_data[i].value = bt_xstrdup(w->custom[i].value);
+	}
+	md->n_custom_data = w->n_custom;
+}
+
+static bt_status bw_write_yaml(struct bag_writer *w, struct bt_error *err)
+{
+	struct bag_metadata md;
+	bw_build_metadata(w, &md);
+	bt_status st = bag_metadata_write(w->dir, &md, err);
+	bag_metadata_fini(&md);
+	return st;
+}
+
+static bt_status bw_write_row(struct bag_writer *w, struct bt_error *err)
+{
+	struct bag_metadata md;
+	bw_build_metadata(w, &md);
+	bt_status st = bag_db_insert_metadata(w->db, &md, err);
+	bag_metadata_fini(&md);
+	return st;
+}
+
+/* ---- failure ---- */
+
+static bt_status bw_fail(struct bag_writer *w, bt_status st, struct bt_error *err)
+{
+	if (w->in_txn && w->db)
+		bag_db_rollback(w->db);
+	w->in_txn = false;
+	if (!w->failed) {
+		w->failed = st;
+		if (err)
+			w->fail_err = *err;
+		else
+			bt_err_set(&w->fail_err, st, "%s", bt_status_str(st));
+	}
+	return st;
+}
+
+static bt_status bw_refuse(struct bag_writer *w, struct bt_error *err)
+{
+	if (err)
+		*err = w->fail_err;
+	return w->failed;
+}
+
+/* ---- files ---- */
+
+static void bw_counts_grow(uint64_t **counts, size_t *cap, size_t need)
+{
+	bt_xgrow((void **)counts, cap, need, sizeof **counts);
+}
+
+static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err)
+{
+	bt_status st = BT_OK;
+	for (size_t i = 0; st == BT_OK && i < w->n_topics; i++)
+		st = bag_db_insert_topic(w->db, &w->topics[i].t, &w->topics[i].db_id, err);
+	for (size_t i = 0; st == BT_OK && i < w->n_types; i++)
+		st = bag_db_insert_msgdef(w->db, &w->types[i].def, err);
+	return st;
+}
+
+static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
+{
+	bt_xgrow((void **)&w->files, &w->cap_files, w->n_files + 1, sizeof *w->files);
+	struct bw_file *f = &w->files[w->n_files];
+	memset(f, 0, sizeof *f);
+	f->name = bt_xasprintf("%s_%zu.db3", w->base, w->n_files);
+	f->rel_path = bt_xstrdup(f->name);
+	f->start = BAG_TIME_NONE;
+	f->end = INT64_MIN;
+	char *path = bt_fs_join(w->dir, f->name);
+	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, &w->db, err);
+	free(path);
+	if (st != BT_OK) {
+		free(f->name);
+		free(f->rel_path);
+		return st;
+	}
+	w->n_files++;
+	w->stats.file_index = w->n_files - 1;
+	st = bw_create_topic_rows(w, err);
+	if (st == BT_OK)
+		st = bw_write_row(w, err);
+	if (st == BT_OK)
+		st = bw_write_yaml(w, err);
+	return st;
+}
+
+static void bw_remove_outputs(struct bag_writer *w, const struct bw_file *f)
+{
+	const char *suffixes[] = {"", ".zstd", ".zstd.tmp", "-journal", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		char *p = bt_xasprintf("%s/%s%s", w->dir, f->name, suffixes[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+/* Deletes the oldest closed files so at most max_files remain, counting the
+ * one about to be opened. A file still being compressed is deleted when
+ * its compression finishes. */
+static void bw_rotate(struct bag_writer *w)
+{
+	if (!w->max_files)
+		return;
+	size_t live = 1;
+	for (size_t i = 0; i < w->n_files; i++)
+		live += !w->files[i].removed;
+	for (size_t i = 0; i < w->n_files && live > w->max_files; i++) {
+		struct bw_file *f = &w->files[i];
+		if (f->removed)
+			continue;
+		f->removed = true;
+		live--;
+		w->stats.files_removed++;
+		if (!f->compressing)
+			bw_remove_outputs(w, f);
+		bt_log_info("removed %s (--max-bag-files %llu)", f->name,
+			    (unsigned long long)w->max_files);
+	}
+}
+
+static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
+{
+	struct bw_file *f = &w->files[w->n_files - 1];
+	bt_status st = bw_write_row(w, err);
+	bt_status st2 = bag_db_close(w->db, st == BT_OK ? err : NULL);
+	w->db = NULL;
+	if (st == BT_OK)
+		st = st2;
+	if (st == BT_OK && w->fcomp) {
+		char *path = bt_fs_join(w->dir, f->name);
+		f->compressing = true;
+		bag_fcomp_push(w->fcomp, w->n_files - 1, path);
+		free(path);
+	}
+	return st;
+}
+
+/* Applies finished FILE compressions; returns true if metadata changed. */
+static bool bw_poll_fcomp(struct bag_writer *w, bool wait)
+{
+	struct bag_fcomp_result r;
+	bool changed = false;
+	while (w->fcomp && bag_fcomp_poll(w->fcomp, wait, &r)) {
+		struct bw_file *f = &w->files[r.file_index];
+		f->compressing = false;
+		if (f->removed) {
+			bw_remove_outputs(w, f);
+			continue;
+		}
+		if (r.status != BT_OK) {
+			bt_log_warn("%s stays uncompressed: %s", f->name, r.msg);
+			continue;
+		}
+		free(f->rel_path);
+		f->rel_path = bt_xasprintf("%s.zstd", f->name);
+		changed = true;
+	}
+	return changed;
+}
+
+static bt_status bw_do_split(struct bag_writer *w, struct bt_error *err)
+{
+	bt_status st = bw_close_file(w, err);
+	if (st == BT_OK) {
+		bw_poll_fcomp(w, false);
+		bw_rotate(w);
+		st = bw_open_file(w, err);
+	}
+	return st;
+}
+
+/* ---- topics ---- */
+
+static size_t bw_type_index(struct bag_writer *w, const char *type, const struct bag_msgdef *def,
+			    bool *added)
+{
+	*added = false;
+	for (size_t i = 0; i < w->n_types; i++)
+		if (!strcmp(w->types[i].def.topic_type, type))
+			return i;
+	bt_xgrow((void **)&w->types, &w->cap_types, w->n_types + 1, sizeof *w->types);
+	struct bag_msgdef empty = {(char *)type, "", "", ""};
+	bag_msgdef_copy(&w->types[w->n_types].def, def ? def : &empty);
+	free(w->types[w->n_types].def.topic_type);
+	w->types[w->n_types].def.topic_type = bt_xstrdup(type);
+	*added = true;
+	return w->n_types++;
+}
+
+bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
+			       const struct bag_msgdef *def, uint32_t *handle, struct bt_error *err)
+{
+	if (w->failed)
+		return bw_refuse(w, err);
+	if (!t->name || !t->name[0] || !t->type)
+		return bt_err_set(err, BT_ERR_USAGE, "a topic needs a name and a type");
+	for (size_t i = 0; i < w->n_topics; i++) {
+		if (strcmp(w->topics[i].t.name, t->name) != 0)
+			continue;
+		if (strcmp(w->topics[i].t.type, t->type) != 0)
+			return bt_err_set(err, BT_ERR_EXISTS, "topic %s is already recorded with type "
+					  "%s, not %s", t->name, w->topics[i].t.type, t->type);
+		*handle = (uint32_t)i;
+		return BT_OK;
+	}
+	bt_xgrow((void **)&w->topics, &w->cap_topics, w->n_topics + 1, sizeof *w->topics);
+	struct bw_topic *nt = &w->topics[w->n_topics];
+	memset(nt, 0, sizeof *nt);
+	bag_topic_copy(&nt->t, t);
+	bool new_type;
+	nt->type_index = bw_type_index(w, t->type, def, &new_type);
+	w->n_topics++;
+	bt_status st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
+	if (st == BT_OK && new_type)
+		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index].def, err);
+	if (st != BT_OK)
+		return bw_fail(w, st, err);
+	*handle = (uint32_t)(w->n_topics - 1);
+	return BT_OK;
+}
+
+/* ---- writing ---- */
+
+static struct bw_file *bw_cur(struct bag_writer *w)
+{
+	return &w->files[w->n_files - 1];
+}
+
+static void bw_pend_reset(struct bag_writer *w)
+{
+	w->pend.count = 0;
+	w->pend.bytes = 0;
+	w->pend.start = BAG_TIME_NONE;
+	w->pend.end = INT64_MIN;
+	if (w->pend.topic_counts)
+		memset(w->pend.topic_counts, 0, w->pend.cap * sizeof *w->pend.topic_counts);
+}
+
+static void bw_pend_add(struct bag_writer *w, const struct bag_message *m)
+{
+	struct bw_pending *p = &w->pend;
+	if (m->topic >= p->cap)
+		bw_counts_grow(&p->topic_counts, &p->cap, (size_t)m->topic + 1);
+	p->topic_counts[m->topic]++;
+	p->count++;
+	p->bytes += m->len;
+	if (m->timestamp < p->start)
+		p->start = m->timestamp;
+	if (m->timestamp > p->end)
+		p->end = m->timestamp;
+}
+
+static void bw_pend_fold(struct bag_writer *w)
+{
+	struct bw_file *f = bw_cur(w);
+	struct bw_pending *p = &w->pend;
+	if (!p->count)
+		return;
+	bw_counts_grow(&f->topic_counts, &f->cap_topic_counts, w->n_topics);
+	for (size_t i = 0; i < p->cap && i < w->n_topics; i++)
+		f->topic_counts[i] += p->topic_counts[i];
+	f->count += p->count;
+	if (p->start < f->start)
+		f->start = p->start;
+	if (p->end > f->end)
+		f->end = p->end;
+	w->stats.messages += p->count;
+	w->stats.bytes += p->bytes;
+	bw_pend_reset(w);
+}
+
+static bt_status bw_commit(struct bag_writer *w, struct bt_error *err)
+{
+	if (!w->in_txn)
+		return BT_OK;
+	w->in_txn = false;
+	bt_status st = bag_db_commit(w->db, err);
+	if (st != BT_OK) {
+		bw_pend_reset(w);
+		return st;
+	}
+	bw_pend_fold(w);
+	return BT_OK;
+}
+
+/* rosbag2's check before each message: size >= limit, or the message is
+ * more than max_duration after the file's first message. */
+static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m, bool *yes,
+			       struct bt_error *err)
+{
+	const struct bw_file *f = bw_cur(w);
+	*yes = false;
+	if (f->count + w->pend.count == 0)
+		return BT_OK;
+	if (w->max_duration) {
+		int64_t start = f->start < w->pend.start ? f->start : w->pend.start;
+		int64_t age;
+		if (!__builtin_sub_overflow(m->timestamp, start, &age) && age > w->max_duration) {
+			*yes = true;
+			return BT_OK;
+		}
+	}
+	if (w->max_size) {
+		uint64_t size;
+		bt_status st = bag_db_size(w->db, &size, err);
+		if (st != BT_OK)
+			return st;
+		*yes = size >= w->max_size;
+	}
+	return BT_OK;
+}
+
+static bt_status bw_payload(struct bag_writer *w, size_t i, const struct bag_message *m,
+			    const void **data, size_t *len, struct bt_error *err)
+{
+	if (!w->zpool) {
+		*data = m->data;
+		*len = m->len;
+		return BT_OK;
+	}
+	if (bag_zpool_wait(w->zpool, i, data, len) != BT_OK)
+		return bt_err_set(err, BT_ERR_NOMEM, "cannot compress a %zu-byte message", m->len);
+	return BT_OK;
+}
+
+static void bw_drop_toobig(struct bag_writer *w, const struct bag_message *m, struct bt_error *e)
+{
+	struct bw_topic *t = &w->topics[m->topic];
+	if (!t->dropped)
+		bt_log_warn("topic %s: message dropped: %s", t->t.name, e->msg);
+	t->dropped++;
+	w->stats.dropped_toobig++;
+}
+
+static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_message *m,
+			      struct bt_error *err)
+{
+	bool split;
+	bt_status st = bw_need_split(w, m, &split, err);
+	if (st == BT_OK && split && (st = bw_commit(w, err)) == BT_OK)
+		st = bw_do_split(w, err);
+	if (st == BT_OK && !w->in_txn && (st = bag_db_begin(w->db, err)) == BT_OK)
+		w->in_txn = true;
+	const void *data = NULL;
+	size_t len = 0;
+	if (st == BT_OK)
+		st = bw_payload(w, i, m, &data, &len, err);
+	if (st == BT_OK)
+		st = bag_db_insert_message(w->db, w->topics[m->topic].db_id, m->timestamp, data,
+					   len, err);
+	if (st == BT_ERR_TOOBIG) {
+		bw_drop_toobig(w, m, err);
+		return BT_OK;
+	}
+	if (st == BT_OK)
+		bw_pend_add(w, m);
+	return st;
+}
+
+static void bw_submit(struct bag_writer *w, const struct bag_message *msgs, size_t n)
+{
+	bt_xgrow((void **)&w->zin, &w->cap_zin, n, sizeof *w->zin);
+	for (size_t i = 0; i < n; i++) {
+		w->zin[i].data = msgs[i].data;
+		w->zin[i].len = msgs[i].len;
+	}
+	bag_zpool_submit(w->zpool, w->zin, n);
+}
+
+bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs, size_t n,
+			   struct bt_error *err)
+{
+	if (w->failed)
+		return bw_refuse(w, err);
+	for (size_t i = 0; i < n; i++)
+		if (msgs[i].topic >= w->n_topics || (!msgs[i].data && msgs[i].len))
+			return bt_err_set(err, BT_ERR_USAGE, "message %zu: unknown topic handle %u",
+					  i, msgs[i].topic);
+	if (bw_poll_fcomp(w, false)) {
+		bt_status st = bw_write_yaml(w, err);
+		if (st != BT_OK)
+			return bw_fail(w, st, err);
+	}
+	if (w->zpool && n)
+		bw_submit(w, msgs, n);
+	bt_status st = BT_OK;
+	for (size_t i = 0; st == BT_OK && i < n; i++)
+		st = bw_write_one(w, i, &msgs[i], err);
+	if (st == BT_OK)
+		st = bw_commit(w, err);
+	if (st != BT_OK) {
+		if (w->zpool)
+			bag_zpool_drain(w->zpool);
+		return bw_fail(w, st, err);
+	}
+	return BT_OK;
+}
+
+bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
+{
+	if (w->failed)
+		return bw_refuse(w, err);
+	bt_status st = bw_do_split(w, err);
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
+/* ---- open / close ---- */
+
+/* Default: an on-disk rollback journal, truncated after each commit, and no
+ * fsync: measured to survive SIGKILL mid-transaction (bench/crash_bench,
+ * man page "STORAGE PRESETS"), unlike rosbag2's journal_mode MEMORY. */
+static const struct bag_db_pragmas bw_presets[] = {
+	[BAG_PRESET_NONE] = {"TRUNCATE", "OFF"},
+	[BAG_PRESET_RESILIENT] = {"WAL", "NORMAL"},
+};
+
+static bt_status bw_check_options(const struct bag_writer_options *o, struct bt_error *err)
+{
+	if (!o->uri || !o->uri[0])
+		return bt_err_set(err, BT_ERR_USAGE, "no bag directory given");
+	if (o->max_bagfile_size && o->max_bagfile_size < BAG_MIN_SPLIT_SIZE)
+		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-size %llu is below the sqlite3 "
+				  "minimum of %llu bytes", (unsigned long long)o->max_bagfile_size,
+				  (unsigned long long)BAG_MIN_SPLIT_SIZE);
+	if (o->max_bagfile_duration < 0)
+		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-duration must not be negative");
+	if ((unsigned)o->preset > BAG_PRESET_RESILIENT ||
+	    (unsigned)o->compression > BAG_COMPRESSION_MESSAGE)
+		return bt_err_set(err, BT_ERR_USAGE, "unknown preset or compression mode");
+	return BT_OK;
+}
+
+static unsigned bw_cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 && n < 1024 ? (unsigned)n : 1;
+}
+
+static void bw_copy_options(struct bag_writer *w, const struct bag_writer_options *o)
+{
+	w->dir = bt_xstrdup(o->uri);
+	w->base = bt_fs_basename(o->uri);
+	const char *distro = o->ros_distro ? o->ros_distro : getenv("ROS_DISTRO");
+	w->ros_distro = bt_xstrdup(distro ? distro : "");
+	w->custom = bt_xcalloc(o->n_custom_data, sizeof *w->custom);
+	for (size_t i = 0; i < o->n_custom_data; i++) {
+		w->custom[i].key = bt_xstrdup(o->custom_data[i].key);
+		w->custom[i].value = bt_xstrdup(o->custom_data[i].value);
+	}
+	w->n_custom = o->n_custom_data;
+	w->pragmas = bw_presets[o->preset];
+	if (o->journal_mode)
+		w->pragmas.journal_mode = o->journal_mode;
+	if (o->synchronous)
+		w->pragmas.synchronous = o->synchronous;
+	w->max_size = o->max_bagfile_size;
+	w->max_duration = o->max_bagfile_duration;
+	w->max_files = o->max_bag_files;
+	w->compression = o->compression;
+	bw_pend_reset(w);
+}
+
+static bt_status bw_start_threads(struct bag_writer *w, const struct bag_writer_options *o,
+				  struct bt_error *err)
+{
+	if (o->compression == BAG_COMPRESSION_MESSAGE)
+		return bag_zpool_new(o->compression_threads ? o->compression_threads : bw_cpu_count(),
+				     &w->zpool, err);
+	if (o->compression == BAG_COMPRESSION_FILE)
+		return bag_fcomp_start(&w->fcomp, err);
+	return BT_OK;
+}
+
+static void bw_free(struct bag_writer *w)
+{
+	bag_zpool_free(w->zpool);
+	bag_fcomp_stop(w->fcomp);
+	bag_db_discard(w->db);
+	for (size_t i = 0; i < w->n_topics; i++)
+		bag_topic_fini(&w->topics[i].t);
+	for (size_t i = 0; i < w->n_types; i++)
+		bag_msgdef_fini(&w->types[i].def);
+	for (size_t i = 0; i < w->n_files; i++) {
+		free(w->files[i].name);
+		free(w->files[i].rel_path);
+		free(w->files[i].topic_counts);
+	}
+	for (size_t i = 0; i < w->n_custom; i++) {
+		free(w->custom[i].key);
+		free(w->custom[i].value);
+	}
+	free(w->custom);
+	free(w->topics);
+	free(w->types);
+	free(w->files);
+	free(w->zin);
+	free(w->pend.topic_counts);
+	free(w->dir);
+	free(w->base);
+	free(w->ros_distro);
+	free(w);
+}
+
+bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer **out,
+			  struct bt_error *err)
+{
+	bt_status st = bw_check_options(o, err);
+	if (st != BT_OK)
+		return st;
+	if (bt_fs_exists(o->uri))
+		return bt_err_set(err, BT_ERR_EXISTS, "bag directory %s already exists; refusing "
+				  "to overwrite it", o->uri);
+	struct bag_writer *w = bt_xcalloc(1, sizeof *w);
+	bw_copy_options(w, o);
+	st = bt_fs_mkdir_new(w->dir, err);
+	if (st != BT_OK) {
+		bw_free(w);
+		return st;
+	}
+	st = bw_start_threads(w, o, err);
+	if (st == BT_OK)
+		st = bw_open_file(w, err);
+	if (st != BT_OK) {
+		bag_db_discard(w->db);
+		w->db = NULL;
+		for (size_t i = 0; i < w->n_files; i++)
+			bw_remove_outputs(w, &w->files[i]);
+		char *md = bt_fs_join(w->dir, BAG_METADATA_FILE);
+		unlink(md);
+		free(md);
+		rmdir(w->dir);
+		bw_free(w);
+		return st;
+	}
+	*out = w;
+	return BT_OK;
+}
+
+bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
+{
+	struct bt_error local;
+	bt_status st = BT_OK;
+	if (w->in_txn)
+		bag_db_rollback(w->db);
+	w->in_txn = false;
+	if (w->db)
+		st = bw_close_file(w, &local);
+	if (w->fcomp)
+		while (bag_fcomp_pending(w->fcomp) || bw_poll_fcomp(w, false))
+			bw_poll_fcomp(w, true);
+	bt_status st2 = bw_write_yaml(w, st == BT_OK ? &local : NULL);
+	if (st == BT_OK)
+		st = st2;
+	if (w->failed) {
+		st = w->failed;
+		local = w->fail_err;
+	}
+	if (st != BT_OK && err)
+		*err = local;
+	bw_free(w);
+	return st;
+}
+
+void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *st)
+{
+	*st = w->stats;
+}
+
+const char *bag_writer_current_file(const struct bag_writer *w)
+{
+	return w->n_files ? w->files[w->n_files - 1].name : "";
+}
+
+uint64_t bag_writer_topic_dropped(const struct bag_writer *w, uint32_t handle)
+{
+	return handle < w->n_topics ? w->topics[handle].dropped : 0;
+}
+
+bt_status bag_preset_parse(const char *s, enum bag_preset *out)
+{
+	if (!strcasecmp(s, "none") || !*s)
+		*out = BAG_PRESET_NONE;
+	else if (!strcasecmp(s, "resilient"))
+		*out = BAG_PRESET_RESILIENT;
+	else
+		return BT_ERR_USAGE;
+	return BT_OK;
+}
+
+bt_status bag_compression_parse(const char *s, enum bag_compression *out)
+{
+	if (!strcasecmp(s, "none") || !*s)
+		*out = BAG_COMPRESSION_NONE;
+	else if (!strcasecmp(s, "file"))
+		*out = BAG_COMPRESSION_FILE;
+	else if (!strcasecmp(s, "message"))
+		*out = BAG_COMPRESSION_MESSAGE;
+	else
+		return BT_ERR_USAGE;
+	return BT_OK;
+}
+
+const char *bag_compression_name(enum bag_compression c)
+{
+	return c == BAG_COMPRESSION_FILE ? "FILE" : c == BAG_COMPRESSION_MESSAGE ? "MESSAGE" : "";
+}

@@ -1,0 +1,96 @@
+/* bag_writer — writes a rosbag2 sqlite3 bag: <bag>/<bag>_<N>.db3 files in
+ * schema 4, metadata.yaml (v9) rewritten atomically at open, at every split
+ * and at close, splits by size / duration / request, --max-bag-files
+ * rotation, zstd FILE and MESSAGE compression.
+ *
+ * Threads: the writer is used by one thread at a time (the consumer). It
+ * owns and joins its helper threads (MESSAGE-mode compression pool, FILE-mode
+ * compressor). Every write call is one transaction per storage file touched;
+ * when it returns BT_OK, the messages are committed.
+ *
+ * After a failed write (disk full, I/O error) the writer keeps refusing
+ * writes with the same error; close it to finish the bag: everything
+ * committed before stays readable. */
+#ifndef BAG_WRITER_H
+#define BAG_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bag_types.h"
+#include "bt_status.h"
+
+/* rosbag2's MIN_SPLIT_FILE_SIZE for sqlite3. */
+#define BAG_MIN_SPLIT_SIZE UINT64_C(86016)
+
+enum bag_preset {
+	BAG_PRESET_NONE,     /* default: survives a process crash (see man page) */
+	BAG_PRESET_RESILIENT /* WAL + synchronous NORMAL, as rosbag2 */
+};
+
+enum bag_compression { BAG_COMPRESSION_NONE, BAG_COMPRESSION_FILE, BAG_COMPRESSION_MESSAGE };
+
+struct bag_writer_options {
+	const char *uri;               /* bag directory; must not exist */
+	uint64_t max_bagfile_size;     /* bytes; 0 = never, else >= BAG_MIN_SPLIT_SIZE */
+	int64_t max_bagfile_duration;  /* ns; 0 = never */
+	uint64_t max_bag_files;        /* keep at most this many files; 0 = all */
+	enum bag_preset preset;
+	enum bag_compression compression;
+	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
+	const struct bag_kv *custom_data;
+	size_t n_custom_data;
+	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
+	/* For benchmarks and crash tests only: replace the preset's pragmas. */
+	const char *journal_mode;
+	const char *synchronous;
+};
+
+struct bag_message {
+	uint32_t topic;    /* handle from bag_writer_add_topic */
+	int64_t timestamp; /* receive time, ns since the epoch */
+	const void *data;  /* CDR incl. its 4-byte header; borrowed for the call */
+	size_t len;
+};
+
+struct bag_writer_stats {
+	uint64_t messages;       /* committed */
+	uint64_t bytes;          /* payload bytes committed (before compression) */
+	uint64_t dropped_toobig; /* refused by sqlite as too large */
+	size_t file_index;       /* N of the current <bag>_<N>.db3 */
+	size_t files_removed;    /* by max_bag_files */
+};
+
+struct bag_writer;
+
+/* Creates the bag directory and file 0. On error nothing is left behind
+ * except what could not be removed. */
+BT_MUST_CHECK bt_status bag_writer_open(const struct bag_writer_options *opt,
+					struct bag_writer **out, struct bt_error *err);
+/* Registers a topic (copied); `def` may be NULL (an empty definition is
+ * stored). Adding a known name again returns its handle (BT_ERR_EXISTS if
+ * the type differs). */
+BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
+					     const struct bag_msgdef *def, uint32_t *handle,
+					     struct bt_error *err);
+/* Writes `n` messages in order, splitting first where a limit is reached. */
+BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
+					 size_t n, struct bt_error *err);
+/* Closes the current file and starts the next one now. */
+BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
+/* Finishes the bag (final metadata, waits for FILE compression) and frees
+ * the writer, also on error. Returns the first error the writer met. */
+BT_MUST_CHECK bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err);
+
+void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *st);
+/* Path of the current storage file; valid until the next write/split. */
+const char *bag_writer_current_file(const struct bag_writer *w);
+/* Per-topic count of messages refused as too large. */
+uint64_t bag_writer_topic_dropped(const struct bag_writer *w, uint32_t handle);
+
+/* Parsing helpers for option values (case-insensitive, as rosbag2). */
+BT_MUST_CHECK bt_status bag_preset_parse(const char *s, enum bag_preset *out);
+BT_MUST_CHECK bt_status bag_compression_parse(const char *s, enum bag_compression *out);
+const char *bag_compression_name(enum bag_compression c); /* "", "FILE", "MESSAGE" */
+
+#endif

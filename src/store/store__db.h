@@ -1,0 +1,99 @@
+/* store__db — one rosbag2 sqlite3 storage file (.db3): create with the
+ * schema-4 statements, insert topics / definitions / messages / metadata
+ * rows, read back any schema 1..4 file. Private to src/store; the only
+ * file besides the benchmark that includes sqlite3.h.
+ *
+ * A bag_db is used by one thread at a time (SQLITE_OPEN_NOMUTEX). */
+#ifndef STORE__DB_H
+#define STORE__DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bag_types.h"
+#include "bt_status.h"
+
+struct bag_db;
+
+/* journal_mode / synchronous values applied to a file opened for writing. */
+struct bag_db_pragmas {
+	const char *journal_mode;
+	const char *synchronous;
+};
+
+/* Creates a new file (BT_ERR_EXISTS if present) with rosbag2's schema 4 and
+ * the `schema` row (4, ros_distro). */
+BT_MUST_CHECK bt_status bag_db_create(const char *path, const struct bag_db_pragmas *p,
+				      const char *ros_distro, struct bag_db **out,
+				      struct bt_error *err);
+/* Opens an existing file to read. With `recover`, opens it read-write first
+ * so SQLite rolls back a transaction a crashed writer left behind. */
+BT_MUST_CHECK bt_status bag_db_open_read(const char *path, bool recover, struct bag_db **out,
+					 struct bt_error *err);
+/* Closes; for a written file first switches to journal_mode DELETE so no
+ * journal/WAL side file is left and any sqlite3 reader can open it. */
+BT_MUST_CHECK bt_status bag_db_close(struct bag_db *db, struct bt_error *err);
+/* Closes without caring about errors (error paths). NULL is fine. */
+void bag_db_discard(struct bag_db *db);
+
+int bag_db_schema_version(const struct bag_db *db); /* 1..4 */
+const char *bag_db_path(const struct bag_db *db);
+
+/* ---- writing ---- */
+BT_MUST_CHECK bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_topic *t,
+					    int64_t *id, struct bt_error *err);
+BT_MUST_CHECK bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
+					     struct bt_error *err);
+BT_MUST_CHECK bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *md,
+					       struct bt_error *err);
+BT_MUST_CHECK bt_status bag_db_begin(struct bag_db *db, struct bt_error *err);
+BT_MUST_CHECK bt_status bag_db_commit(struct bag_db *db, struct bt_error *err);
+void bag_db_rollback(struct bag_db *db); /* no-op outside a transaction */
+/* One message; `data` need only live for the call. BT_ERR_TOOBIG when
+ * SQLite refuses the blob size (the caller drops and counts it). */
+BT_MUST_CHECK bt_status bag_db_insert_message(struct bag_db *db, int64_t topic_id,
+					      int64_t timestamp, const void *data, size_t len,
+					      struct bt_error *err);
+/* page_size * page_count, as rosbag2 measures a file for splitting. */
+BT_MUST_CHECK bt_status bag_db_size(struct bag_db *db, uint64_t *bytes, struct bt_error *err);
+
+/* ---- reading ---- */
+struct bag_db_topic {
+	int64_t id;
+	struct bag_topic topic;
+	uint64_t count;
+	int64_t min_ts, max_ts; /* BAG_TIME_NONE / INT64_MIN when count is 0 */
+};
+
+/* Every topics row with its message count and time range, ordered by id.
+ * *orphans counts messages whose topic_id names no topic. */
+BT_MUST_CHECK bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out,
+					   size_t *n, uint64_t *orphans, struct bt_error *err);
+void bag_db_topics_free(struct bag_db_topic *t, size_t n);
+BT_MUST_CHECK bt_status bag_db_read_msgdefs(struct bag_db *db, struct bag_msgdef **out,
+					    size_t *n, struct bt_error *err);
+/* The last embedded metadata row (schema >= 3); *found false if none. */
+BT_MUST_CHECK bt_status bag_db_read_metadata(struct bag_db *db, struct bag_metadata *md,
+					     bool *found, struct bt_error *err);
+/* True when the first message blob starts with the zstd frame magic. */
+BT_MUST_CHECK bt_status bag_db_peek_zstd(struct bag_db *db, bool *yes, struct bt_error *err);
+/* PRAGMA quick_check; BT_ERR_FORMAT with SQLite's first complaint. */
+BT_MUST_CHECK bt_status bag_db_check(struct bag_db *db, struct bt_error *err);
+
+/* Messages in (timestamp, id) order. Pointers stay valid until the next
+ * call on the cursor. */
+struct bag_db_cursor;
+struct bag_db_row {
+	int64_t topic_id;
+	int64_t timestamp;
+	const uint8_t *data;
+	size_t len;
+};
+BT_MUST_CHECK bt_status bag_db_cursor_open(struct bag_db *db, struct bag_db_cursor **out,
+					   struct bt_error *err);
+/* 1 = a row, 0 = end, < 0 = error. */
+int bag_db_cursor_next(struct bag_db_cursor *c, struct bag_db_row *row, struct bt_error *err);
+void bag_db_cursor_close(struct bag_db_cursor *c);
+
+#endif

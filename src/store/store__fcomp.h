@@ -1,0 +1,35 @@
+/* store__fcomp — FILE-mode compression: one background thread
+ * ("rec-zstd-file") that compresses closed storage files to "<file>.zstd"
+ * and removes the plain file only once the compressed one is complete and
+ * synced. The writer owns it: starts it, pushes closed files, polls
+ * finished ones (to update metadata on its own thread) and joins it.
+ * Lock order: only `lock`; no lock is held while compressing. */
+#ifndef STORE__FCOMP_H
+#define STORE__FCOMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bt_status.h"
+
+struct bag_fcomp;
+
+struct bag_fcomp_result {
+	size_t file_index; /* as given to push */
+	bt_status status;
+	char msg[BT_ERROR_MSG_MAX]; /* why, when status != BT_OK */
+};
+
+BT_MUST_CHECK bt_status bag_fcomp_start(struct bag_fcomp **out, struct bt_error *err);
+/* Queues `path` (copied) for compression. Never blocks on I/O. */
+void bag_fcomp_push(struct bag_fcomp *c, size_t file_index, const char *path);
+/* Pops one finished job; false when none is ready. With `wait`, blocks
+ * until one is ready or nothing is pending. */
+bool bag_fcomp_poll(struct bag_fcomp *c, bool wait, struct bag_fcomp_result *res);
+/* Number of files queued or in progress. */
+size_t bag_fcomp_pending(struct bag_fcomp *c);
+/* Finishes all queued work, joins the thread, frees. Unpolled results are
+ * dropped. NULL is fine. */
+void bag_fcomp_stop(struct bag_fcomp *c);
+
+#endif

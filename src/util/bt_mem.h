@@ -1,0 +1,18 @@
+/* bt_mem — allocation wrappers for set-up code only (option parsing, opening
+ * a bag): they abort with a message on out-of-memory. The data path must use
+ * plain malloc and drop-and-count on failure instead. */
+#ifndef BT_MEM_H
+#define BT_MEM_H
+
+#include <stddef.h>
+
+void *bt_xmalloc(size_t n);
+void *bt_xcalloc(size_t n, size_t size);
+void *bt_xrealloc(void *p, size_t n);
+/* Grows *arr (of *cap elements of `size` bytes) to hold at least `need`. */
+void bt_xgrow(void **arr, size_t *cap, size_t need, size_t size);
+char *bt_xstrdup(const char *s); /* NULL in, NULL out */
+char *bt_xstrndup(const char *s, size_t n);
+char *bt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
