@@ -1,1 +1,6 @@
-int main(void){return 0;}
+#include "app.h"
+
+int main(int argc, char **argv)
+{
+	return app_main(argc, argv);
+}

@@ -357,14 +357,21 @@ static void br_cursors_free(struct bag_reader *r)
 	r->cursors = NULL;
 }
 
+/* The directory is private to this reader: everything in it is ours
+ * (inflated files and the side files SQLite made beside them). */
 static void br_rm_tmpdir(struct bag_reader *r)
 {
 	if (!r->tmpdir)
 		return;
-	for (size_t i = 0; i < r->n_files; i++) {
-		char *p = bt_xasprintf("%s/%zu.db3", r->tmpdir, i);
-		unlink(p);
-		free(p);
+	char **names;
+	size_t n;
+	if (bt_fs_list_dir(r->tmpdir, &names, &n, NULL) == BT_OK) {
+		for (size_t i = 0; i < n; i++) {
+			char *p = bt_fs_join(r->tmpdir, names[i]);
+			unlink(p);
+			free(p);
+		}
+		bt_fs_free_list(names, n);
 	}
 	if (rmdir(r->tmpdir) != 0)
 		bt_log_warn("could not remove temporary directory %s", r->tmpdir);

@@ -1,0 +1,19 @@
+/* app — the bagtop command line: one entry per command, wired to the
+ * modules. main() only calls app_main. */
+#ifndef APP_H
+#define APP_H
+
+#include "app_opts.h"
+
+int app_main(int argc, char **argv);
+
+/* The commands (cmd_*.c). */
+extern const struct app_cmd app_cmd_info;
+extern const struct app_cmd app_cmd_check;
+extern const struct app_cmd app_cmd_reindex;
+extern const struct app_cmd app_cmd_demo;
+
+/* Prints "bagtop: error: <msg>" on stderr: the one line a failure gives. */
+void app_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,60 @@
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+
+#ifndef BAGTOP_VERSION
+#define BAGTOP_VERSION "0.0.0"
+#endif
+
+static const struct app_cmd *const app_cmds[] = {&app_cmd_demo, &app_cmd_info, &app_cmd_check,
+						 &app_cmd_reindex};
+#define APP_N_CMDS (sizeof app_cmds / sizeof app_cmds[0])
+
+void app_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "bagtop: error: %s\n", msg);
+}
+
+static void app_help(void)
+{
+	printf("Usage: bagtop COMMAND [OPTIONS] [ARGS]\n\n"
+	       "Record DDS / ROS 2 topics into rosbag2 bags from the terminal.\n\nCommands:\n");
+	for (size_t i = 0; i < APP_N_CMDS; i++)
+		printf("  %-10s %s\n", app_cmds[i]->name, app_cmds[i]->summary);
+	printf("\nOptions:\n"
+	       "  -h, --help     show this help and exit\n"
+	       "  -V, --version  show the version and exit\n\n"
+	       "'bagtop COMMAND --help' describes a command; 'man bagtop' has everything.\n");
+}
+
+int app_main(int argc, char **argv)
+{
+	/* A file-size limit must give an error (EFBIG) we report, not a kill. */
+	signal(SIGXFSZ, SIG_IGN);
+	if (argc < 2) {
+		app_help();
+		return APP_EXIT_USAGE;
+	}
+	const char *verb = argv[1];
+	if (!strcmp(verb, "-h") || !strcmp(verb, "--help") || !strcmp(verb, "help")) {
+		app_help();
+		return APP_EXIT_OK;
+	}
+	if (!strcmp(verb, "-V") || !strcmp(verb, "--version")) {
+		printf("bagtop %s\n", BAGTOP_VERSION);
+		return APP_EXIT_OK;
+	}
+	for (size_t i = 0; i < APP_N_CMDS; i++)
+		if (!strcmp(verb, app_cmds[i]->name))
+			return app_cmds[i]->run(app_cmds[i], argc - 1, argv + 1);
+	fprintf(stderr, "bagtop: unknown command '%s' (see 'bagtop --help')\n", verb);
+	return APP_EXIT_USAGE;
+}

@@ -1,0 +1,103 @@
+#include "app_opts.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_mem.h"
+
+static const struct app_opt app_help_opt = {"help", 'h', NULL, "show this help and exit", -1};
+
+void app_opts_help(const struct app_cmd *cmd)
+{
+	printf("Usage: bagtop %s%s%s%s\n\n%s\n", cmd->name, cmd->n_opts ? " [OPTIONS]" : "",
+	       cmd->operands ? " " : "", cmd->operands ? cmd->operands : "", cmd->summary);
+	if (cmd->details)
+		printf("%s", cmd->details);
+	printf("\nOptions:\n");
+	for (size_t i = 0; i <= cmd->n_opts; i++) {
+		const struct app_opt *o = i < cmd->n_opts ? &cmd->opts[i] : &app_help_opt;
+		char left[64];
+		snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->shrt ? "-" : "  ",
+			 o->shrt ? o->shrt : ' ', o->shrt ? ", " : "  ", o->lng, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		if (!o->shrt)
+			memmove(left, left + 1, strlen(left)); /* "    --x" aligned with "-x, --y" */
+		printf("  %-32s %s\n", left, o->help);
+	}
+}
+
+int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "bagtop %s: %s (see 'bagtop %s --help')\n", cmd->name, msg, cmd->name);
+	return APP_EXIT_USAGE;
+}
+
+static const struct app_opt *app_opts_find(const struct app_cmd *cmd, int c, int longidx)
+{
+	if (longidx >= 0)
+		return (size_t)longidx < cmd->n_opts ? &cmd->opts[longidx] : &app_help_opt;
+	for (size_t i = 0; i < cmd->n_opts; i++)
+		if (cmd->opts[i].shrt == c)
+			return &cmd->opts[i];
+	return c == 'h' ? &app_help_opt : NULL;
+}
+
+static void app_opts_build(const struct app_cmd *cmd, struct option *lo, char *so)
+{
+	size_t k = 0;
+	so[k++] = ':'; /* first: report a missing argument as ':', not '?' */
+	for (size_t i = 0; i <= cmd->n_opts; i++) {
+		const struct app_opt *o = i < cmd->n_opts ? &cmd->opts[i] : &app_help_opt;
+		lo[i] = (struct option){o->lng, o->arg ? required_argument : no_argument, NULL, 0};
+		if (o->shrt) {
+			so[k++] = (char)o->shrt;
+			if (o->arg)
+				so[k++] = ':';
+		}
+	}
+	lo[cmd->n_opts + 1] = (struct option){NULL, 0, NULL, 0};
+	so[k] = '\0';
+}
+
+static int app_opts_bad(const struct app_cmd *cmd, int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+	if (c == ':')
+		return app_usage_error(cmd, "option '%s' needs an argument", word);
+	if (optopt && optopt != '?')
+		return app_usage_error(cmd, "unknown option '-%c'", optopt);
+	return app_usage_error(cmd, "unknown option '%s'", word);
+}
+
+int app_opts_parse(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn, void *ctx,
+		   int *first_operand)
+{
+	struct option *lo = bt_xcalloc(cmd->n_opts + 2, sizeof *lo);
+	char *so = bt_xcalloc(2 * cmd->n_opts + 8, 1);
+	app_opts_build(cmd, lo, so);
+	optind = 1;
+	opterr = 0;
+	int rc = 0, c, longidx;
+	while (rc == 0 && (longidx = -1, c = getopt_long(argc, argv, so, lo, &longidx)) != -1) {
+		const struct app_opt *o = (c == '?' || c == ':') ? NULL : app_opts_find(cmd, c, longidx);
+		if (!o)
+			rc = app_opts_bad(cmd, c, argv);
+		else if (o == &app_help_opt) {
+			app_opts_help(cmd);
+			rc = -1;
+		} else
+			rc = fn(ctx, o, optarg);
+	}
+	*first_operand = optind;
+	free(lo);
+	free(so);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* app_opts — one table per command drives both option parsing (getopt_long)
+ * and the --help text, so they cannot disagree. */
+#ifndef APP_OPTS_H
+#define APP_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Exit statuses (man page, EXIT STATUS). */
+enum { APP_EXIT_OK = 0, APP_EXIT_ERROR = 1, APP_EXIT_USAGE = 2, APP_EXIT_DDS = 3 };
+
+struct app_opt {
+	const char *lng;  /* long name without "--" */
+	int shrt;         /* short letter, or 0 */
+	const char *arg;  /* argument name ("BYTES"), or NULL for a flag */
+	const char *help; /* one line */
+	int id;           /* handed to the command's handler */
+};
+
+struct app_cmd {
+	const char *name;     /* "info" */
+	const char *operands; /* "BAG" */
+	const char *summary;  /* one line */
+	const char *details;  /* more lines for --help, or NULL */
+	const struct app_opt *opts;
+	size_t n_opts;
+	int (*run)(const struct app_cmd *cmd, int argc, char **argv);
+};
+
+/* Called for each option; returns 0, or an APP_EXIT_* status to stop. */
+typedef int (*app_opt_fn)(void *ctx, const struct app_opt *opt, const char *arg);
+
+/* Parses argv[1..] against cmd's table; --help prints help and returns -1
+ * (caller exits 0). On a bad option prints one line and returns
+ * APP_EXIT_USAGE. On success *first_operand is the index of the first
+ * non-option argument (getopt permutes them to the end). */
+int app_opts_parse(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn, void *ctx,
+		   int *first_operand);
+void app_opts_help(const struct app_cmd *cmd);
+/* Prints "bagtop CMD: <msg>" + the help hint; returns APP_EXIT_USAGE. */
+int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,118 @@
+#include "app_writer_opts.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bt_mem.h"
+#include "bt_parse.h"
+#include "bt_time.h"
+
+void app_writer_cfg_init(struct app_writer_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+}
+
+void app_writer_cfg_fini(struct app_writer_cfg *c)
+{
+	for (size_t i = 0; i < c->n_custom; i++) {
+		free(c->custom[i].key);
+		free(c->custom[i].value);
+	}
+	free(c->custom);
+	free(c->output);
+	memset(c, 0, sizeof *c);
+}
+
+static int app_w_custom(const struct app_cmd *cmd, struct app_writer_cfg *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return app_usage_error(cmd, "--custom-data wants KEY=VALUE, got '%s'", arg);
+	c->custom = bt_xrealloc(c->custom, (c->n_custom + 1) * sizeof *c->custom);
+	c->custom[c->n_custom].key = bt_xstrndup(arg, (size_t)(eq - arg));
+	c->custom[c->n_custom].value = bt_xstrdup(eq + 1);
+	c->n_custom++;
+	return 0;
+}
+
+static int app_w_numbers(const struct app_cmd *cmd, struct app_writer_cfg *c, int id,
+			 const char *arg)
+{
+	uint64_t u;
+	switch (id) {
+	case APP_W_MAX_SIZE:
+		if (bt_parse_size(arg, &c->opt.max_bagfile_size) != BT_OK)
+			return app_usage_error(cmd, "--max-bag-size wants a byte count, got '%s'", arg);
+		if (c->opt.max_bagfile_size && c->opt.max_bagfile_size < BAG_MIN_SPLIT_SIZE)
+			return app_usage_error(cmd, "--max-bag-size must be 0 or at least %llu bytes",
+					       (unsigned long long)BAG_MIN_SPLIT_SIZE);
+		return 0;
+	case APP_W_MAX_DURATION:
+		if (bt_parse_seconds(arg, &c->opt.max_bagfile_duration) != BT_OK)
+			return app_usage_error(cmd, "--max-bag-duration wants seconds, got '%s'", arg);
+		return 0;
+	case APP_W_MAX_FILES:
+		if (bt_parse_u64(arg, 0, UINT32_MAX, &c->opt.max_bag_files) != BT_OK)
+			return app_usage_error(cmd, "--max-bag-files wants a count, got '%s'", arg);
+		return 0;
+	default: /* APP_W_COMP_THREADS */
+		if (bt_parse_u64(arg, 0, 256, &u) != BT_OK)
+			return app_usage_error(cmd, "--compression-threads wants 0..256, got '%s'",
+					       arg);
+		c->opt.compression_threads = (unsigned)u;
+		return 0;
+	}
+}
+
+int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const struct app_opt *o,
+		   const char *arg)
+{
+	switch (o->id) {
+	case APP_W_OUTPUT:
+		free(c->output);
+		c->output = bt_xstrdup(arg);
+		return 0;
+	case APP_W_MAX_SIZE:
+	case APP_W_MAX_DURATION:
+	case APP_W_MAX_FILES:
+	case APP_W_COMP_THREADS:
+		return app_w_numbers(cmd, c, o->id, arg);
+	case APP_W_PRESET:
+		if (bag_preset_parse(arg, &c->opt.preset) != BT_OK)
+			return app_usage_error(cmd, "--storage-preset-profile is none or resilient, "
+					       "not '%s'", arg);
+		return 0;
+	case APP_W_COMP_MODE:
+		if (bag_compression_parse(arg, &c->opt.compression) != BT_OK)
+			return app_usage_error(cmd, "--compression-mode is none, file or message, "
+					       "not '%s'", arg);
+		return 0;
+	case APP_W_COMP_FORMAT:
+		if (strcasecmp(arg, "zstd") != 0)
+			return app_usage_error(cmd, "--compression-format: only zstd is supported, "
+					       "not '%s'", arg);
+		c->format_given = true;
+		return 0;
+	case APP_W_CUSTOM:
+		return app_w_custom(cmd, c, arg);
+	default:
+		return -2;
+	}
+}
+
+int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c)
+{
+	if (c->format_given && c->opt.compression == BAG_COMPRESSION_NONE)
+		return app_usage_error(cmd, "--compression-format needs --compression-mode file "
+				       "or message");
+	if (!c->output) {
+		char name[128];
+		bt_time_format_bagname(bt_time_realtime_ns(), "rosbag2_", name, sizeof name);
+		c->output = bt_xstrdup(name);
+	}
+	c->opt.uri = c->output;
+	c->opt.custom_data = c->custom;
+	c->opt.n_custom_data = c->n_custom;
+	return 0;
+}

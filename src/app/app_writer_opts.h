@@ -1,0 +1,56 @@
+/* app_writer_opts — the bag-writing options shared by the commands that
+ * write bags (demo now, record next). Names mirror `ros2 bag record`. */
+#ifndef APP_WRITER_OPTS_H
+#define APP_WRITER_OPTS_H
+
+#include "app_opts.h"
+#include "bag_writer.h"
+
+enum {
+	APP_W_OUTPUT = 100,
+	APP_W_MAX_SIZE,
+	APP_W_MAX_DURATION,
+	APP_W_MAX_FILES,
+	APP_W_PRESET,
+	APP_W_COMP_MODE,
+	APP_W_COMP_FORMAT,
+	APP_W_COMP_THREADS,
+	APP_W_CUSTOM,
+};
+
+/* Table rows, to put inside a command's option table. */
+#define APP_WRITER_OPT_ROWS                                                                      \
+	{"output", 'o', "DIR", "bag directory to create (default rosbag2_<date>-<time>)",          \
+	 APP_W_OUTPUT},                                                                            \
+	{"max-bag-size", 'b', "BYTES", "split when a file reaches BYTES (min 86016; K/M/G ok)",    \
+	 APP_W_MAX_SIZE},                                                                          \
+	{"max-bag-duration", 'd', "SECONDS", "split when a file spans more than SECONDS",         \
+	 APP_W_MAX_DURATION},                                                                      \
+	{"max-bag-files", 0, "N", "keep only the newest N files, deleting the oldest",            \
+	 APP_W_MAX_FILES},                                                                         \
+	{"storage-preset-profile", 0, "PRESET", "none (default) or resilient", APP_W_PRESET},     \
+	{"compression-mode", 0, "MODE", "none (default), file or message", APP_W_COMP_MODE},      \
+	{"compression-format", 0, "FORMAT", "zstd (the only one)", APP_W_COMP_FORMAT},            \
+	{"compression-threads", 0, "N", "message-mode compression threads (0 = one per core)",    \
+	 APP_W_COMP_THREADS},                                                                      \
+	{"custom-data", 0, "KEY=VALUE", "store KEY=VALUE in metadata.yaml (repeatable)",          \
+	 APP_W_CUSTOM}
+
+struct app_writer_cfg {
+	struct bag_writer_options opt;
+	char *output; /* owned */
+	struct bag_kv *custom;
+	size_t n_custom;
+	bool format_given;
+};
+
+void app_writer_cfg_init(struct app_writer_cfg *c);
+void app_writer_cfg_fini(struct app_writer_cfg *c);
+/* Handles one APP_W_* option; returns 0 or an APP_EXIT_USAGE after
+ * printing the one-line reason. Other ids return -2 (not mine). */
+int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const struct app_opt *o,
+		   const char *arg);
+/* Checks combinations and fills defaults (output name); 0 or usage exit. */
+int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c);
+
+#endif

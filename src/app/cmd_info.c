@@ -1,0 +1,259 @@
+/* bagtop info: what `ros2 bag info` prints, from metadata.yaml as written
+ * (or, without one, from the storage files); -v adds per-file and
+ * per-topic detail read from the files themselves. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "bag_qos.h"
+#include "bag_reader.h"
+#include "bag_tools.h"
+#include "bt_fmt.h"
+#include "bt_time.h"
+
+enum { INFO_VERBOSE = 1 };
+
+static const struct app_opt info_opts[] = {
+	{"verbose", 'v', NULL, "also per-file and per-topic detail", INFO_VERBOSE},
+};
+
+struct info_ctx {
+	bool verbose;
+};
+
+static int info_opt(void *ctx, const struct app_opt *o, const char *arg)
+{
+	(void)arg;
+	if (o->id == INFO_VERBOSE)
+		((struct info_ctx *)ctx)->verbose = true;
+	return 0;
+}
+
+#define INFO_INDENT "                   " /* 19 columns, as ros2 bag info */
+
+static void info_time_line(const char *label, int64_t ns)
+{
+	char date[64], sec[40];
+	bt_time_format_date(ns, date, sizeof date);
+	bt_time_format_sec(ns, sec, sizeof sec);
+	printf("%s%s (%s)\n", label, date, sec);
+}
+
+static bool info_is_service(const struct bag_topic *t)
+{
+	const char *suffix = "/_service_event";
+	size_t n = strlen(t->name), s = strlen(suffix);
+	return n > s && !strcmp(t->name + n - s, suffix);
+}
+
+static void info_topics(const struct bag_metadata *md, bool services)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < md->n_topics; i++) {
+		const struct bag_topic_info *ti = &md->topics[i];
+		if (info_is_service(&ti->topic) != services)
+			continue;
+		const char *name = ti->topic.name, *type = ti->topic.type;
+		int name_len = (int)strlen(name), type_len = (int)strlen(type);
+		/* "/svc/_service_event" of "pkg/srv/X_Event" is service "/svc" of "pkg/srv/X" */
+		if (services) {
+			name_len -= (int)strlen("/_service_event");
+			if (type_len > 6 && !strcmp(type + type_len - 6, "_Event"))
+				type_len -= 6;
+		}
+		printf("%s%s: %.*s | Type: %.*s | %s: %" PRIu64 " | Serialization Format: %s\n",
+		       shown++ ? (services ? INFO_INDENT "  " : INFO_INDENT) : "",
+		       services ? "Service" : "Topic", name_len, name, type_len, type,
+		       services ? "Event Count" : "Count", ti->message_count,
+		       ti->topic.serialization_format);
+	}
+	if (!shown)
+		printf("\n");
+}
+
+static size_t info_count_services(const struct bag_metadata *md)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < md->n_topics; i++)
+		n += info_is_service(&md->topics[i].topic);
+	return n;
+}
+
+static void info_summary(const struct bag_metadata *md, uint64_t size)
+{
+	char buf[64];
+	printf("\nFiles:             ");
+	for (size_t i = 0; i < md->n_paths; i++)
+		printf("%s%s\n", i ? INFO_INDENT : "", md->relative_file_paths[i]);
+	if (!md->n_paths)
+		printf("\n");
+	bt_fmt_iec(size, buf, sizeof buf);
+	printf("Bag size:          %s\n", buf);
+	printf("Storage id:        %s\n", md->storage_identifier);
+	printf("ROS Distro:        %s\n", md->ros_distro[0] ? md->ros_distro : "unknown");
+	if (md->compression_mode[0])
+		printf("Compression:       %s (%s)\n", md->compression_format, md->compression_mode);
+	bt_fmt_duration(md->duration, buf, sizeof buf);
+	printf("Duration:          %s\n", buf);
+	if (md->message_count && md->starting_time != BAG_TIME_NONE) {
+		info_time_line("Start:             ", md->starting_time);
+		info_time_line("End:               ", md->starting_time + md->duration);
+	} else {
+		printf("Start:             (no messages)\nEnd:               (no messages)\n");
+	}
+	printf("Messages:          %" PRIu64 "\n", md->message_count);
+	printf("Topic information: ");
+	info_topics(md, false);
+	printf("Service:           %zu\n", info_count_services(md));
+	printf("Service information: ");
+	info_topics(md, true);
+}
+
+static void info_files_detail(const struct bag_reader *r)
+{
+	printf("\nStorage files (as read from disk):\n");
+	printf("  %-3s %-32s %10s %6s %10s  %-30s %s\n", "#", "File", "Size", "Schema", "Messages",
+	       "Start", "Duration");
+	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
+		const struct bag_reader_file *f = bag_reader_file(r, i);
+		char size[32], start[64] = "-", dur[40] = "-";
+		bt_fmt_iec(f->size, size, sizeof size);
+		if (f->message_count) {
+			bt_time_format_date(f->start, start, sizeof start);
+			bt_fmt_duration(f->end - f->start, dur, sizeof dur);
+		}
+		printf("  %-3zu %-32s %10s %6d %10" PRIu64 "  %-30s %s\n", i, f->name, size,
+		       f->schema_version, f->message_count, start, dur);
+	}
+}
+
+struct info_span {
+	int64_t first, last;
+};
+
+static struct info_span info_topic_span(const struct bag_reader *r, size_t topic)
+{
+	struct info_span s = {BAG_TIME_NONE, INT64_MIN};
+	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
+		const struct bag_reader_file *f = bag_reader_file(r, i);
+		for (size_t k = 0; k < f->n_topics; k++) {
+			const struct bag_reader_file_topic *ft = &f->topics[k];
+			if (ft->topic != topic || !ft->count)
+				continue;
+			if (ft->start < s.first)
+				s.first = ft->start;
+			if (ft->end > s.last)
+				s.last = ft->end;
+		}
+	}
+	return s;
+}
+
+static void info_topic_files(const struct bag_reader *r, size_t topic)
+{
+	printf("      per file:");
+	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
+		const struct bag_reader_file *f = bag_reader_file(r, i);
+		uint64_t n = 0;
+		for (size_t k = 0; k < f->n_topics; k++)
+			if (f->topics[k].topic == topic)
+				n += f->topics[k].count;
+		printf(" %" PRIu64, n);
+	}
+	printf("\n");
+}
+
+static void info_topic_qos(const struct bag_topic *t)
+{
+	printf("      offered QoS: %zu publisher%s", t->n_qos, t->n_qos == 1 ? "" : "s");
+	for (size_t q = 0; q < t->n_qos; q++)
+		printf("%s%s/%s", q ? ", " : " (", bag_qos_reliability_name(t->qos[q].reliability),
+		       bag_qos_durability_name(t->qos[q].durability));
+	printf("%s\n", t->n_qos ? ")" : "");
+}
+
+static void info_topics_detail(const struct bag_reader *r)
+{
+	size_t n;
+	const struct bag_reader_topic *t = bag_reader_topics(r, &n);
+	printf("\nTopics (as read from disk):\n");
+	for (size_t i = 0; i < n; i++) {
+		struct info_span s = info_topic_span(r, i);
+		printf("  %s  [%s]  %" PRIu64 " messages", t[i].topic.name, t[i].topic.type,
+		       t[i].count);
+		if (t[i].count > 1 && s.last > s.first)
+			printf(", %.3f Hz average",
+			       (double)(t[i].count - 1) * 1e9 / (double)(s.last - s.first));
+		printf("\n");
+		if (t[i].count) {
+			char a[40], b[40];
+			bt_time_format_sec(s.first, a, sizeof a);
+			bt_time_format_sec(s.last, b, sizeof b);
+			printf("      first %s, last %s\n", a, b);
+		}
+		info_topic_files(r, i);
+		info_topic_qos(&t[i].topic);
+	}
+}
+
+static void info_custom(const struct bag_metadata *md)
+{
+	if (!md->n_custom_data)
+		return;
+	printf("\nCustom data:\n");
+	for (size_t i = 0; i < md->n_custom_data; i++)
+		printf("  %s: %s\n", md->custom_data[i].key, md->custom_data[i].value);
+}
+
+static void info_mismatch_note(const struct bag_metadata *md, const struct bag_reader *r)
+{
+	uint64_t n = bag_reader_message_count(r);
+	if (md->message_count != n || md->n_paths != bag_reader_n_files(r))
+		printf("\nNote: metadata.yaml does not match the storage files (they hold %" PRIu64
+		       " messages in %zu files); 'bagtop check' lists the differences, "
+		       "'bagtop reindex' rewrites it.\n", n, bag_reader_n_files(r));
+}
+
+static int info_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	struct info_ctx ctx = {false};
+	int first;
+	int rc = app_opts_parse(cmd, argc, argv, info_opt, &ctx, &first);
+	if (rc)
+		return rc < 0 ? APP_EXIT_OK : rc;
+	if (argc - first != 1)
+		return app_usage_error(cmd, "expects one BAG: a bag directory or a storage file");
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(argv[first], 0, &r, &err) != BT_OK) {
+		app_error("%s", err.msg);
+		return APP_EXIT_ERROR;
+	}
+	const struct bag_metadata *md = bag_reader_metadata(r);
+	struct bag_metadata built;
+	if (!md) {
+		bag_reindex_build(r, &built);
+		md = &built;
+	}
+	info_summary(md, bag_reader_size(r));
+	if (md != &built)
+		info_mismatch_note(md, r);
+	if (ctx.verbose) {
+		info_files_detail(r);
+		info_topics_detail(r);
+		info_custom(md);
+	}
+	if (md == &built)
+		bag_metadata_fini(&built);
+	bag_reader_close(r);
+	return APP_EXIT_OK;
+}
+
+const struct app_cmd app_cmd_info = {
+	"info", "BAG",
+	"Print a summary of a bag, as 'ros2 bag info' does.",
+	"\nBAG is a bag directory or a single .db3 / .db3.zstd file. The summary shows\n"
+	"metadata.yaml as written (from the files when there is none); -v adds what\n"
+	"the storage files themselves hold, per file and per topic.\n",
+	info_opts, sizeof info_opts / sizeof info_opts[0], info_run};
