@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "bag_metadata.h"
 #include "bag_qos.h"
@@ -50,18 +52,46 @@ static const char *const bag_db_schema_sql[] = {
 	"CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
 };
 
-static bt_status bag_db_code(sqlite3 *h, int rc)
+/* SQLite reports a refused write as SQLITE_IOERR_WRITE (EFBIG from a file
+ * size limit) or SQLITE_FULL (ENOSPC), and its saved errno is not reliable
+ * once it has rolled back; so when a write failed, look at the causes
+ * themselves: the file-size limit and the free space beside the file. */
+static const char *bag_db_full_cause(const struct bag_db *db)
 {
+	static const char *const sides[] = {"", "-wal", "-journal"};
+	struct rlimit rl;
+	for (size_t i = 0; i < 3 && getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+			   rl.rlim_cur != RLIM_INFINITY; i++) {
+		struct stat st;
+		char *p = bt_xasprintf("%s%s", db->path, sides[i]);
+		bool near = stat(p, &st) == 0 &&
+			    (uint64_t)st.st_size + 65536 >= (uint64_t)rl.rlim_cur;
+		free(p);
+		if (near)
+			return "the file size limit (ulimit -f) was reached";
+	}
+	uint64_t avail;
+	if (bt_fs_free_space(db->path, &avail, NULL) == BT_OK && avail < 1024 * 1024)
+		return "no space left on the device";
+	return NULL;
+}
+
+static bt_status bag_db_code(const struct bag_db *db, int rc, const char **why)
+{
+	*why = NULL;
 	switch (rc & 0xff) {
-	case SQLITE_FULL: return BT_ERR_FULL;
+	case SQLITE_FULL:
+		*why = bag_db_full_cause(db);
+		if (!*why)
+			*why = "disk full";
+		return BT_ERR_FULL;
 	case SQLITE_TOOBIG: return BT_ERR_TOOBIG;
 	case SQLITE_NOMEM: return BT_ERR_NOMEM;
 	case SQLITE_NOTADB:
 	case SQLITE_CORRUPT: return BT_ERR_FORMAT;
-	case SQLITE_IOERR: {
-		int e = h ? sqlite3_system_errno(h) : 0;
-		return (e == EFBIG || e == ENOSPC || e == EDQUOT) ? BT_ERR_FULL : BT_ERR_IO;
-	}
+	case SQLITE_IOERR:
+		*why = db->writable ? bag_db_full_cause(db) : NULL;
+		return *why ? BT_ERR_FULL : BT_ERR_IO;
 	default: return BT_ERR_IO;
 	}
 }
@@ -77,9 +107,10 @@ static bt_status bag_db_fail(struct bag_db *db, int rc, struct bt_error *err, co
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	bt_status code = bag_db_code(db->h, rc);
-	const char *why = code == BT_ERR_FULL ? "disk full or file size limit reached"
-		: db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
+	const char *why;
+	bt_status code = bag_db_code(db, rc, &why);
+	if (!why)
+		why = db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
 	return bt_err_set(err, code, "%s: %s: %s", db->path, what, why);
 }
 

@@ -1,0 +1,54 @@
+#include "rec_names.h"
+
+#include <string.h>
+
+#include "bt_buf.h"
+#include "bt_mem.h"
+
+char *rec_names_ros_topic(const char *dds_topic)
+{
+	if (strncmp(dds_topic, "rt/", 3) != 0 || !dds_topic[3])
+		return NULL;
+	return bt_xstrdup(dds_topic + 2);
+}
+
+/* rmw_cyclonedds demangle: the name must end in "_" and contain "dds_::";
+ * drop "dds_::" and the trailing "_", and turn "::" into "/". */
+char *rec_names_ros_type(const char *dds_type)
+{
+	size_t n = strlen(dds_type);
+	const char *dds = strstr(dds_type, "::dds_::");
+	if (n < 2 || dds_type[n - 1] != '_' || !dds)
+		return NULL;
+	struct bt_buf b = BT_BUF_INIT;
+	bt_status st = BT_OK;
+	for (const char *p = dds_type; st == BT_OK && p < dds_type + n - 1;) {
+		if (p == dds) {
+			p += strlen("::dds_");
+			continue;
+		}
+		if (p[0] == ':' && p[1] == ':') {
+			st = bt_buf_puts(&b, "/");
+			p += 2;
+		} else {
+			st = bt_buf_append(&b, p++, 1);
+		}
+	}
+	if (st != BT_OK) {
+		bt_buf_fini(&b);
+		return NULL;
+	}
+	return bt_buf_steal(&b);
+}
+
+char *rec_names_dds_topic(const char *arg)
+{
+	if (arg[0] == '/')
+		return bt_xasprintf("rt%s", arg);
+	return bt_xstrdup(arg);
+}
+
+bool rec_names_is_internal(const char *dds_topic)
+{
+	return !strcmp(dds_topic, "ros_discovery_info") || !strncmp(dds_topic, "DCPS", 4);
+}

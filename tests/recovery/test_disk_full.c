@@ -1,0 +1,113 @@
+/* Writing into a file that hits the file-size limit (RLIMIT_FSIZE, what a
+ * full disk looks like to SQLite: a failed write) must end `bagtop demo`
+ * with exactly one error line and exit 1, and leave every committed message
+ * readable, in a bag that `bagtop check` accepts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bag_reader.h"
+#include "bt_fs.h"
+#include "bt_mem.h"
+#include "test_util.h"
+
+/* Runs bagtop with a file-size limit; stdout and stderr go to files. */
+static int full_run(const char *dir, rlim_t limit, char *const extra[], const char *err_path)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = {limit, limit};
+		setrlimit(RLIMIT_FSIZE, &rl);
+		if (!freopen(err_path, "w", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(126);
+		char *argv[16] = {getenv("BAGTOP_BIN"), "demo", "-o", (char *)dir};
+		size_t n = 4;
+		for (size_t i = 0; extra[i] && n < 15; i++)
+			argv[n++] = extra[i];
+		argv[n] = NULL;
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static unsigned long long full_count_messages(const char *dir)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	struct bag_read_msg m;
+	unsigned long long n = 0;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		assert_true(m.len >= 4);
+		assert_int_equal(m.data[0], 0); /* every message is intact CDR */
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	bag_reader_close(r);
+	return n;
+}
+
+static void full_case(rlim_t limit, char *const extra[])
+{
+	char *tmp = tu_mkdtemp("diskfull");
+	char *dir = bt_xasprintf("%s/bag", tmp);
+	char *err_path = bt_xasprintf("%s/stderr.txt", tmp);
+	int rc = full_run(dir, limit, extra, err_path);
+	char *text;
+	size_t len;
+	assert_int_equal(bt_fs_read_all(err_path, 1 << 20, &text, &len, NULL), BT_OK);
+	printf("  exit %d, stderr: %s", rc, text);
+	assert_int_equal(rc, 1);
+	/* One line, naming the cause and what was kept. */
+	assert_non_null(strchr(text, '\n'));
+	assert_null(strchr(text, '\n') + 1 < text + len ? strchr(strchr(text, '\n') + 1, '\n')
+							 : NULL);
+	assert_true(strncmp(text, "bagtop: error: ", 15) == 0);
+	assert_non_null(strstr(text, "the file size limit (ulimit -f) was reached"));
+	unsigned long long kept = 0;
+	const char *p = strstr(text, "(the ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "(the %llu messages committed", &kept), 1);
+	assert_true(kept > 0);
+	assert_int_equal(full_count_messages(dir), kept);
+	char *out;
+	rc = tu_bagtop(&out, "check", dir, NULL);
+	if (rc != 0)
+		fail_msg("check: %s", out);
+	free(out);
+	free(text);
+	tu_rmrf(tmp);
+	free(err_path);
+	free(dir);
+	free(tmp);
+}
+
+static void test_disk_full(void **state)
+{
+	(void)state;
+	char *plain[] = {NULL};
+	char *file[] = {"--compression-mode", "file", NULL};
+	char *message[] = {"--compression-mode", "message", NULL};
+	char *resilient[] = {"--storage-preset-profile", "resilient", NULL};
+	full_case(600 * 1024, plain);
+	full_case(600 * 1024, file);
+	full_case(64 * 1024, message); /* the demo's images compress well */
+	full_case(600 * 1024, resilient);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_disk_full)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
