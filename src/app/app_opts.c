@@ -10,6 +10,15 @@
 
 static const struct app_opt app_help_opt = {"help", 'h', NULL, "show this help and exit", -1};
 
+static void app_opts_left(const struct app_opt *o, char *out, size_t n)
+{
+	if (o->shrt)
+		snprintf(out, n, "-%c, --%s%s%s", o->shrt, o->lng, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	else
+		snprintf(out, n, "    --%s%s%s", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
 void app_opts_help(const struct app_cmd *cmd)
 {
 	printf("Usage: bagtop %s%s%s%s\n\n%s\n", cmd->name, cmd->n_opts ? " [OPTIONS]" : "",
@@ -17,15 +26,17 @@ void app_opts_help(const struct app_cmd *cmd)
 	if (cmd->details)
 		printf("%s", cmd->details);
 	printf("\nOptions:\n");
+	char left[96];
+	int width = 0;
+	for (size_t i = 0; i <= cmd->n_opts; i++) {
+		app_opts_left(i < cmd->n_opts ? &cmd->opts[i] : &app_help_opt, left, sizeof left);
+		if ((int)strlen(left) > width)
+			width = (int)strlen(left);
+	}
 	for (size_t i = 0; i <= cmd->n_opts; i++) {
 		const struct app_opt *o = i < cmd->n_opts ? &cmd->opts[i] : &app_help_opt;
-		char left[64];
-		snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->shrt ? "-" : "  ",
-			 o->shrt ? o->shrt : ' ', o->shrt ? ", " : "  ", o->lng, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
-		if (!o->shrt)
-			memmove(left, left + 1, strlen(left)); /* "    --x" aligned with "-x, --y" */
-		printf("  %-32s %s\n", left, o->help);
+		app_opts_left(o, left, sizeof left);
+		printf("  %-*s  %s\n", width, left, o->help);
 	}
 }
 
