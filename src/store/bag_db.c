@@ -261,8 +261,14 @@ static bool bag_db_column_exists(struct bag_db *db, const char *table, const cha
 }
 
 /* Works out schema 1..4 the way rosbag2 does when there is no schema table. */
-static bt_status bag_db_detect_schema(struct bag_db *db, struct bt_error *err)
+static bt_status bag_db_detect_schema(struct bag_db *db, bool recover, struct bt_error *err)
 {
+	int64_t tables = -1;
+	if (recover && bag_db_query_i64(db, "SELECT count(*) FROM sqlite_master;", &tables, NULL) ==
+			       BT_OK && tables == 0) {
+		db->schema_version = 0; /* blank: a writer died while creating it */
+		return BT_OK;
+	}
 	if (!bag_db_table_exists(db, "topics") || !bag_db_table_exists(db, "messages"))
 		return bt_err_set(err, BT_ERR_FORMAT, "%s: not a rosbag2 sqlite3 file (no topics "
 				  "or messages table)", db->path);
@@ -353,7 +359,7 @@ bt_status bag_db_open_read(const char *path, bool recover, struct bag_db **out,
 	struct bag_db *db = bag_db_new(path);
 	bt_status st = bag_db_open_any(db, recover, err);
 	if (st == BT_OK)
-		st = bag_db_detect_schema(db, err);
+		st = bag_db_detect_schema(db, recover, err);
 	if (st != BT_OK) {
 		bag_db_discard(db);
 		return st;

@@ -40,6 +40,9 @@ struct bag_reader {
 	struct bag_reader_topic *topics;
 	size_t n_topics, cap_topics;
 	char *tmpdir; /* inflated FILE-mode files */
+	size_t n_inflated;
+	char **blank; /* files with no table at all (RECOVER) */
+	size_t n_blank;
 	struct br_cursor *cursors;
 	bool iterating;
 	size_t last; /* cursor of the message returned last; n_files if none */
@@ -197,22 +200,22 @@ static bt_status br_materialise(struct bag_reader *r, size_t i, char **db_path,
 				struct bt_error *err)
 {
 	struct bag_reader_file *f = &r->files[i];
-	if (!f->compressed) {
-		*db_path = bt_xstrdup(f->path);
+	if (!f->compressed || f->inflated) {
+		*db_path = bt_xstrdup(f->compressed ? f->inflated : f->path);
 		return BT_OK;
 	}
 	bt_status st = br_tmpdir(r, err);
 	if (st != BT_OK)
 		return st;
-	char *dst = bt_xasprintf("%s/%zu.db3", r->tmpdir, i);
-	if (!bt_fs_exists(dst))
-		st = bag_zstd_decompress_file(f->path, dst, err);
+	char *dst = bt_xasprintf("%s/%zu.db3", r->tmpdir, r->n_inflated++);
+	st = bag_zstd_decompress_file(f->path, dst, err);
 	if (st != BT_OK) {
 		unlink(dst);
 		free(dst);
 		return st;
 	}
-	*db_path = dst;
+	f->inflated = dst;
+	*db_path = bt_xstrdup(dst);
 	return BT_OK;
 }
 
@@ -281,7 +284,9 @@ static bt_status br_summarise(struct bag_reader *r, size_t i, struct bt_error *e
 		st = br_materialise(r, i, &db_path, err);
 	if (st == BT_OK)
 		st = bag_db_open_read(db_path, (r->flags & BAG_READER_RECOVER) != 0, &db, err);
-	if (st == BT_OK)
+	if (st == BT_OK && bag_db_schema_version(db) == 0)
+		f->schema_version = 0; /* blank: bag_reader_open drops it */
+	else if (st == BT_OK)
 		st = br_summarise_db(r, f, db, err);
 	bag_db_discard(db);
 	free(db_path);
@@ -325,6 +330,35 @@ static bt_status br_open_path(struct bag_reader *r, const char *path, struct bt_
 	return st;
 }
 
+static void br_file_fini(struct bag_reader_file *f)
+{
+	free(f->inflated);
+	free(f->name);
+	free(f->path);
+	free(f->topics);
+	if (f->has_embedded)
+		bag_metadata_fini(&f->embedded);
+}
+
+/* Moves blank files (schema 0) out of the file list. Their inflated copies,
+ * if any, stay in the temporary directory until close. */
+static void br_drop_blank(struct bag_reader *r)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < r->n_files; i++) {
+		struct bag_reader_file *f = &r->files[i];
+		if (f->schema_version != 0) {
+			r->files[keep++] = *f;
+			continue;
+		}
+		r->blank = bt_xrealloc(r->blank, (r->n_blank + 1) * sizeof *r->blank);
+		r->blank[r->n_blank++] = f->path;
+		f->path = NULL;
+		br_file_fini(f);
+	}
+	r->n_files = keep;
+}
+
 bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **out,
 			  struct bt_error *err)
 {
@@ -333,6 +367,8 @@ bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **
 	bt_status st = br_open_path(r, path, err);
 	for (size_t i = 0; st == BT_OK && i < r->n_files; i++)
 		st = br_summarise(r, i, err);
+	if (st == BT_OK)
+		br_drop_blank(r);
 	if (st != BT_OK) {
 		bag_reader_close(r);
 		return st;
@@ -384,14 +420,11 @@ void bag_reader_close(struct bag_reader *r)
 		return;
 	br_cursors_free(r);
 	br_rm_tmpdir(r);
-	for (size_t i = 0; i < r->n_files; i++) {
-		struct bag_reader_file *f = &r->files[i];
-		free(f->name);
-		free(f->path);
-		free(f->topics);
-		if (f->has_embedded)
-			bag_metadata_fini(&f->embedded);
-	}
+	for (size_t i = 0; i < r->n_files; i++)
+		br_file_fini(&r->files[i]);
+	for (size_t i = 0; i < r->n_blank; i++)
+		free(r->blank[i]);
+	free(r->blank);
 	for (size_t i = 0; i < r->n_topics; i++)
 		bag_topic_fini(&r->topics[i].topic);
 	if (r->has_md)
@@ -421,6 +454,12 @@ const struct bag_metadata *bag_reader_embedded(const struct bag_reader *r)
 		if (r->files[i].has_embedded)
 			return &r->files[i].embedded;
 	return NULL;
+}
+
+const char *const *bag_reader_blank(const struct bag_reader *r, size_t *n)
+{
+	*n = r->n_blank;
+	return (const char *const *)r->blank;
 }
 
 size_t bag_reader_n_files(const struct bag_reader *r)

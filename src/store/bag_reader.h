@@ -24,7 +24,8 @@ enum bag_reader_flags {
 	 * (which is then not read at all): for reindex. */
 	BAG_READER_IGNORE_METADATA = 1 << 0,
 	/* Open files read-write first so SQLite rolls back a transaction left
-	 * by a crashed writer: for reindex. */
+	 * by a crashed writer, and leave out files with no table at all (a
+	 * writer died creating them; bag_reader_blank lists them): for reindex. */
 	BAG_READER_RECOVER = 1 << 1,
 	/* Run sqlite's quick_check on every file: for check. */
 	BAG_READER_INTEGRITY = 1 << 2,
@@ -50,6 +51,7 @@ struct bag_reader_file {
 	bool has_embedded; /* the last row of the file's metadata table */
 	struct bag_metadata embedded;
 	bool message_compressed; /* a blob looked like a zstd frame */
+	char *inflated;          /* the reader's inflated copy of a .zstd file, or NULL */
 };
 
 struct bag_reader_topic {
@@ -81,6 +83,8 @@ const struct bag_metadata *bag_reader_embedded(const struct bag_reader *r);
 size_t bag_reader_n_files(const struct bag_reader *r);
 const struct bag_reader_file *bag_reader_file(const struct bag_reader *r, size_t i);
 const struct bag_reader_topic *bag_reader_topics(const struct bag_reader *r, size_t *n);
+/* Files left out as blank (BAG_READER_RECOVER only); paths on disk. */
+const char *const *bag_reader_blank(const struct bag_reader *r, size_t *n);
 /* Totals over all files. */
 uint64_t bag_reader_message_count(const struct bag_reader *r);
 int64_t bag_reader_start(const struct bag_reader *r); /* BAG_TIME_NONE if empty */

@@ -100,6 +100,25 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
 	return removed;
 }
 
+/* A storage file with no table at all was being created when the writer
+ * died: it never held a message. */
+static size_t bag_reindex_remove_blank(const struct bag_reader *r)
+{
+	size_t n, removed = 0;
+	const char *const *blank = bag_reader_blank(r, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *journal = bt_xasprintf("%s-journal", blank[i]);
+		unlink(journal);
+		free(journal);
+		if (unlink(blank[i]) == 0) {
+			removed++;
+			bt_log_info("removed %s: its creation was interrupted, it held no message",
+				    blank[i]);
+		}
+	}
+	return removed;
+}
+
 /* In a FILE-mode bag whose writer died, closed files may still be plain
  * .db3: rosbag2 would try to inflate them. Finish the compressor's job. */
 static bt_status bag_reindex_finish_compression(const struct bag_reader *r, size_t *done,
@@ -156,7 +175,7 @@ bt_status bag_reindex(const char *dir, struct bag_reindex_result *res, struct bt
 		return st;
 	struct bag_metadata md;
 	bag_reindex_build(r, &md);
-	size_t removed = bag_reindex_remove_leftovers(dir);
+	size_t removed = bag_reindex_remove_leftovers(dir) + bag_reindex_remove_blank(r);
 	st = bag_metadata_write(dir, &md, err);
 	if (st == BT_OK && res) {
 		res->files = md.n_paths;

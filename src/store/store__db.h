@@ -28,7 +28,9 @@ BT_MUST_CHECK bt_status bag_db_create(const char *path, const struct bag_db_prag
 				      const char *ros_distro, struct bag_db **out,
 				      struct bt_error *err);
 /* Opens an existing file to read. With `recover`, opens it read-write first
- * so SQLite rolls back a transaction a crashed writer left behind. */
+ * so SQLite rolls back a transaction a crashed writer left behind; a file
+ * then left with no table at all (its writer died while creating it) opens
+ * with schema version 0, "blank". */
 BT_MUST_CHECK bt_status bag_db_open_read(const char *path, bool recover, struct bag_db **out,
 					 struct bt_error *err);
 /* Closes; for a written file first switches to journal_mode DELETE so no
@@ -37,7 +39,7 @@ BT_MUST_CHECK bt_status bag_db_close(struct bag_db *db, struct bt_error *err);
 /* Closes without caring about errors (error paths). NULL is fine. */
 void bag_db_discard(struct bag_db *db);
 
-int bag_db_schema_version(const struct bag_db *db); /* 1..4 */
+int bag_db_schema_version(const struct bag_db *db); /* 1..4, 0 = blank */
 const char *bag_db_path(const struct bag_db *db);
 
 /* ---- writing ---- */

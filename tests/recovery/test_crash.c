@@ -144,6 +144,37 @@ static void test_crash(void **state)
 			crash_once(&cases[i], k);
 }
 
+/* The kill can also land while a new storage file is being created, before
+ * its tables exist (0 bytes, or tables rolled back): reindex must drop such
+ * a file, which never held a message, and keep everything else. */
+static void test_blank_file(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("blank");
+	char *dir = bt_xasprintf("%s/bag", tmp);
+	char *out;
+	assert_int_equal(tu_bagtop(&out, "demo", "-o", dir, "-b", "200000", NULL), 0);
+	free(out);
+	char *blank = bt_xasprintf("%s/bag_99.db3", dir);
+	tu_write_file(blank, "", 0);
+	assert_int_not_equal(tu_bagtop(&out, "check", dir, NULL), 0); /* unlisted, unreadable */
+	free(out);
+	int rc = tu_bagtop(&out, "reindex", dir, NULL);
+	if (rc != 0)
+		fail_msg("reindex: %s", out);
+	assert_non_null(strstr(out, "1201 messages"));
+	free(out);
+	assert_int_equal(access(blank, F_OK), -1);
+	rc = tu_bagtop(&out, "check", dir, NULL);
+	if (rc != 0)
+		fail_msg("check: %s", out);
+	free(out);
+	tu_rmrf(tmp);
+	free(blank);
+	free(dir);
+	free(tmp);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -152,6 +183,7 @@ int main(int argc, char **argv)
 	}
 	child_bin = argv[1];
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_crash)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_crash),
+					   cmocka_unit_test(test_blank_file)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
