@@ -37,6 +37,9 @@ typedef int (*app_opt_fn)(void *ctx, const struct app_opt *opt, const char *arg)
 int app_opts_parse(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn, void *ctx,
 		   int *first_operand);
 void app_opts_help(const struct app_cmd *cmd);
+/* Parses a command that has no options of its own and takes exactly one
+ * operand: 0 with *operand set, -1 after --help, or a usage exit status. */
+int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const char **operand);
 /* Prints "bagtop CMD: <msg>" + the help hint; returns APP_EXIT_USAGE. */
 int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -15,11 +15,7 @@ void app_writer_cfg_init(struct app_writer_cfg *c)
 
 void app_writer_cfg_fini(struct app_writer_cfg *c)
 {
-	for (size_t i = 0; i < c->n_custom; i++) {
-		free(c->custom[i].key);
-		free(c->custom[i].value);
-	}
-	free(c->custom);
+	bag_kv_free(c->custom, c->n_custom);
 	free(c->output);
 	memset(c, 0, sizeof *c);
 }

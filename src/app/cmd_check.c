@@ -5,14 +5,6 @@
 #include "app.h"
 #include "bag_tools.h"
 
-static int check_opt(void *ctx, const struct app_opt *o, const char *arg)
-{
-	(void)ctx;
-	(void)o;
-	(void)arg;
-	return 0;
-}
-
 static void check_report(void *ctx, const char *problem)
 {
 	printf("%s: %s\n", (const char *)ctx, problem);
@@ -20,19 +12,17 @@ static void check_report(void *ctx, const char *problem)
 
 static int check_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	int first;
-	int rc = app_opts_parse(cmd, argc, argv, check_opt, NULL, &first);
+	const char *bag;
+	int rc = app_opts_one_operand(cmd, argc, argv, &bag);
 	if (rc)
 		return rc < 0 ? APP_EXIT_OK : rc;
-	if (argc - first != 1)
-		return app_usage_error(cmd, "expects one BAG: a bag directory or a storage file");
-	size_t problems = bag_check(argv[first], check_report, argv[first]);
+	size_t problems = bag_check(bag, check_report, (void *)bag);
 	if (problems) {
-		fprintf(stderr, "bagtop: %s: %zu problem%s found\n", argv[first], problems,
+		fprintf(stderr, "bagtop: %s: %zu problem%s found\n", bag, problems,
 			problems == 1 ? "" : "s");
 		return APP_EXIT_ERROR;
 	}
-	printf("%s: ok\n", argv[first]);
+	printf("%s: ok\n", bag);
 	return APP_EXIT_OK;
 }
 

@@ -5,30 +5,20 @@
 #include "app.h"
 #include "bag_tools.h"
 
-static int reindex_opt(void *ctx, const struct app_opt *o, const char *arg)
-{
-	(void)ctx;
-	(void)o;
-	(void)arg;
-	return 0;
-}
-
 static int reindex_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	int first;
-	int rc = app_opts_parse(cmd, argc, argv, reindex_opt, NULL, &first);
+	const char *bag;
+	int rc = app_opts_one_operand(cmd, argc, argv, &bag);
 	if (rc)
 		return rc < 0 ? APP_EXIT_OK : rc;
-	if (argc - first != 1)
-		return app_usage_error(cmd, "expects one BAG directory");
 	struct bag_reindex_result res;
 	struct bt_error err;
-	bt_status st = bag_reindex(argv[first], &res, &err);
+	bt_status st = bag_reindex(bag, &res, &err);
 	if (st != BT_OK) {
 		app_error("%s", err.msg);
 		return st == BT_ERR_USAGE ? APP_EXIT_USAGE : APP_EXIT_ERROR;
 	}
-	printf("%s: metadata.yaml rebuilt: %zu file%s, %" PRIu64 " messages\n", argv[first],
+	printf("%s: metadata.yaml rebuilt: %zu file%s, %" PRIu64 " messages\n", bag,
 	       res.files, res.files == 1 ? "" : "s", res.messages);
 	return APP_EXIT_OK;
 }

@@ -44,11 +44,7 @@ static void bag_reindex_from_embedded(const struct bag_reader *r, struct bag_met
 		return;
 	free(md->ros_distro);
 	md->ros_distro = bt_xstrdup(em->ros_distro);
-	md->custom_data = bt_xcalloc(em->n_custom_data, sizeof *md->custom_data);
-	for (size_t i = 0; i < em->n_custom_data; i++) {
-		md->custom_data[i].key = bt_xstrdup(em->custom_data[i].key);
-		md->custom_data[i].value = bt_xstrdup(em->custom_data[i].value);
-	}
+	md->custom_data = bag_kv_dup(em->custom_data, em->n_custom_data);
 	md->n_custom_data = em->n_custom_data;
 }
 

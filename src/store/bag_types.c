@@ -65,6 +65,27 @@ void bag_msgdef_copy(struct bag_msgdef *dst, const struct bag_msgdef *src)
 	dst->type_description_hash = bag_dup_or_empty(src->type_description_hash);
 }
 
+struct bag_kv *bag_kv_dup(const struct bag_kv *src, size_t n)
+{
+	if (!n)
+		return NULL;
+	struct bag_kv *kv = bt_xcalloc(n, sizeof *kv);
+	for (size_t i = 0; i < n; i++) {
+		kv[i].key = bt_xstrdup(src[i].key);
+		kv[i].value = bt_xstrdup(src[i].value);
+	}
+	return kv;
+}
+
+void bag_kv_free(struct bag_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
 void bag_metadata_init(struct bag_metadata *md)
 {
 	memset(md, 0, sizeof *md);
@@ -90,11 +111,7 @@ void bag_metadata_fini(struct bag_metadata *md)
 	for (size_t i = 0; i < md->n_files; i++)
 		free(md->files[i].path);
 	free(md->files);
-	for (size_t i = 0; i < md->n_custom_data; i++) {
-		free(md->custom_data[i].key);
-		free(md->custom_data[i].value);
-	}
-	free(md->custom_data);
+	bag_kv_free(md->custom_data, md->n_custom_data);
 	free(md->ros_distro);
 	memset(md, 0, sizeof *md);
 }
@@ -119,9 +136,5 @@ void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src)
 		dst->files[i] = src->files[i];
 		dst->files[i].path = bt_xstrdup(src->files[i].path);
 	}
-	dst->custom_data = bt_xcalloc(src->n_custom_data, sizeof *dst->custom_data);
-	for (size_t i = 0; i < src->n_custom_data; i++) {
-		dst->custom_data[i].key = bt_xstrdup(src->custom_data[i].key);
-		dst->custom_data[i].value = bt_xstrdup(src->custom_data[i].value);
-	}
+	dst->custom_data = bag_kv_dup(src->custom_data, src->n_custom_data);
 }

@@ -105,6 +105,9 @@ void bag_topic_fini(struct bag_topic *t);
 void bag_topic_copy(struct bag_topic *dst, const struct bag_topic *src);
 void bag_msgdef_fini(struct bag_msgdef *d);
 void bag_msgdef_copy(struct bag_msgdef *dst, const struct bag_msgdef *src);
+/* Deep copy of n pairs (NULL when n is 0; aborts on OOM); and its free. */
+struct bag_kv *bag_kv_dup(const struct bag_kv *src, size_t n);
+void bag_kv_free(struct bag_kv *kv, size_t n);
 void bag_metadata_init(struct bag_metadata *md); /* empty v9 sqlite3 bag */
 void bag_metadata_fini(struct bag_metadata *md);
 void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src);

@@ -119,11 +119,7 @@ static void bw_build_metadata(const struct bag_writer *w, struct bag_metadata *m
 	for (size_t t = 0; t < w->n_topics; t++)
 		bag_topic_copy(&md->topics[t].topic, &w->topics[t].t);
 	md->n_topics = w->n_topics;
-	md->custom_data = bt_xcalloc(w->n_custom, sizeof *md->custom_data);
-	for (size_t i = 0; i < w->n_custom; i++) {
-		md->custom_data[i].key = bt_xstrdup(w->custom[i].key);
-		md->custom_data[i].value = bt_xstrdup(w->custom[i].value);
-	}
+	md->custom_data = bag_kv_dup(w->custom, w->n_custom);
 	md->n_custom_data = w->n_custom;
 }
 
@@ -571,11 +567,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->base = bt_fs_basename(o->uri);
 	const char *distro = o->ros_distro ? o->ros_distro : getenv("ROS_DISTRO");
 	w->ros_distro = bt_xstrdup(distro ? distro : "");
-	w->custom = bt_xcalloc(o->n_custom_data, sizeof *w->custom);
-	for (size_t i = 0; i < o->n_custom_data; i++) {
-		w->custom[i].key = bt_xstrdup(o->custom_data[i].key);
-		w->custom[i].value = bt_xstrdup(o->custom_data[i].value);
-	}
+	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
 	w->pragmas = bw_presets[o->preset];
 	if (o->journal_mode)
@@ -614,11 +606,7 @@ static void bw_free(struct bag_writer *w)
 		free(w->files[i].rel_path);
 		free(w->files[i].topic_counts);
 	}
-	for (size_t i = 0; i < w->n_custom; i++) {
-		free(w->custom[i].key);
-		free(w->custom[i].value);
-	}
-	free(w->custom);
+	bag_kv_free(w->custom, w->n_custom);
 	free(w->topics);
 	free(w->types);
 	free(w->files);
