@@ -4,8 +4,8 @@ add_library(bagtop_flags INTERFACE)
 target_compile_options(bagtop_flags INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wstrict-prototypes -Wformat=2
   -Wmissing-prototypes -Wno-sign-conversion
-  # error and log lines are cut at a fixed length on purpose
-  -Wno-format-truncation)
+  # error and log lines are cut at a fixed length on purpose (GCC's warning)
+  $<$<C_COMPILER_ID:GNU>:-Wno-format-truncation>)
 target_compile_definitions(bagtop_flags INTERFACE _GNU_SOURCE)
 if(BAGTOP_WERROR)
   target_compile_options(bagtop_flags INTERFACE -Werror)

@@ -15,12 +15,13 @@ static const struct app_cmd *const app_cmds[] = {&app_cmd_demo, &app_cmd_info, &
 
 void app_error(const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], line[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "bagtop: error: %s\n", msg);
+	app_escape(msg, line, sizeof line);
+	fprintf(stderr, "bagtop: error: %s\n", line);
 }
 
 static void app_help(void)
@@ -55,6 +56,8 @@ int app_main(int argc, char **argv)
 	for (size_t i = 0; i < APP_N_CMDS; i++)
 		if (!strcmp(verb, app_cmds[i]->name))
 			return app_cmds[i]->run(app_cmds[i], argc - 1, argv + 1);
-	fprintf(stderr, "bagtop: unknown command '%s' (see 'bagtop --help')\n", verb);
+	char word[256];
+	app_escape(verb, word, sizeof word);
+	fprintf(stderr, "bagtop: unknown command '%s' (see 'bagtop --help')\n", word);
 	return APP_EXIT_USAGE;
 }

@@ -60,14 +60,32 @@ int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const
 	return 0;
 }
 
+void app_escape(const char *in, char *out, size_t cap)
+{
+	size_t k = 0;
+	if (!cap)
+		return;
+	for (const unsigned char *p = (const unsigned char *)in; *p && k + 5 < cap; p++) {
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			k += (size_t)snprintf(out + k, cap - k, "\\%c",
+					      *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		else if (*p < 0x20 || *p == 0x7f)
+			k += (size_t)snprintf(out + k, cap - k, "\\x%02x", *p);
+		else
+			out[k++] = (char)*p;
+	}
+	out[k] = '\0';
+}
+
 int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], line[2048];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "bagtop %s: %s (see 'bagtop %s --help')\n", cmd->name, msg, cmd->name);
+	app_escape(msg, line, sizeof line);
+	fprintf(stderr, "bagtop %s: %s (see 'bagtop %s --help')\n", cmd->name, line, cmd->name);
 	return APP_EXIT_USAGE;
 }
 

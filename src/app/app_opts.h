@@ -40,6 +40,10 @@ void app_opts_help(const struct app_cmd *cmd);
 /* Parses a command that has no options of its own and takes exactly one
  * operand: 0 with *operand set, -1 after --help, or a usage exit status. */
 int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const char **operand);
+/* Copies `in` to `out` (truncated to cap - 1) with control characters
+ * escaped (\n, \t, \r, \xHH): names from the command line or from a bag
+ * must not break a one-line message. */
+void app_escape(const char *in, char *out, size_t cap);
 /* Prints "bagtop CMD: <msg>" + the help hint; returns APP_EXIT_USAGE. */
 int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -7,7 +7,10 @@
 
 static void check_report(void *ctx, const char *problem)
 {
-	printf("%s: %s\n", (const char *)ctx, problem);
+	char bag[1024], line[4096];
+	app_escape(ctx, bag, sizeof bag);
+	app_escape(problem, line, sizeof line);
+	printf("%s: %s\n", bag, line);
 }
 
 static int check_run(const struct app_cmd *cmd, int argc, char **argv)
@@ -17,12 +20,14 @@ static int check_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? APP_EXIT_OK : rc;
 	size_t problems = bag_check(bag, check_report, (void *)bag);
+	char name[1024];
+	app_escape(bag, name, sizeof name);
 	if (problems) {
-		fprintf(stderr, "bagtop: %s: %zu problem%s found\n", bag, problems,
+		fprintf(stderr, "bagtop: %s: %zu problem%s found\n", name, problems,
 			problems == 1 ? "" : "s");
 		return APP_EXIT_ERROR;
 	}
-	printf("%s: ok\n", bag);
+	printf("%s: ok\n", name);
 	return APP_EXIT_OK;
 }
 

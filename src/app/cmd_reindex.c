@@ -14,9 +14,11 @@ static int reindex_run(const struct app_cmd *cmd, int argc, char **argv)
 	struct bag_reindex_result res;
 	struct bt_error err;
 	bt_status st = bag_reindex(bag, &res, &err);
+	if (st == BT_ERR_USAGE) /* a file, not a bag directory */
+		return app_usage_error(cmd, "%s", err.msg);
 	if (st != BT_OK) {
 		app_error("%s", err.msg);
-		return st == BT_ERR_USAGE ? APP_EXIT_USAGE : APP_EXIT_ERROR;
+		return APP_EXIT_ERROR;
 	}
 	printf("%s: metadata.yaml rebuilt: %zu file%s, %" PRIu64 " messages\n", bag,
 	       res.files, res.files == 1 ? "" : "s", res.messages);

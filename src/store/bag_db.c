@@ -323,13 +323,36 @@ static int bag_db_try_open(struct bag_db *db, const char *name, int flags)
 	return rc;
 }
 
+/* A WAL-flagged file (header bytes 18/19 = 2) with no WAL content beside
+ * it. Opened normally, even read-only, SQLite would create -shm and -wal
+ * files next to it (and leave them: a read-only connection cannot remove
+ * them), i.e. write into a bag we only read; read as immutable instead,
+ * which sees the same data. */
+static bool bag_db_wal_idle(const char *path)
+{
+	unsigned char hdr[20];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(hdr, 1, sizeof hdr, f);
+	fclose(f);
+	if (n != sizeof hdr || hdr[18] != 2)
+		return false;
+	char *wal = bt_xasprintf("%s-wal", path);
+	uint64_t size = 0;
+	bool idle = bt_fs_file_size(wal, &size, NULL) != BT_OK || size == 0;
+	free(wal);
+	return idle;
+}
+
 static bt_status bag_db_open_any(struct bag_db *db, bool recover, struct bt_error *err)
 {
 	int rc = SQLITE_CANTOPEN;
 	if (recover)
 		rc = bag_db_try_open(db, db->path, SQLITE_OPEN_READWRITE);
 	if (rc != SQLITE_OK)
-		rc = bag_db_try_open(db, db->path, SQLITE_OPEN_READONLY);
+		rc = bag_db_wal_idle(db->path) ? SQLITE_CANTOPEN /* -> immutable below */
+					       : bag_db_try_open(db, db->path, SQLITE_OPEN_READONLY);
 	if ((rc & 0xff) == SQLITE_CANTOPEN || rc == SQLITE_READONLY_CANTINIT ||
 	    rc == SQLITE_READONLY_DIRECTORY) {
 		/* A WAL-mode file on read-only media: SQLite cannot create its
@@ -553,6 +576,11 @@ bt_status bag_db_insert_message(struct bag_db *db, int64_t topic_id, int64_t tim
 		return bag_db_fail(db, rc, err, "insert message");
 	}
 	return bag_db_step_done(db, s, "insert message", err);
+}
+
+uint64_t bag_db_page_size(const struct bag_db *db)
+{
+	return (uint64_t)db->page_size;
 }
 
 bt_status bag_db_size(struct bag_db *db, uint64_t *bytes, struct bt_error *err)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bag_metadata.h"
@@ -86,6 +87,48 @@ static char *br_resolve(const struct bag_reader *r, const char *entry)
 	return found;
 }
 
+struct br_file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t file;
+};
+
+static int br_cmp_file_id(const void *a, const void *b)
+{
+	const struct br_file_id *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* A file listed twice (under any spelling) would be read, and counted,
+ * twice. Sorted by inode: metadata.yaml may list very many entries. */
+static bt_status br_files_distinct(struct bag_reader *r, struct bt_error *err)
+{
+	struct br_file_id *ids = bt_xcalloc(r->n_files, sizeof *ids);
+	for (size_t i = 0; i < r->n_files; i++) {
+		struct stat st;
+		if (stat(r->files[i].path, &st) == 0)
+			ids[i] = (struct br_file_id){st.st_dev, st.st_ino, i};
+		else
+			ids[i] = (struct br_file_id){0, 0, i}; /* reported when opened */
+	}
+	qsort(ids, r->n_files, sizeof *ids, br_cmp_file_id);
+	bt_status st = BT_OK;
+	for (size_t i = 1; st == BT_OK && i < r->n_files; i++) {
+		if (!ids[i].ino || ids[i].dev != ids[i - 1].dev || ids[i].ino != ids[i - 1].ino)
+			continue;
+		const char *a = r->files[ids[i - 1].file].name, *b = r->files[ids[i].file].name;
+		st = bt_err_set(err, BT_ERR_FORMAT, "%s: metadata.yaml lists storage file '%s' "
+				"twice%s%s%s", r->dir, a, strcmp(a, b) ? " (also as '" : "",
+				strcmp(a, b) ? b : "", strcmp(a, b) ? "')" : "");
+	}
+	free(ids);
+	return st;
+}
+
 static bt_status br_files_from_metadata(struct bag_reader *r, struct bt_error *err)
 {
 	if (r->md.n_paths == 0 && r->md.message_count == 0)
@@ -101,7 +144,7 @@ static bt_status br_files_from_metadata(struct bag_reader *r, struct bt_error *e
 					  "metadata.yaml is missing", r->dir, entry);
 		br_add_file(r, entry, path);
 	}
-	return BT_OK;
+	return br_files_distinct(r, err);
 }
 
 /* rosbag2 names files "<bag>_<N>.db3": sort by N, other names after. */
@@ -156,7 +199,8 @@ static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *er
 		else
 			free(names[i]);
 	}
-	qsort(names, keep, sizeof *names, br_cmp_names);
+	if (keep) /* names is NULL for an empty directory */
+		qsort(names, keep, sizeof *names, br_cmp_names);
 	for (size_t i = 0; i < keep; i++) {
 		size_t len = strlen(names[i]);
 		/* Both X.db3 and X.db3.zstd: the plain file is complete (it is
@@ -359,6 +403,24 @@ static void br_drop_blank(struct bag_reader *r)
 	r->n_files = keep;
 }
 
+/* SQLite's errors name the inflated copy of a FILE-compressed file, which
+ * lives in our private temporary directory and is gone by the time the
+ * user reads the message: name the bag's own file instead. */
+static void br_err_real_names(const struct bag_reader *r, struct bt_error *err)
+{
+	for (size_t i = 0; err && i < r->n_files; i++) {
+		const struct bag_reader_file *f = &r->files[i];
+		const char *at = f->inflated ? strstr(err->msg, f->inflated) : NULL;
+		if (!at)
+			continue;
+		struct bt_buf b = BT_BUF_INIT;
+		if (bt_buf_printf(&b, "%.*s%s (decompressed)%s", (int)(at - err->msg), err->msg,
+				  f->path, at + strlen(f->inflated)) == BT_OK)
+			bt_err_set(err, err->code, "%s", b.data);
+		bt_buf_fini(&b);
+	}
+}
+
 bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **out,
 			  struct bt_error *err)
 {
@@ -370,6 +432,7 @@ bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **
 	if (st == BT_OK)
 		br_drop_blank(r);
 	if (st != BT_OK) {
+		br_err_real_names(r, err);
 		bag_reader_close(r);
 		return st;
 	}
@@ -614,7 +677,7 @@ static bt_status br_fill(struct bag_reader *r, size_t file, struct bag_read_msg 
 	return BT_OK;
 }
 
-int bag_reader_next(struct bag_reader *r, struct bag_read_msg *m, struct bt_error *err)
+static int br_next(struct bag_reader *r, struct bag_read_msg *m, struct bt_error *err)
 {
 	if (!r->iterating) {
 		bt_status st = br_start(r, err);
@@ -642,4 +705,12 @@ int bag_reader_next(struct bag_reader *r, struct bag_read_msg *m, struct bt_erro
 		return st;
 	r->last = best;
 	return 1;
+}
+
+int bag_reader_next(struct bag_reader *r, struct bag_read_msg *m, struct bt_error *err)
+{
+	int rc = br_next(r, m, err);
+	if (rc < 0)
+		br_err_real_names(r, err);
+	return rc;
 }

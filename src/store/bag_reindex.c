@@ -165,8 +165,16 @@ bt_status bag_reindex(const char *dir, struct bag_reindex_result *res, struct bt
 	if (!bt_fs_is_dir(dir))
 		return bt_err_set(err, BT_ERR_USAGE, "%s: reindex needs a bag directory, not a file",
 				  dir);
+	/* Refuse before touching anything: it could not be replaced at the end. */
+	char *mdpath = bt_fs_join(dir, BAG_METADATA_FILE);
+	bool md_odd = bt_fs_exists(mdpath) && !bt_fs_is_file(mdpath);
+	bt_status st = md_odd ? bt_err_set(err, BT_ERR_FORMAT, "%s is not a regular file; "
+					   "move it away to reindex", mdpath) : BT_OK;
+	free(mdpath);
+	if (st != BT_OK)
+		return st;
 	struct bag_reader *r = NULL;
-	bt_status st = bag_reindex_open(dir, &r, err);
+	st = bag_reindex_open(dir, &r, err);
 	if (st != BT_OK)
 		return st;
 	struct bag_metadata md;

@@ -57,6 +57,8 @@ void bag_db_rollback(struct bag_db *db); /* no-op outside a transaction */
 BT_MUST_CHECK bt_status bag_db_insert_message(struct bag_db *db, int64_t topic_id,
 					      int64_t timestamp, const void *data, size_t len,
 					      struct bt_error *err);
+/* PRAGMA page_size of a file opened for writing. */
+uint64_t bag_db_page_size(const struct bag_db *db);
 /* page_size * page_count, as rosbag2 measures a file for splitting. */
 BT_MUST_CHECK bt_status bag_db_size(struct bag_db *db, uint64_t *bytes, struct bt_error *err);
 

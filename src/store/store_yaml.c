@@ -135,9 +135,44 @@ void ye_key(struct ye *e, const char *k)
 
 /* ---- reading ---- */
 
+/* libyaml has no nesting limit and its scanner is quadratic in the flow
+ * nesting depth (a 2 MB "[[[...]]]" takes some 40 minutes), while rosbag2
+ * metadata is at most 8 levels deep: one pass over the first document's
+ * events refuses deeper input before it is loaded. A syntax error ends the
+ * pass; the load reports it. */
+#define YD_MAX_DEPTH 64
+
+static bt_status yd_check_depth(const char *text, size_t len, struct bt_error *err)
+{
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		return bt_err_set(err, BT_ERR_NOMEM, "cannot start the YAML parser");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	bt_status st = BT_OK;
+	int depth = 0;
+	bool done = false;
+	yaml_event_t ev;
+	while (!done && st == BT_OK && yaml_parser_parse(&p, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		done = ev.type == YAML_DOCUMENT_END_EVENT || ev.type == YAML_STREAM_END_EVENT;
+		if (depth > YD_MAX_DEPTH)
+			st = bt_err_set(err, BT_ERR_FORMAT, "YAML error at line %zu: nested deeper "
+					"than %d levels", ev.start_mark.line + 1, YD_MAX_DEPTH);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return st;
+}
+
 bt_status yd_load(yaml_document_t *doc, const char *text, size_t len, struct bt_error *err)
 {
 	yaml_parser_t p;
+	bt_status depth_st = yd_check_depth(text, len, err);
+	if (depth_st != BT_OK)
+		return depth_st;
 	if (!yaml_parser_initialize(&p))
 		return bt_err_set(err, BT_ERR_NOMEM, "cannot start the YAML parser");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
