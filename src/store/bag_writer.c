@@ -67,6 +67,9 @@ struct bag_writer {
 	size_t n_files, cap_files;
 	struct bag_db *db; /* open file: files[n_files - 1] */
 	bool in_txn;
+	/* Split-size check: the file size last read, and how much it may have
+	 * grown since (UINT64_MAX: unknown, read it). */
+	uint64_t size_seen, size_slack;
 	struct bw_pending pend;
 	struct bag_zpool *zpool;
 	struct bag_zpool_input *zin;
@@ -201,6 +204,7 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	}
 	w->n_files++;
 	w->stats.file_index = w->n_files - 1;
+	w->size_slack = UINT64_MAX;
 	st = bw_create_topic_rows(w, err);
 	if (st == BT_OK)
 		st = bw_write_row(w, err);
@@ -335,6 +339,7 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	bool new_type;
 	nt->type_index = bw_type_index(w, t->type, def, &new_type);
 	w->n_topics++;
+	w->size_slack = UINT64_MAX;
 	bt_status st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
 	if (st == BT_OK && new_type)
 		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index].def, err);
@@ -408,6 +413,20 @@ static bt_status bw_commit(struct bag_writer *w, struct bt_error *err)
 	return BT_OK;
 }
 
+/* An insert of `len` bytes grows the file by at most its length, plus the
+ * 4-byte header of each overflow page it fills (len / 1024 is more than
+ * that), plus BW_GROWTH_PAGES pages (a new leaf in the table and in
+ * timestamp_idx, interior splits up to the root in both): a generous bound,
+ * so the split decision stays exact. */
+#define BW_GROWTH_PAGES 32u
+
+static void bw_size_grow(struct bag_writer *w, size_t len)
+{
+	uint64_t add = (uint64_t)len + len / 1024 + BW_GROWTH_PAGES * bag_db_page_size(w->db);
+	if (w->size_slack != UINT64_MAX)
+		w->size_slack = UINT64_MAX - w->size_slack > add ? w->size_slack + add : UINT64_MAX;
+}
+
 /* rosbag2's check before each message: size >= limit, or the message is
  * more than max_duration after the file's first message. */
 static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m, bool *yes,
@@ -425,12 +444,16 @@ static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m
 			return BT_OK;
 		}
 	}
-	if (w->max_size) {
-		uint64_t size;
-		bt_status st = bag_db_size(w->db, &size, err);
+	/* SQLite re-prepares PRAGMA page_count at every step (pragmas run once):
+	 * ~1 us, as much as inserting a 1 KiB message. So read the size only
+	 * when the file may have reached the limit. */
+	if (w->max_size && (w->size_slack == UINT64_MAX ||
+			    w->size_seen + w->size_slack >= w->max_size)) {
+		bt_status st = bag_db_size(w->db, &w->size_seen, err);
 		if (st != BT_OK)
 			return st;
-		*yes = size >= w->max_size;
+		w->size_slack = 0;
+		*yes = w->size_seen >= w->max_size;
 	}
 	return BT_OK;
 }
@@ -477,8 +500,10 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 		bw_drop_toobig(w, m, err);
 		return BT_OK;
 	}
-	if (st == BT_OK)
+	if (st == BT_OK) {
 		bw_pend_add(w, m);
+		bw_size_grow(w, len);
+	}
 	return st;
 }
 
@@ -531,13 +556,23 @@ bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
 
 /* ---- open / close ---- */
 
-/* Default: an on-disk rollback journal, truncated after each commit, and no
- * fsync: measured to survive SIGKILL mid-transaction (bench/crash_bench,
- * man page "STORAGE PRESETS"), unlike rosbag2's journal_mode MEMORY. */
+/* Default: an on-disk rollback journal whose header is zeroed after each
+ * commit (PERSIST), and no fsync. bench/crash_bench measured it, TRUNCATE
+ * and WAL (synchronous OFF) to survive SIGKILL mid-transaction without
+ * corruption or loss of committed data, unlike rosbag2's journal_mode
+ * MEMORY; bench/store_bench found PERSIST the fastest of the three (see the
+ * man page, "STORAGE PRESETS"). */
 static const struct bag_db_pragmas bw_presets[] = {
-	[BAG_PRESET_NONE] = {"TRUNCATE", "OFF"},
+	[BAG_PRESET_NONE] = {"PERSIST", "OFF"},
 	[BAG_PRESET_RESILIENT] = {"WAL", "NORMAL"},
 };
+
+void bag_preset_pragmas(enum bag_preset p, const char **journal_mode, const char **synchronous)
+{
+	const struct bag_db_pragmas *pr = &bw_presets[p == BAG_PRESET_RESILIENT];
+	*journal_mode = pr->journal_mode;
+	*synchronous = pr->synchronous;
+}
 
 static bt_status bw_check_options(const struct bag_writer_options *o, struct bt_error *err)
 {

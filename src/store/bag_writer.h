@@ -92,5 +92,7 @@ uint64_t bag_writer_topic_dropped(const struct bag_writer *w, uint32_t handle);
 BT_MUST_CHECK bt_status bag_preset_parse(const char *s, enum bag_preset *out);
 BT_MUST_CHECK bt_status bag_compression_parse(const char *s, enum bag_compression *out);
 const char *bag_compression_name(enum bag_compression c); /* "", "FILE", "MESSAGE" */
+/* The SQLite journal_mode and synchronous values a preset applies. */
+void bag_preset_pragmas(enum bag_preset p, const char **journal_mode, const char **synchronous);
 
 #endif

@@ -1,9 +1,13 @@
 /* DESIGN: the batch is an array of jobs; workers claim the next index under
- * the mutex, compress without any lock held, then publish `done` with a
- * release store. The writer reads `done` with an acquire load and sleeps on
- * `cv_done` only when the job it needs is not finished; a worker signals
- * only when the writer said it is waiting (both flags sequentially
- * consistent, so one of the two always sees the other).
+ * the mutex, compress without any lock held, then publish `done`. The
+ * writer sleeps on `cv_done` only when the job it needs is not finished,
+ * and then waits for a whole run of jobs [wait_lo, wait_hi] (up to
+ * BAG_ZPOOL_WAKE_JOBS jobs or BAG_ZPOOL_WAKE_BYTES of input): a worker
+ * signals only when the writer said it is waiting and that run is complete.
+ * Without the run, a writer faster than the compressors would sleep and be
+ * woken once per message. All of done, writer_waiting and the run bounds are
+ * sequentially consistent, so the last worker to finish a job of the run and
+ * the writer always see each other.
  * Lock order: only `lock`. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +20,9 @@
 #include "bt_mem.h"
 #include "store__zpool.h"
 #include "store__zstd.h"
+
+#define BAG_ZPOOL_WAKE_JOBS 32
+#define BAG_ZPOOL_WAKE_BYTES (256u * 1024u)
 
 struct bag_zjob {
 	atomic_int done; /* 0 pending, 1 ok, -1 failed */
@@ -37,10 +44,30 @@ struct bag_zpool {
 	struct bag_zjob *jobs;
 	size_t n_jobs, cap_jobs, next;
 	atomic_bool writer_waiting;
+	atomic_size_t wait_lo, wait_hi; /* the run the writer waits for */
 	bool stop;
 	struct bag_zworker *workers;
 	unsigned n_workers;
 };
+
+/* True when every job of the run [lo, hi] is finished. */
+static bool bag_zpool_run_done(struct bag_zpool *p, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i <= hi; i++)
+		if (atomic_load(&p->jobs[i].done) == 0)
+			return false;
+	return true;
+}
+
+/* Called by the worker that finished job i: is the writer waiting for a run
+ * that this completed? */
+static bool bag_zpool_should_wake(struct bag_zpool *p, size_t i)
+{
+	if (!atomic_load(&p->writer_waiting))
+		return false;
+	size_t lo = atomic_load(&p->wait_lo), hi = atomic_load(&p->wait_hi);
+	return i >= lo && i <= hi && bag_zpool_run_done(p, lo, hi);
+}
 
 static void bag_zpool_compress(struct bag_zworker *w, size_t i)
 {
@@ -59,7 +86,7 @@ static void bag_zpool_compress(struct bag_zworker *w, size_t i)
 		}
 	}
 	atomic_store(&job->done, result);
-	if (atomic_load(&p->writer_waiting)) {
+	if (bag_zpool_should_wake(p, i)) {
 		pthread_mutex_lock(&p->lock);
 		pthread_cond_broadcast(&p->cv_done);
 		pthread_mutex_unlock(&p->lock);
@@ -158,10 +185,17 @@ bt_status bag_zpool_wait(struct bag_zpool *p, size_t i, const void **data, size_
 	struct bag_zjob *job = &p->jobs[i];
 	int d = atomic_load(&job->done);
 	if (d == 0) {
+		size_t hi = i, bytes = p->in[i].len;
+		while (hi + 1 < p->n_jobs && hi + 1 - i < BAG_ZPOOL_WAKE_JOBS &&
+		       bytes < BAG_ZPOOL_WAKE_BYTES)
+			bytes += p->in[++hi].len;
 		pthread_mutex_lock(&p->lock);
+		atomic_store(&p->wait_lo, i);
+		atomic_store(&p->wait_hi, hi);
 		atomic_store(&p->writer_waiting, true);
-		while ((d = atomic_load(&job->done)) == 0)
+		while (!bag_zpool_run_done(p, i, hi))
 			pthread_cond_wait(&p->cv_done, &p->lock);
+		d = atomic_load(&job->done);
 		atomic_store(&p->writer_waiting, false);
 		pthread_mutex_unlock(&p->lock);
 	}

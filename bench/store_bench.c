@@ -1,0 +1,708 @@
+/* store_bench — how fast bag_writer stores messages, against a ceiling
+ * measured in the same run.
+ *
+ * DESIGN
+ * 1. Writer vs raw. For each message size and each pragma pair (the presets
+ *    by default), the same pre-built messages are written
+ *    (a) through bag_writer_open / add_topic / write per batch / close, and
+ *    (b) through plain sqlite3: open, the same PRAGMAs, rosbag2's schema
+ *        (incl. timestamp_idx) and schema row, one topic row, one prepared
+ *        INSERT, the same batches each in BEGIN TRANSACTION ... COMMIT, close.
+ *    The clock covers the same work on both sides: open .. close. Batches are
+ *    1000 messages or 64 MiB, whichever comes first. One untimed warm-up
+ *    run first (the first run of a case is measurably slower), then runs
+ *    alternate (writer first on even repeats, raw first on odd ones) and the
+ *    median of the repeats is reported; ratio = writer msgs/s / raw msgs/s.
+ * 2. MESSAGE compression with 1, 2 and <online CPUs> compression threads on
+ *    compressible data, after a warm-up run, in an order rotated per repeat;
+ *    ratio = N threads / 1 thread. cpu s is the process's user + system
+ *    time: with it, a ratio limited by the cores available shows as such.
+ *
+ * Data: PointCloud2-shaped CDR (see sb_cdr_fill): encapsulation header,
+ * std_msgs/Header, four PointFields, then points in PCL's PointXYZI layout
+ * (what pcl::toROSMsg publishes: x, y, z float32, 4 bytes of padding,
+ * intensity float32, 12 bytes of padding; point_step 32) of a synthetic
+ * spinning lidar: ranges smooth over azimuth, 2 mm quantised, a little
+ * noise; intensity integer-valued. Neither random nor zeros: the stored
+ * file is 59% of the input for 1 KiB messages and 37% for 1 MiB ones with
+ * zstd level 1 (column out/in). A pool of distinct messages (at most
+ * 64 MiB) is generated once per size and cycled.
+ *
+ * Bags are written under a scratch directory (--dir, default $TMPDIR or
+ * /tmp) and deleted after each run. With synchronous=OFF the data mostly
+ * stays in the page cache: this measures the CPU path, as a recorder sees
+ * it until the disk's write-back limit. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bag_writer.h"
+#include "bench_util.h"
+#include "bt_mem.h"
+#include "bt_parse.h"
+
+#define SB_BASE_TIME INT64_C(1700000000000000000)
+#define SB_BATCH_MAX_MSGS 1000u
+#define SB_BATCH_MAX_BYTES (64u * 1024u * 1024u)
+#define SB_POOL_BYTES (64u * 1024u * 1024u)
+#define SB_MAX_PAIRS 8
+#define SB_MAX_THREADS 8
+#define SB_MAX_REPEATS 15
+#define SB_TOPIC_TYPE "sensor_msgs/msg/PointCloud2"
+#define SB_POINT_STEP 32u /* pcl::PointXYZI */
+
+/* rosbag2's schema 4, exactly as sqlite_storage.cpp creates it. */
+static const char *const sb_schema_sql[] = {
+	"CREATE TABLE schema(schema_version INTEGER PRIMARY KEY,ros_distro TEXT NOT NULL);",
+	"CREATE TABLE metadata(id INTEGER PRIMARY KEY,metadata_version INTEGER NOT NULL,"
+	"metadata TEXT NOT NULL);",
+	"CREATE TABLE topics(id INTEGER PRIMARY KEY,name TEXT NOT NULL,type TEXT NOT NULL,"
+	"serialization_format TEXT NOT NULL,offered_qos_profiles TEXT NOT NULL,"
+	"type_description_hash TEXT NOT NULL);",
+	"CREATE TABLE message_definitions(id INTEGER PRIMARY KEY,topic_type TEXT NOT NULL,"
+	"encoding TEXT NOT NULL,encoded_message_definition TEXT NOT NULL,"
+	"type_description_hash TEXT NOT NULL);",
+	"CREATE TABLE messages(id INTEGER PRIMARY KEY,topic_id INTEGER NOT NULL,"
+	"timestamp INTEGER NOT NULL, data BLOB NOT NULL);",
+	"CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+	"INSERT INTO schema (schema_version, ros_distro) VALUES (4, '');",
+};
+
+/* A journal_mode / synchronous pair, and the writer preset it belongs to. */
+struct sb_pragmas {
+	const char *label;
+	const char *journal_mode, *synchronous;
+	enum bag_preset preset;
+	bool override; /* pass the pair to the writer (not a preset's own) */
+};
+
+/* The writer's presets; their pragmas are filled in from the writer. */
+static const struct sb_pragmas sb_presets[] = {
+	{"default", NULL, NULL, BAG_PRESET_NONE, false},
+	{"resilient", NULL, NULL, BAG_PRESET_RESILIENT, false},
+};
+
+struct sb_opts {
+	const char *dir;
+	bool quick;
+	uint64_t messages; /* 0: per size default */
+	uint64_t batch;    /* messages per transaction at most */
+	uint64_t max_bag_size; /* given to the writer (0: no splitting) */
+	uint64_t sizes[4];
+	size_t n_sizes;
+	unsigned repeats;
+	struct sb_pragmas pairs[SB_MAX_PAIRS];
+	size_t n_pairs;
+	uint64_t threads[SB_MAX_THREADS];
+	size_t n_threads;
+	bool do_raw, do_message;
+	bool verbose; /* print every run */
+	int side; /* -1 writer only, 1 raw only, 0 both (one side: for profiling) */
+	double budget; /* seconds; past it, one repeat per case */
+};
+
+/* The messages of one case: n descriptors cycling over a pool. */
+struct sb_data {
+	size_t size, n, batch;
+	uint8_t *pool;
+	struct bag_message *msgs;
+};
+
+struct sb_sample {
+	double wall, cpu;
+	uint64_t out_bytes; /* size of the storage file after close */
+};
+
+static double sb_t0;
+
+/* ---- data ---- */
+
+struct sb_cdr {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void sb_put(struct sb_cdr *c, const void *v, size_t n)
+{
+	if (c->len + n <= c->cap)
+		memcpy(c->p + c->len, v, n);
+	c->len += n;
+}
+
+static void sb_align(struct sb_cdr *c, size_t a)
+{
+	static const uint8_t zeros[8];
+	size_t off = (c->len - 4) % a; /* alignment counts after the 4-byte header */
+	if (off)
+		sb_put(c, zeros, a - off);
+}
+
+static void sb_u32(struct sb_cdr *c, uint32_t v)
+{
+	sb_align(c, 4);
+	sb_put(c, &v, 4); /* little-endian host, CDR_LE */
+}
+
+static void sb_str(struct sb_cdr *c, const char *s)
+{
+	sb_u32(c, (uint32_t)strlen(s) + 1);
+	sb_put(c, s, strlen(s) + 1);
+}
+
+static uint32_t sb_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (uint32_t)(*s >> 32);
+}
+
+/* One lidar point (x, y, z, intensity) of scan `seq`, point j. */
+static void sb_point(uint64_t seq, size_t j, uint64_t *rng, float out[4])
+{
+	const size_t rings = 32;
+	float el = (-15.0f + (float)(j % rings)) * 0.01745f;
+	float az = (float)((j / rings + seq * 7) % 1800) * 0.2f * 0.01745f;
+	float r = 12.0f + 4.0f * sinf(3.0f * az) + 1.5f * cosf((float)(j % rings) * 0.7f);
+	r += (float)(sb_rand(rng) % 11) * 0.002f - 0.01f;
+	r = roundf(r * 500.0f) / 500.0f; /* 2 mm steps, as lidar firmware reports */
+	out[0] = r * cosf(el) * cosf(az);
+	out[1] = r * cosf(el) * sinf(az);
+	out[2] = r * sinf(el);
+	out[3] = (float)(40 + (j % rings) * 3 + sb_rand(rng) % 8);
+}
+
+/* Fills buf with a PointCloud2-shaped CDR message of exactly `size` bytes. */
+static void sb_cdr_fill(uint8_t *buf, size_t size, uint64_t seq)
+{
+	static const char *const names[4] = {"x", "y", "z", "intensity"};
+	static const uint8_t enc[4] = {0x00, 0x01, 0x00, 0x00};
+	struct sb_cdr c = {buf, 0, size};
+	sb_put(&c, enc, 4);
+	sb_u32(&c, (uint32_t)(1700000000 + seq / 10));
+	sb_u32(&c, (uint32_t)(seq % 10) * 100000000u);
+	sb_str(&c, "lidar_top");
+	size_t head = c.len; /* height, width follow; width patched below */
+	sb_u32(&c, 1);
+	sb_u32(&c, 0);
+	sb_u32(&c, 4);
+	static const uint32_t offsets[4] = {0, 4, 8, 16};
+	for (uint32_t f = 0; f < 4; f++) {
+		sb_str(&c, names[f]);
+		sb_u32(&c, offsets[f]);
+		uint8_t type = 7; /* FLOAT32 */
+		sb_put(&c, &type, 1);
+		sb_u32(&c, 1);
+	}
+	uint8_t big = 0;
+	sb_put(&c, &big, 1);
+	sb_u32(&c, SB_POINT_STEP);
+	size_t row_step = c.len;
+	sb_u32(&c, 0);
+	sb_u32(&c, 0); /* data length, patched below */
+	size_t data_len = size > c.len + 1 ? size - c.len - 1 : 0;
+	uint32_t points = (uint32_t)(data_len / SB_POINT_STEP);
+	memcpy(buf + head + 4, &points, 4);
+	uint32_t rs = points * SB_POINT_STEP, dl = (uint32_t)data_len;
+	memcpy(buf + row_step, &rs, 4);
+	memcpy(buf + c.len - 4, &dl, 4);
+	uint64_t rng = seq * 0x9E3779B97F4A7C15u + 1;
+	uint8_t *data = buf + c.len;
+	memset(data, 0, data_len);
+	for (size_t j = 0; j < points; j++) {
+		float pt[4];
+		sb_point(seq, j, &rng, pt);
+		memcpy(data + j * SB_POINT_STEP, pt, 12);
+		memcpy(data + j * SB_POINT_STEP + 16, &pt[3], 4);
+	}
+	buf[size - 1] = 1; /* is_dense */
+}
+
+static void sb_data_build(struct sb_data *d, size_t size, size_t n, size_t max_batch)
+{
+	d->size = size;
+	d->n = n;
+	d->batch = SB_BATCH_MAX_BYTES / size;
+	if (d->batch > max_batch)
+		d->batch = max_batch;
+	if (d->batch == 0)
+		d->batch = 1;
+	size_t pool_n = SB_POOL_BYTES / size;
+	if (pool_n > n)
+		pool_n = n;
+	if (pool_n == 0)
+		pool_n = 1;
+	d->pool = bt_xmalloc(pool_n * size);
+	for (size_t i = 0; i < pool_n; i++)
+		sb_cdr_fill(d->pool + i * size, size, i);
+	d->msgs = bt_xcalloc(n, sizeof *d->msgs);
+	for (size_t i = 0; i < n; i++)
+		d->msgs[i] = (struct bag_message){0, SB_BASE_TIME + (int64_t)i * 1000000,
+						  d->pool + (i % pool_n) * size, size};
+}
+
+static void sb_data_free(struct sb_data *d)
+{
+	free(d->pool);
+	free(d->msgs);
+}
+
+/* ---- the two contestants ---- */
+
+struct sb_run {
+	const struct sb_pragmas *pragmas;
+	enum bag_compression compression;
+	unsigned threads;
+	uint64_t max_bag_size;
+};
+
+static int sb_writer_topic(struct bag_writer *w, struct bt_error *err)
+{
+	struct bag_qos q;
+	bag_qos_default(&q);
+	struct bag_topic t = {"/lidar/points", SB_TOPIC_TYPE, "cdr", &q, 1, ""};
+	uint32_t h;
+	return bag_writer_add_topic(w, &t, NULL, &h, err) == BT_OK && h == 0 ? 0 : -1;
+}
+
+/* Writes d through bag_writer into bag directory `bag`. */
+static int sb_writer(const struct sb_run *r, const struct sb_data *d, const char *bag,
+		     struct sb_sample *s)
+{
+	struct bag_writer_options o = {0};
+	o.uri = bag;
+	o.preset = r->pragmas->preset;
+	o.compression = r->compression;
+	o.compression_threads = r->threads;
+	o.max_bagfile_size = r->max_bag_size;
+	o.ros_distro = "";
+	if (r->pragmas->override) {
+		o.journal_mode = r->pragmas->journal_mode;
+		o.synchronous = r->pragmas->synchronous;
+	}
+	struct bt_error err = {0};
+	struct bag_writer *w;
+	double t0 = bench_now(), c0 = bench_cpu();
+	if (bag_writer_open(&o, &w, &err) != BT_OK) {
+		fprintf(stderr, "store_bench: open: %s\n", err.msg);
+		return -1;
+	}
+	bt_status st = sb_writer_topic(w, &err) == 0 ? BT_OK : BT_ERR_IO;
+	for (size_t i = 0; st == BT_OK && i < d->n; i += d->batch)
+		st = bag_writer_write(w, d->msgs + i, d->n - i < d->batch ? d->n - i : d->batch,
+				      &err);
+	bt_status st2 = bag_writer_close(w, st == BT_OK ? &err : NULL);
+	s->wall = bench_now() - t0;
+	s->cpu = bench_cpu() - c0;
+	if (st != BT_OK || st2 != BT_OK) {
+		fprintf(stderr, "store_bench: writer: %s\n", err.msg);
+		return -1;
+	}
+	char *base = strrchr(bag, '/');
+	char *file = bt_xasprintf("%s/%s_0.db3", bag, base ? base + 1 : bag);
+	s->out_bytes = bench_file_size(file);
+	free(file);
+	return 0;
+}
+
+static int sb_exec(sqlite3 *db, const char *sql)
+{
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	fprintf(stderr, "store_bench: raw: %.60s: %s\n", sql, sqlite3_errmsg(db));
+	return -1;
+}
+
+static int sb_raw_setup(sqlite3 *db, const struct sb_pragmas *p)
+{
+	char sql[128];
+	snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s;", p->journal_mode);
+	int rc = sb_exec(db, sql);
+	snprintf(sql, sizeof sql, "PRAGMA synchronous=%s;", p->synchronous);
+	rc = rc ? rc : sb_exec(db, sql);
+	rc = rc ? rc : sb_exec(db, "BEGIN;");
+	for (size_t i = 0; !rc && i < sizeof sb_schema_sql / sizeof sb_schema_sql[0]; i++)
+		rc = sb_exec(db, sb_schema_sql[i]);
+	rc = rc ? rc : sb_exec(db, "COMMIT;");
+	return rc ? rc
+		  : sb_exec(db, "INSERT INTO topics(name, type, serialization_format, "
+				"offered_qos_profiles, type_description_hash) VALUES "
+				"('/lidar/points', '" SB_TOPIC_TYPE "', 'cdr', '', '');");
+}
+
+static int sb_raw_batch(sqlite3 *db, sqlite3_stmt *ins, const struct bag_message *m, size_t n)
+{
+	if (sb_exec(db, "BEGIN TRANSACTION;"))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(ins, 1, m[i].timestamp);
+		sqlite3_bind_int64(ins, 2, 1);
+		sqlite3_bind_blob(ins, 3, m[i].data, (int)m[i].len, SQLITE_STATIC);
+		int rc = sqlite3_step(ins);
+		sqlite3_reset(ins);
+		if (rc != SQLITE_DONE) {
+			fprintf(stderr, "store_bench: raw insert: %s\n", sqlite3_errmsg(db));
+			return -1;
+		}
+	}
+	return sb_exec(db, "COMMIT;");
+}
+
+/* Writes d with plain sqlite3 into "<dir>/raw.db3". */
+static int sb_raw(const struct sb_run *r, const struct sb_data *d, const char *dir,
+		  struct sb_sample *s)
+{
+	char *path = bt_xasprintf("%s/raw.db3", dir);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *ins = NULL;
+	double t0 = bench_now(), c0 = bench_cpu();
+	int rc = sqlite3_open_v2(path, &db,
+				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+				 NULL) == SQLITE_OK ? 0 : -1;
+	if (!rc) {
+		sqlite3_extended_result_codes(db, 1);
+		rc = sb_raw_setup(db, r->pragmas);
+	}
+	if (!rc && sqlite3_prepare_v3(db, "INSERT INTO messages (timestamp, topic_id, data) "
+				      "VALUES (?, ?, ?);", -1, SQLITE_PREPARE_PERSISTENT, &ins,
+				      NULL) != SQLITE_OK)
+		rc = sb_exec(db, "SELECT prepare_failed;");
+	for (size_t i = 0; !rc && i < d->n; i += d->batch)
+		rc = sb_raw_batch(db, ins, d->msgs + i, d->n - i < d->batch ? d->n - i : d->batch);
+	sqlite3_finalize(ins);
+	if (sqlite3_close(db) != SQLITE_OK)
+		rc = -1;
+	s->wall = bench_now() - t0;
+	s->cpu = bench_cpu() - c0;
+	s->out_bytes = bench_file_size(path);
+	free(path);
+	return rc;
+}
+
+/* One timed run in a fresh scratch directory, removed afterwards. */
+static int sb_once(const struct sb_opts *o, const struct sb_run *r, const struct sb_data *d,
+		   bool raw, struct sb_sample *s)
+{
+	char *dir = bench_scratch_new(o->dir, "store_bench.");
+	if (!dir)
+		return -1;
+	char *bag = bt_xasprintf("%s/bag", dir);
+	int rc = raw ? sb_raw(r, d, dir, s) : sb_writer(r, d, bag, s);
+	if (o->verbose)
+		fprintf(stderr, "  %-6s %zu x %zu B  %s/%s  threads %u: %.3f s wall, %.3f s cpu\n",
+			raw ? "raw" : "writer", d->n, d->size, r->pragmas->journal_mode,
+			r->pragmas->synchronous, r->threads, s->wall, s->cpu);
+	if (bench_rmtree(dir) != 0)
+		rc = -1;
+	free(bag);
+	free(dir);
+	return rc;
+}
+
+/* ---- report ---- */
+
+struct sb_stat {
+	double wall, cpu, out;
+};
+
+static struct sb_stat sb_median(struct sb_sample *s, unsigned n)
+{
+	double w[SB_MAX_REPEATS], c[SB_MAX_REPEATS], b[SB_MAX_REPEATS];
+	for (unsigned i = 0; i < n; i++) {
+		w[i] = s[i].wall;
+		c[i] = s[i].cpu;
+		b[i] = (double)s[i].out_bytes;
+	}
+	return (struct sb_stat){bench_median(w, n), bench_median(c, n), bench_median(b, n)};
+}
+
+static unsigned sb_repeats(const struct sb_opts *o)
+{
+	if (bench_now() - sb_t0 <= o->budget)
+		return o->repeats;
+	fprintf(stderr, "store_bench: past the %.0f s budget: one repeat for this case\n",
+		o->budget);
+	return 1;
+}
+
+static void sb_size_label(size_t size, char *out, size_t n)
+{
+	if (size % (1024 * 1024) == 0)
+		snprintf(out, n, "%zu MiB", size / (1024 * 1024));
+	else if (size % 1024 == 0)
+		snprintf(out, n, "%zu KiB", size / 1024);
+	else
+		snprintf(out, n, "%zu B", size);
+}
+
+static double sb_rate(const struct sb_data *d, double wall)
+{
+	return (double)d->n / wall;
+}
+
+static double sb_mibs(const struct sb_data *d, double wall)
+{
+	return (double)d->n * (double)d->size / BENCH_MIB / wall;
+}
+
+/* ---- section 1: writer vs raw ---- */
+
+static void sb_raw_header(void)
+{
+	printf("\n== bag_writer vs raw sqlite3 (same schema, pragmas, INSERT, batches, data) ==\n");
+	printf("%-8s %-26s %6s %5s | %10s %8s %6s | %10s %8s %6s | %6s\n", "size", "pragmas",
+	       "msgs", "batch", "writer/s", "MiB/s", "cpu s", "raw/s", "MiB/s", "cpu s",
+	       "ratio");
+}
+
+static int sb_raw_case(const struct sb_opts *o, const struct sb_data *d,
+		       const struct sb_pragmas *p)
+{
+	struct sb_run r = {p, BAG_COMPRESSION_NONE, 0, o->max_bag_size};
+	struct sb_sample ws[SB_MAX_REPEATS], rs[SB_MAX_REPEATS];
+	unsigned n = sb_repeats(o);
+	struct sb_sample warm;
+	if (sb_once(o, &r, d, o->side != -1, &warm)) /* untimed: the first run is slower */
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		bool raw_first = i % 2;
+		ws[i] = rs[i] = (struct sb_sample){1e-9, 0, 0};
+		if ((o->side != (raw_first ? -1 : 1) &&
+		     sb_once(o, &r, d, raw_first, raw_first ? &rs[i] : &ws[i])) ||
+		    (o->side != (raw_first ? 1 : -1) &&
+		     sb_once(o, &r, d, !raw_first, raw_first ? &ws[i] : &rs[i])))
+			return -1;
+	}
+	struct sb_stat w = sb_median(ws, n), rw = sb_median(rs, n);
+	char size[16], label[40];
+	sb_size_label(d->size, size, sizeof size);
+	snprintf(label, sizeof label, "%s (%s/%s)", p->label, p->journal_mode, p->synchronous);
+	double ratio = rw.wall / w.wall;
+	printf("%-8s %-26s %6zu %5zu | %10.0f %8.1f %6.2f | %10.0f %8.1f %6.2f | %5.3f%s\n",
+	       size, label, d->n, d->batch, sb_rate(d, w.wall), sb_mibs(d, w.wall), w.cpu,
+	       sb_rate(d, rw.wall), sb_mibs(d, rw.wall), rw.cpu, ratio,
+	       ratio >= 0.95 ? "" : " < 0.95");
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- section 2: MESSAGE compression threads ---- */
+
+static void sb_msg_header(void)
+{
+	printf("\n== MESSAGE compression (zstd level 1), preset default, writer only ==\n");
+	printf("%-8s %6s %5s %7s | %10s %10s %7s %7s | %8s\n", "size", "msgs", "batch",
+	       "threads", "msgs/s", "in MiB/s", "cpu s", "out/in", "vs 1 thr");
+}
+
+static int sb_msg_case(const struct sb_opts *o, const struct sb_data *d)
+{
+	static struct sb_sample s[SB_MAX_THREADS][SB_MAX_REPEATS];
+	unsigned n = sb_repeats(o);
+	struct sb_run r = {&sb_presets[0], BAG_COMPRESSION_MESSAGE, (unsigned)o->threads[0],
+			   o->max_bag_size};
+	struct sb_sample warm;
+	if (sb_once(o, &r, d, false, &warm)) /* untimed: the first run is slower */
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		for (size_t k = 0; k < o->n_threads; k++) {
+			size_t t = (i + k) % o->n_threads; /* rotate the order per repeat */
+			r.threads = (unsigned)o->threads[t];
+			if (sb_once(o, &r, d, false, &s[t][i]))
+				return -1;
+		}
+	char size[16];
+	sb_size_label(d->size, size, sizeof size);
+	double one = 0;
+	for (size_t t = 0; t < o->n_threads; t++) {
+		struct sb_stat m = sb_median(s[t], n);
+		if (o->threads[t] == 1)
+			one = m.wall;
+		printf("%-8s %6zu %5zu %7llu | %10.0f %10.1f %7.2f %7.3f | ", size, d->n, d->batch,
+		       (unsigned long long)o->threads[t], sb_rate(d, m.wall), sb_mibs(d, m.wall),
+		       m.cpu, m.out / ((double)d->n * (double)d->size));
+		if (one > 0)
+			printf("%7.2fx\n", one / m.wall);
+		else
+			printf("%8s\n", "-");
+	}
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- options ---- */
+
+static void sb_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: store_bench [--quick] [--dir DIR] [--size BYTES[,BYTES...]] [--messages N]\n"
+		"                   [--batch N] [--repeats N] [--threads N[,N...]]\n"
+		"                   [--pragmas J/S[,J/S...]] [--only raw|message]\n"
+		"                   [--budget SECONDS] [--side writer|raw] [--verbose]\n"
+		"                   [--max-bag-size BYTES]\n"
+		"  --quick     small run (a few seconds)\n"
+		"  --dir       where scratch bags are written (default $TMPDIR or /tmp)\n"
+		"  --size      message sizes (default 1K,1M)\n"
+		"  --batch     messages per transaction at most (default 1000; also 64 MiB at most)\n"
+		"  --messages  messages per case (default 200000 for sizes < 64 KiB, else 200 MiB\n"
+		"              worth)\n"
+		"  --repeats   timed runs per case after one untimed warm-up run; the median\n"
+		"              is reported (default 5)\n"
+		"  --threads   MESSAGE-mode thread counts (default 1,2,<online CPUs>)\n"
+		"  --pragmas   journal_mode/synchronous pairs given to the writer as overrides,\n"
+		"              instead of the presets (e.g. PERSIST/OFF,TRUNCATE/OFF,WAL/OFF)\n"
+		"  --only      run one section\n"
+		"  --budget    past this many seconds, later cases run once (default 110)\n"
+		"  --side      writer|raw: run one contestant only (for perf; no ratio)\n"
+		"  --verbose   print every run on stderr\n"
+		"  --max-bag-size  give the writer this split size (e.g. 1T: the per-message\n"
+		"              size check without splitting; with a small one, the writer\n"
+		"              splits and the raw side does not)\n");
+}
+
+static int sb_parse_pairs(struct sb_opts *o, const char *s)
+{
+	char *copy = bt_xstrdup(s), *save = NULL;
+	o->n_pairs = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *slash = strchr(t, '/');
+		if (!slash || o->n_pairs == SB_MAX_PAIRS)
+			return -1; /* exits; `copy` is not worth freeing */
+		*slash = 0;
+		struct sb_pragmas *p = &o->pairs[o->n_pairs++];
+		*p = (struct sb_pragmas){"override", bt_xstrdup(t), bt_xstrdup(slash + 1),
+					 BAG_PRESET_NONE, true};
+	}
+	free(copy);
+	return o->n_pairs ? 0 : -1;
+}
+
+static void sb_default_threads(struct sb_opts *o)
+{
+	unsigned cpus = bench_cpus();
+	o->threads[0] = 1;
+	o->threads[1] = 2;
+	o->n_threads = 2;
+	if (cpus > 2 && cpus <= 64)
+		o->threads[o->n_threads++] = cpus;
+}
+
+static int sb_parse_one(struct sb_opts *o, int argc, char **argv, int *i)
+{
+	const char *v;
+	uint64_t u;
+	if (!strcmp(argv[*i], "--quick"))
+		o->quick = true;
+	else if (!strcmp(argv[*i], "--verbose"))
+		o->verbose = true;
+	else if (bench_opt(argc, argv, i, "--dir", &v))
+		o->dir = v;
+	else if (bench_opt(argc, argv, i, "--size", &v))
+		return (o->n_sizes = bench_parse_list(v, true, 256, 256u << 20, o->sizes, 4)) ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--batch", &v))
+		return bt_parse_u64(v, 1, 1000000, &o->batch) == BT_OK ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--max-bag-size", &v))
+		return bt_parse_size(v, &o->max_bag_size) == BT_OK &&
+				       o->max_bag_size >= BAG_MIN_SPLIT_SIZE ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--messages", &v))
+		return bt_parse_u64(v, 1, 100000000, &o->messages) == BT_OK ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--repeats", &v)) {
+		if (bt_parse_u64(v, 1, SB_MAX_REPEATS, &u) != BT_OK)
+			return -1;
+		o->repeats = (unsigned)u;
+	} else if (bench_opt(argc, argv, i, "--threads", &v))
+		return (o->n_threads = bench_parse_list(v, false, 1, 256, o->threads, SB_MAX_THREADS))
+			? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--pragmas", &v))
+		return sb_parse_pairs(o, v);
+	else if (bench_opt(argc, argv, i, "--only", &v)) {
+		o->do_raw = !strcmp(v, "raw");
+		o->do_message = !strcmp(v, "message");
+		return o->do_raw || o->do_message ? 0 : -1;
+	} else if (bench_opt(argc, argv, i, "--side", &v)) {
+		o->side = !strcmp(v, "writer") ? -1 : !strcmp(v, "raw") ? 1 : 2;
+		return o->side == 2 ? -1 : 0;
+	} else if (bench_opt(argc, argv, i, "--budget", &v)) {
+		if (bt_parse_u64(v, 1, 86400, &u) != BT_OK)
+			return -1;
+		o->budget = (double)u;
+	} else
+		return -1;
+	return 0;
+}
+
+static int sb_parse(struct sb_opts *o, int argc, char **argv)
+{
+	*o = (struct sb_opts){.dir = bench_default_dir(), .repeats = 5,
+			      .batch = SB_BATCH_MAX_MSGS, .do_raw = true, .do_message = true,
+			      .budget = 110};
+	o->sizes[0] = 1024;
+	o->sizes[1] = 1024 * 1024;
+	o->n_sizes = 2;
+	o->n_pairs = sizeof sb_presets / sizeof sb_presets[0];
+	memcpy(o->pairs, sb_presets, sizeof sb_presets);
+	for (size_t i = 0; i < o->n_pairs; i++)
+		bag_preset_pragmas(o->pairs[i].preset, &o->pairs[i].journal_mode,
+				   &o->pairs[i].synchronous);
+	sb_default_threads(o);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			sb_usage(stdout);
+			exit(0);
+		}
+		if (sb_parse_one(o, argc, argv, &i)) {
+			fprintf(stderr, "store_bench: bad option or value: %s\n", argv[i]);
+			sb_usage(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Messages per case: ~200k small messages, ~200 MiB of large ones. */
+static size_t sb_count(const struct sb_opts *o, size_t size)
+{
+	if (o->messages)
+		return (size_t)o->messages;
+	double total = o->quick ? 24 * BENCH_MIB : 200 * BENCH_MIB;
+	size_t n = size < 64 * 1024 ? (o->quick ? 20000 : 200000) : (size_t)(total / (double)size);
+	return n ? n : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sb_opts o;
+	if (sb_parse(&o, argc, argv))
+		return 2;
+	sb_t0 = bench_now();
+	printf("store_bench: sqlite %s, %u CPUs online, load average %.2f at start, dir %s, "
+	       "median of %u\n", sqlite3_libversion(), bench_cpus(), bench_loadavg(), o.dir,
+	       o.repeats);
+	int rc = 0;
+	if (o.do_raw) {
+		sb_raw_header();
+		for (size_t s = 0; !rc && s < o.n_sizes; s++) {
+			struct sb_data d;
+			sb_data_build(&d, (size_t)o.sizes[s], sb_count(&o, (size_t)o.sizes[s]),
+				      (size_t)o.batch);
+			for (size_t p = 0; !rc && p < o.n_pairs; p++)
+				rc = sb_raw_case(&o, &d, &o.pairs[p]);
+			sb_data_free(&d);
+		}
+	}
+	if (o.do_message && !rc) {
+		sb_msg_header();
+		for (size_t s = 0; !rc && s < o.n_sizes; s++) {
+			struct sb_data d;
+			sb_data_build(&d, (size_t)o.sizes[s], sb_count(&o, (size_t)o.sizes[s]),
+				      (size_t)o.batch);
+			rc = sb_msg_case(&o, &d);
+			sb_data_free(&d);
+		}
+	}
+	printf("\nstore_bench: %.1f s, load average %.2f at end%s\n", bench_now() - sb_t0,
+	       bench_loadavg(), rc ? ", FAILED" : "");
+	return rc ? 1 : 0;
+}
