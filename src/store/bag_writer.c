@@ -27,10 +27,6 @@ struct bw_topic {
 	uint64_t dropped;
 };
 
-struct bw_type {
-	struct bag_msgdef def;
-};
-
 struct bw_file {
 	char *name;     /* "<bag>_<N>.db3" */
 	char *rel_path; /* name, or name + ".zstd" once compressed */
@@ -61,7 +57,7 @@ struct bag_writer {
 	enum bag_compression compression;
 	struct bw_topic *topics;
 	size_t n_topics, cap_topics;
-	struct bw_type *types;
+	struct bag_msgdef *types; /* one definition per type, in first-seen order */
 	size_t n_types, cap_types;
 	struct bw_file *files;
 	size_t n_files, cap_files;
@@ -126,20 +122,19 @@ static void bw_build_metadata(const struct bag_writer *w, struct bag_metadata *m
 	md->n_custom_data = w->n_custom;
 }
 
-static bt_status bw_write_yaml(struct bag_writer *w, struct bt_error *err)
-{
-	struct bag_metadata md;
-	bw_build_metadata(w, &md);
-	bt_status st = bag_metadata_write(w->dir, &md, err);
-	bag_metadata_fini(&md);
-	return st;
-}
+enum { BW_ROW = 1, BW_YAML = 2 };
 
-static bt_status bw_write_row(struct bag_writer *w, struct bt_error *err)
+/* Writes the current metadata as a row of the open file (BW_ROW) and/or as
+ * metadata.yaml (BW_YAML), built once for both. */
+static bt_status bw_publish(struct bag_writer *w, unsigned what, struct bt_error *err)
 {
 	struct bag_metadata md;
 	bw_build_metadata(w, &md);
-	bt_status st = bag_db_insert_metadata(w->db, &md, err);
+	bt_status st = BT_OK;
+	if (what & BW_ROW)
+		st = bag_db_insert_metadata(w->db, &md, err);
+	if (st == BT_OK && (what & BW_YAML))
+		st = bag_metadata_write(w->dir, &md, err);
 	bag_metadata_fini(&md);
 	return st;
 }
@@ -181,7 +176,7 @@ static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err
 	for (size_t i = 0; st == BT_OK && i < w->n_topics; i++)
 		st = bag_db_insert_topic(w->db, &w->topics[i].t, &w->topics[i].db_id, err);
 	for (size_t i = 0; st == BT_OK && i < w->n_types; i++)
-		st = bag_db_insert_msgdef(w->db, &w->types[i].def, err);
+		st = bag_db_insert_msgdef(w->db, &w->types[i], err);
 	return st;
 }
 
@@ -207,9 +202,7 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	w->size_slack = UINT64_MAX;
 	st = bw_create_topic_rows(w, err);
 	if (st == BT_OK)
-		st = bw_write_row(w, err);
-	if (st == BT_OK)
-		st = bw_write_yaml(w, err);
+		st = bw_publish(w, BW_ROW | BW_YAML, err);
 	return st;
 }
 
@@ -250,7 +243,7 @@ static void bw_rotate(struct bag_writer *w)
 static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 {
 	struct bw_file *f = &w->files[w->n_files - 1];
-	bt_status st = bw_write_row(w, err);
+	bt_status st = bw_publish(w, BW_ROW, err);
 	bt_status st2 = bag_db_close(w->db, st == BT_OK ? err : NULL);
 	w->db = NULL;
 	if (st == BT_OK)
@@ -305,13 +298,13 @@ static size_t bw_type_index(struct bag_writer *w, const char *type, const struct
 {
 	*added = false;
 	for (size_t i = 0; i < w->n_types; i++)
-		if (!strcmp(w->types[i].def.topic_type, type))
+		if (!strcmp(w->types[i].topic_type, type))
 			return i;
 	bt_xgrow((void **)&w->types, &w->cap_types, w->n_types + 1, sizeof *w->types);
 	struct bag_msgdef empty = {(char *)type, "", "", ""};
-	bag_msgdef_copy(&w->types[w->n_types].def, def ? def : &empty);
-	free(w->types[w->n_types].def.topic_type);
-	w->types[w->n_types].def.topic_type = bt_xstrdup(type);
+	bag_msgdef_copy(&w->types[w->n_types], def ? def : &empty);
+	free(w->types[w->n_types].topic_type);
+	w->types[w->n_types].topic_type = bt_xstrdup(type);
 	*added = true;
 	return w->n_types++;
 }
@@ -342,7 +335,7 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	w->size_slack = UINT64_MAX;
 	bt_status st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
 	if (st == BT_OK && new_type)
-		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index].def, err);
+		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index], err);
 	if (st != BT_OK)
 		return bw_fail(w, st, err);
 	*handle = (uint32_t)(w->n_topics - 1);
@@ -527,7 +520,7 @@ bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 			return bt_err_set(err, BT_ERR_USAGE, "message %zu: unknown topic handle %u",
 					  i, msgs[i].topic);
 	if (bw_poll_fcomp(w, false)) {
-		bt_status st = bw_write_yaml(w, err);
+		bt_status st = bw_publish(w, BW_YAML, err);
 		if (st != BT_OK)
 			return bw_fail(w, st, err);
 	}
@@ -635,7 +628,7 @@ static void bw_free(struct bag_writer *w)
 	for (size_t i = 0; i < w->n_topics; i++)
 		bag_topic_fini(&w->topics[i].t);
 	for (size_t i = 0; i < w->n_types; i++)
-		bag_msgdef_fini(&w->types[i].def);
+		bag_msgdef_fini(&w->types[i]);
 	for (size_t i = 0; i < w->n_files; i++) {
 		free(w->files[i].name);
 		free(w->files[i].rel_path);
@@ -700,7 +693,7 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 	if (w->fcomp)
 		while (bag_fcomp_pending(w->fcomp) || bw_poll_fcomp(w, false))
 			bw_poll_fcomp(w, true);
-	bt_status st2 = bw_write_yaml(w, st == BT_OK ? &local : NULL);
+	bt_status st2 = bw_publish(w, BW_YAML, st == BT_OK ? &local : NULL);
 	if (st == BT_OK)
 		st = st2;
 	if (w->failed) {
