@@ -10,6 +10,7 @@
 #include "bag_reader.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
+#include "bt_str.h"
 #include "bt_time.h"
 
 enum { INFO_VERBOSE = 1 };
@@ -42,9 +43,7 @@ static void info_time_line(const char *label, int64_t ns)
 
 static bool info_is_service(const struct bag_topic *t)
 {
-	const char *suffix = "/_service_event";
-	size_t n = strlen(t->name), s = strlen(suffix);
-	return n > s && !strcmp(t->name + n - s, suffix);
+	return bt_str_ends_with(t->name, "/_service_event");
 }
 
 static void info_topics(const struct bag_metadata *md, bool services)
@@ -59,7 +58,7 @@ static void info_topics(const struct bag_metadata *md, bool services)
 		/* "/svc/_service_event" of "pkg/srv/X_Event" is service "/svc" of "pkg/srv/X" */
 		if (services) {
 			name_len -= (int)strlen("/_service_event");
-			if (type_len > 6 && !strcmp(type + type_len - 6, "_Event"))
+			if (bt_str_ends_with(type, "_Event"))
 				type_len -= 6;
 		}
 		printf("%s%s: %.*s | Type: %.*s | %s: %" PRIu64 " | Serialization Format: %s\n",

@@ -147,9 +147,7 @@ static void bc_unlisted(struct bc *c, const struct bag_reader *r)
 	if (bt_fs_list_dir(bag_reader_dir(r), &names, &n, NULL) != BT_OK)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(names[i]);
-		bool storage = (len > 4 && !strcmp(names[i] + len - 4, ".db3")) ||
-			       (len > 9 && !strcmp(names[i] + len - 9, ".db3.zstd"));
+		bool storage = bag_reader_is_storage_name(names[i]);
 		bool listed = false;
 		for (size_t k = 0; storage && !listed && k < bag_reader_n_files(r); k++) {
 			char *b = bt_fs_basename(bag_reader_file(r, k)->path);

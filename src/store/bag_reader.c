@@ -18,6 +18,7 @@
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_str.h"
 #include "store__db.h"
 #include "store__zstd.h"
 
@@ -60,8 +61,7 @@ static struct bag_reader_file *br_add_file(struct bag_reader *r, const char *nam
 	memset(f, 0, sizeof *f);
 	f->name = bt_xstrdup(name);
 	f->path = path;
-	size_t len = strlen(path);
-	f->compressed = len > 5 && !strcmp(path + len - 5, ".zstd");
+	f->compressed = bt_str_ends_with(path, ".zstd");
 	f->start = BAG_TIME_NONE;
 	f->end = INT64_MIN;
 	return f;
@@ -159,11 +159,9 @@ static long br_split_number(const char *name)
 	return strtol(p, NULL, 10);
 }
 
-static bool br_is_storage_name(const char *n)
+bool bag_reader_is_storage_name(const char *name)
 {
-	size_t len = strlen(n);
-	return (len > 4 && !strcmp(n + len - 4, ".db3")) ||
-	       (len > 9 && !strcmp(n + len - 9, ".db3.zstd"));
+	return bt_str_ends_with(name, ".db3") || bt_str_ends_with(name, ".db3.zstd");
 }
 
 static int br_cmp_names(const void *a, const void *b)
@@ -194,7 +192,7 @@ static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *er
 		return st;
 	size_t keep = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (br_is_storage_name(names[i]))
+		if (bag_reader_is_storage_name(names[i]))
 			names[keep++] = names[i];
 		else
 			free(names[i]);
@@ -202,11 +200,10 @@ static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *er
 	if (keep) /* names is NULL for an empty directory */
 		qsort(names, keep, sizeof *names, br_cmp_names);
 	for (size_t i = 0; i < keep; i++) {
-		size_t len = strlen(names[i]);
 		/* Both X.db3 and X.db3.zstd: the plain file is complete (it is
 		 * compressed only after it was closed); prefer it. */
-		if (len > 5 && !strcmp(names[i] + len - 5, ".zstd")) {
-			char *plain = bt_xstrndup(names[i], len - 5);
+		if (bt_str_ends_with(names[i], ".zstd")) {
+			char *plain = bt_xstrndup(names[i], strlen(names[i]) - 5);
 			bool dup = br_listed(names, keep, plain);
 			free(plain);
 			if (dup)

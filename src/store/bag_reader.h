@@ -68,6 +68,9 @@ struct bag_read_msg {
 	size_t file; /* index of the file it came from */
 };
 
+/* True for a rosbag2 sqlite3 storage file name: "*.db3" or "*.db3.zstd". */
+bool bag_reader_is_storage_name(const char *name);
+
 /* Opens and summarises the bag at `path`. Every storage file must open:
  * a missing, truncated or foreign file is an error naming it. */
 BT_MUST_CHECK bt_status bag_reader_open(const char *path, unsigned flags,

@@ -8,13 +8,13 @@
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_str.h"
 #include "store__zstd.h"
 
 static char *bag_reindex_plain_name(const char *name)
 {
-	size_t len = strlen(name);
-	if (len > 5 && !strcmp(name + len - 5, ".zstd"))
-		return bt_xstrndup(name, len - 5);
+	if (bt_str_ends_with(name, ".zstd"))
+		return bt_xstrndup(name, strlen(name) - 5);
 	return bt_xstrdup(name);
 }
 
@@ -80,8 +80,7 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
 	if (bt_fs_list_dir(dir, &names, &n, NULL) != BT_OK)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(names[i]);
-		bool ours = (len > 13 && !strcmp(names[i] + len - 13, ".db3.zstd.tmp")) ||
+		bool ours = bt_str_ends_with(names[i], ".db3.zstd.tmp") ||
 			    !strcmp(names[i], BAG_METADATA_FILE ".tmp");
 		if (!ours)
 			continue;
