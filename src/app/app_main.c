@@ -9,7 +9,7 @@
 #define BAGTOP_VERSION "0.0.0"
 #endif
 
-static const struct app_cmd *const app_cmds[] = {&app_cmd_demo, &app_cmd_info, &app_cmd_check,
+static const struct app_cmd *const app_cmds[] = {&app_cmd_record, &app_cmd_demo, &app_cmd_info, &app_cmd_check,
 						 &app_cmd_reindex};
 #define APP_N_CMDS (sizeof app_cmds / sizeof app_cmds[0])
 

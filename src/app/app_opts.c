@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bt_mem.h"
+#include "bt_str.h"
 
 static const struct app_opt app_help_opt = {"help", 'h', NULL, "show this help and exit", -1};
 
@@ -142,8 +143,12 @@ int app_opts_parse(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn 
 		else if (o == &app_help_opt) {
 			app_opts_help(cmd);
 			rc = -1;
-		} else
+		} else {
 			rc = fn(ctx, o, optarg);
+			bool list = o->arg && bt_str_ends_with(o->arg, "...");
+			while (rc == 0 && list && optind < argc && argv[optind][0] != '-')
+				rc = fn(ctx, o, argv[optind++]);
+		}
 	}
 	*first_operand = optind;
 	free(lo);

@@ -12,7 +12,11 @@ enum { APP_EXIT_OK = 0, APP_EXIT_ERROR = 1, APP_EXIT_USAGE = 2, APP_EXIT_DDS = 3
 struct app_opt {
 	const char *lng;  /* long name without "--" */
 	int shrt;         /* short letter, or 0 */
-	const char *arg;  /* argument name ("BYTES"), or NULL for a flag */
+	const char *arg;  /* argument name ("BYTES"), or NULL for a flag; a name
+			     ending in "..." takes one or more values, as
+			     ros2 bag's nargs='+': the argument and the words
+			     after it up to the next option, each handed to
+			     the handler */
 	const char *help; /* one line */
 	int id;           /* handed to the command's handler */
 };

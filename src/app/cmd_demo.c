@@ -1,156 +1,115 @@
-/* bagtop demo: until live capture lands, writes ten seconds of synthetic
- * ROS 2 traffic (real CDR, with message definitions) through the bag writer
- * and prints the bag's summary: a newcomer's first run, and a bag to open
- * in rosbag2 or Foxglove. */
-#include <inttypes.h>
+/* bagtop demo: built-in publishers of real ROS 2 types (rec_demo) in a
+ * child process, recorded by this process exactly as `bagtop record -a`
+ * would record a robot. When CYCLONEDDS_URI is unset, both use a
+ * loopback-only configuration, so a first run never sends DDS traffic
+ * onto the network. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "app.h"
-#include "app_writer_opts.h"
-#include "bt_buf.h"
-#include "bt_time.h"
-#include "demo_traffic.h"
+#include "app_record.h"
+#include "bt_parse.h"
+#include "rec_demo.h"
 
-#define DEMO_TICK_NS (10 * 1000 * 1000) /* 100 Hz: the IMU rate */
-#define DEMO_TICKS 1000                 /* ten seconds */
-#define DEMO_BATCH_TICKS 10             /* one write (transaction) per 100 ms */
+#define APP_D_DURATION 300
 
-static const struct app_opt demo_opts[] = {APP_WRITER_OPT_ROWS};
+static const struct app_opt demo_opts[] = {
+	{"duration", 0, "SECONDS", "stop after SECONDS (default: run until Ctrl-C)", APP_D_DURATION},
+	APP_RECORD_RUN_ROWS,
+	APP_WRITER_OPT_ROWS};
+
+/* Cyclone accepts the XML itself in CYCLONEDDS_URI. */
+static const char demo_loopback_xml[] =
+	"<CycloneDDS><Domain Id=\"any\"><General>"
+	"<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>"
+	"<AllowMulticast>false</AllowMulticast></General><Discovery>"
+	"<ParticipantIndex>auto</ParticipantIndex>"
+	"<MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>"
+	"<Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery></Domain></CycloneDDS>";
 
 struct demo_ctx {
 	const struct app_cmd *cmd;
-	struct app_writer_cfg cfg;
+	struct app_record_cfg cfg;
 };
 
 static int demo_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct demo_ctx *d = ctx;
-	return app_writer_opt(d->cmd, &d->cfg, o, arg);
+	if (o->id != APP_D_DURATION)
+		return app_record_opt(d->cmd, &d->cfg, o, arg);
+	if (bt_parse_seconds(arg, &d->cfg.duration_ns) != BT_OK || d->cfg.duration_ns <= 0)
+		return app_usage_error(d->cmd, "--duration wants seconds > 0, got '%s'", arg);
+	return 0;
 }
 
-struct demo_batch {
-	struct bag_message msgs[4 * DEMO_BATCH_TICKS];
-	struct bt_buf bufs[4 * DEMO_BATCH_TICKS];
-	size_t n;
-};
+static volatile sig_atomic_t demo_child_stop;
 
-static bt_status demo_add(struct demo_batch *b, const uint32_t *handles, enum demo_topic t,
-			  uint32_t seq, int64_t stamp)
+static void demo_child_signal(int sig)
 {
-	struct bt_buf *buf = &b->bufs[b->n];
-	bt_status st = demo_message(t, seq, stamp, buf);
-	if (st == BT_OK)
-		b->msgs[b->n++] = (struct bag_message){handles[t], stamp, buf->data, buf->len};
-	return st;
+	(void)sig;
+	demo_child_stop = 1;
 }
 
-/* Messages of ticks [k, k + DEMO_BATCH_TICKS), in timestamp order. */
-static bt_status demo_fill(struct demo_batch *b, const uint32_t *h, int64_t t0, uint32_t k)
+/* The publisher process: ends when the recorder does (or is killed). */
+static pid_t demo_spawn(uint32_t domain)
 {
-	bt_status st = BT_OK;
-	b->n = 0;
-	for (uint32_t i = k; st == BT_OK && i < k + DEMO_BATCH_TICKS; i++) {
-		int64_t t = t0 + (int64_t)i * DEMO_TICK_NS;
-		if (i == 0)
-			st = demo_add(b, h, DEMO_TF_STATIC, 0, t);
-		if (st == BT_OK)
-			st = demo_add(b, h, DEMO_IMU, i, t + 1000);
-		if (st == BT_OK && i % 10 == 0)
-			st = demo_add(b, h, DEMO_CHATTER, i / 10, t + 2000);
-		if (st == BT_OK && i % 10 == 5)
-			st = demo_add(b, h, DEMO_IMAGE, i / 10, t + 3000);
-	}
-	return st;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	signal(SIGINT, SIG_IGN); /* Ctrl-C is for the recorder; it stops us */
+	signal(SIGTERM, demo_child_signal);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		_exit(0);
+	_exit(rec_demo_publish(domain == REC_DOMAIN_DEFAULT ? 0 : domain, &demo_child_stop, 0));
 }
 
-static bt_status demo_topics(struct bag_writer *w, uint32_t *handles, struct bt_error *err)
+static int demo_record(const struct app_cmd *cmd, struct app_record_cfg *cfg)
 {
-	for (int t = 0; t < DEMO_N_TOPICS; t++) {
-		struct bag_topic topic;
-		struct bag_qos qos;
-		struct bag_msgdef def;
-		demo_topic_describe((enum demo_topic)t, &topic, &qos, &def);
-		bt_status st = bag_writer_add_topic(w, &topic, &def, &handles[t], err);
-		if (st != BT_OK)
-			return st;
-	}
-	return BT_OK;
-}
-
-static bt_status demo_write(struct bag_writer *w, struct bt_error *err)
-{
-	uint32_t handles[DEMO_N_TOPICS];
-	struct demo_batch *b = calloc(1, sizeof *b);
-	if (!b)
-		return bt_err_set(err, BT_ERR_NOMEM, "no memory for the demo");
-	bt_status st = demo_topics(w, handles, err);
-	int64_t t0 = bt_time_realtime_ns();
-	for (uint32_t k = 0; st == BT_OK && k < DEMO_TICKS; k += DEMO_BATCH_TICKS) {
-		st = demo_fill(b, handles, t0, k);
-		if (st != BT_OK)
-			bt_err_set(err, st, "cannot build demo messages");
-		else
-			st = bag_writer_write(w, b->msgs, b->n, err);
-	}
-	for (size_t i = 0; i < sizeof b->bufs / sizeof b->bufs[0]; i++)
-		bt_buf_fini(&b->bufs[i]);
-	free(b);
-	return st;
-}
-
-static int demo_record(struct app_writer_cfg *cfg)
-{
-	struct bag_writer *w;
-	struct bt_error err, cerr;
-	if (bag_writer_open(&cfg->opt, &w, &err) != BT_OK) {
-		app_error("%s", err.msg);
+	cfg->ro.select.all = true;
+	cfg->ro.known_defs = rec_demo_definitions(&cfg->ro.n_known_defs);
+	pid_t child = demo_spawn(cfg->ro.domain_id);
+	if (child < 0) {
+		app_error("cannot start the demo publishers: fork failed");
 		return APP_EXIT_ERROR;
 	}
-	bt_status st = demo_write(w, &err);
-	struct bag_writer_stats stats;
-	bag_writer_get_stats(w, &stats);
-	bt_status cst = bag_writer_close(w, &cerr);
-	if (st == BT_OK && cst != BT_OK) {
-		st = cst;
-		err = cerr;
-	}
-	if (st != BT_OK) {
-		app_error("%s (the %" PRIu64 " messages committed before are kept in %s)", err.msg,
-			  stats.messages, cfg->output);
-		return APP_EXIT_ERROR;
-	}
-	return APP_EXIT_OK;
+	int rc = app_record_run(cmd, cfg);
+	kill(child, SIGTERM);
+	int wst = 0;
+	if (waitpid(child, &wst, 0) == child && WIFEXITED(wst) && WEXITSTATUS(wst) != 0 &&
+	    rc == APP_EXIT_OK)
+		rc = WEXITSTATUS(wst);
+	return rc;
 }
 
 static int demo_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	struct demo_ctx d;
-	d.cmd = cmd;
-	app_writer_cfg_init(&d.cfg);
+	struct demo_ctx d = {.cmd = cmd};
+	app_record_cfg_init(&d.cfg);
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, demo_opt, &d, &first);
 	if (rc == 0 && first != argc)
 		rc = app_usage_error(cmd, "takes no operands (got '%s')", argv[first]);
 	if (rc == 0)
-		rc = app_writer_finish(cmd, &d.cfg);
+		rc = app_record_finish(cmd, &d.cfg);
+	if (rc == 0 && getenv("CYCLONEDDS_URI") == NULL)
+		setenv("CYCLONEDDS_URI", demo_loopback_xml, 1);
 	if (rc == 0)
-		rc = demo_record(&d.cfg);
-	if (rc == 0) {
-		char *info_argv[] = {"info", d.cfg.output, NULL};
-		printf("Wrote the demo bag %s (ten seconds of synthetic ROS 2 traffic):\n",
-		       d.cfg.output);
-		fflush(stdout);
-		rc = app_cmd_info.run(&app_cmd_info, 2, info_argv);
-	}
-	app_writer_cfg_fini(&d.cfg);
+		rc = demo_record(cmd, &d.cfg);
+	app_record_cfg_fini(&d.cfg);
 	return rc < 0 ? APP_EXIT_OK : rc;
 }
 
 const struct app_cmd app_cmd_demo = {
 	"demo", NULL,
-	"Write a sample bag of synthetic ROS 2 traffic and print its summary.",
-	"\nTen seconds of /tf_static, /chatter (10 Hz), /imu (100 Hz) and\n"
-	"/camera/image_raw (10 Hz, 160x120) as real CDR with message definitions,\n"
-	"written through the same bag writer and options as recording.\n",
+	"Record built-in ROS 2 publishers: a first run, and a bag to look at.",
+	"\nStarts publishers in a child process (/chatter, /tf_static, /map, /imu,\n"
+	"/points, /scan and the plain DDS topic DemoRobotStatus, real ROS 2 types)\n"
+	"and records all of them as 'bagtop record -a' would. When CYCLONEDDS_URI\n"
+	"is unset, DDS stays on 127.0.0.1 (a loopback-only configuration).\n",
 	demo_opts, sizeof demo_opts / sizeof demo_opts[0], demo_run};

@@ -26,6 +26,7 @@ struct bag_db {
 	int schema_version;
 	bool writable;
 	bool in_txn;
+	uint64_t txn_bytes; /* message bytes inserted in the open transaction */
 	bool has_qos_col, has_hash_col, has_msgdefs, has_metadata;
 	sqlite3_stmt *ins_msg;
 	sqlite3_stmt *page_count;
@@ -64,8 +65,9 @@ static const char *bag_db_full_cause(const struct bag_db *db)
 			   rl.rlim_cur != RLIM_INFINITY; i++) {
 		struct stat st;
 		char *p = bt_xasprintf("%s%s", db->path, sides[i]);
-		bool near = stat(p, &st) == 0 &&
-			    (uint64_t)st.st_size + 65536 >= (uint64_t)rl.rlim_cur;
+		/* The failed write may have been a whole transaction's pages. */
+		bool near = stat(p, &st) == 0 && (uint64_t)st.st_size + db->txn_bytes + 65536 >=
+							 (uint64_t)rl.rlim_cur;
 		free(p);
 		if (near)
 			return "the file size limit (ulimit -f) was reached";
@@ -538,6 +540,7 @@ bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *m
 bt_status bag_db_begin(struct bag_db *db, struct bt_error *err)
 {
 	bt_status st = bag_db_exec(db, "BEGIN TRANSACTION;", err);
+	db->txn_bytes = 0;
 	if (st == BT_OK)
 		db->in_txn = true;
 	return st;
@@ -566,6 +569,7 @@ bt_status bag_db_insert_message(struct bag_db *db, int64_t topic_id, int64_t tim
 	if (len > (size_t)INT32_MAX)
 		return bt_err_set(err, BT_ERR_TOOBIG, "%s: message of %zu bytes is too large for "
 				  "sqlite3 storage", db->path, len);
+	db->txn_bytes += len;
 	sqlite3_bind_int64(s, 1, timestamp);
 	sqlite3_bind_int64(s, 2, topic_id);
 	/* A NULL pointer would bind SQL NULL; an empty message is an empty blob. */

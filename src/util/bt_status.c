@@ -52,6 +52,7 @@ const char *bt_status_str(bt_status st)
 	case BT_ERR_FULL: return "disk full";
 	case BT_ERR_TOOBIG: return "too big";
 	case BT_ERR_STATE: return "invalid state";
+	case BT_ERR_DDS: return "DDS error";
 	}
 	return "unknown error";
 }

@@ -23,7 +23,8 @@ typedef enum bt_status {
 	BT_ERR_NOTFOUND = -6, /* missing file, key or topic */
 	BT_ERR_FULL = -7,     /* disk full or file size limit reached */
 	BT_ERR_TOOBIG = -8,   /* a single item exceeds a hard limit */
-	BT_ERR_STATE = -9     /* call not valid in the object's state */
+	BT_ERR_STATE = -9,    /* call not valid in the object's state */
+	BT_ERR_DDS = -10      /* DDS start-up or entity failure (exit status 3) */
 } bt_status;
 
 #define BT_ERROR_MSG_MAX 512

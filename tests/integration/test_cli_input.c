@@ -325,7 +325,7 @@ static int group_setup(void **state)
 	/* A split demo's first file is a small, complete rosbag2 storage file. */
 	char *bag = bt_fs_join(g_tmp, "demo");
 	struct cli_res r;
-	CLI(&r, "demo", "-o", bag, "--max-bag-size", "86016");
+	CLI(&r, "demo", "-o", bag, "--max-bag-size", "86016", "--duration", "2", "--domain", "100");
 	if (r.rc != 0) {
 		fprintf(stderr, "bagtop demo failed (%d):\n%s\n", r.rc, r.out);
 		return -1;
@@ -858,7 +858,7 @@ static void test_demo_existing_dir(void **state)
 	struct snap before;
 	snap_take(&before, dir);
 	struct cli_res r;
-	CLI(&r, "demo", "-o", dir);
+	CLI(&r, "demo", "-o", dir, "--duration", "1", "--domain", "100");
 	want_error(&r, "already exists");
 	want_unchanged(&r, &before, dir);
 	cli_res_fini(&r);

@@ -18,7 +18,7 @@ set -u
 T=$1 B=$2
 fail() { echo "FAIL: $*"; exit 1; }
 mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
-"$B" demo -o "$T/mnt/bag" -b 200000 >"$T/out" 2>"$T/err"
+"$B" demo -o "$T/mnt/bag" -b 200000 --domain 103 --duration 20 >"$T/out" 2>"$T/err"
 rc=$?
 echo "demo exit $rc; stderr:"; cat "$T/err"
 [ "$rc" = 1 ] || fail "exit status $rc, want 1"

@@ -26,9 +26,11 @@ static int full_run(const char *dir, rlim_t limit, char *const extra[], const ch
 		setrlimit(RLIMIT_FSIZE, &rl);
 		if (!freopen(err_path, "w", stderr) || !freopen("/dev/null", "w", stdout))
 			_exit(126);
-		char *argv[16] = {getenv("BAGTOP_BIN"), "demo", "-o", (char *)dir};
-		size_t n = 4;
-		for (size_t i = 0; extra[i] && n < 15; i++)
+		/* The live demo fills the limit within a second or two. */
+		char *argv[20] = {getenv("BAGTOP_BIN"), "demo", "-o", (char *)dir,
+				  "--domain", "102", "--duration", "20"};
+		size_t n = 8;
+		for (size_t i = 0; extra[i] && n < 19; i++)
 			argv[n++] = extra[i];
 		argv[n] = NULL;
 		execv(argv[0], argv);

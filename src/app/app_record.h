@@ -1,0 +1,72 @@
+/* app_record — what `bagtop record` and `bagtop demo` share: the capture
+ * options (names mirror `ros2 bag record`) and the headless run loop that
+ * turns SIGINT / SIGTERM / SIGHUP into a clean stop with a complete bag. */
+#ifndef APP_RECORD_H
+#define APP_RECORD_H
+
+#include "app_opts.h"
+#include "app_writer_opts.h"
+#include "rec_recorder.h"
+
+enum {
+	APP_R_ALL = 200,
+	APP_R_REGEX,
+	APP_R_EXCLUDE_REGEX,
+	APP_R_EXCLUDE_TOPICS,
+	APP_R_HIDDEN,
+	APP_R_DOMAIN,
+	APP_R_QOS_OVERRIDES,
+	APP_R_CACHE,
+	APP_R_START_PAUSED,
+	APP_R_NO_TUI,
+	APP_R_STATS_RATE,
+};
+
+/* Which topics (record only; demo records everything). */
+#define APP_RECORD_SELECT_ROWS                                                                   \
+	{"all", 'a', NULL, "record every topic (hidden ones only with --include-hidden-topics)",   \
+	 APP_R_ALL},                                                                               \
+	{"regex", 'e', "REGEX", "record topics whose name matches REGEX (POSIX extended)",         \
+	 APP_R_REGEX},                                                                             \
+	{"exclude-regex", 'x', "REGEX", "do not record topics whose name matches REGEX",          \
+	 APP_R_EXCLUDE_REGEX},                                                                     \
+	{"exclude-topics", 0, "TOPIC...", "do not record these topics", APP_R_EXCLUDE_TOPICS},    \
+	{"include-hidden-topics", 0, NULL, "also record hidden topics (a name part starting _)",  \
+	 APP_R_HIDDEN}
+
+/* How to capture and run. */
+#define APP_RECORD_RUN_ROWS                                                                      \
+	{"domain", 0, "ID", "DDS domain id (default: CycloneDDS's default, 0)", APP_R_DOMAIN},     \
+	{"qos-profile-overrides-path", 0, "FILE", "per-topic QoS overrides (rosbag2 YAML)",       \
+	 APP_R_QOS_OVERRIDES},                                                                     \
+	{"max-cache-size", 0, "BYTES", "message cache size (default 100M; 0 = write-through)",    \
+	 APP_R_CACHE},                                                                             \
+	{"start-paused", 0, NULL, "start with recording paused", APP_R_START_PAUSED},             \
+	{"no-tui", 0, NULL, "print status lines instead of the live view", APP_R_NO_TUI},         \
+	{"statistics-update-rate", 0, "HZ", "status updates per second (default 1; 0 = none)",    \
+	 APP_R_STATS_RATE}
+
+struct app_record_cfg {
+	struct app_writer_cfg w;
+	struct rec_recorder_options ro;
+	const char **topics; /* borrowed from argv */
+	size_t n_topics;
+	const char **exclude; /* borrowed from argv */
+	size_t n_exclude;
+	double update_rate;
+	bool no_tui;
+	int64_t duration_ns; /* 0 = until a signal */
+};
+
+void app_record_cfg_init(struct app_record_cfg *c);
+void app_record_cfg_fini(struct app_record_cfg *c);
+/* Handles APP_W_* and APP_R_* options: 0, a usage exit, or -2 (not mine). */
+int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const struct app_opt *o,
+		   const char *arg);
+/* Fills defaults and the recorder options; 0 or a usage exit. */
+int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c);
+/* Records until a signal (or the duration), then finishes the bag.
+ * Returns the exit status (0, 1 I/O, 2 usage, 3 DDS). */
+int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c);
+
+#endif

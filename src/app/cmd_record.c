@@ -1,0 +1,48 @@
+/* bagtop record: record DDS / ROS 2 topics into a rosbag2 bag. Options and
+ * their names mirror `ros2 bag record`. */
+#include "app.h"
+#include "app_record.h"
+#include "bt_mem.h"
+
+static const struct app_opt record_opts[] = {APP_RECORD_SELECT_ROWS, APP_RECORD_RUN_ROWS,
+					     APP_WRITER_OPT_ROWS};
+
+struct record_ctx {
+	const struct app_cmd *cmd;
+	struct app_record_cfg cfg;
+};
+
+static int record_opt(void *ctx, const struct app_opt *o, const char *arg)
+{
+	struct record_ctx *r = ctx;
+	return app_record_opt(r->cmd, &r->cfg, o, arg);
+}
+
+static int record_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	struct record_ctx r = {.cmd = cmd};
+	app_record_cfg_init(&r.cfg);
+	int first;
+	int rc = app_opts_parse(cmd, argc, argv, record_opt, &r, &first);
+	for (int i = first; rc == 0 && i < argc; i++) {
+		r.cfg.topics = bt_xrealloc((void *)r.cfg.topics, ((size_t)(i - first) + 1) *
+								 sizeof *r.cfg.topics);
+		r.cfg.topics[r.cfg.n_topics++] = argv[i];
+	}
+	if (rc == 0)
+		rc = app_record_finish(cmd, &r.cfg);
+	if (rc == 0)
+		rc = app_record_run(cmd, &r.cfg);
+	app_record_cfg_fini(&r.cfg);
+	return rc < 0 ? APP_EXIT_OK : rc;
+}
+
+const struct app_cmd app_cmd_record = {
+	"record", "[TOPIC...]",
+	"Record DDS / ROS 2 topics into a rosbag2 bag.",
+	"\nTopics are given by ROS name (/chatter) or DDS name (rt/chatter,\n"
+	"DDSPerfRDataKS); -a records every topic. Publishers that appear later are\n"
+	"recorded as they appear. SIGINT, SIGTERM and SIGHUP finish the bag\n"
+	"cleanly. Without a terminal (or with --no-tui) a status line is printed\n"
+	"every update period.\n",
+	record_opts, sizeof record_opts / sizeof record_opts[0], record_run};

@@ -1,0 +1,95 @@
+/* Private to the recorder (rec_recorder.c, rec_discovery.c, rec_sub.c).
+ *
+ * Threads and what they own:
+ *  - the owner (app) thread: start/stop; the participant.
+ *  - "rec-discovery": the subscription table (struct rec_sub), every
+ *    reader and raw topic; it creates, adapts and deletes readers.
+ *  - Cyclone receive threads: run rec_sub listeners, which read a sub's
+ *    immutable fields, its atomics, and its sn table under sn_lock.
+ *  - "rec-writer" (rec_consumer): the bag writer.
+ * Lock order: rec_sub.sn_lock, then the cache's lock (inside push). */
+#ifndef REC__RECORDER_H
+#define REC__RECORDER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <dds/dds.h>
+
+#include "rec_cache.h"
+#include "rec_consumer.h"
+#include "rec_qos.h"
+#include "rec_recorder.h"
+
+/* One publication (remote writer) of a topic, as discovery saw it. */
+struct rec_pub {
+	dds_instance_handle_t handle; /* DCPSPublication instance = the writer */
+	struct rec_offered off;       /* partitions point into `parts` */
+	char **parts;
+	bool has_type_info;
+	char *typehash; /* "RIHS01_..." from user data, or NULL */
+};
+
+/* Last sequence number seen per publication, for gaps and duplicates. */
+struct rec_sn {
+	dds_instance_handle_t pub;
+	int64_t last;
+};
+
+struct rec_sub {
+	struct rec_recorder *r;
+	struct rec_topic *tp;
+	bool selected;   /* evaluated once, when the topic first appears */
+	dds_entity_t topic;  /* raw topic, 0 until first subscribed */
+	dds_entity_t reader; /* 0 when not subscribed */
+	struct rec_requested req;
+	struct rec_pub *pubs; /* alive publications */
+	size_t n_pubs, cap_pubs;
+	atomic_bool incompatible_warned;
+	pthread_mutex_t sn_lock;
+	struct rec_sn *sns;
+	size_t n_sns, cap_sns;
+};
+
+struct rec_recorder {
+	struct rec_recorder_options opt;
+	struct rec_select *select;
+	struct rec_qos_overrides *overrides;
+	struct rec_topics *topics;
+	struct rec_cache *cache;
+	struct bag_writer *writer;
+	struct rec_consumer *consumer;
+	dds_entity_t pp;
+	dds_guid_t own_guid;
+	dds_entity_t pub_reader; /* DCPSPublication */
+	dds_entity_t waitset;
+	dds_entity_t wake;       /* guard condition: stop */
+	pthread_t discovery;
+	bool discovery_started;
+	atomic_bool stopping;
+	atomic_bool paused;
+	struct rec_sub **subs;   /* by topic index; discovery thread only */
+	size_t cap_subs;
+	int64_t started_mono;
+	bool explicit_warned;
+	bool stopped;
+	bt_status stop_status;
+	struct bt_error stop_err;
+};
+
+/* rec_sub.c */
+struct rec_sub *rec_sub_new(struct rec_recorder *r, struct rec_topic *tp);
+void rec_sub_free(struct rec_sub *s); /* reader must be deleted already */
+/* Adds or refreshes a publication; (re)subscribes when selected. */
+void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
+		       const dds_builtintopic_endpoint_t *ep);
+/* Forgets a publication; true when it was one of this topic's. */
+bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih);
+/* Deletes the reader (waits for its running callbacks). */
+void rec_sub_unsubscribe(struct rec_sub *s);
+
+/* rec_discovery.c */
+bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err);
+void rec_discovery_stop(struct rec_recorder *r);
+
+#endif

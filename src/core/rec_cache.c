@@ -1,0 +1,183 @@
+/* DESIGN: one mutex guards the producer list and the counters; producers
+ * append under it, the consumer takes the whole list under it (a pointer
+ * swap) and writes it after unlocking, so no lock is ever held across I/O.
+ * Two condition variables on CLOCK_MONOTONIC: `cv_data` wakes the consumer
+ * (data, wake-up, close), `cv_done` releases write-through pushers.
+ *
+ * Write-through (max_bytes 0) counts batches: a message pushed now lands in
+ * batch number `taken + 1` (the next swap that takes data); that batch is
+ * written once the consumer comes back for the swap after it, which sets
+ * `done = taken`. A pusher waits for done >= its batch, or for close.
+ *
+ * Lock order: only `mu` (a leaf lock: nothing is called while holding it). */
+#include "rec_cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bt_mem.h"
+
+struct rec_cache {
+	pthread_mutex_t mu;
+	pthread_cond_t cv_data; /* consumer: messages, a wake-up or close */
+	pthread_cond_t cv_done; /* write-through pushers: a batch was written */
+	struct rec_batch prod;  /* the producer buffer */
+	size_t max_bytes;       /* 0: write-through */
+	bool closed;
+	bool woken;
+	uint64_t taken; /* batches handed to the consumer */
+	uint64_t done;  /* batches the consumer has finished */
+	atomic_size_t fill; /* prod.bytes, readable without the lock (UI) */
+};
+
+static void cache_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+	/* Set-up: failing here means the system is broken, not a runtime case. */
+	if (pthread_condattr_init(&a) != 0 ||
+	    pthread_condattr_setclock(&a, CLOCK_MONOTONIC) != 0 || pthread_cond_init(cv, &a) != 0)
+		abort();
+	pthread_condattr_destroy(&a);
+}
+
+struct rec_cache *rec_cache_new(size_t max_bytes)
+{
+	struct rec_cache *c = bt_xcalloc(1, sizeof *c);
+	if (pthread_mutex_init(&c->mu, NULL) != 0)
+		abort();
+	cache_cond_init(&c->cv_data);
+	cache_cond_init(&c->cv_done);
+	c->max_bytes = max_bytes;
+	atomic_init(&c->fill, 0);
+	return c;
+}
+
+void rec_cache_free(struct rec_cache *c)
+{
+	if (c == NULL)
+		return;
+	rec_msg_free_list(c->prod.head);
+	pthread_cond_destroy(&c->cv_done);
+	pthread_cond_destroy(&c->cv_data);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+static void cache_append(struct rec_cache *c, struct rec_msg *m)
+{
+	m->next = NULL;
+	if (c->prod.tail != NULL)
+		c->prod.tail->next = m;
+	else
+		c->prod.head = m;
+	c->prod.tail = m;
+	c->prod.count++;
+	c->prod.bytes += m->len;
+	atomic_store_explicit(&c->fill, c->prod.bytes, memory_order_relaxed);
+}
+
+bt_status rec_cache_push(struct rec_cache *c, struct rec_msg *m)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->closed) {
+		pthread_mutex_unlock(&c->mu);
+		rec_msg_free(m);
+		return BT_ERR_STATE;
+	}
+	/* Written as a subtraction so a huge len cannot wrap the sum. */
+	if (c->max_bytes != 0 && m->len > c->max_bytes - c->prod.bytes) {
+		pthread_mutex_unlock(&c->mu);
+		rec_msg_free(m);
+		return BT_ERR_FULL;
+	}
+	bool was_empty = c->prod.count == 0;
+	cache_append(c, m);
+	if (was_empty)
+		pthread_cond_signal(&c->cv_data);
+	if (c->max_bytes == 0) {
+		uint64_t batch = c->taken + 1;
+		while (c->done < batch && !c->closed)
+			pthread_cond_wait(&c->cv_done, &c->mu);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return BT_OK;
+}
+
+/* CLOCK_MONOTONIC now + ns, for pthread_cond_timedwait. */
+static struct timespec cache_deadline(int64_t ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t sec = ns / 1000000000;
+	int64_t nsec = ts.tv_nsec + ns % 1000000000;
+	if (nsec >= 1000000000) {
+		nsec -= 1000000000;
+		sec++;
+	}
+	ts.tv_sec += (time_t)sec;
+	ts.tv_nsec = (long)nsec;
+	return ts;
+}
+
+/* Waits (mu held) until something is waiting, a wake-up or close, or until
+ * the deadline. */
+static void cache_wait_data(struct rec_cache *c, int64_t timeout_ns)
+{
+	if (timeout_ns <= 0)
+		return;
+	struct timespec dl = cache_deadline(timeout_ns);
+	while (c->prod.count == 0 && !c->woken && !c->closed)
+		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) == ETIMEDOUT)
+			break;
+}
+
+bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_batch *out)
+{
+	*out = (struct rec_batch){0};
+	pthread_mutex_lock(&c->mu);
+	if (c->done != c->taken) {
+		c->done = c->taken;
+		pthread_cond_broadcast(&c->cv_done);
+	}
+	cache_wait_data(c, timeout_ns);
+	c->woken = false;
+	if (c->prod.count != 0) {
+		*out = c->prod;
+		c->prod = (struct rec_batch){0};
+		c->taken++;
+		atomic_store_explicit(&c->fill, 0, memory_order_relaxed);
+	}
+	bool go_on = !c->closed || out->count != 0;
+	pthread_mutex_unlock(&c->mu);
+	return go_on;
+}
+
+void rec_cache_wake(struct rec_cache *c)
+{
+	pthread_mutex_lock(&c->mu);
+	c->woken = true;
+	pthread_cond_signal(&c->cv_data);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void rec_cache_close(struct rec_cache *c)
+{
+	pthread_mutex_lock(&c->mu);
+	c->closed = true;
+	pthread_cond_signal(&c->cv_data);
+	pthread_cond_broadcast(&c->cv_done);
+	pthread_mutex_unlock(&c->mu);
+}
+
+size_t rec_cache_fill(const struct rec_cache *c)
+{
+	return atomic_load_explicit(&((struct rec_cache *)c)->fill, memory_order_relaxed);
+}
+
+size_t rec_cache_max_bytes(const struct rec_cache *c)
+{
+	return c->max_bytes;
+}

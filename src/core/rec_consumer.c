@@ -1,0 +1,392 @@
+/* DESIGN: the consumer thread ("rec-writer") owns the bag writer while it
+ * runs. Its loop: swap the cache → run requests (split, topic registration)
+ * → write the batch → count → free → sleep (test hook). Other threads only
+ * set atomics (split request, topics generation), call rec_cache_wake, and
+ * read the first error under `err_mu`.
+ *
+ * A batch is written with one bag_writer_write call when the reusable
+ * message array can hold it. When growing that array fails, the batch goes
+ * in chunks of the array's current size instead: the data path never
+ * aborts and never loses a message for want of memory. A message of
+ * CONS_ALONE_BYTES or more is written in a chunk of its own, so a store
+ * refusal as too large is pinned on exactly that message (bytes included).
+ *
+ * Accounting of a chunk, per topic: the store's committed count (stats
+ * delta) says how many messages of the chunk, from its start, were
+ * committed: a failed write may have committed a prefix before a split.
+ * The rest are lost_write, except the store's too-large refusals (per-topic
+ * delta of bag_writer_topic_dropped), which are lost_toobig.
+ *
+ * Lock order: only `err_mu` (a leaf; never held across I/O). */
+#include "rec_consumer.h"
+
+#include <stdio.h>
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bt_log.h"
+#include "bt_mem.h"
+
+#define CONS_WAIT_NS INT64_C(100000000)   /* a request is seen within 100 ms */
+#define CONS_INITIAL_CAP 256u             /* messages; grown with the batches */
+#define CONS_ALONE_BYTES ((size_t)64 << 20) /* big messages get a chunk each */
+
+/* Consumer-private handle states besides real bag handles. */
+#define CONS_HANDLE_NONE UINT32_MAX          /* not registered yet */
+#define CONS_HANDLE_REFUSED (UINT32_MAX - 1) /* the bag refused the topic */
+
+/* Per-topic tally of the chunk being written (indexed by topic index). */
+struct cons_tally {
+	uint64_t n;              /* messages of the chunk */
+	uint64_t recorded;       /* of them, committed */
+	uint64_t bytes;          /* their payload bytes */
+	uint64_t dropped_before; /* bag_writer_topic_dropped before the write */
+};
+
+struct rec_consumer {
+	struct rec_consumer_options opt;
+	pthread_t thread;
+	atomic_bool split_requested;
+	atomic_uint topics_gen; /* bumped by rec_consumer_topics_changed */
+	atomic_uint_fast64_t batches;
+	/* Consumer thread only. */
+	unsigned seen_gen;
+	bool failed; /* a write failed: count the rest as lost_write */
+	/* Fixed at REC_TOPICS_MAX entries: allocated once at start so the data
+	 * path never allocates for them (8192 topics: ~230 KiB). */
+	uint32_t *handles;
+	struct cons_tally *tally;
+	uint32_t *touched; /* topic indices with a non-zero tally */
+	size_t n_touched;
+	/* The reusable chunk: bag messages and their rec_msg, side by side. */
+	struct bag_message *bm;
+	const struct rec_msg **mp;
+	size_t cap;
+	/* First error and the current file; read from any thread. */
+	pthread_mutex_t err_mu;
+	struct bt_error first;
+	char file[4096];
+	size_t file_index;
+};
+
+/* Publishes the writer's current file for other threads (the writer's own
+ * string is only valid on this thread). */
+static void cons_publish_file(struct rec_consumer *c)
+{
+	struct bag_writer_stats ws;
+	bag_writer_get_stats(c->opt.writer, &ws);
+	const char *f = bag_writer_current_file(c->opt.writer);
+	pthread_mutex_lock(&c->err_mu);
+	snprintf(c->file, sizeof c->file, "%s", f != NULL ? f : "");
+	c->file_index = ws.file_index;
+	pthread_mutex_unlock(&c->err_mu);
+}
+
+/* ---- errors and counters ---- */
+
+/* Keeps the first error. Not logged here: the owner reports it once, from
+ * rec_consumer_error or rec_consumer_stop. */
+static void cons_fail(struct rec_consumer *c, bt_status st, const struct bt_error *e)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	pthread_mutex_lock(&c->err_mu);
+	c->first = *e;
+	c->first.code = st;
+	pthread_mutex_unlock(&c->err_mu);
+}
+
+static struct rec_topic_stats *cons_stats(struct rec_consumer *c, uint32_t topic)
+{
+	return &rec_topics_get(c->opt.topics, topic)->st;
+}
+
+static void cons_count(atomic_uint_fast64_t *ctr, uint64_t n)
+{
+	if (n != 0)
+		atomic_fetch_add_explicit(ctr, n, memory_order_relaxed);
+}
+
+static void cons_lost_write(struct rec_consumer *c, const struct rec_msg *m)
+{
+	cons_count(&cons_stats(c, m->topic)->lost_write, 1);
+}
+
+/* ---- topic registration ---- */
+
+/* Registers topic `i` if it is subscribed; false when it cannot be (not
+ * subscribed yet, refused by the bag, or the writer failed). */
+static bool cons_register(struct rec_consumer *c, uint32_t i)
+{
+	assert(i < rec_topics_count(c->opt.topics));
+	if (c->handles[i] == CONS_HANDLE_REFUSED || c->failed)
+		return false;
+	if (c->handles[i] != CONS_HANDLE_NONE)
+		return true;
+	struct rec_topic *tp = rec_topics_get(c->opt.topics, i);
+	/* Acquire: pairs with the discovery thread's release; bag/def final. */
+	if (!atomic_load_explicit(&tp->subscribed, memory_order_acquire))
+		return false;
+	struct bt_error e = {0};
+	bt_status st = bag_writer_add_topic(c->opt.writer, &tp->bag, &tp->def, &c->handles[i], &e);
+	if (st == BT_OK)
+		return true;
+	if (st == BT_ERR_EXISTS || st == BT_ERR_USAGE) {
+		/* Only this topic is affected (same name, other type): skip it. */
+		bt_log_warn("topic %s not recorded: %s", tp->name, e.msg);
+		c->handles[i] = CONS_HANDLE_REFUSED;
+		return false;
+	}
+	cons_fail(c, st, &e);
+	return false;
+}
+
+static void cons_register_all(struct rec_consumer *c)
+{
+	unsigned gen = atomic_load_explicit(&c->topics_gen, memory_order_acquire);
+	if (gen == c->seen_gen)
+		return;
+	c->seen_gen = gen;
+	size_t n = rec_topics_count(c->opt.topics);
+	for (size_t i = 0; i < n && !c->failed; i++)
+		(void)cons_register(c, (uint32_t)i); /* false: not (yet) recordable */
+}
+
+static void cons_commands(struct rec_consumer *c)
+{
+	if (atomic_exchange_explicit(&c->split_requested, false, memory_order_relaxed) &&
+	    !c->failed) {
+		struct bt_error e = {0};
+		bt_status st = bag_writer_split(c->opt.writer, &e);
+		if (st != BT_OK)
+			cons_fail(c, st, &e);
+	}
+	cons_register_all(c);
+}
+
+/* ---- writing a batch ---- */
+
+/* Grows the chunk arrays to `need`; on failure they keep their size and the
+ * batch is written in chunks. */
+static void cons_grow(struct rec_consumer *c, size_t need)
+{
+	if (need <= c->cap || need > SIZE_MAX / sizeof *c->bm)
+		return;
+	struct bag_message *bm = realloc(c->bm, need * sizeof *bm);
+	if (bm == NULL)
+		return;
+	c->bm = bm;
+	const struct rec_msg **mp = realloc(c->mp, need * sizeof *mp);
+	if (mp == NULL)
+		return;
+	c->mp = mp;
+	c->cap = need;
+}
+
+static void cons_tally_add(struct rec_consumer *c, const struct rec_msg *m, uint32_t handle)
+{
+	struct cons_tally *t = &c->tally[m->topic];
+	if (t->n == 0) {
+		c->touched[c->n_touched++] = m->topic;
+		t->dropped_before = bag_writer_topic_dropped(c->opt.writer, handle);
+	}
+	t->n++;
+}
+
+/* Fills the chunk from `m` on; returns the first message not taken. */
+static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_msg *m,
+				       size_t *n)
+{
+	*n = 0;
+	while (m != NULL && *n < c->cap) {
+		if (!cons_register(c, m->topic)) {
+			cons_lost_write(c, m);
+			m = m->next;
+			continue;
+		}
+		bool big = m->len >= CONS_ALONE_BYTES;
+		if (big && *n > 0)
+			break; /* it starts the next chunk, alone */
+		uint32_t h = c->handles[m->topic];
+		c->bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
+		c->mp[*n] = m;
+		cons_tally_add(c, m, h);
+		++*n;
+		m = m->next;
+		if (big)
+			break;
+	}
+	return m;
+}
+
+/* Counts a written (or failed) chunk per topic; `committed` messages from
+ * the chunk's start are in the bag, minus too-large refusals. */
+static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
+{
+	for (size_t i = 0; i < n && i < committed; i++) {
+		struct cons_tally *t = &c->tally[c->mp[i]->topic];
+		t->recorded++;
+		t->bytes += c->mp[i]->len;
+	}
+	for (size_t k = 0; k < c->n_touched; k++) {
+		uint32_t ti = c->touched[k];
+		struct cons_tally *t = &c->tally[ti];
+		struct rec_topic_stats *st = cons_stats(c, ti);
+		uint64_t toobig = bag_writer_topic_dropped(c->opt.writer, c->handles[ti]) -
+				  t->dropped_before;
+		/* Only reachable if a chunk of small messages had a refusal (big
+		 * ones are written alone): keep the counts summing up. */
+		if (toobig > t->n - t->recorded)
+			t->recorded = t->n - toobig;
+		cons_count(&st->recorded, t->recorded);
+		cons_count(&st->bytes, t->bytes);
+		cons_count(&st->lost_toobig, toobig);
+		cons_count(&st->lost_write, t->n - t->recorded - toobig);
+		*t = (struct cons_tally){0};
+	}
+	c->n_touched = 0;
+}
+
+static void cons_write_chunk(struct rec_consumer *c, size_t n)
+{
+	if (c->failed) {
+		cons_account(c, n, 0);
+		return;
+	}
+	struct bag_writer_stats before, after;
+	bag_writer_get_stats(c->opt.writer, &before);
+	struct bt_error e = {0};
+	bt_status st = bag_writer_write(c->opt.writer, c->bm, n, &e);
+	bag_writer_get_stats(c->opt.writer, &after);
+	cons_account(c, n, after.messages - before.messages);
+	if (st != BT_OK)
+		cons_fail(c, st, &e);
+}
+
+static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
+{
+	cons_grow(c, b->count);
+	const struct rec_msg *m = b->head;
+	while (m != NULL) {
+		size_t n;
+		m = cons_fill(c, m, &n);
+		if (n != 0)
+			cons_write_chunk(c, n);
+	}
+}
+
+/* ---- the thread ---- */
+
+static void *cons_main(void *arg)
+{
+	struct rec_consumer *c = arg;
+	pthread_setname_np(pthread_self(), "rec-writer");
+	struct rec_batch b;
+	while (rec_cache_swap_wait(c->opt.cache, CONS_WAIT_NS, &b)) {
+		cons_commands(c);
+		if (b.count == 0) {
+			cons_publish_file(c);
+			continue;
+		}
+		cons_write_batch(c, &b);
+		cons_publish_file(c);
+		rec_msg_free_list(b.head);
+		atomic_fetch_add_explicit(&c->batches, 1, memory_order_relaxed);
+		if (c->opt.test_delay_us != 0)
+			usleep(c->opt.test_delay_us);
+	}
+	/* Topics subscribed just before the close still belong in the bag. */
+	cons_register_all(c);
+	return NULL;
+}
+
+static void cons_free(struct rec_consumer *c)
+{
+	free(c->bm);
+	free(c->mp);
+	free(c->touched);
+	free(c->tally);
+	free(c->handles);
+	pthread_mutex_destroy(&c->err_mu);
+	free(c);
+}
+
+bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_consumer **out,
+			     struct bt_error *err)
+{
+	assert(opt->cache != NULL && opt->topics != NULL && opt->writer != NULL);
+	struct rec_consumer *c = bt_xcalloc(1, sizeof *c);
+	c->opt = *opt;
+	atomic_init(&c->split_requested, false);
+	atomic_init(&c->topics_gen, 1u); /* != seen_gen: register at once */
+	atomic_init(&c->batches, 0);
+	c->handles = bt_xmalloc(REC_TOPICS_MAX * sizeof *c->handles);
+	memset(c->handles, 0xff, REC_TOPICS_MAX * sizeof *c->handles); /* CONS_HANDLE_NONE */
+	c->tally = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->tally);
+	c->touched = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->touched);
+	c->bm = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->bm);
+	c->mp = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mp);
+	c->cap = CONS_INITIAL_CAP;
+	if (pthread_mutex_init(&c->err_mu, NULL) != 0)
+		abort(); /* set-up: cannot fail on Linux */
+	cons_publish_file(c); /* before the thread: no race */
+	int rc = pthread_create(&c->thread, NULL, cons_main, c);
+	if (rc != 0) {
+		cons_free(c);
+		return bt_err_set(err, rc == EAGAIN ? BT_ERR_NOMEM : BT_ERR_STATE,
+				  "cannot start the writer thread: %s", strerror(rc));
+	}
+	*out = c;
+	return BT_OK;
+}
+
+void rec_consumer_request_split(struct rec_consumer *c)
+{
+	atomic_store_explicit(&c->split_requested, true, memory_order_relaxed);
+	rec_cache_wake(c->opt.cache);
+}
+
+void rec_consumer_topics_changed(struct rec_consumer *c)
+{
+	atomic_fetch_add_explicit(&c->topics_gen, 1u, memory_order_release);
+	rec_cache_wake(c->opt.cache);
+}
+
+bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err)
+{
+	pthread_mutex_lock(&c->err_mu);
+	struct bt_error e = c->first;
+	pthread_mutex_unlock(&c->err_mu);
+	if (e.code != BT_OK && err != NULL)
+		*err = e;
+	return e.code;
+}
+
+void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index)
+{
+	pthread_mutex_lock(&c->err_mu);
+	snprintf(buf, cap, "%s", c->file);
+	*index = c->file_index;
+	pthread_mutex_unlock(&c->err_mu);
+}
+
+uint64_t rec_consumer_batches(const struct rec_consumer *c)
+{
+	return atomic_load_explicit(&((struct rec_consumer *)c)->batches, memory_order_relaxed);
+}
+
+bt_status rec_consumer_stop(struct rec_consumer *c, struct bt_error *err)
+{
+	if (c == NULL)
+		return BT_OK;
+	pthread_join(c->thread, NULL);
+	bt_status st = rec_consumer_error(c, err);
+	cons_free(c);
+	return st;
+}

@@ -1,0 +1,31 @@
+/* rec_demo — the built-in publishers of `bagtop demo`: real ROS 2 types
+ * compiled from IDL with idlc, published on a DDS domain so the recorder
+ * sees what it would see on a robot:
+ *   /chatter     std_msgs/msg/String            10 Hz, reliable
+ *   /tf_static   tf2_msgs/msg/TFMessage         once, reliable, transient-local
+ *   /map         nav_msgs/msg/OccupancyGrid     once (then every 5 s), transient-local
+ *   /imu         sensor_msgs/msg/Imu            200 Hz, reliable
+ *   /points      sensor_msgs/msg/PointCloud2    10 Hz, ~256 KiB, reliable
+ *   /scan        sensor_msgs/msg/LaserScan      40 Hz, best-effort
+ *   DemoRobotStatus (plain DDS, keyed by robot id) 5 Hz, two instances
+ * Runs in its own process (the caller forks before any DDS call), so the
+ * recorder records it like any other publisher. */
+#ifndef REC_DEMO_H
+#define REC_DEMO_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bag_types.h"
+
+/* Publishes until *stop is set, or `duration_ns` elapsed (0 = no limit),
+ * on `domain_id`. Returns 0, or 3 when DDS cannot start (after printing
+ * one line to stderr). Single-threaded; meant as a child process's body. */
+int rec_demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns);
+
+/* Message definitions (ros2msg) of the demo's ROS types, for the bag's
+ * message_definitions table; static storage, `*n` set to the count. */
+const struct bag_msgdef *rec_demo_definitions(size_t *n);
+
+#endif

@@ -1,0 +1,155 @@
+/* rec_discovery — the "rec-discovery" thread: a waitset on DCPSPublication
+ * keeps the topic table and every topic's publications current, and
+ * creates or adapts readers for the selected topics. Readers are only ever
+ * created and deleted here, never in a listener (deleting an entity from
+ * its own listener deadlocks; creating one there stalls reception).
+ *
+ * It also wakes every 200 ms to notice a stop request and to warn, once,
+ * about explicitly named topics that nobody published within 5 s. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "rec__recorder.h"
+#include "rec_names.h"
+
+#define DISC_BATCH 64
+#define DISC_TICK DDS_MSECS(200)
+#define DISC_EXPLICIT_WARN_NS (INT64_C(5) * 1000000000)
+
+/* Writer GUID entity kinds (DDSI-RTPS 9.3.1.2). */
+#define ENTITYKIND_WRITER_WITH_KEY 0x02
+
+static bool disc_is_own(const struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
+{
+	return memcmp(ep->participant_key.v, r->own_guid.v, 12) == 0;
+}
+
+static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
+{
+	bool keyed = (ep->key.v[15] & 0x3f) == ENTITYKIND_WRITER_WITH_KEY;
+	struct rec_topic *tp = rec_topics_add(r->topics, ep->topic_name, ep->type_name, keyed);
+	if (tp == NULL) {
+		bt_log_warn("more than %d topics: %s is not recorded", REC_TOPICS_MAX,
+			    ep->topic_name);
+		return NULL;
+	}
+	if (tp->index >= r->cap_subs) {
+		size_t old = r->cap_subs;
+		bt_xgrow((void **)&r->subs, &r->cap_subs, tp->index + 1, sizeof *r->subs);
+		memset(r->subs + old, 0, (r->cap_subs - old) * sizeof *r->subs);
+	}
+	struct rec_sub *s = r->subs[tp->index];
+	if (s == NULL) {
+		s = r->subs[tp->index] = rec_sub_new(r, tp);
+		s->selected = rec_select_match(r->select, tp->dds_name, tp->is_ros ? tp->name : NULL);
+		atomic_store(&tp->enabled, s->selected);
+		bt_log_debug("discovered %s [%s]%s", tp->name, tp->type,
+			     s->selected ? "" : " (not selected)");
+	}
+	return s;
+}
+
+static void disc_pub_alive(struct rec_recorder *r, dds_instance_handle_t ih,
+			   const dds_builtintopic_endpoint_t *ep)
+{
+	if (disc_is_own(r, ep) || ep->topic_name == NULL || ep->type_name == NULL ||
+	    rec_names_is_internal(ep->topic_name))
+		return;
+	struct rec_sub *s = disc_sub_for(r, ep);
+	if (s != NULL)
+		rec_sub_pub_alive(s, ih, ep);
+}
+
+static void disc_pub_gone(struct rec_recorder *r, dds_instance_handle_t ih)
+{
+	size_t n = rec_topics_count(r->topics);
+	for (size_t i = 0; i < n && i < r->cap_subs; i++)
+		if (r->subs[i] != NULL && rec_sub_pub_gone(r->subs[i], ih))
+			return;
+}
+
+static void disc_take(struct rec_recorder *r)
+{
+	void *ptrs[DISC_BATCH];
+	dds_sample_info_t infos[DISC_BATCH];
+	for (int round = 0; round < 1000; round++) {
+		memset(ptrs, 0, sizeof ptrs);
+		dds_return_t n = dds_take(r->pub_reader, ptrs, infos, DISC_BATCH, DISC_BATCH);
+		if (n <= 0)
+			return;
+		for (dds_return_t i = 0; i < n; i++) {
+			const dds_sample_info_t *si = &infos[i];
+			if (si->valid_data && si->instance_state == DDS_IST_ALIVE)
+				disc_pub_alive(r, si->instance_handle, ptrs[i]);
+			else if (si->instance_state != DDS_IST_ALIVE)
+				disc_pub_gone(r, si->instance_handle);
+		}
+		(void)dds_return_loan(r->pub_reader, ptrs, n);
+	}
+}
+
+static void disc_warn_explicit(struct rec_recorder *r)
+{
+	if (r->explicit_warned ||
+	    bt_time_monotonic_ns() - r->started_mono < DISC_EXPLICIT_WARN_NS)
+		return;
+	r->explicit_warned = true;
+	size_t n_topics = rec_topics_count(r->topics);
+	for (size_t i = 0; i < rec_select_explicit_count(r->select); i++) {
+		bool seen = false;
+		for (size_t k = 0; k < n_topics && !seen; k++) {
+			const struct rec_topic *tp = rec_topics_get(r->topics, k);
+			seen = rec_select_explicit_matches(r->select, i, tp->dds_name,
+							   tp->is_ros ? tp->name : NULL);
+		}
+		if (!seen)
+			bt_log_warn("%s: no publisher seen yet; it is recorded when one appears",
+				    rec_select_explicit(r->select, i));
+	}
+}
+
+static void *disc_main(void *arg)
+{
+	struct rec_recorder *r = arg;
+	pthread_setname_np(pthread_self(), "rec-discovery");
+	while (!atomic_load(&r->stopping)) {
+		(void)dds_waitset_wait(r->waitset, NULL, 0, DISC_TICK);
+		if (atomic_load(&r->stopping))
+			break;
+		disc_take(r);
+		disc_warn_explicit(r);
+	}
+	return NULL;
+}
+
+bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err)
+{
+	r->pub_reader = dds_create_reader(r->pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
+	if (r->pub_reader < 0)
+		return bt_err_set(err, BT_ERR_DDS, "cannot follow DDS discovery: %s",
+				  dds_strretcode(r->pub_reader));
+	dds_entity_t cond = dds_create_readcondition(r->pub_reader, DDS_ANY_STATE);
+	r->waitset = dds_create_waitset(r->pp);
+	r->wake = dds_create_guardcondition(r->pp);
+	if (cond < 0 || r->waitset < 0 || r->wake < 0 ||
+	    dds_waitset_attach(r->waitset, cond, 0) < 0 ||
+	    dds_waitset_attach(r->waitset, r->wake, 0) < 0)
+		return bt_err_set(err, BT_ERR_DDS, "cannot set up DDS discovery");
+	if (pthread_create(&r->discovery, NULL, disc_main, r) != 0)
+		return bt_err_set(err, BT_ERR_STATE, "cannot start the discovery thread");
+	r->discovery_started = true;
+	return BT_OK;
+}
+
+void rec_discovery_stop(struct rec_recorder *r)
+{
+	atomic_store(&r->stopping, true);
+	if (!r->discovery_started)
+		return;
+	(void)dds_set_guardcondition(r->wake, true);
+	pthread_join(r->discovery, NULL);
+	r->discovery_started = false;
+}

@@ -1,0 +1,32 @@
+#include "rec_msg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rec_msg *rec_msg_new(uint32_t topic, size_t len)
+{
+	if (len > SIZE_MAX - sizeof(struct rec_msg))
+		return NULL;
+	struct rec_msg *m = malloc(sizeof *m + len);
+	if (m == NULL)
+		return NULL;
+	memset(m, 0, sizeof *m);
+	m->topic = topic;
+	m->len = len;
+	m->writer_sn = REC_SN_UNKNOWN;
+	return m;
+}
+
+void rec_msg_free(struct rec_msg *m)
+{
+	free(m);
+}
+
+void rec_msg_free_list(struct rec_msg *head)
+{
+	while (head != NULL) {
+		struct rec_msg *next = head->next;
+		free(head);
+		head = next;
+	}
+}

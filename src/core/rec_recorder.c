@@ -1,0 +1,183 @@
+/* rec_recorder — start and stop the engine in the order rec_recorder.h
+ * writes down, and report totals. The threads are owned here: the
+ * discovery thread (rec_discovery.c) and the consumer (rec_consumer.c). */
+#include "rec_recorder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "rec__recorder.h"
+
+static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
+{
+	dds_domainid_t dom = r->opt.domain_id == REC_DOMAIN_DEFAULT ? DDS_DOMAIN_DEFAULT
+								  : (dds_domainid_t)r->opt.domain_id;
+	r->pp = dds_create_participant(dom, NULL, NULL);
+	if (r->pp < 0) {
+		bt_status st = bt_err_set(err, BT_ERR_DDS, "cannot join DDS domain: %s",
+					  dds_strretcode(r->pp));
+		r->pp = 0;
+		return st;
+	}
+	if (dds_get_guid(r->pp, &r->own_guid) < 0)
+		return bt_err_set(err, BT_ERR_DDS, "cannot read the participant's GUID");
+	return BT_OK;
+}
+
+static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
+{
+	bt_status st = rec_select_new(&r->opt.select, &r->select, err);
+	if (st == BT_OK && r->opt.qos_overrides_path != NULL)
+		st = rec_qos_overrides_load(r->opt.qos_overrides_path, &r->overrides, err);
+	if (st == BT_OK)
+		st = rec_join_domain(r, err);
+	if (st == BT_OK)
+		st = bag_writer_open(&r->opt.writer, &r->writer, err);
+	return st;
+}
+
+static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
+{
+	r->topics = rec_topics_new();
+	r->cache = rec_cache_new(r->opt.max_cache_size);
+	struct rec_consumer_options co = {.cache = r->cache,
+					  .topics = r->topics,
+					  .writer = r->writer,
+					  .test_delay_us = r->opt.test_consumer_delay_us};
+	bt_status st = rec_consumer_start(&co, &r->consumer, err);
+	if (st == BT_OK)
+		st = rec_discovery_start(r, err);
+	return st;
+}
+
+bt_status rec_recorder_start(const struct rec_recorder_options *opt, struct rec_recorder **out,
+			     struct bt_error *err)
+{
+	struct rec_recorder *r = bt_xcalloc(1, sizeof *r);
+	r->opt = *opt;
+	r->started_mono = bt_time_monotonic_ns();
+	atomic_init(&r->stopping, false);
+	atomic_init(&r->paused, opt->start_paused);
+	bt_status st = rec_prepare(r, err);
+	if (st == BT_OK)
+		st = rec_start_threads(r, err);
+	if (st != BT_OK) {
+		rec_recorder_free(r); /* stops what was started */
+		return st;
+	}
+	*out = r;
+	return BT_OK;
+}
+
+void rec_recorder_pause(struct rec_recorder *r, bool paused)
+{
+	atomic_store(&r->paused, paused);
+}
+
+void rec_recorder_split(struct rec_recorder *r)
+{
+	if (r->consumer != NULL)
+		rec_consumer_request_split(r->consumer);
+}
+
+const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r)
+{
+	return r->topics;
+}
+
+static uint64_t ld(atomic_uint_fast64_t *a)
+{
+	return atomic_load_explicit(a, memory_order_relaxed);
+}
+
+void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
+{
+	memset(st, 0, sizeof *st);
+	size_t n = rec_topics_count(r->topics);
+	st->topics_seen = n;
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic *tp = rec_topics_get(r->topics, i);
+		struct rec_topic_stats *s = &tp->st;
+		st->topics_recorded += atomic_load(&tp->subscribed) ? 1 : 0;
+		st->received += ld(&s->received);
+		st->recorded += ld(&s->recorded);
+		st->bytes += ld(&s->bytes);
+		st->lost_recorder += ld(&s->lost_cache) + ld(&s->lost_toobig) + ld(&s->lost_write);
+		st->lost_transport += ld(&s->lost_transport);
+	}
+	st->cache_fill = rec_cache_fill(r->cache);
+	st->cache_max = rec_cache_max_bytes(r->cache);
+	st->paused = atomic_load(&r->paused);
+	if (r->consumer != NULL)
+		rec_consumer_file(r->consumer, st->current_file, sizeof st->current_file,
+				  &st->file_index);
+	st->write_failed = r->consumer != NULL && rec_consumer_error(r->consumer, NULL) != BT_OK;
+}
+
+static void rec_delete_readers(struct rec_recorder *r)
+{
+	for (size_t i = 0; i < r->cap_subs; i++)
+		if (r->subs[i] != NULL)
+			rec_sub_unsubscribe(r->subs[i]);
+}
+
+static bt_status rec_keep_first(bt_status first, bt_status st, struct bt_error *first_err,
+				const struct bt_error *e)
+{
+	if (first != BT_OK || st == BT_OK)
+		return first;
+	*first_err = *e;
+	return st;
+}
+
+/* The order matters: no producer may outlive the cache, and the writer is
+ * closed only once the consumer has drained everything. */
+bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
+{
+	if (!r->stopped) {
+		bt_status first = BT_OK;
+		struct bt_error e = {0};
+		r->stopped = true;
+		rec_discovery_stop(r);
+		rec_delete_readers(r);
+		if (r->cache != NULL)
+			rec_cache_close(r->cache);
+		if (r->consumer != NULL) {
+			bt_status st = rec_consumer_stop(r->consumer, &e);
+			first = rec_keep_first(first, st, &r->stop_err, &e);
+			r->consumer = NULL;
+		}
+		if (r->writer != NULL) {
+			bt_status st = bag_writer_close(r->writer, &e);
+			first = rec_keep_first(first, st, &r->stop_err, &e);
+			r->writer = NULL;
+		}
+		if (r->pp > 0)
+			(void)dds_delete(r->pp);
+		r->pp = 0;
+		r->stop_status = first;
+	}
+	if (r->stop_status != BT_OK && err != NULL)
+		*err = r->stop_err;
+	return r->stop_status;
+}
+
+void rec_recorder_free(struct rec_recorder *r)
+{
+	if (r == NULL)
+		return;
+	struct bt_error ignored;
+	if (rec_recorder_stop(r, &ignored) != BT_OK)
+		bt_log_debug("recorder stopped with an error: %s", ignored.msg);
+	for (size_t i = 0; i < r->cap_subs; i++)
+		rec_sub_free(r->subs[i]);
+	free(r->subs);
+	rec_cache_free(r->cache);
+	rec_topics_free(r->topics);
+	rec_qos_overrides_free(r->overrides);
+	rec_select_free(r->select);
+	free(r);
+}

@@ -1,0 +1,257 @@
+/* rec_select — topic selection with the semantics of rosbag2 Jazzy/rolling
+ * (rosbag2_transport/src/rosbag2_transport/topic_filter.cpp,
+ * TopicFilter::take_topic, and ros2bag/verb/record.py):
+ *
+ *   included = -a || an explicit topic names it || -e matches
+ *              (Jazzy: a union; Humble intersected topics and -e);
+ *   then dropped when --exclude-topics names it or -x matches — applied to
+ *   every include, explicit topics too (topic_filter.cpp does; Jazzy's
+ *   record.py merely refuses the combination on its command line);
+ *   then dropped when hidden (a ROS name token starts with '_', as rclpy's
+ *   topic_or_service_is_hidden) unless --include-hidden-topics — again
+ *   also for explicit topics, as rosbag2.
+ *
+ * Regexes are searched for (std::regex_search: "contains"), not matched
+ * whole. They are tried against every name a topic has (ROS name, DDS
+ * name, service name); one hit is enough, for -e as for -x.
+ *
+ * Services. rosbag2 records ROS 2 service introspection topics
+ * ("/svc/_service_event"): not subject to the hidden rule, taken by -a,
+ * by name or by -e, the regex tried on the service name "/svc" too; so
+ * does bagtop. DDS request/reply topics ("rq/svcRequest", "rr/svcReply")
+ * are not ROS topics to rosbag2; bagtop records them only with
+ * include_services (then like any DDS topic) or when named explicitly.
+ * /rosout and /parameter_events are ordinary topics (-a records them).
+ * Internal topics (rec_names_is_internal) never match. */
+#include "rec_select.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_mem.h"
+#include "bt_str.h"
+#include "rec_names.h"
+
+#define SELECT_SERVICE_EVENT "/_service_event"
+
+struct select_name {
+	char *arg; /* as given */
+	char *dds; /* rec_names_dds_topic(arg) */
+};
+
+struct rec_select {
+	struct select_name *topics;
+	size_t n_topics;
+	struct select_name *excludes;
+	size_t n_excludes;
+	bool all;
+	bool include_hidden;
+	bool include_services;
+	bool has_regex;
+	bool has_exclude_regex;
+	regex_t regex;
+	regex_t exclude_regex;
+};
+
+static struct select_name *select_names_dup(const char *const *args, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	struct select_name *v = bt_xcalloc(n, sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		v[i].arg = bt_xstrdup(args[i]);
+		v[i].dds = rec_names_dds_topic(args[i]);
+	}
+	return v;
+}
+
+static void select_names_free(struct select_name *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].arg);
+		free(v[i].dds);
+	}
+	free(v);
+}
+
+/* POSIX extended regular expressions, not ECMAScript (std::regex's
+ * default): no \d (use [0-9]), no lazy quantifiers (*?), no lookaround, no
+ * (?:...) groups, no backreferences; glibc does accept \w \s \b \< \>.
+ * Leftmost-longest versus leftmost-first does not matter here: REG_NOSUB
+ * only asks whether there is a match. */
+static bt_status select_regex_compile(regex_t *re, const char *pattern, const char *opt,
+				      struct bt_error *err)
+{
+	int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+	if (rc == 0)
+		return BT_OK;
+	char why[256];
+	(void)regerror(rc, re, why, sizeof why);
+	regfree(re);
+	return bt_err_set(err, BT_ERR_USAGE, "bad %s '%s': %s", opt, pattern, why);
+}
+
+bt_status rec_select_new(const struct rec_select_options *opt, struct rec_select **out,
+			 struct bt_error *err)
+{
+	bool has_regex = opt->regex != NULL && opt->regex[0] != '\0';
+	bool has_exclude_regex = opt->exclude_regex != NULL && opt->exclude_regex[0] != '\0';
+	if (opt->n_topics == 0 && !opt->all && !has_regex)
+		return bt_err_set(err, BT_ERR_USAGE,
+				  "no topics to record: give topic names, -a or -e");
+	struct rec_select *s = bt_xcalloc(1, sizeof *s);
+	bt_status st = BT_OK;
+	if (has_regex) {
+		st = select_regex_compile(&s->regex, opt->regex, "--regex", err);
+		if (st != BT_OK)
+			goto err_regex;
+		s->has_regex = true;
+	}
+	if (has_exclude_regex) {
+		st = select_regex_compile(&s->exclude_regex, opt->exclude_regex,
+					  "--exclude-regex", err);
+		if (st != BT_OK)
+			goto err_exclude;
+		s->has_exclude_regex = true;
+	}
+	s->topics = select_names_dup(opt->topics, opt->n_topics);
+	s->n_topics = opt->n_topics;
+	s->excludes = select_names_dup(opt->exclude_topics, opt->n_exclude_topics);
+	s->n_excludes = opt->n_exclude_topics;
+	s->all = opt->all;
+	s->include_hidden = opt->include_hidden;
+	s->include_services = opt->include_services;
+	*out = s;
+	return BT_OK;
+
+err_exclude:
+	if (s->has_regex)
+		regfree(&s->regex);
+err_regex:
+	free(s);
+	return st;
+}
+
+void rec_select_free(struct rec_select *s)
+{
+	if (s == NULL)
+		return;
+	if (s->has_regex)
+		regfree(&s->regex);
+	if (s->has_exclude_regex)
+		regfree(&s->exclude_regex);
+	select_names_free(s->topics, s->n_topics);
+	select_names_free(s->excludes, s->n_excludes);
+	free(s);
+}
+
+static bool select_name_is(const struct select_name *n, const char *dds_name,
+			   const char *ros_name)
+{
+	return (ros_name != NULL && strcmp(n->arg, ros_name) == 0) ||
+	       strcmp(n->dds, dds_name) == 0;
+}
+
+static bool select_in_list(const struct select_name *v, size_t n, const char *dds_name,
+			   const char *ros_name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (select_name_is(&v[i], dds_name, ros_name))
+			return true;
+	return false;
+}
+
+/* rclpy topic_or_service_is_hidden: any '/'-separated token starting '_'. */
+static bool select_is_hidden(const char *ros_name)
+{
+	for (const char *p = ros_name; *p; p++)
+		if (*p == '_' && (p == ros_name || p[-1] == '/'))
+			return true;
+	return false;
+}
+
+static bool select_is_rpc(const char *dds_name)
+{
+	return strncmp(dds_name, "rq/", 3) == 0 || strncmp(dds_name, "rr/", 3) == 0;
+}
+
+/* The service a service topic belongs to ("/svc"), malloc'ed; NULL for
+ * other topics. "rq/svcRequest" and "rr/svcReply" as rmw_cyclonedds names
+ * them; "/svc/_service_event" as rcl's service introspection. */
+static char *select_service_name(const char *dds_name, const char *ros_name)
+{
+	if (ros_name != NULL) {
+		if (!bt_str_ends_with(ros_name, SELECT_SERVICE_EVENT))
+			return NULL;
+		return bt_xstrndup(ros_name, strlen(ros_name) - strlen(SELECT_SERVICE_EVENT));
+	}
+	if (!select_is_rpc(dds_name))
+		return NULL;
+	const char *suffix = dds_name[1] == 'q' ? "Request" : "Reply";
+	size_t n = strlen(dds_name + 3);
+	if (bt_str_ends_with(dds_name + 3, suffix))
+		n -= strlen(suffix);
+	return bt_xasprintf("/%.*s", (int)n, dds_name + 3);
+}
+
+static bool select_regex_hit(const regex_t *re, const char *dds_name, const char *ros_name,
+			     const char *service)
+{
+	return (ros_name != NULL && regexec(re, ros_name, 0, NULL, 0) == 0) ||
+	       regexec(re, dds_name, 0, NULL, 0) == 0 ||
+	       (service != NULL && regexec(re, service, 0, NULL, 0) == 0);
+}
+
+static bool select_included(const struct rec_select *s, const char *dds_name,
+			    const char *ros_name, const char *service, bool named)
+{
+	if (named)
+		return true;
+	/* DDS request/reply topics only when asked for (DESIGN §4). */
+	if (select_is_rpc(dds_name) && !s->include_services)
+		return false;
+	return s->all ||
+	       (s->has_regex && select_regex_hit(&s->regex, dds_name, ros_name, service));
+}
+
+static bool select_excluded(const struct rec_select *s, const char *dds_name,
+			    const char *ros_name, const char *service)
+{
+	if (select_in_list(s->excludes, s->n_excludes, dds_name, ros_name))
+		return true;
+	if (s->has_exclude_regex &&
+	    select_regex_hit(&s->exclude_regex, dds_name, ros_name, service))
+		return true;
+	/* Hidden applies to ROS topics only, not to service events (as rosbag2). */
+	return service == NULL && ros_name != NULL && !s->include_hidden &&
+	       select_is_hidden(ros_name);
+}
+
+bool rec_select_match(const struct rec_select *s, const char *dds_name, const char *ros_name)
+{
+	if (rec_names_is_internal(dds_name))
+		return false;
+	bool named = select_in_list(s->topics, s->n_topics, dds_name, ros_name);
+	char *service = select_service_name(dds_name, ros_name);
+	bool take = select_included(s, dds_name, ros_name, service, named) &&
+		    !select_excluded(s, dds_name, ros_name, service);
+	free(service);
+	return take;
+}
+
+size_t rec_select_explicit_count(const struct rec_select *s)
+{
+	return s->n_topics;
+}
+
+const char *rec_select_explicit(const struct rec_select *s, size_t i)
+{
+	return i < s->n_topics ? s->topics[i].arg : NULL;
+}
+
+bool rec_select_explicit_matches(const struct rec_select *s, size_t i, const char *dds_name,
+				 const char *ros_name)
+{
+	return i < s->n_topics && select_name_is(&s->topics[i], dds_name, ros_name);
+}

@@ -1,0 +1,453 @@
+/* rec_sub — one topic's subscription: its publications, the raw reader
+ * whose QoS is adapted to them, and the listener that hands every sample
+ * to the cache. Everything but the listener runs on the discovery thread.
+ *
+ * Adapting a reader (a best-effort publisher joins a reliable topic, a
+ * volatile one joins a transient-local topic, a new partition) creates the
+ * new reader before deleting the old one, so nothing published meanwhile is
+ * missed; the duplicates both readers deliver are dropped by sequence
+ * number per publication. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "rec__recorder.h"
+#include "rec_raw.h"
+
+static struct bag_qos_time qos_time(dds_duration_t d)
+{
+	if (d == DDS_INFINITY || d < 0)
+		return BAG_QOS_TIME_INFINITE;
+	return (struct bag_qos_time){(uint64_t)d / 1000000000u, (uint64_t)d % 1000000000u};
+}
+
+static dds_duration_t dds_time_of(struct bag_qos_time t)
+{
+	if (t.sec >= BAG_QOS_TIME_INFINITE.sec || t.sec > INT64_MAX / 1000000000)
+		return DDS_INFINITY;
+	return (dds_duration_t)(t.sec * 1000000000u + t.nsec);
+}
+
+static void offered_bag_qos(const dds_qos_t *q, struct bag_qos *b)
+{
+	bag_qos_default(b);
+	dds_history_kind_t hk;
+	int32_t depth;
+	if (dds_qget_history(q, &hk, &depth)) {
+		b->history = hk == DDS_HISTORY_KEEP_ALL ? BAG_HISTORY_KEEP_ALL : BAG_HISTORY_KEEP_LAST;
+		b->depth = depth > 0 ? (uint64_t)depth : 0;
+	}
+	dds_reliability_kind_t rk;
+	dds_duration_t blocking;
+	b->reliability = BAG_RELIABILITY_BEST_EFFORT;
+	if (dds_qget_reliability(q, &rk, &blocking) && rk == DDS_RELIABILITY_RELIABLE)
+		b->reliability = BAG_RELIABILITY_RELIABLE;
+	dds_durability_kind_t dk;
+	b->durability = BAG_DURABILITY_VOLATILE;
+	if (dds_qget_durability(q, &dk) && dk != DDS_DURABILITY_VOLATILE)
+		b->durability = BAG_DURABILITY_TRANSIENT_LOCAL;
+	dds_duration_t d;
+	if (dds_qget_deadline(q, &d))
+		b->deadline = qos_time(d);
+	if (dds_qget_lifespan(q, &d))
+		b->lifespan = qos_time(d);
+	dds_liveliness_kind_t lk;
+	b->liveliness = BAG_LIVELINESS_AUTOMATIC;
+	if (dds_qget_liveliness(q, &lk, &d)) {
+		b->liveliness = lk == DDS_LIVELINESS_AUTOMATIC ? BAG_LIVELINESS_AUTOMATIC
+			      : lk == DDS_LIVELINESS_MANUAL_BY_PARTICIPANT ? BAG_LIVELINESS_MANUAL_BY_NODE
+									: BAG_LIVELINESS_MANUAL_BY_TOPIC;
+		b->liveliness_lease_duration = qos_time(d);
+	}
+}
+
+/* "typehash=RIHS01_...;" in the writer's user data (ROS 2 Iron and later). */
+static char *typehash_of(const dds_qos_t *q)
+{
+	void *ud = NULL;
+	size_t sz = 0;
+	char *out = NULL;
+	if (!dds_qget_userdata(q, &ud, &sz) || ud == NULL)
+		return NULL;
+	char *s = bt_xstrndup(ud, sz);
+	const char *p = strstr(s, "typehash=");
+	if (p != NULL) {
+		p += strlen("typehash=");
+		out = bt_xstrndup(p, strcspn(p, ";"));
+	}
+	free(s);
+	dds_free(ud);
+	return out;
+}
+
+static void pub_fini(struct rec_pub *p)
+{
+	for (size_t i = 0; i < p->off.n_partitions; i++)
+		free(p->parts[i]);
+	free(p->parts);
+	free(p->typehash);
+	memset(p, 0, sizeof *p);
+}
+
+static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
+		     const dds_builtintopic_endpoint_t *ep)
+{
+	memset(p, 0, sizeof *p);
+	p->handle = ih;
+	offered_bag_qos(ep->qos, &p->off.qos);
+	uint32_t n = 0;
+	char **ps = NULL;
+	if (dds_qget_partition(ep->qos, &n, &ps) && n > 0) {
+		p->parts = bt_xcalloc(n, sizeof *p->parts);
+		for (uint32_t i = 0; i < n; i++) {
+			p->parts[i] = bt_xstrdup(ps[i]);
+			dds_free(ps[i]);
+		}
+		dds_free(ps);
+		p->off.n_partitions = n;
+	}
+	p->off.partitions = (const char *const *)p->parts;
+	dds_ownership_kind_t ok;
+	p->off.exclusive_ownership =
+		dds_qget_ownership(ep->qos, &ok) && ok == DDS_OWNERSHIP_EXCLUSIVE;
+	dds_duration_t lb = 0;
+	if (dds_qget_latency_budget(ep->qos, &lb))
+		p->off.latency_budget_ns = lb;
+	const dds_typeinfo_t *ti = NULL;
+	p->has_type_info = dds_builtintopic_get_endpoint_type_info(
+				   (dds_builtintopic_endpoint_t *)ep, &ti) == DDS_RETCODE_OK &&
+			   ti != NULL;
+	p->typehash = typehash_of(ep->qos);
+}
+
+struct rec_sub *rec_sub_new(struct rec_recorder *r, struct rec_topic *tp)
+{
+	struct rec_sub *s = bt_xcalloc(1, sizeof *s);
+	s->r = r;
+	s->tp = tp;
+	pthread_mutex_init(&s->sn_lock, NULL);
+	return s;
+}
+
+void rec_sub_free(struct rec_sub *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->n_pubs; i++)
+		pub_fini(&s->pubs[i]);
+	free(s->pubs);
+	free(s->sns);
+	rec_requested_fini(&s->req);
+	pthread_mutex_destroy(&s->sn_lock);
+	free(s);
+}
+
+/* ---- listener side (Cyclone receive threads) ---------------------------- */
+
+/* Counts a gap in the publication's sequence numbers; false for a duplicate
+ * (delivered by both readers while one replaces the other). */
+static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t sn)
+{
+	if (sn == REC_SN_UNKNOWN)
+		return true;
+	bool fresh = true;
+	pthread_mutex_lock(&s->sn_lock);
+	size_t i = 0;
+	while (i < s->n_sns && s->sns[i].pub != pub)
+		i++;
+	if (i == s->n_sns) {
+		if (s->n_sns == s->cap_sns) {
+			size_t cap = s->cap_sns ? 2 * s->cap_sns : 4;
+			struct rec_sn *n = realloc(s->sns, cap * sizeof *n);
+			if (n == NULL) { /* no tracking for this one; the sample still counts */
+				pthread_mutex_unlock(&s->sn_lock);
+				return true;
+			}
+			s->sns = n;
+			s->cap_sns = cap;
+		}
+		s->sns[s->n_sns++] = (struct rec_sn){pub, sn};
+	} else if (sn <= s->sns[i].last) {
+		fresh = false;
+	} else {
+		if (sn > s->sns[i].last + 1)
+			atomic_fetch_add_explicit(&s->tp->st.lost_transport,
+						  (uint64_t)(sn - s->sns[i].last - 1),
+						  memory_order_relaxed);
+		s->sns[i].last = sn;
+	}
+	pthread_mutex_unlock(&s->sn_lock);
+	return fresh;
+}
+
+static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
+{
+	struct rec_sub *s = arg;
+	struct rec_topic_stats *st = &s->tp->st;
+	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn))
+		return true;
+	if (atomic_load_explicit(&s->r->paused, memory_order_relaxed) ||
+	    !atomic_load_explicit(&s->tp->enabled, memory_order_relaxed))
+		return true;
+	int64_t now = bt_time_realtime_ns();
+	atomic_fetch_add_explicit(&st->received, 1, memory_order_relaxed);
+	atomic_store_explicit(&st->last_recv_time, now, memory_order_relaxed);
+	struct rec_msg *m = rec_msg_new(s->tp->index, smp->len);
+	if (m == NULL) {
+		atomic_fetch_add_explicit(&st->lost_cache, 1, memory_order_relaxed);
+		return true;
+	}
+	memcpy(m->data, smp->data, smp->len);
+	m->recv_time = now;
+	m->source_time = smp->source_time;
+	m->writer_sn = smp->writer_sn;
+	if (rec_cache_push(s->r->cache, m) != BT_OK)
+		atomic_fetch_add_explicit(&st->lost_cache, 1, memory_order_relaxed);
+	return true;
+}
+
+static void sub_on_data(dds_entity_t reader, void *arg)
+{
+	(void)rec_raw_take(reader, sub_on_sample, arg);
+}
+
+static void sub_on_rejected(dds_entity_t reader, const dds_sample_rejected_status_t status,
+			    void *arg)
+{
+	(void)reader;
+	struct rec_sub *s = arg;
+	if (status.total_count_change > 0)
+		atomic_fetch_add_explicit(&s->tp->st.rejected, (uint64_t)status.total_count_change,
+					  memory_order_relaxed);
+}
+
+static void sub_on_incompatible(dds_entity_t reader,
+				const dds_requested_incompatible_qos_status_t status, void *arg)
+{
+	(void)reader;
+	struct rec_sub *s = arg;
+	if (!atomic_exchange(&s->incompatible_warned, true))
+		bt_log_warn("%s: a publisher's QoS is incompatible with the recorder's (DDS policy "
+			    "id %u); it is not recorded",
+			    s->tp->name, status.last_policy_id);
+}
+
+/* ---- discovery side ---------------------------------------------------- */
+
+static dds_qos_t *sub_reader_qos(const struct rec_requested *q)
+{
+	dds_qos_t *qos = dds_create_qos();
+	dds_qset_reliability(qos, q->reliable ? DDS_RELIABILITY_RELIABLE
+					      : DDS_RELIABILITY_BEST_EFFORT,
+			     DDS_MSECS(100));
+	dds_qset_durability(qos, q->transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL
+						    : DDS_DURABILITY_VOLATILE);
+	int32_t depth = q->depth > 0 && q->depth < INT32_MAX ? (int32_t)q->depth
+							      : (int32_t)REC_QOS_DEFAULT_DEPTH;
+	/* One instance per topic (rec_raw), so the limits bound the samples
+	 * a slow take can leave in the reader: memory stays bounded, and with
+	 * KEEP_LAST a slow recorder never throttles a reliable publisher. */
+	if (q->keep_all) {
+		dds_qset_history(qos, DDS_HISTORY_KEEP_ALL, 0);
+		dds_qset_resource_limits(qos, 10 * depth, 1, 10 * depth);
+	} else {
+		dds_qset_history(qos, DDS_HISTORY_KEEP_LAST, depth);
+		dds_qset_resource_limits(qos, depth, DDS_LENGTH_UNLIMITED, depth);
+	}
+	if (q->n_partitions > 0)
+		dds_qset_partition(qos, (uint32_t)q->n_partitions, (const char **)q->partitions);
+	dds_qset_ownership(qos, q->exclusive_ownership ? DDS_OWNERSHIP_EXCLUSIVE
+						       : DDS_OWNERSHIP_SHARED);
+	dds_qset_latency_budget(qos, q->latency_budget_ns);
+	dds_qset_deadline(qos, dds_time_of(q->deadline));
+	dds_qset_liveliness(qos,
+			    q->liveliness == BAG_LIVELINESS_MANUAL_BY_TOPIC
+				    ? DDS_LIVELINESS_MANUAL_BY_TOPIC
+			    : q->liveliness == BAG_LIVELINESS_MANUAL_BY_NODE
+				    ? DDS_LIVELINESS_MANUAL_BY_PARTICIPANT
+				    : DDS_LIVELINESS_AUTOMATIC,
+			    dds_time_of(q->liveliness_lease_duration));
+	/* Our own writers (statistics) are never recorded. */
+	dds_qset_ignorelocal(qos, DDS_IGNORELOCAL_PARTICIPANT);
+	return qos;
+}
+
+static dds_entity_t sub_reader_create(struct rec_sub *s, const struct rec_requested *q)
+{
+	dds_qos_t *qos = sub_reader_qos(q);
+	dds_listener_t *l = dds_create_listener(s);
+	dds_lset_data_available(l, sub_on_data);
+	dds_lset_sample_rejected(l, sub_on_rejected);
+	dds_lset_requested_incompatible_qos(l, sub_on_incompatible);
+	dds_entity_t rd = dds_create_reader(s->r->pp, s->topic, qos, l);
+	dds_delete_listener(l);
+	dds_delete_qos(qos);
+	return rd;
+}
+
+static void sub_offered(const struct rec_sub *s, struct rec_offered *out)
+{
+	for (size_t i = 0; i < s->n_pubs; i++)
+		out[i] = s->pubs[i].off;
+}
+
+static void sub_adapt(struct rec_sub *s, struct rec_requested *q)
+{
+	struct rec_offered *off = bt_xcalloc(s->n_pubs + 1, sizeof *off);
+	sub_offered(s, off);
+	const struct bag_qos *ovr = rec_qos_overrides_find(s->r->overrides, s->tp->dds_name,
+							   s->tp->is_ros ? s->tp->name : NULL);
+	rec_qos_adapt(off, s->n_pubs, ovr, false, q);
+	free(off);
+}
+
+static const struct bag_msgdef *sub_known_def(const struct rec_sub *s)
+{
+	const struct rec_recorder_options *o = &s->r->opt;
+	for (size_t i = 0; i < o->n_known_defs; i++)
+		if (strcmp(o->known_defs[i].topic_type, s->tp->type) == 0 ||
+		    strcmp(o->known_defs[i].topic_type, s->tp->dds_type) == 0)
+			return &o->known_defs[i];
+	return NULL;
+}
+
+/* The topic's description for the bag, from the publications known when it
+ * is first subscribed (rosbag2 records the offered QoS at that moment too). */
+static void sub_describe(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	struct bag_topic *b = &tp->bag;
+	b->name = bt_xstrdup(tp->name);
+	b->type = bt_xstrdup(tp->type);
+	b->serialization_format = bt_xstrdup("cdr");
+	b->n_qos = s->n_pubs;
+	b->qos = s->n_pubs ? bt_xcalloc(s->n_pubs, sizeof *b->qos) : NULL;
+	const char *hash = "";
+	for (size_t i = 0; i < s->n_pubs; i++) {
+		b->qos[i] = s->pubs[i].off.qos;
+		b->qos[i].avoid_ros_namespace_conventions = !tp->is_ros;
+		if (s->pubs[i].typehash != NULL)
+			hash = s->pubs[i].typehash;
+	}
+	b->type_description_hash = bt_xstrdup(hash);
+	const struct bag_msgdef *known = sub_known_def(s);
+	if (known != NULL) {
+		bag_msgdef_copy(&tp->def, known);
+	} else {
+		tp->def.topic_type = bt_xstrdup(tp->type);
+		tp->def.encoding = bt_xstrdup("");
+		tp->def.encoded_message_definition = bt_xstrdup("");
+		tp->def.type_description_hash = bt_xstrdup(hash);
+	}
+}
+
+static void sub_publish_qos(struct rec_sub *s)
+{
+	atomic_store_explicit(&s->tp->reliable, s->req.reliable, memory_order_relaxed);
+	atomic_store_explicit(&s->tp->transient_local, s->req.transient_local,
+			      memory_order_relaxed);
+}
+
+static void sub_subscribe(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	s->topic = rec_raw_topic_create(s->r->pp, tp->dds_name, tp->dds_type, tp->keyed);
+	if (s->topic < 0) {
+		bt_log_error("%s: cannot create the topic: %s", tp->name, dds_strretcode(s->topic));
+		s->topic = 0;
+		s->selected = false;
+		return;
+	}
+	sub_adapt(s, &s->req);
+	s->reader = sub_reader_create(s, &s->req);
+	if (s->reader < 0) {
+		bt_log_error("%s: cannot create a reader: %s", tp->name, dds_strretcode(s->reader));
+		s->reader = 0;
+		s->selected = false;
+		return;
+	}
+	sub_describe(s);
+	sub_publish_qos(s);
+	atomic_store_explicit(&tp->subscribed, true, memory_order_release);
+	if (s->r->consumer != NULL)
+		rec_consumer_topics_changed(s->r->consumer);
+	bt_log_info("recording %s [%s] (%s, %s%s)", tp->name, tp->type,
+		    s->req.reliable ? "reliable" : "best effort",
+		    s->req.transient_local ? "transient-local" : "volatile",
+		    s->req.overridden ? ", QoS override" : "");
+}
+
+/* A new publication the current reader would not match: replace the
+ * reader, new one first (see the top of the file). */
+static void sub_readapt(struct rec_sub *s, const struct rec_pub *p)
+{
+	if (s->req.overridden || rec_qos_compatible(&s->req, &p->off))
+		return;
+	struct rec_requested want;
+	sub_adapt(s, &want);
+	dds_entity_t rd = sub_reader_create(s, &want);
+	if (rd < 0) {
+		bt_log_error("%s: cannot adapt the reader to a new publisher: %s", s->tp->name,
+			     dds_strretcode(rd));
+		rec_requested_fini(&want);
+		return;
+	}
+	dds_entity_t old = s->reader;
+	s->reader = rd;
+	rec_requested_fini(&s->req);
+	s->req = want;
+	sub_publish_qos(s);
+	(void)dds_delete(old);
+	bt_log_info("%s: reader adapted to a new publisher (%s, %s)", s->tp->name,
+		    want.reliable ? "reliable" : "best effort",
+		    want.transient_local ? "transient-local" : "volatile");
+}
+
+static struct rec_pub *sub_find_pub(struct rec_sub *s, dds_instance_handle_t ih)
+{
+	for (size_t i = 0; i < s->n_pubs; i++)
+		if (s->pubs[i].handle == ih)
+			return &s->pubs[i];
+	return NULL;
+}
+
+void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
+		       const dds_builtintopic_endpoint_t *ep)
+{
+	struct rec_pub *p = sub_find_pub(s, ih);
+	if (p != NULL) { /* a QoS change of a known writer */
+		pub_fini(p);
+		pub_fill(p, ih, ep);
+	} else {
+		bt_xgrow((void **)&s->pubs, &s->cap_pubs, s->n_pubs + 1, sizeof *s->pubs);
+		p = &s->pubs[s->n_pubs++];
+		pub_fill(p, ih, ep);
+	}
+	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
+	if (!s->selected)
+		return;
+	if (s->reader == 0)
+		sub_subscribe(s);
+	else
+		sub_readapt(s, p);
+}
+
+bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)
+{
+	struct rec_pub *p = sub_find_pub(s, ih);
+	if (p == NULL)
+		return false;
+	pub_fini(p);
+	*p = s->pubs[--s->n_pubs];
+	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
+	return true;
+}
+
+void rec_sub_unsubscribe(struct rec_sub *s)
+{
+	if (s->reader > 0)
+		(void)dds_delete(s->reader);
+	s->reader = 0;
+}

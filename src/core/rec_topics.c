@@ -1,0 +1,105 @@
+/* Topics live in a fixed array of pointers published through an atomic
+ * count: appends come from one thread (discovery), readers never lock. */
+#include "rec_topics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_mem.h"
+#include "rec_names.h"
+
+struct rec_topics {
+	atomic_size_t count;
+	struct rec_topic *slots[REC_TOPICS_MAX];
+};
+
+struct rec_topics *rec_topics_new(void)
+{
+	struct rec_topics *t = bt_xcalloc(1, sizeof *t);
+	atomic_init(&t->count, 0);
+	return t;
+}
+
+static void topic_free(struct rec_topic *tp)
+{
+	free(tp->dds_name);
+	free(tp->dds_type);
+	free(tp->name);
+	free(tp->type);
+	bag_topic_fini(&tp->bag);
+	bag_msgdef_fini(&tp->def);
+	free(tp);
+}
+
+void rec_topics_free(struct rec_topics *t)
+{
+	if (t == NULL)
+		return;
+	size_t n = atomic_load(&t->count);
+	for (size_t i = 0; i < n; i++)
+		topic_free(t->slots[i]);
+	free(t);
+}
+
+size_t rec_topics_count(const struct rec_topics *t)
+{
+	return atomic_load_explicit(&((struct rec_topics *)t)->count, memory_order_acquire);
+}
+
+struct rec_topic *rec_topics_get(const struct rec_topics *t, size_t index)
+{
+	return t->slots[index];
+}
+
+struct rec_topic *rec_topics_find(const struct rec_topics *t, const char *dds_name,
+				  const char *dds_type)
+{
+	size_t n = rec_topics_count(t);
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic *tp = t->slots[i];
+		if (strcmp(tp->dds_name, dds_name) == 0 && strcmp(tp->dds_type, dds_type) == 0)
+			return tp;
+	}
+	return NULL;
+}
+
+static void topic_names(struct rec_topic *tp)
+{
+	char *ros_name = rec_names_ros_topic(tp->dds_name);
+	char *ros_type = ros_name != NULL ? rec_names_ros_type(tp->dds_type) : NULL;
+	tp->is_ros = ros_name != NULL && ros_type != NULL;
+	if (tp->is_ros) {
+		tp->name = ros_name;
+		tp->type = ros_type;
+	} else {
+		free(ros_name);
+		free(ros_type);
+		tp->name = bt_xstrdup(tp->dds_name);
+		tp->type = bt_xstrdup(tp->dds_type);
+	}
+}
+
+struct rec_topic *rec_topics_add(struct rec_topics *t, const char *dds_name,
+				 const char *dds_type, bool keyed)
+{
+	struct rec_topic *tp = rec_topics_find(t, dds_name, dds_type);
+	if (tp != NULL)
+		return tp;
+	size_t n = atomic_load_explicit(&t->count, memory_order_relaxed);
+	if (n >= REC_TOPICS_MAX)
+		return NULL;
+	tp = bt_xcalloc(1, sizeof *tp);
+	tp->index = (uint32_t)n;
+	tp->dds_name = bt_xstrdup(dds_name);
+	tp->dds_type = bt_xstrdup(dds_type);
+	tp->keyed = keyed;
+	topic_names(tp);
+	atomic_init(&tp->subscribed, false);
+	atomic_init(&tp->enabled, true);
+	atomic_init(&tp->publishers, 0);
+	atomic_init(&tp->reliable, false);
+	atomic_init(&tp->transient_local, false);
+	t->slots[n] = tp;
+	atomic_store_explicit(&t->count, n + 1, memory_order_release);
+	return tp;
+}

@@ -1,0 +1,72 @@
+/* rec_topics — the table of every topic the recorder has seen, shared by
+ * the discovery thread (adds and describes topics), the DDS listeners
+ * (count), the consumer (registers in the bag, counts) and the front end
+ * (reads). Append-only: a topic's index and address never change, so a
+ * listener holds a `struct rec_topic *` without locking.
+ *
+ * Publication rule: the discovery thread fills `bag` and `def`, then sets
+ * `subscribed` with release order; after that they are immutable and any
+ * thread that reads `subscribed` true (acquire) may read them. Counters are
+ * relaxed atomics. */
+#ifndef REC_TOPICS_H
+#define REC_TOPICS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bag_types.h"
+
+#define REC_TOPICS_MAX 8192 /* a hard bound on distinct (name, type) pairs */
+
+/* Per-topic counters since start. Received = recorded + every lost_* +
+ * what is still in flight (cache / consumer), once recording is stopped. */
+struct rec_topic_stats {
+	atomic_uint_fast64_t received;       /* taken from DDS while recording */
+	atomic_uint_fast64_t recorded;       /* committed to the bag */
+	atomic_uint_fast64_t bytes;          /* payload bytes committed */
+	atomic_uint_fast64_t lost_cache;     /* dropped: cache full (or no memory) */
+	atomic_uint_fast64_t lost_toobig;    /* refused by the store as too large */
+	atomic_uint_fast64_t lost_write;     /* write failures (disk full, I/O) */
+	atomic_uint_fast64_t lost_transport; /* writer sequence-number gaps */
+	atomic_uint_fast64_t rejected;       /* DDS SAMPLE_REJECTED */
+	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
+};
+
+struct rec_topic {
+	uint32_t index;
+	char *dds_name; /* "rt/chatter" */
+	char *dds_type; /* "std_msgs::msg::dds_::String_" */
+	char *name;     /* as recorded: "/chatter", or the DDS name */
+	char *type;     /* as recorded: "std_msgs/msg/String", or the DDS type */
+	bool is_ros;
+	bool keyed;
+	atomic_bool subscribed; /* a reader exists; bag/def are final */
+	atomic_bool enabled;    /* recording this topic (toggle) */
+	atomic_uint publishers; /* alive publications (discovery) */
+	atomic_bool reliable;        /* what the reader requests now */
+	atomic_bool transient_local;
+	struct bag_topic bag;   /* description for the bag (offered QoS...) */
+	struct bag_msgdef def;  /* message definition ("" when unknown) */
+	struct rec_topic_stats st;
+};
+
+struct rec_topics;
+
+struct rec_topics *rec_topics_new(void); /* aborts on OOM (set-up code) */
+void rec_topics_free(struct rec_topics *t);
+/* Finds the topic (dds_name, dds_type) or appends it with its names
+ * derived (ROS names when it is a ROS 2 topic). Only the discovery thread
+ * calls this. Returns NULL when REC_TOPICS_MAX is reached. */
+struct rec_topic *rec_topics_add(struct rec_topics *t, const char *dds_name,
+				 const char *dds_type, bool keyed);
+/* Number of topics; any thread. Indices below it are valid. */
+size_t rec_topics_count(const struct rec_topics *t);
+/* Topic `index` (< rec_topics_count), any thread. */
+struct rec_topic *rec_topics_get(const struct rec_topics *t, size_t index);
+/* Finds by DDS name and type; NULL if absent. Discovery thread only. */
+struct rec_topic *rec_topics_find(const struct rec_topics *t, const char *dds_name,
+				  const char *dds_type);
+
+#endif

@@ -1,0 +1,399 @@
+/* tpub — the test publisher: writes N messages of a known type on one topic
+ * and, with --oracle, records the exact bytes Cyclone sends for each.
+ *
+ * The oracle comes from Cyclone's own serializer: a typed reader in this
+ * process receives each sample by local (synchronous) delivery, and
+ * dds_takecdr hands back the writer's serdata (or a byte copy of it when
+ * the reader's sertype differs); ddsi_serdata_size/to_ser give the bytes
+ * with the encapsulation header and padding, exactly what goes on the wire.
+ * That reader is left out of --wait-readers.
+ *
+ * Exit: 0 ok, 1 readers did not match in time, 2 usage or DDS error. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <dds/dds.h>
+/* ddsrt/atomics/gcc.h uses the GNU keyword `asm`, absent in strict C11. */
+#ifndef asm
+#define asm __asm__
+#endif
+#include <dds/ddsi/ddsi_serdata.h>
+
+#include "bagtest/App.h"
+#include "bagtest/Keyed.h"
+#include "std_msgs/msg/String.h"
+
+enum tpub_type { TPUB_STRING, TPUB_KEYED, TPUB_APPENDABLE };
+
+struct tpub_opts {
+	uint32_t domain;
+	const char *topic;
+	enum tpub_type type;
+	long count;
+	double rate;
+	bool best_effort;
+	bool transient_local;
+	int32_t depth;
+	long size; /* -1: not given */
+	long keys;
+	const char *oracle;
+	long wait_readers;
+	double wait_timeout;
+	double linger;
+	double start_delay;
+};
+
+struct tpub {
+	struct tpub_opts o;
+	dds_entity_t pp, topic, writer, oracle_rd;
+	dds_instance_handle_t oracle_ih;
+	FILE *oracle;
+	char *text;      /* string buffer for String / App */
+	uint8_t *bytes;  /* payload buffer for Keyed */
+};
+
+static void tpub_usage(void)
+{
+	fprintf(stderr,
+		"usage: tpub --domain N --topic NAME --type string|keyed|appendable [--count N]\n"
+		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
+		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
+		"            [--wait-timeout S] [--linger S] [--start-delay S]\n");
+	exit(2);
+}
+
+static void tpub_die(const char *what, dds_return_t rc)
+{
+	fprintf(stderr, "tpub: %s: %s\n", what, dds_strretcode(rc));
+	exit(2);
+}
+
+static long tpub_long(const char *s, long min)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min)
+		tpub_usage();
+	return v;
+}
+
+static double tpub_double(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.0))
+		tpub_usage();
+	return v;
+}
+
+static enum tpub_type tpub_parse_type(const char *s)
+{
+	if (!strcmp(s, "string"))
+		return TPUB_STRING;
+	if (!strcmp(s, "keyed"))
+		return TPUB_KEYED;
+	if (!strcmp(s, "appendable"))
+		return TPUB_APPENDABLE;
+	tpub_usage();
+	return TPUB_STRING;
+}
+
+static void tpub_parse(struct tpub_opts *o, int argc, char **argv)
+{
+	*o = (struct tpub_opts){.count = 10, .rate = 100.0, .depth = 100, .size = -1, .keys = 1,
+				.wait_timeout = 10.0};
+	bool have_domain = false, have_type = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--best-effort")) {
+			o->best_effort = true;
+			continue;
+		}
+		if (!strcmp(a, "--transient-local")) {
+			o->transient_local = true;
+			continue;
+		}
+		if (i + 1 >= argc)
+			tpub_usage();
+		const char *v = argv[++i];
+		if (!strcmp(a, "--domain")) {
+			o->domain = (uint32_t)tpub_long(v, 0);
+			have_domain = true;
+		} else if (!strcmp(a, "--topic")) {
+			o->topic = v;
+		} else if (!strcmp(a, "--type")) {
+			o->type = tpub_parse_type(v);
+			have_type = true;
+		} else if (!strcmp(a, "--count")) {
+			o->count = tpub_long(v, 0);
+		} else if (!strcmp(a, "--rate")) {
+			o->rate = tpub_double(v);
+		} else if (!strcmp(a, "--depth")) {
+			o->depth = (int32_t)tpub_long(v, 1);
+		} else if (!strcmp(a, "--size")) {
+			o->size = tpub_long(v, 0);
+		} else if (!strcmp(a, "--keys")) {
+			o->keys = tpub_long(v, 1);
+		} else if (!strcmp(a, "--oracle")) {
+			o->oracle = v;
+		} else if (!strcmp(a, "--wait-readers")) {
+			o->wait_readers = tpub_long(v, 0);
+		} else if (!strcmp(a, "--wait-timeout")) {
+			o->wait_timeout = tpub_double(v);
+		} else if (!strcmp(a, "--linger")) {
+			o->linger = tpub_double(v);
+		} else if (!strcmp(a, "--start-delay")) {
+			o->start_delay = tpub_double(v);
+		} else {
+			tpub_usage();
+		}
+	}
+	if (!have_domain || !have_type || !o->topic || o->size > 100000000)
+		tpub_usage();
+}
+
+static double tpub_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void tpub_sleep_until(double t)
+{
+	struct timespec ts;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static dds_qos_t *tpub_qos(const struct tpub_opts *o)
+{
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, o->best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE,
+			     DDS_SECS(10));
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, o->depth);
+	if (o->transient_local) {
+		dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+		/* as rmw_cyclonedds: the TL cache keeps what the history keeps */
+		dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, o->depth,
+					    DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED,
+					    DDS_LENGTH_UNLIMITED);
+	} else {
+		dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
+	}
+	return q;
+}
+
+static const dds_topic_descriptor_t *tpub_desc(enum tpub_type t)
+{
+	switch (t) {
+	case TPUB_KEYED:
+		return &bagtest_Keyed_desc;
+	case TPUB_APPENDABLE:
+		return &bagtest_App_desc;
+	case TPUB_STRING:
+	default:
+		return &std_msgs_msg_dds__String__desc;
+	}
+}
+
+static void tpub_create(struct tpub *t)
+{
+	dds_return_t rc;
+	if ((t->pp = dds_create_participant(t->o.domain, NULL, NULL)) < 0)
+		tpub_die("create participant", t->pp);
+	t->topic = dds_create_topic(t->pp, tpub_desc(t->o.type), t->o.topic, NULL, NULL);
+	if (t->topic < 0)
+		tpub_die("create topic", t->topic);
+	if (t->o.oracle) {
+		if ((t->oracle = fopen(t->o.oracle, "ab")) == NULL) {
+			fprintf(stderr, "tpub: %s: %s\n", t->o.oracle, strerror(errno));
+			exit(2);
+		}
+		dds_qos_t *rq = dds_create_qos();
+		dds_qset_reliability(rq, t->o.best_effort ? DDS_RELIABILITY_BEST_EFFORT
+							  : DDS_RELIABILITY_RELIABLE,
+				     DDS_SECS(10));
+		dds_qset_history(rq, DDS_HISTORY_KEEP_ALL, 0);
+		t->oracle_rd = dds_create_reader(t->pp, t->topic, rq, NULL);
+		dds_delete_qos(rq);
+		if (t->oracle_rd < 0)
+			tpub_die("create oracle reader", t->oracle_rd);
+		if ((rc = dds_get_instance_handle(t->oracle_rd, &t->oracle_ih)) < 0)
+			tpub_die("oracle reader handle", rc);
+	}
+	dds_qos_t *wq = tpub_qos(&t->o);
+	t->writer = dds_create_writer(t->pp, t->topic, wq, NULL);
+	dds_delete_qos(wq);
+	if (t->writer < 0)
+		tpub_die("create writer", t->writer);
+}
+
+/* Matched readers other than our own oracle reader. */
+static long tpub_matched(const struct tpub *t)
+{
+	dds_instance_handle_t h[256];
+	dds_return_t n = dds_get_matched_subscriptions(t->writer, h, 256);
+	if (n < 0)
+		tpub_die("get matched subscriptions", n);
+	long count = 0;
+	for (dds_return_t i = 0; i < n && i < 256; i++)
+		if (!t->oracle || h[i] != t->oracle_ih)
+			count++;
+	return count;
+}
+
+static bool tpub_wait_readers(const struct tpub *t)
+{
+	double deadline = tpub_now() + t->o.wait_timeout;
+	long m;
+	while ((m = tpub_matched(t)) < t->o.wait_readers) {
+		if (tpub_now() >= deadline) {
+			fprintf(stderr, "tpub: %ld of %ld readers matched within %.1f s\n", m,
+				t->o.wait_readers, t->o.wait_timeout);
+			return false;
+		}
+		dds_sleepfor(DDS_MSECS(10));
+	}
+	return true;
+}
+
+/* "hello <i>" padded with 'x' to --size characters. */
+static void tpub_text(struct tpub *t, long i)
+{
+	size_t len = t->o.size > 0 ? (size_t)t->o.size : 0;
+	int n = snprintf(NULL, 0, "hello %ld", i);
+	size_t need = (size_t)n > len ? (size_t)n : len;
+	char *p = realloc(t->text, need + 1);
+	if (p == NULL)
+		abort();
+	t->text = p;
+	snprintf(p, need + 1, "hello %ld", i);
+	memset(p + n, 'x', need - (size_t)n);
+	p[need] = 0;
+}
+
+static dds_return_t tpub_write_one(struct tpub *t, long i)
+{
+	switch (t->o.type) {
+	case TPUB_STRING: {
+		tpub_text(t, i);
+		std_msgs_msg_dds__String_ m = {.data = t->text};
+		return dds_write(t->writer, &m);
+	}
+	case TPUB_APPENDABLE: {
+		tpub_text(t, i);
+		bagtest_App m = {.seq = (int32_t)i, .text = t->text};
+		return dds_write(t->writer, &m);
+	}
+	case TPUB_KEYED:
+	default: {
+		uint32_t len = t->o.size >= 0 ? (uint32_t)t->o.size : 8u;
+		for (uint32_t j = 0; j < len; j++)
+			t->bytes[j] = (uint8_t)(i + (long)j);
+		bagtest_Keyed m = {.id = (int32_t)(i % t->o.keys), .seq = (int32_t)i};
+		m.payload._length = m.payload._maximum = len;
+		m.payload._buffer = t->bytes;
+		return dds_write(t->writer, &m);
+	}
+	}
+}
+
+static void tpub_oracle_put(struct tpub *t, struct ddsi_serdata *d)
+{
+	uint32_t sz = ddsi_serdata_size(d);
+	unsigned char *buf = malloc(sz ? sz : 1);
+	if (buf == NULL)
+		abort();
+	ddsi_serdata_to_ser(d, 0, sz, buf);
+	unsigned char le[4] = {(unsigned char)sz, (unsigned char)(sz >> 8),
+			       (unsigned char)(sz >> 16), (unsigned char)(sz >> 24)};
+	if (fwrite(le, 1, 4, t->oracle) != 4 || fwrite(buf, 1, sz, t->oracle) != sz ||
+	    fflush(t->oracle) != 0) {
+		fprintf(stderr, "tpub: writing %s: %s\n", t->o.oracle, strerror(errno));
+		exit(2);
+	}
+	free(buf);
+}
+
+/* Local delivery is synchronous, so the sample is there already; allow a
+ * second for safety. */
+static void tpub_oracle_take(struct tpub *t)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		struct ddsi_serdata *d = NULL;
+		dds_sample_info_t si;
+		dds_return_t n = dds_takecdr(t->oracle_rd, &d, 1, &si, DDS_ANY_STATE);
+		if (n < 0)
+			tpub_die("oracle takecdr", n);
+		if (n == 1) {
+			bool valid = si.valid_data;
+			if (valid)
+				tpub_oracle_put(t, d);
+			ddsi_serdata_unref(d);
+			if (valid)
+				return;
+			continue;
+		}
+		dds_sleepfor(DDS_MSECS(1));
+	}
+	fprintf(stderr, "tpub: oracle reader got nothing\n");
+	exit(2);
+}
+
+static long tpub_run(struct tpub *t)
+{
+	if (t->o.type == TPUB_KEYED) {
+		size_t len = t->o.size >= 0 ? (size_t)t->o.size : 8u;
+		if ((t->bytes = malloc(len ? len : 1)) == NULL)
+			abort();
+	}
+	double t0 = tpub_now();
+	long i;
+	for (i = 0; i < t->o.count; i++) {
+		if (t->o.rate > 0.0)
+			tpub_sleep_until(t0 + (double)i / t->o.rate);
+		dds_return_t rc = tpub_write_one(t, i);
+		if (rc < 0)
+			tpub_die("write", rc);
+		if (t->oracle)
+			tpub_oracle_take(t);
+	}
+	return i;
+}
+
+int main(int argc, char **argv)
+{
+	struct tpub t = {0};
+	tpub_parse(&t.o, argc, argv);
+	tpub_create(&t);
+	if (t.o.wait_readers > 0 && !tpub_wait_readers(&t)) {
+		dds_delete(t.pp);
+		return 1;
+	}
+	if (t.o.start_delay > 0.0)
+		tpub_sleep_until(tpub_now() + t.o.start_delay);
+	long n = tpub_run(&t);
+	if (t.o.linger > 0.0)
+		tpub_sleep_until(tpub_now() + t.o.linger);
+	if (t.oracle && fclose(t.oracle) != 0) {
+		fprintf(stderr, "tpub: closing %s: %s\n", t.o.oracle, strerror(errno));
+		return 2;
+	}
+	dds_return_t rc = dds_delete(t.pp);
+	free(t.text);
+	free(t.bytes);
+	if (rc < 0)
+		tpub_die("delete participant", rc);
+	printf("tpub: wrote %ld\n", n);
+	return 0;
+}
