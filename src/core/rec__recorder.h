@@ -7,7 +7,8 @@
  *  - Cyclone receive threads: run rec_sub listeners, which read a sub's
  *    immutable fields, its atomics, and its sn table under sn_lock.
  *  - "rec-writer" (rec_consumer): the bag writer.
- * Lock order: rec_sub.sn_lock, then the cache's lock (inside push). */
+ * Locks: rec_sub.sn_lock guards only the sequence-number table and is
+ * released before the cache is touched; no two locks are ever held. */
 #ifndef REC__RECORDER_H
 #define REC__RECORDER_H
 
