@@ -248,7 +248,10 @@ static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 	w->db = NULL;
 	if (st == BT_OK)
 		st = st2;
-	if (st == BT_OK && w->fcomp) {
+	/* A metadata row that no longer fit (disk full) leaves the committed
+	 * messages intact: the file still gets compressed, so the bag stays
+	 * consistent with its compression mode. */
+	if (st2 == BT_OK && w->fcomp) {
 		char *path = bt_fs_join(w->dir, f->name);
 		f->compressing = true;
 		bag_fcomp_push(w->fcomp, w->n_files - 1, path);
