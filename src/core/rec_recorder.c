@@ -30,8 +30,11 @@ static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 {
 	bt_status st = rec_select_new(&r->opt.select, &r->select, err);
-	if (st == BT_OK && r->opt.qos_overrides_path != NULL)
+	if (st == BT_OK && r->opt.qos_overrides_path != NULL) {
 		st = rec_qos_overrides_load(r->opt.qos_overrides_path, &r->overrides, err);
+		if (st != BT_OK)
+			(void)bt_err_prefix(err, "QoS overrides");
+	}
 	if (st == BT_OK)
 		st = rec_join_domain(r, err);
 	if (st == BT_OK)
