@@ -20,11 +20,11 @@
  * Lock order: only `err_mu` (a leaf; never held across I/O). */
 #include "rec_consumer.h"
 
-#include <stdio.h>
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,6 +80,9 @@ static void cons_publish_file(struct rec_consumer *c)
 {
 	struct bag_writer_stats ws;
 	bag_writer_get_stats(c->opt.writer, &ws);
+	/* The path changes only with the index: copy it only then. */
+	if (c->file[0] != '\0' && ws.file_index == c->file_index)
+		return;
 	const char *f = bag_writer_current_file(c->opt.writer);
 	pthread_mutex_lock(&c->err_mu);
 	snprintf(c->file, sizeof c->file, "%s", f != NULL ? f : "");
