@@ -52,6 +52,9 @@
 #define SB_MAX_REPEATS 15
 #define SB_TOPIC_TYPE "sensor_msgs/msg/PointCloud2"
 #define SB_POINT_STEP 32u /* pcl::PointXYZI */
+/* The page size bag_writer gives files without a split size (bag_db.c);
+ * the raw side uses it too, so both do the same work. */
+#define SB_WRITER_PAGE_SIZE 32768u
 
 /* rosbag2's schema 4, exactly as sqlite_storage.cpp creates it. */
 static const char *const sb_schema_sql[] = {
@@ -90,6 +93,7 @@ struct sb_opts {
 	uint64_t messages; /* 0: per size default */
 	uint64_t batch;    /* messages per transaction at most */
 	uint64_t max_bag_size; /* given to the writer (0: no splitting) */
+	uint64_t raw_page_size; /* PRAGMA page_size of the raw side */
 	uint64_t sizes[4];
 	size_t n_sizes;
 	unsigned repeats;
@@ -256,6 +260,7 @@ struct sb_run {
 	enum bag_compression compression;
 	unsigned threads;
 	uint64_t max_bag_size;
+	uint64_t raw_page_size;
 };
 
 static int sb_writer_topic(struct bag_writer *w, struct bt_error *err)
@@ -315,11 +320,13 @@ static int sb_exec(sqlite3 *db, const char *sql)
 	return -1;
 }
 
-static int sb_raw_setup(sqlite3 *db, const struct sb_pragmas *p)
+static int sb_raw_setup(sqlite3 *db, const struct sb_pragmas *p, uint64_t page_size)
 {
 	char sql[128];
-	snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s;", p->journal_mode);
+	snprintf(sql, sizeof sql, "PRAGMA page_size=%llu;", (unsigned long long)page_size);
 	int rc = sb_exec(db, sql);
+	snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s;", p->journal_mode);
+	rc = rc ? rc : sb_exec(db, sql);
 	snprintf(sql, sizeof sql, "PRAGMA synchronous=%s;", p->synchronous);
 	rc = rc ? rc : sb_exec(db, sql);
 	rc = rc ? rc : sb_exec(db, "BEGIN;");
@@ -363,7 +370,7 @@ static int sb_raw(const struct sb_run *r, const struct sb_data *d, const char *d
 				 NULL) == SQLITE_OK ? 0 : -1;
 	if (!rc) {
 		sqlite3_extended_result_codes(db, 1);
-		rc = sb_raw_setup(db, r->pragmas);
+		rc = sb_raw_setup(db, r->pragmas, r->raw_page_size);
 	}
 	if (!rc && sqlite3_prepare_v3(db, "INSERT INTO messages (timestamp, topic_id, data) "
 				      "VALUES (?, ?, ?);", -1, SQLITE_PREPARE_PERSISTENT, &ins,
@@ -460,7 +467,7 @@ static void sb_raw_header(void)
 static int sb_raw_case(const struct sb_opts *o, const struct sb_data *d,
 		       const struct sb_pragmas *p)
 {
-	struct sb_run r = {p, BAG_COMPRESSION_NONE, 0, o->max_bag_size};
+	struct sb_run r = {p, BAG_COMPRESSION_NONE, 0, o->max_bag_size, o->raw_page_size};
 	struct sb_sample ws[SB_MAX_REPEATS], rs[SB_MAX_REPEATS];
 	unsigned n = sb_repeats(o);
 	struct sb_sample warm;
@@ -502,7 +509,7 @@ static int sb_msg_case(const struct sb_opts *o, const struct sb_data *d)
 	static struct sb_sample s[SB_MAX_THREADS][SB_MAX_REPEATS];
 	unsigned n = sb_repeats(o);
 	struct sb_run r = {&sb_presets[0], BAG_COMPRESSION_MESSAGE, (unsigned)o->threads[0],
-			   o->max_bag_size};
+			   o->max_bag_size, o->raw_page_size};
 	struct sb_sample warm;
 	if (sb_once(o, &r, d, false, &warm)) /* untimed: the first run is slower */
 		return -1;
@@ -541,7 +548,7 @@ static void sb_usage(FILE *f)
 		"                   [--batch N] [--repeats N] [--threads N[,N...]]\n"
 		"                   [--pragmas J/S[,J/S...]] [--only raw|message]\n"
 		"                   [--budget SECONDS] [--side writer|raw] [--verbose]\n"
-		"                   [--max-bag-size BYTES]\n"
+		"                   [--max-bag-size BYTES] [--raw-page-size BYTES]\n"
 		"  --quick     small run (a few seconds)\n"
 		"  --dir       where scratch bags are written (default $TMPDIR or /tmp)\n"
 		"  --size      message sizes (default 1K,1M)\n"
@@ -559,7 +566,9 @@ static void sb_usage(FILE *f)
 		"  --verbose   print every run on stderr\n"
 		"  --max-bag-size  give the writer this split size (e.g. 1T: the per-message\n"
 		"              size check without splitting; with a small one, the writer\n"
-		"              splits and the raw side does not)\n");
+		"              splits and the raw side does not)\n"
+		"  --raw-page-size  PRAGMA page_size of the raw side (default 32768, the\n"
+		"              writer's without a split size; 4096 is SQLite's and rosbag2's)\n");
 }
 
 static int sb_parse_pairs(struct sb_opts *o, const char *s)
@@ -606,6 +615,9 @@ static int sb_parse_one(struct sb_opts *o, int argc, char **argv, int *i)
 	else if (bench_opt(argc, argv, i, "--max-bag-size", &v))
 		return bt_parse_size(v, &o->max_bag_size) == BT_OK &&
 				       o->max_bag_size >= BAG_MIN_SPLIT_SIZE ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--raw-page-size", &v))
+		return bt_parse_u64(v, 512, 65536, &o->raw_page_size) == BT_OK &&
+				       (o->raw_page_size & (o->raw_page_size - 1)) == 0 ? 0 : -1;
 	else if (bench_opt(argc, argv, i, "--messages", &v))
 		return bt_parse_u64(v, 1, 100000000, &o->messages) == BT_OK ? 0 : -1;
 	else if (bench_opt(argc, argv, i, "--repeats", &v)) {
@@ -637,7 +649,7 @@ static int sb_parse(struct sb_opts *o, int argc, char **argv)
 {
 	*o = (struct sb_opts){.dir = bench_default_dir(), .repeats = 5,
 			      .batch = SB_BATCH_MAX_MSGS, .do_raw = true, .do_message = true,
-			      .budget = 110};
+			      .budget = 110, .raw_page_size = SB_WRITER_PAGE_SIZE};
 	o->sizes[0] = 1024;
 	o->sizes[1] = 1024 * 1024;
 	o->n_sizes = 2;
@@ -678,8 +690,8 @@ int main(int argc, char **argv)
 		return 2;
 	sb_t0 = bench_now();
 	printf("store_bench: sqlite %s, %u CPUs online, load average %.2f at start, dir %s, "
-	       "median of %u\n", sqlite3_libversion(), bench_cpus(), bench_loadavg(), o.dir,
-	       o.repeats);
+	       "median of %u, raw page size %llu\n", sqlite3_libversion(), bench_cpus(),
+	       bench_loadavg(), o.dir, o.repeats, (unsigned long long)o.raw_page_size);
 	int rc = 0;
 	if (o.do_raw) {
 		sb_raw_header();

@@ -13,6 +13,8 @@ extern const struct app_cmd app_cmd_info;
 extern const struct app_cmd app_cmd_check;
 extern const struct app_cmd app_cmd_reindex;
 extern const struct app_cmd app_cmd_demo;
+extern const struct app_cmd app_cmd_snapshot;
+extern const struct app_cmd app_cmd_stats;
 
 /* Prints "bagtop: error: <msg>" on stderr: the one line a failure gives. */
 void app_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

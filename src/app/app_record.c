@@ -1,25 +1,18 @@
-/* app_record — shared capture options and the headless run loop.
- *
- * Signals: SIGINT, SIGTERM and SIGHUP are blocked before the recorder
- * starts its threads (they inherit the mask), and received in one place,
- * sigtimedwait in the run loop; nothing exits from a signal handler. While
- * the bag is being finished a small thread answers further signals by
- * saying what is still being written: nothing is cut short. */
+/* app_record — the capture options `bagtop record` and `bagtop demo`
+ * share (names mirror `ros2 bag record`), and the choice between the live
+ * view and the headless loop (app_run.c, app_tui.c). */
 #include "app_record.h"
 
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
-#include "bt_fmt.h"
+#include "app__run.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
-#include "bt_time.h"
 
 #define APP_DEFAULT_CACHE (UINT64_C(100) * 1024 * 1024)
 
@@ -35,6 +28,9 @@ void app_record_cfg_init(struct app_record_cfg *c)
 void app_record_cfg_fini(struct app_record_cfg *c)
 {
 	app_writer_cfg_fini(&c->w);
+	for (size_t i = 0; i < c->n_repeat; i++)
+		free((char *)c->repeat[i].name);
+	free(c->repeat);
 	free(c->topics);
 	free(c->exclude);
 	memset(c, 0, sizeof *c);
@@ -75,6 +71,32 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 	}
 }
 
+static int app_r_snapshot(const struct app_cmd *cmd, struct app_record_cfg *c, int id,
+			  const char *arg)
+{
+	if (id == APP_R_REPEAT) {
+		char *name;
+		uint32_t depth;
+		struct bt_error e = {0};
+		if (rec_tl_parse_spec(arg, &name, &depth, &e) != BT_OK)
+			return app_usage_error(cmd, "--repeat-transient-local: %s", e.msg);
+		c->repeat = bt_xrealloc(c->repeat, (c->n_repeat + 1) * sizeof *c->repeat);
+		c->repeat[c->n_repeat++] = (struct rec_repeat_topic){name, depth};
+		return 0;
+	}
+	int64_t ns;
+	if (bt_parse_seconds(arg, &ns) != BT_OK || ns < 0)
+		return app_usage_error(cmd, "--%s wants seconds (0 or more), got '%s'",
+				       id == APP_R_SNAP_POST ? "snapshot-post" : "snapshot-duration",
+				       arg);
+	if (id == APP_R_SNAP_POST)
+		c->ro.snapshot_post_ns = ns;
+	else
+		c->ro.snapshot_duration_ns = ns;
+	c->snapshot_timing = true;
+	return 0;
+}
+
 int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const struct app_opt *o,
 		   const char *arg)
 {
@@ -88,6 +110,10 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
 	case APP_R_START_PAUSED: c->ro.start_paused = true; return 0;
 	case APP_R_NO_TUI: c->no_tui = true; return 0;
+	case APP_R_SNAPSHOT: c->ro.snapshot_mode = true; return 0;
+	case APP_R_SNAP_DURATION:
+	case APP_R_SNAP_POST:
+	case APP_R_REPEAT: return app_r_snapshot(cmd, c, o->id, arg);
 	case APP_R_DOMAIN:
 	case APP_R_CACHE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
@@ -100,6 +126,16 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	int rc = app_writer_finish(cmd, &c->w);
 	if (rc != 0)
 		return rc;
+	if (c->snapshot_timing && !c->ro.snapshot_mode)
+		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
+				       "--snapshot-mode");
+	if (c->ro.snapshot_mode && c->ro.max_cache_size == 0)
+		return app_usage_error(cmd, "--snapshot-mode needs --max-cache-size above 0 (the "
+				       "snapshot buffer's size)");
+	c->ro.stats_rate = c->update_rate;
+	c->ro.version = BAGTOP_VERSION;
+	c->ro.repeat = c->repeat;
+	c->ro.n_repeat = c->n_repeat;
 	c->ro.writer = c->w.opt;
 	c->ro.select.topics = c->topics;
 	c->ro.select.n_topics = c->n_topics;
@@ -113,177 +149,21 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	return 0;
 }
 
-/* ---- the run loop ------------------------------------------------------ */
-
-struct app_run {
-	struct rec_recorder *rec;
-	const char *bag;
-	sigset_t sigs;
-	int64_t t0;
-	uint64_t last_bytes;
-	int64_t last_t;
-	atomic_bool finished; /* the bag is complete: the watcher may go */
-};
-
-static void app_status_line(struct app_run *run)
-{
-	struct rec_status st;
-	rec_recorder_get_status(run->rec, &st);
-	int64_t now = bt_time_monotonic_ns();
-	double dt = (double)(now - run->last_t) / 1e9;
-	uint64_t rate = dt > 0 ? (uint64_t)((double)(st.bytes - run->last_bytes) / dt) : 0;
-	run->last_t = now;
-	run->last_bytes = st.bytes;
-	char el[32], bytes[32], bw[32];
-	int64_t secs = (now - run->t0) / 1000000000;
-	snprintf(el, sizeof el, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
-		 (long long)(secs / 60 % 60), (long long)(secs % 60));
-	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
-	bt_fmt_iec(rate, bw, sizeof bw);
-	const char *file = strrchr(st.current_file, '/');
-	printf("[%s] %s%zu/%zu topics | %llu msgs, %s (%s/s) | lost %llu transport, %llu recorder "
-	       "| cache %zu%% | %s\n",
-	       el, st.paused ? "PAUSED " : "", st.topics_recorded, st.topics_seen,
-	       (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
-	       (unsigned long long)st.lost_recorder,
-	       st.cache_max ? (size_t)(100.0 * (double)st.cache_fill / (double)st.cache_max) : 0,
-	       file ? file + 1 : st.current_file);
-	fflush(stdout);
-}
-
-/* Waits for a stop signal, the end of the duration or a failed write,
- * printing a status line every period. Returns the signal, or 0. */
-static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
-{
-	int64_t period = rate > 0 ? (int64_t)(1e9 / rate) : INT64_C(1000000000);
-	int64_t next = run->t0 + period;
-	for (;;) {
-		int64_t now = bt_time_monotonic_ns();
-		int64_t until = next;
-		if (duration_ns > 0 && run->t0 + duration_ns < until)
-			until = run->t0 + duration_ns;
-		int64_t wait = until > now ? until - now : 0;
-		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
-		int sig = sigtimedwait(&run->sigs, NULL, &ts);
-		if (sig > 0)
-			return sig;
-		now = bt_time_monotonic_ns();
-		if (duration_ns > 0 && now >= run->t0 + duration_ns)
-			return 0;
-		struct rec_status st;
-		rec_recorder_get_status(run->rec, &st);
-		if (st.write_failed)
-			return 0;
-		if (now >= next) {
-			if (rate > 0)
-				app_status_line(run);
-			next += period;
-			if (next < now)
-				next = now + period;
-		}
-	}
-}
-
-/* While the bag is being finished: a second Ctrl-C says what is going on. */
-static void *app_watch(void *arg)
-{
-	struct app_run *run = arg;
-	while (!atomic_load(&run->finished)) {
-		struct timespec ts = {0, 100 * 1000 * 1000};
-		int sig = sigtimedwait(&run->sigs, NULL, &ts);
-		if (sig > 0 && !atomic_load(&run->finished))
-			fprintf(stderr,
-				"bagtop: still finishing %s (writing what was received, then the "
-				"metadata); it stops by itself, nothing is cut short\n",
-				run->bag);
-	}
-	return NULL;
-}
-
-static void app_summary(struct app_run *run)
-{
-	const struct rec_topics *t = rec_recorder_topics(run->rec);
-	struct rec_status st;
-	rec_recorder_get_status(run->rec, &st);
-	char bytes[32];
-	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
-	printf("Recorded %llu messages (%s) on %zu topics into %s; lost %llu in transport, "
-	       "%llu in the recorder\n",
-	       (unsigned long long)st.recorded, bytes, st.topics_recorded, run->bag,
-	       (unsigned long long)st.lost_transport, (unsigned long long)st.lost_recorder);
-	size_t n = rec_topics_count(t);
-	for (size_t i = 0; i < n; i++) {
-		struct rec_topic *tp = rec_topics_get(t, i);
-		if (!atomic_load(&tp->subscribed))
-			continue;
-		struct rec_topic_stats *s = &tp->st;
-		printf("  %-32s %10llu msgs  lost %llu transport, %llu recorder\n", tp->name,
-		       (unsigned long long)atomic_load(&s->recorded),
-		       (unsigned long long)atomic_load(&s->lost_transport),
-		       (unsigned long long)(atomic_load(&s->lost_cache) +
-					    atomic_load(&s->lost_toobig) +
-					    atomic_load(&s->lost_write)));
-	}
-}
-
-static int app_start_error(const struct app_cmd *cmd, bt_status st, const struct bt_error *e)
-{
-	if (st == BT_ERR_USAGE)
-		return app_usage_error(cmd, "%s", e->msg);
-	app_error("%s", e->msg);
-	return st == BT_ERR_DDS ? APP_EXIT_DDS : APP_EXIT_ERROR;
-}
-
-static int app_finish(struct app_run *run, int sig)
-{
-	if (sig > 0)
-		fprintf(stderr, "bagtop: %s: finishing the bag %s\n", strsignal(sig), run->bag);
-	atomic_init(&run->finished, false);
-	pthread_t watcher;
-	bool watching = pthread_create(&watcher, NULL, app_watch, run) == 0;
-	struct bt_error err = {0};
-	bt_status st = rec_recorder_stop(run->rec, &err);
-	atomic_store(&run->finished, true);
-	if (watching)
-		pthread_join(watcher, NULL);
-	app_summary(run);
-	fflush(stdout);
-	if (st != BT_OK) {
-		struct rec_status rs;
-		rec_recorder_get_status(run->rec, &rs);
-		app_error("%s (the %llu messages committed before are kept in %s)", err.msg,
-			  (unsigned long long)rs.recorded, run->bag);
-		return APP_EXIT_ERROR;
-	}
-	return APP_EXIT_OK;
-}
-
 int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c)
 {
-	struct app_run run = {.bag = c->w.output};
-	sigemptyset(&run.sigs);
-	sigaddset(&run.sigs, SIGINT);
-	sigaddset(&run.sigs, SIGTERM);
-	sigaddset(&run.sigs, SIGHUP);
-	sigset_t old;
-	pthread_sigmask(SIG_BLOCK, &run.sigs, &old);
-	signal(SIGPIPE, SIG_IGN);
-	/* Headless: state changes show in the status line; warnings and errors
-	 * are printed once each. */
-	bt_log_set_level(BT_LOG_WARN);
-	struct bt_error err = {0};
-	bt_status st = rec_recorder_start(&c->ro, &run.rec, &err);
-	if (st != BT_OK) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		return app_start_error(cmd, st, &err);
+	/* The live view when stdout is a terminal; else status lines. Headless,
+	 * warnings and errors are printed once each. */
+	bool tui = !c->no_tui && isatty(STDOUT_FILENO);
+	bt_log_set_level(tui ? BT_LOG_INFO : BT_LOG_WARN);
+	struct app_run run;
+	int rc = app_run_start(&run, cmd, c);
+	if (rc != 0)
+		return rc;
+	rc = tui ? app_tui_run(&run) : -1;
+	if (rc < 0) {
+		bt_log_set_level(BT_LOG_WARN);
+		rc = app_run_headless(&run);
 	}
-	printf("Recording to %s%s (Ctrl-C to stop)\n", run.bag,
-	       c->ro.start_paused ? ", paused" : "");
-	fflush(stdout);
-	run.t0 = run.last_t = bt_time_monotonic_ns();
-	int sig = app_wait(&run, c->update_rate, c->duration_ns);
-	int rc = app_finish(&run, sig);
-	rec_recorder_free(run.rec);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	app_run_end(&run);
 	return rc;
 }

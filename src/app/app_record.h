@@ -20,6 +20,10 @@ enum {
 	APP_R_START_PAUSED,
 	APP_R_NO_TUI,
 	APP_R_STATS_RATE,
+	APP_R_SNAPSHOT,
+	APP_R_SNAP_DURATION,
+	APP_R_SNAP_POST,
+	APP_R_REPEAT,
 };
 
 /* Which topics (record only; demo records everything). */
@@ -44,7 +48,15 @@ enum {
 	{"start-paused", 0, NULL, "start with recording paused", APP_R_START_PAUSED},             \
 	{"no-tui", 0, NULL, "print status lines instead of the live view", APP_R_NO_TUI},         \
 	{"statistics-update-rate", 0, "HZ", "status updates per second (default 1; 0 = none)",    \
-	 APP_R_STATS_RATE}
+	 APP_R_STATS_RATE},                                                                        \
+	{"snapshot-mode", 0, NULL, "keep the newest messages in memory; write them on a trigger",  \
+	 APP_R_SNAPSHOT},                                                                          \
+	{"snapshot-duration", 0, "SECONDS", "snapshot mode: keep at most SECONDS of messages",     \
+	 APP_R_SNAP_DURATION},                                                                     \
+	{"snapshot-post", 0, "SECONDS", "snapshot mode: add SECONDS after the trigger",            \
+	 APP_R_SNAP_POST},                                                                         \
+	{"repeat-transient-local", 0, "TOPIC[=N]...",                                             \
+	 "repeat these topics' last N messages (default 1) in every file", APP_R_REPEAT}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -55,6 +67,9 @@ struct app_record_cfg {
 	size_t n_exclude;
 	double update_rate;
 	bool no_tui;
+	struct rec_repeat_topic *repeat; /* names malloc'ed */
+	size_t n_repeat;
+	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	int64_t duration_ns; /* 0 = until a signal */
 };
 

@@ -3,6 +3,7 @@
  * would record a robot. When CYCLONEDDS_URI is unset, both use a
  * loopback-only configuration, so a first run never sends DDS traffic
  * onto the network. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,12 +56,19 @@ static void demo_child_signal(int sig)
 }
 
 /* The publisher process: ends when the recorder does (or is killed). */
-static pid_t demo_spawn(uint32_t domain)
+static pid_t demo_spawn(uint32_t domain, bool quiet)
 {
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
+	if (quiet) { /* nothing may print over the live view */
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0 && (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0))
+			_exit(126);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
 	signal(SIGINT, SIG_IGN); /* Ctrl-C is for the recorder; it stops us */
 	signal(SIGTERM, demo_child_signal);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -73,7 +81,7 @@ static int demo_record(const struct app_cmd *cmd, struct app_record_cfg *cfg)
 {
 	cfg->ro.select.all = true;
 	cfg->ro.known_defs = rec_demo_definitions(&cfg->ro.n_known_defs);
-	pid_t child = demo_spawn(cfg->ro.domain_id);
+	pid_t child = demo_spawn(cfg->ro.domain_id, !cfg->no_tui && isatty(STDOUT_FILENO));
 	if (child < 0) {
 		app_error("cannot start the demo publishers: fork failed");
 		return APP_EXIT_ERROR;

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "bag_qos.h"
+#include "bag_metadata.h"
 #include "bag_reader.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
@@ -196,6 +197,83 @@ static void info_topics_detail(const struct bag_reader *r)
 	}
 }
 
+/* ---- recording statistics (bagtop's additions to metadata.yaml) ---- */
+
+static int info_name_width(const struct bag_metadata *md, int min)
+{
+	int w = min;
+	for (size_t i = 0; i < md->n_topics; i++)
+		if ((int)strlen(md->topics[i].topic.name) > w)
+			w = (int)strlen(md->topics[i].topic.name);
+	for (size_t i = 0; i < md->n_files; i++)
+		for (size_t k = 0; k < md->files[i].n_topics_stats; k++)
+			if ((int)strlen(md->files[i].topics_stats[k].topic) + 2 > w)
+				w = (int)strlen(md->files[i].topics_stats[k].topic) + 2;
+	return w;
+}
+
+/* Recorded, bytes, rate, and the two loss totals ("unknown" when not
+ * known: never a figure that was not measured). */
+static void info_stats_cells(const struct bag_stats *st)
+{
+	printf(" %10" PRIu64 " %14" PRIu64 " %10.3f", st->messages_recorded, st->bytes_written,
+	       st->average_rate_hz);
+	if (st->losses_known)
+		printf(" %10" PRIu64 " %10" PRIu64, st->lost_in_transport, st->lost_in_recorder);
+	else
+		printf(" %10s %10s", "unknown", "unknown");
+}
+
+static void info_stats_topics(const struct bag_metadata *md, int w)
+{
+	printf("\nRecording statistics per topic (Rate = messages / bag duration; lost in\n"
+	       "Transport = Gaps + Rejected, in Recorder = Cache + TooBig + Compress + Write):\n");
+	printf("  %-*s %10s %14s %10s %10s %10s %8s %8s %8s %8s %8s %8s\n", w, "Topic",
+	       "Recorded", "Bytes", "Rate Hz", "Transport", "Recorder", "Gaps", "Rejected",
+	       "Cache", "TooBig", "Compress", "Write");
+	for (size_t i = 0; i < md->n_topics; i++) {
+		const struct bag_topic_info *ti = &md->topics[i];
+		printf("  %-*s", w, ti->topic.name);
+		if (!ti->has_stats) {
+			printf(" (no statistics)\n");
+			continue;
+		}
+		info_stats_cells(&ti->stats);
+		const struct bag_losses *c = &ti->stats.causes;
+		if (ti->stats.has_causes)
+			printf(" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+			       " %8" PRIu64, c->lost_transport, c->rejected, c->lost_cache,
+			       c->lost_toobig, c->lost_compression, c->lost_write);
+		printf("\n");
+	}
+}
+
+static void info_stats_files(const struct bag_metadata *md, int w)
+{
+	printf("\nRecording statistics per file (Rate = messages / file duration; a topic not\n"
+	       "listed recorded and lost nothing in that file):\n");
+	printf("  %-*s %10s %14s %10s %10s %10s\n", w, "File / Topic", "Recorded", "Bytes",
+	       "Rate Hz", "Transport", "Recorder");
+	for (size_t i = 0; i < md->n_files; i++) {
+		const struct bag_file_info *f = &md->files[i];
+		printf("  %s%s\n", f->path, f->has_stats ? "" : "  (no statistics: not closed)");
+		for (size_t k = 0; k < f->n_topics_stats; k++) {
+			printf("    %-*s", w - 2, f->topics_stats[k].topic);
+			info_stats_cells(&f->topics_stats[k].stats);
+			printf("\n");
+		}
+	}
+}
+
+static void info_stats(const struct bag_metadata *md)
+{
+	if (!bag_metadata_has_stats(md))
+		return; /* not recorded by bagtop: nothing to show, nothing to invent */
+	int w = info_name_width(md, 12);
+	info_stats_topics(md, w);
+	info_stats_files(md, w);
+}
+
 static void info_custom(const struct bag_metadata *md)
 {
 	if (!md->n_custom_data)
@@ -241,6 +319,7 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (ctx.verbose) {
 		info_files_detail(r);
 		info_topics_detail(r);
+		info_stats(md);
 		info_custom(md);
 	}
 	if (md == &built)
@@ -254,5 +333,6 @@ const struct app_cmd app_cmd_info = {
 	"Print a summary of a bag, as 'ros2 bag info' does.",
 	"\nBAG is a bag directory or a single .db3 / .db3.zstd file. The summary shows\n"
 	"metadata.yaml as written (from the files when there is none); -v adds what\n"
-	"the storage files themselves hold, per file and per topic.\n",
+	"the storage files themselves hold, per file and per topic, and the recording\n"
+	"statistics (messages, bytes, rates, losses) of a bag recorded by bagtop.\n",
 	info_opts, sizeof info_opts / sizeof info_opts[0], info_run};

@@ -5,6 +5,30 @@
 #include "app.h"
 #include "bag_tools.h"
 
+/* A second line when loss figures could not all be kept: what is unknown
+ * and why (the first line stays as it always was). */
+static void reindex_losses_line(const char *bag, const struct bag_reindex_result *res)
+{
+	switch (res->losses) {
+	case BAG_REINDEX_LOSSES_KEPT:
+	case BAG_REINDEX_LOSSES_NO_STATS: /* the warning said why */
+		return;
+	case BAG_REINDEX_LOSSES_NO_METADATA:
+		printf("%s: losses cannot be recovered (no readable metadata.yaml, and no file's own "
+		       "metadata has them): written as unknown\n", bag);
+		return;
+	case BAG_REINDEX_LOSSES_NONE:
+		printf("%s: losses unknown (the old metadata.yaml had no loss figures): written as "
+		       "unknown\n", bag);
+		return;
+	case BAG_REINDEX_LOSSES_PARTIAL:
+		printf("%s: losses cannot be recovered for %zu of %zu files (no metadata describes "
+		       "their data): written as unknown\n", bag,
+		       res->files - res->files_losses_known, res->files);
+		return;
+	}
+}
+
 static int reindex_run(const struct app_cmd *cmd, int argc, char **argv)
 {
 	const char *bag;
@@ -22,6 +46,7 @@ static int reindex_run(const struct app_cmd *cmd, int argc, char **argv)
 	}
 	printf("%s: metadata.yaml rebuilt: %zu file%s, %" PRIu64 " messages\n", bag,
 	       res.files, res.files == 1 ? "" : "s", res.messages);
+	reindex_losses_line(bag, &res);
 	return APP_EXIT_OK;
 }
 
@@ -31,5 +56,8 @@ const struct app_cmd app_cmd_reindex = {
 	"\nWorks for compressed bags too. A transaction left open by a recorder that\n"
 	"was killed is rolled back first, so the bag holds exactly the messages that\n"
 	"were committed; duration is last minus first message; 'files' is filled in.\n"
-	"A FILE-compressed bag's files left uncompressed by the crash are compressed.\n",
+	"A FILE-compressed bag's files left uncompressed by the crash are compressed.\n"
+	"Recording statistics (messages, bytes, rates) are recomputed from the data;\n"
+	"loss figures are kept for the files that metadata.yaml, or the file's own\n"
+	"last metadata row, still describes, and left out (unknown) for the others.\n",
 	NULL, 0, reindex_run};

@@ -21,6 +21,7 @@
 #include "rec_consumer.h"
 #include "rec_qos.h"
 #include "rec_recorder.h"
+#include "rec_stats_pub.h"
 
 /* One publication (remote writer) of a topic, as discovery saw it. */
 struct rec_pub {
@@ -47,9 +48,18 @@ struct rec_sub {
 	struct rec_pub *pubs; /* alive publications */
 	size_t n_pubs, cap_pubs;
 	atomic_bool incompatible_warned;
+	atomic_bool overridden; /* the reader's QoS comes from the overrides file */
 	pthread_mutex_t sn_lock;
 	struct rec_sn *sns;
 	size_t n_sns, cap_sns;
+};
+
+/* A --repeat-transient-local topic, as given and as a DDS name. */
+struct rec_repeat_name {
+	char *arg;
+	char *dds;
+	uint32_t depth;
+	bool seen; /* discovered */
 };
 
 struct rec_recorder {
@@ -57,9 +67,15 @@ struct rec_recorder {
 	struct rec_select *select;
 	struct rec_qos_overrides *overrides;
 	struct rec_topics *topics;
-	struct rec_cache *cache;
+	struct rec_cache *cache; /* NULL in snapshot mode */
+	struct rec_snap *snap;   /* snapshot mode, else NULL */
+	struct rec_tl *tl;       /* repeated transient-local messages */
+	struct rec_repeat_name *repeat;
+	size_t n_repeat;
+	bool repeat_warned;
 	struct bag_writer *writer;
 	struct rec_consumer *consumer;
+	struct rec_stats_pub *stats; /* NULL when off or it could not start */
 	dds_entity_t pp;
 	dds_guid_t own_guid;
 	dds_entity_t pub_reader; /* DCPSPublication */
@@ -69,6 +85,7 @@ struct rec_recorder {
 	bool discovery_started;
 	atomic_bool stopping;
 	atomic_bool paused;
+	atomic_bool subscribe_requested; /* some topic's want_subscribe is set */
 	struct rec_sub **subs;   /* by topic index; discovery thread only */
 	size_t cap_subs;
 	int64_t started_mono;
@@ -84,6 +101,9 @@ void rec_sub_free(struct rec_sub *s); /* reader must be deleted already */
 /* Adds or refreshes a publication; (re)subscribes when selected. */
 void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		       const dds_builtintopic_endpoint_t *ep);
+/* Selects a topic the selection left out (the user switched it on) and
+ * subscribes it when it has publishers. */
+void rec_sub_select(struct rec_sub *s);
 /* Forgets a publication; true when it was one of this topic's. */
 bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih);
 /* Deletes the reader (waits for its running callbacks). */

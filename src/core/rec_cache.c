@@ -181,3 +181,15 @@ size_t rec_cache_max_bytes(const struct rec_cache *c)
 {
 	return c->max_bytes;
 }
+
+void rec_batch_append(struct rec_batch *b, struct rec_msg *m)
+{
+	m->next = NULL;
+	if (b->tail != NULL)
+		b->tail->next = m;
+	else
+		b->head = m;
+	b->tail = m;
+	b->count++;
+	b->bytes += m->len;
+}

@@ -28,6 +28,9 @@ struct rec_batch {
 	size_t bytes; /* sum of len */
 };
 
+/* Appends m (moved) at the tail of b. */
+void rec_batch_append(struct rec_batch *b, struct rec_msg *m);
+
 struct rec_cache;
 
 struct rec_cache *rec_cache_new(size_t max_bytes); /* aborts on OOM (set-up) */

@@ -1,7 +1,8 @@
 /* DESIGN: the consumer thread ("rec-writer") owns the bag writer while it
  * runs. Its loop: swap the cache → run requests (split, topic registration)
  * → write the batch → count → free → sleep (test hook). Other threads only
- * set atomics (split request, topics generation), call rec_cache_wake, and
+ * set atomics (split request, topics generation), wake the cache (or snap),
+ * and
  * read the first error under `err_mu`.
  *
  * A batch is written with one bag_writer_write call when the reusable
@@ -27,14 +28,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_time.h"
+#include "rec_repeat.h"
 
 #define CONS_WAIT_NS INT64_C(100000000)   /* a request is seen within 100 ms */
 #define CONS_INITIAL_CAP 256u             /* messages; grown with the batches */
 #define CONS_ALONE_BYTES ((size_t)64 << 20) /* big messages get a chunk each */
+#define CONS_POST_POLL_NS INT64_C(50000000) /* snapshot-post: drain every 50 ms */
+#define CONS_LOSS_SYNC_NS INT64_C(100000000) /* losses into the bag's statistics */
 
 /* Consumer-private handle states besides real bag handles. */
 #define CONS_HANDLE_NONE UINT32_MAX          /* not registered yet */
@@ -42,8 +48,10 @@
 
 /* Per-topic tally of the chunk being written (indexed by topic index). */
 struct cons_tally {
-	uint64_t n;              /* messages of the chunk */
+	uint64_t n;              /* messages of the chunk (arrivals) */
+	uint64_t n_rep;          /* repeated copies in the chunk */
 	uint64_t recorded;       /* of them, committed */
+	uint64_t repeated;       /* of them, committed repeated copies */
 	uint64_t bytes;          /* their payload bytes */
 	uint64_t dropped_before; /* bag_writer_topic_dropped before the write */
 };
@@ -57,12 +65,19 @@ struct rec_consumer {
 	/* Consumer thread only. */
 	unsigned seen_gen;
 	bool failed; /* a write failed: count the rest as lost_write */
+	bool file_has_data; /* snapshot mode: split before the next snapshot */
+	struct rec_repeat_seen *seen; /* repeated copies in the current file */
 	/* Fixed at REC_TOPICS_MAX entries: allocated once at start so the data
 	 * path never allocates for them (8192 topics: ~230 KiB). */
 	uint32_t *handles;
 	struct cons_tally *tally;
 	uint32_t *touched; /* topic indices with a non-zero tally */
 	size_t n_touched;
+	struct bag_losses *sent; /* per topic: losses handed to the writer so far */
+	struct rec_batch rep;    /* the last split's repeated messages, and ... */
+	struct bag_message *rep_bm; /* ... the same as the writer gets them */
+	size_t rep_cap;
+	int64_t loss_sync_t;
 	/* The reusable chunk: bag messages and their rec_msg, side by side. */
 	struct bag_message *bm;
 	const struct rec_msg **mp;
@@ -161,15 +176,82 @@ static void cons_register_all(struct rec_consumer *c)
 		(void)cons_register(c, (uint32_t)i); /* false: not (yet) recordable */
 }
 
+/* Hands the writer the losses counted since the last call, so the bag's
+ * statistics (per file and in total) carry them. The writer counts its
+ * own too-large refusals; everything else is ours. */
+static void cons_sync_losses(struct rec_consumer *c)
+{
+	c->loss_sync_t = bt_time_monotonic_ns();
+	size_t n = rec_topics_count(c->opt.topics);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t h = c->handles[i];
+		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+			continue;
+		struct rec_topic_stats *st = &rec_topics_get(c->opt.topics, i)->st;
+		struct bag_losses now = {
+			.lost_transport = atomic_load_explicit(&st->lost_transport,
+							       memory_order_relaxed),
+			.rejected = atomic_load_explicit(&st->rejected, memory_order_relaxed),
+			.lost_cache = atomic_load_explicit(&st->lost_cache, memory_order_relaxed),
+			.lost_write = atomic_load_explicit(&st->lost_write, memory_order_relaxed)};
+		struct bag_losses *was = &c->sent[i];
+		struct bag_losses d = {now.lost_transport - was->lost_transport,
+				       now.rejected - was->rejected, now.lost_cache - was->lost_cache,
+				       0, 0, now.lost_write - was->lost_write};
+		if ((d.lost_transport | d.rejected | d.lost_cache | d.lost_write) != 0 &&
+		    bag_writer_add_losses(c->opt.writer, h, &d) == BT_OK)
+			*was = now;
+	}
+}
+
+static void cons_split(struct rec_consumer *c)
+{
+	if (c->failed)
+		return;
+	cons_sync_losses(c);
+	struct bt_error e = {0};
+	bt_status st = bag_writer_split(c->opt.writer, &e);
+	if (st != BT_OK)
+		cons_fail(c, st, &e);
+}
+
+size_t rec_consumer_on_split(struct rec_consumer *c, int64_t t_last,
+			     const struct bag_message **msgs)
+{
+	rec_msg_free_list(c->rep.head);
+	c->rep = (struct rec_batch){0};
+	*msgs = NULL;
+	if (c->opt.tl == NULL)
+		return 0;
+	struct rec_batch copies = {0};
+	(void)rec_tl_copy(c->opt.tl, &copies); /* failed copies: counted by rec_tl */
+	(void)rec_repeat_for_split(&copies, t_last == BAG_TIME_NONE ? REC_REPEAT_KEEP_TIME : t_last,
+				   c->seen, &c->rep);
+	if (c->rep.count > c->rep_cap) {
+		struct bag_message *bm = realloc(c->rep_bm, c->rep.count * sizeof *bm);
+		if (bm == NULL)
+			return 0; /* no memory: this file goes without them */
+		c->rep_bm = bm;
+		c->rep_cap = c->rep.count;
+	}
+	size_t n = 0;
+	for (const struct rec_msg *m = c->rep.head; m != NULL; m = m->next) {
+		uint32_t h = c->handles[m->topic];
+		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+			continue; /* not in the bag: nothing to repeat */
+		c->rep_bm[n++] = (struct bag_message){h, m->recv_time, m->data, m->len};
+		cons_count(&cons_stats(c, m->topic)->repeated, 1);
+	}
+	*msgs = c->rep_bm;
+	return n;
+}
+
 static void cons_commands(struct rec_consumer *c)
 {
+	/* In snapshot mode every snapshot starts its own file: no request. */
 	if (atomic_exchange_explicit(&c->split_requested, false, memory_order_relaxed) &&
-	    !c->failed) {
-		struct bt_error e = {0};
-		bt_status st = bag_writer_split(c->opt.writer, &e);
-		if (st != BT_OK)
-			cons_fail(c, st, &e);
-	}
+	    c->opt.snap == NULL)
+		cons_split(c);
 	cons_register_all(c);
 }
 
@@ -195,11 +277,14 @@ static void cons_grow(struct rec_consumer *c, size_t need)
 static void cons_tally_add(struct rec_consumer *c, const struct rec_msg *m, uint32_t handle)
 {
 	struct cons_tally *t = &c->tally[m->topic];
-	if (t->n == 0) {
+	if (t->n == 0 && t->n_rep == 0) {
 		c->touched[c->n_touched++] = m->topic;
 		t->dropped_before = bag_writer_topic_dropped(c->opt.writer, handle);
 	}
-	t->n++;
+	if (m->repeat)
+		t->n_rep++;
+	else
+		t->n++;
 }
 
 /* Fills the chunk from `m` on; returns the first message not taken. */
@@ -210,6 +295,12 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 	while (m != NULL && *n < c->cap) {
 		if (!cons_register(c, m->topic)) {
 			cons_lost_write(c, m);
+			m = m->next;
+			continue;
+		}
+		if (!m->repeat && rec_repeat_seen_has(c->seen, m)) {
+			/* Already in this file as a repeated copy: once is enough. */
+			cons_count(&cons_stats(c, m->topic)->recorded, 1);
 			m = m->next;
 			continue;
 		}
@@ -234,6 +325,10 @@ static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
 {
 	for (size_t i = 0; i < n && i < committed; i++) {
 		struct cons_tally *t = &c->tally[c->mp[i]->topic];
+		if (c->mp[i]->repeat) {
+			t->repeated++;
+			continue;
+		}
 		t->recorded++;
 		t->bytes += c->mp[i]->len;
 	}
@@ -244,10 +339,14 @@ static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
 		uint64_t toobig = bag_writer_topic_dropped(c->opt.writer, c->handles[ti]) -
 				  t->dropped_before;
 		/* Only reachable if a chunk of small messages had a refusal (big
-		 * ones are written alone): keep the counts summing up. */
+		 * ones are written alone): keep the counts summing up. A refused
+		 * repeated copy is no lost arrival. */
+		if (toobig > t->n)
+			toobig = t->n;
 		if (toobig > t->n - t->recorded)
 			t->recorded = t->n - toobig;
 		cons_count(&st->recorded, t->recorded);
+		cons_count(&st->repeated, t->repeated);
 		cons_count(&st->bytes, t->bytes);
 		cons_count(&st->lost_toobig, toobig);
 		cons_count(&st->lost_write, t->n - t->recorded - toobig);
@@ -267,7 +366,8 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 	struct bt_error e = {0};
 	bt_status st = bag_writer_write(c->opt.writer, c->bm, n, &e);
 	bag_writer_get_stats(c->opt.writer, &after);
-	cons_account(c, n, after.messages - before.messages);
+	/* Repeated messages written at a split are not the chunk's. */
+	cons_account(c, n, (after.messages - before.messages) - (after.repeated - before.repeated));
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
 }
@@ -284,12 +384,81 @@ static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
 	}
 }
 
+/* ---- snapshot mode ---- */
+
+/* The snapshot merged with the repeated transient-local messages. */
+static struct rec_batch cons_snapshot_merge(struct rec_consumer *c, struct rec_batch *b)
+{
+	if (c->opt.tl == NULL)
+		return *b;
+	struct rec_batch rep = {0}, out = {0};
+	(void)rec_tl_copy(c->opt.tl, &rep); /* failed copies: counted by rec_tl */
+	for (struct rec_msg *m = rep.head; m != NULL; m = m->next)
+		m->repeat = true;
+	(void)rec_repeat_for_snapshot(b, &rep, c->seen, &out); /* likewise */
+	return out;
+}
+
+static void cons_write_free(struct rec_consumer *c, struct rec_batch *b)
+{
+	if (b->count != 0)
+		cons_write_batch(c, b);
+	rec_msg_free_list(b->head);
+	*b = (struct rec_batch){0};
+}
+
+/* Writes snapshot `id` into a file of its own, then its post window. */
+static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t id)
+{
+	struct bag_writer_stats before, after;
+	if (c->file_has_data)
+		cons_split(c);
+	bag_writer_get_stats(c->opt.writer, &before);
+	struct rec_batch out = cons_snapshot_merge(c, b);
+	cons_write_free(c, &out);
+	struct rec_batch post;
+	while (rec_snap_post_take(c->opt.snap, bt_time_realtime_ns(), &post)) {
+		cons_write_free(c, &post);
+		cons_register_all(c);
+		struct timespec ts = {0, CONS_POST_POLL_NS};
+		nanosleep(&ts, NULL);
+	}
+	cons_write_free(c, &post);
+	c->file_has_data = true;
+	cons_publish_file(c);
+	bag_writer_get_stats(c->opt.writer, &after);
+	struct rec_snapshot_done d = {.id = id, .messages = after.messages - before.messages};
+	d.status = rec_consumer_error(c, NULL);
+	snprintf(d.file, sizeof d.file, "%s", bag_writer_current_file(c->opt.writer));
+	rec_snap_release(c->opt.snap);
+	if (c->opt.on_snapshot != NULL)
+		c->opt.on_snapshot(c->opt.ctx, &d);
+}
+
+static void cons_run_snapshots(struct rec_consumer *c)
+{
+	struct rec_batch b;
+	uint64_t id;
+	while (rec_snap_take_wait(c->opt.snap, CONS_WAIT_NS, &b, &id)) {
+		cons_commands(c);
+		if (b.count != 0)
+			cons_snapshot(c, &b, id);
+		cons_publish_file(c);
+	}
+}
+
 /* ---- the thread ---- */
 
 static void *cons_main(void *arg)
 {
 	struct rec_consumer *c = arg;
 	pthread_setname_np(pthread_self(), "rec-writer");
+	if (c->opt.snap != NULL) {
+		cons_run_snapshots(c);
+		cons_register_all(c);
+		cons_sync_losses(c);
+		return NULL;
+	}
 	struct rec_batch b;
 	while (rec_cache_swap_wait(c->opt.cache, CONS_WAIT_NS, &b)) {
 		cons_commands(c);
@@ -300,12 +469,16 @@ static void *cons_main(void *arg)
 		cons_write_batch(c, &b);
 		cons_publish_file(c);
 		rec_msg_free_list(b.head);
+		if (bt_time_monotonic_ns() - c->loss_sync_t >= CONS_LOSS_SYNC_NS)
+			cons_sync_losses(c);
 		atomic_fetch_add_explicit(&c->batches, 1, memory_order_relaxed);
 		if (c->opt.test_delay_us != 0)
 			usleep(c->opt.test_delay_us);
 	}
-	/* Topics subscribed just before the close still belong in the bag. */
+	/* Topics subscribed just before the close still belong in the bag;
+	 * the producers are gone: the losses are final. */
 	cons_register_all(c);
+	cons_sync_losses(c);
 	return NULL;
 }
 
@@ -316,6 +489,10 @@ static void cons_free(struct rec_consumer *c)
 	free(c->touched);
 	free(c->tally);
 	free(c->handles);
+	free(c->sent);
+	rec_msg_free_list(c->rep.head);
+	free(c->rep_bm);
+	rec_repeat_seen_free(c->seen);
 	pthread_mutex_destroy(&c->err_mu);
 	free(c);
 }
@@ -323,7 +500,8 @@ static void cons_free(struct rec_consumer *c)
 bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_consumer **out,
 			     struct bt_error *err)
 {
-	assert(opt->cache != NULL && opt->topics != NULL && opt->writer != NULL);
+	assert((opt->cache != NULL) != (opt->snap != NULL) && opt->topics != NULL &&
+	       opt->writer != NULL);
 	struct rec_consumer *c = bt_xcalloc(1, sizeof *c);
 	c->opt = *opt;
 	atomic_init(&c->split_requested, false);
@@ -332,10 +510,12 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->handles = bt_xmalloc(REC_TOPICS_MAX * sizeof *c->handles);
 	memset(c->handles, 0xff, REC_TOPICS_MAX * sizeof *c->handles); /* CONS_HANDLE_NONE */
 	c->tally = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->tally);
+	c->sent = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->sent);
 	c->touched = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->touched);
 	c->bm = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->bm);
 	c->mp = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mp);
 	c->cap = CONS_INITIAL_CAP;
+	c->seen = rec_repeat_seen_new();
 	if (pthread_mutex_init(&c->err_mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
 	cons_publish_file(c); /* before the thread: no race */
@@ -349,16 +529,24 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	return BT_OK;
 }
 
+static void cons_wake(struct rec_consumer *c)
+{
+	if (c->opt.snap != NULL)
+		rec_snap_wake(c->opt.snap);
+	else
+		rec_cache_wake(c->opt.cache);
+}
+
 void rec_consumer_request_split(struct rec_consumer *c)
 {
 	atomic_store_explicit(&c->split_requested, true, memory_order_relaxed);
-	rec_cache_wake(c->opt.cache);
+	cons_wake(c);
 }
 
 void rec_consumer_topics_changed(struct rec_consumer *c)
 {
 	atomic_fetch_add_explicit(&c->topics_gen, 1u, memory_order_release);
-	rec_cache_wake(c->opt.cache);
+	cons_wake(c);
 }
 
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err)

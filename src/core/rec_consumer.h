@@ -8,13 +8,25 @@
  * too large; lost_write for messages of a failed write (after the first
  * write failure it keeps draining the cache, counting every message as
  * lost_write, so producers never block and the loss is exact).
+ * Every loss counted on a registered topic (transport, rejected, cache,
+ * write) is handed to bag_writer_add_losses — every 100 ms, before a split
+ * and at the end — so the bag's statistics carry it in the file current at
+ * that time.
  * Topics are registered in the bag lazily: before the first message of a
  * topic, and for every topic that is `subscribed` when the topics'
  * generation changes (rec_consumer_topics_changed), so topics without
  * messages still appear in the bag as rosbag2 does.
  *
- * Lifetime: start → (requests) → stop. stop is called after the cache was
- * closed; it joins the thread once everything queued is written. */
+ * Snapshot mode (opt.snap): nothing is written until a trigger; then the
+ * held snapshot, merged with the repeated transient-local messages
+ * (rec_repeat_for_snapshot), goes into a file of its own (the bag is split
+ * first when the current file has data), followed by the post window's
+ * messages; then on_snapshot reports it. Split requests are ignored there.
+ * Repeated copies are counted as `repeated`, not `recorded`.
+ *
+ * Lifetime: start → (requests) → stop. stop is called after the cache (or
+ * snap) was closed; it joins the thread once everything queued is
+ * written. */
 #ifndef REC_CONSUMER_H
 #define REC_CONSUMER_H
 
@@ -23,14 +35,29 @@
 #include "bag_writer.h"
 #include "bt_status.h"
 #include "rec_cache.h"
+#include "rec_snap.h"
+#include "rec_tl.h"
 #include "rec_topics.h"
 
+/* A snapshot the consumer finished (or failed to write). */
+struct rec_snapshot_done {
+	uint64_t id;       /* 1, 2, ... in trigger order */
+	bt_status status;  /* BT_OK, or the write error (message in rec_consumer_error) */
+	uint64_t messages; /* written to the file, repeated copies and post window included */
+	char file[4096];   /* the storage file holding it */
+};
+
 struct rec_consumer_options {
-	struct rec_cache *cache;   /* borrowed; outlives the consumer */
+	struct rec_cache *cache;   /* borrowed; outlives the consumer; NULL in snapshot mode */
 	struct rec_topics *topics; /* borrowed */
 	struct bag_writer *writer; /* borrowed; only the consumer uses it until stop */
 	/* Test hook: sleep this long after each batch (a slow disk on purpose). */
 	uint32_t test_delay_us;
+	struct rec_snap *snap;     /* borrowed; snapshot mode when not NULL */
+	struct rec_tl *tl;         /* borrowed; repeated transient-local messages, or NULL */
+	/* Called on the consumer thread when a snapshot file is finished. */
+	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
+	void *ctx;
 };
 
 struct rec_consumer;
@@ -47,6 +74,12 @@ bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err);
 /* Any thread: the path and index N of the bag file being written (as of
  * the last batch), copied into buf. */
 void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index);
+/* The writer's on_split (the recorder forwards it; writer thread = this
+ * consumer's thread): the repeated transient-local messages for the new
+ * file, restamped to t_last (rec_repeat_for_split), as bag messages valid
+ * until the next call or stop. Counted as `repeated`. */
+size_t rec_consumer_on_split(struct rec_consumer *c, int64_t t_last,
+			     const struct bag_message **msgs);
 /* Any thread: batches written so far (statistics). */
 uint64_t rec_consumer_batches(const struct rec_consumer *c);
 /* Joins the thread (the cache must be closed) and frees the consumer.

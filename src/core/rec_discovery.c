@@ -4,8 +4,10 @@
  * created and deleted here, never in a listener (deleting an entity from
  * its own listener deadlocks; creating one there stalls reception).
  *
- * It also wakes every 200 ms to notice a stop request and to warn, once,
- * about explicitly named topics that nobody published within 5 s. */
+ * It also wakes every 200 ms, and at once through the `wake` guard
+ * condition, to notice a stop request or topics the user switched on, and
+ * to warn, once, about explicitly named topics nobody published within
+ * 5 s. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,23 @@ static bool disc_is_own(const struct rec_recorder *r, const dds_builtintopic_end
 	return memcmp(ep->participant_key.v, r->own_guid.v, 12) == 0;
 }
 
+/* A --repeat-transient-local topic is marked in the store (and recorded:
+ * a repeat of what is not recorded means nothing). */
+static bool disc_mark_repeat(struct rec_recorder *r, struct rec_topic *tp)
+{
+	for (size_t i = 0; i < r->n_repeat; i++) {
+		struct rec_repeat_name *n = &r->repeat[i];
+		if (strcmp(n->dds, tp->dds_name) != 0 &&
+		    !(tp->is_ros && strcmp(n->arg, tp->name) == 0))
+			continue;
+		n->seen = true;
+		if (rec_tl_set_depth(r->tl, tp->index, n->depth) != BT_OK)
+			bt_log_warn("%s: cannot repeat %u messages", tp->name, n->depth);
+		return true;
+	}
+	return false;
+}
+
 static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
 	bool keyed = (ep->key.v[15] & 0x3f) == ENTITYKIND_WRITER_WITH_KEY;
@@ -45,6 +64,7 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 	if (s == NULL) {
 		s = r->subs[tp->index] = rec_sub_new(r, tp);
 		s->selected = rec_select_match(r->select, tp->dds_name, tp->is_ros ? tp->name : NULL);
+		s->selected = disc_mark_repeat(r, tp) || s->selected;
 		atomic_store(&tp->enabled, s->selected);
 		bt_log_debug("discovered %s [%s]%s", tp->name, tp->type,
 			     s->selected ? "" : " (not selected)");
@@ -111,6 +131,43 @@ static void disc_warn_explicit(struct rec_recorder *r)
 	}
 }
 
+/* Topics the user switched on though the selection left them out. */
+static void disc_subscribe_requested(struct rec_recorder *r)
+{
+	if (!atomic_exchange(&r->subscribe_requested, false))
+		return;
+	size_t n = rec_topics_count(r->topics);
+	for (size_t i = 0; i < n && i < r->cap_subs; i++) {
+		struct rec_topic *tp = rec_topics_get(r->topics, i);
+		if (atomic_exchange(&tp->want_subscribe, false) && r->subs[i] != NULL)
+			rec_sub_select(r->subs[i]);
+	}
+}
+
+/* Once, 5 s in: repeated topics nobody published, or published without
+ * transient-local durability (a late-joining recorder then misses what
+ * was published before it). */
+static void disc_warn_repeat(struct rec_recorder *r)
+{
+	if (r->repeat_warned || r->n_repeat == 0 ||
+	    bt_time_monotonic_ns() - r->started_mono < DISC_EXPLICIT_WARN_NS)
+		return;
+	r->repeat_warned = true;
+	for (size_t i = 0; i < r->n_repeat; i++)
+		if (!r->repeat[i].seen)
+			bt_log_warn("%s: no publisher seen yet; it is repeated once one appears",
+				    r->repeat[i].arg);
+	size_t n = rec_topics_count(r->topics);
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic *tp = rec_topics_get(r->topics, i);
+		if (rec_tl_depth(r->tl, (uint32_t)i) != 0 && atomic_load(&tp->subscribed) &&
+		    !atomic_load(&tp->transient_local))
+			bt_log_warn("%s: its publishers do not all offer transient-local durability; "
+				    "messages published before recording started are missing",
+				    tp->name);
+	}
+}
+
 static void *disc_main(void *arg)
 {
 	struct rec_recorder *r = arg;
@@ -119,8 +176,12 @@ static void *disc_main(void *arg)
 		(void)dds_waitset_wait(r->waitset, NULL, 0, DISC_TICK);
 		if (atomic_load(&r->stopping))
 			break;
+		bool woken;
+		(void)dds_take_guardcondition(r->wake, &woken); /* re-arm it */
 		disc_take(r);
+		disc_subscribe_requested(r);
 		disc_warn_explicit(r);
+		disc_warn_repeat(r);
 	}
 	return NULL;
 }

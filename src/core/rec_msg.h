@@ -4,6 +4,7 @@
 #ifndef REC_MSG_H
 #define REC_MSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,7 @@ struct rec_msg {
 	int64_t recv_time;    /* ns since the epoch, CLOCK_REALTIME: messages.timestamp */
 	int64_t source_time;  /* the writer's source timestamp, ns since the epoch */
 	int64_t writer_sn;    /* RTPS writer sequence number or REC_SN_UNKNOWN */
+	bool repeat;          /* a repeated transient-local copy (rec_tl), not an arrival */
 	size_t len;
 	unsigned char data[]; /* len bytes */
 };

@@ -50,5 +50,7 @@ char *rec_names_dds_topic(const char *arg)
 
 bool rec_names_is_internal(const char *dds_topic)
 {
-	return !strcmp(dds_topic, "ros_discovery_info") || !strncmp(dds_topic, "DCPS", 4);
+	/* Other bagtop recorders' live statistics (rec_stats_pub.h) too. */
+	return !strcmp(dds_topic, "ros_discovery_info") || !strncmp(dds_topic, "DCPS", 4) ||
+	       !strcmp(dds_topic, "BagtopStatistics") || !strcmp(dds_topic, "BagtopLossEvents");
 }

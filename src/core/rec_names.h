@@ -16,7 +16,8 @@ char *rec_names_ros_type(const char *dds_type);
 /* The DDS topic a user's topic argument names: "/x" -> "rt/x"; anything
  * else (already a DDS name) unchanged. Malloc'ed. */
 char *rec_names_dds_topic(const char *arg);
-/* True for topics bagtop never records by default (ros_discovery_info). */
+/* True for topics bagtop never records (ros_discovery_info, DDS built-in
+ * topics, bagtop's own live statistics). */
 bool rec_names_is_internal(const char *dds_topic);
 
 #endif

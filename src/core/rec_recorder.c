@@ -10,6 +10,7 @@
 #include "bt_mem.h"
 #include "bt_time.h"
 #include "rec__recorder.h"
+#include "rec_names.h"
 
 static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 {
@@ -27,6 +28,14 @@ static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 	return BT_OK;
 }
 
+/* The writer calls it on the consumer's thread, which exists by then. */
+static size_t rec_on_split(void *ctx, int64_t t_last, const struct bag_message **msgs)
+{
+	struct rec_recorder *r = ctx;
+	*msgs = NULL;
+	return r->consumer != NULL ? rec_consumer_on_split(r->consumer, t_last, msgs) : 0;
+}
+
 static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 {
 	bt_status st = rec_select_new(&r->opt.select, &r->select, err);
@@ -37,22 +46,77 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	}
 	if (st == BT_OK)
 		st = rec_join_domain(r, err);
+	/* Repeated transient-local messages start every split file; in
+	 * snapshot mode the snapshot merge places them instead. */
+	struct bag_writer_options wo = r->opt.writer;
+	if (!r->opt.snapshot_mode) {
+		wo.on_split = rec_on_split;
+		wo.on_split_ctx = r;
+	}
 	if (st == BT_OK)
-		st = bag_writer_open(&r->opt.writer, &r->writer, err);
+		st = bag_writer_open(&wo, &r->writer, err);
 	return st;
+}
+
+static void rec_stats_status(void *ctx, struct rec_status *st)
+{
+	rec_recorder_get_status(ctx, st);
+}
+
+/* The live statistics are for watching: when they cannot start, recording
+ * goes on without them (a warning says so). */
+static void rec_start_stats(struct rec_recorder *r)
+{
+	if (!(r->opt.stats_rate > 0.0))
+		return;
+	struct rec_stats_pub_options so = {.participant = r->pp, .topics = r->topics,
+					   .update_rate = r->opt.stats_rate,
+					   .bag = r->opt.writer.uri, .version = r->opt.version,
+					   .status = rec_stats_status, .status_ctx = r};
+	struct bt_error e;
+	if (rec_stats_pub_start(&so, &r->stats, &e) != BT_OK)
+		bt_log_warn("%s", e.msg);
+}
+
+static void rec_repeat_names(struct rec_recorder *r)
+{
+	r->n_repeat = r->opt.n_repeat;
+	r->repeat = r->n_repeat ? bt_xcalloc(r->n_repeat, sizeof *r->repeat) : NULL;
+	for (size_t i = 0; i < r->n_repeat; i++) {
+		r->repeat[i].arg = bt_xstrdup(r->opt.repeat[i].name);
+		r->repeat[i].dds = rec_names_dds_topic(r->opt.repeat[i].name);
+		r->repeat[i].depth = r->opt.repeat[i].depth;
+	}
 }
 
 static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 {
 	r->topics = rec_topics_new();
-	r->cache = rec_cache_new(r->opt.max_cache_size);
+	r->tl = rec_tl_new();
+	rec_repeat_names(r);
+	if (r->opt.snapshot_mode) {
+		struct rec_snap_options so = {r->opt.max_cache_size, r->opt.snapshot_duration_ns,
+					      r->opt.snapshot_post_ns};
+		if (so.max_bytes == 0)
+			return bt_err_set(err, BT_ERR_USAGE, "snapshot mode needs a cache size "
+					  "(--max-cache-size above 0)");
+		r->snap = rec_snap_new(&so);
+	} else {
+		r->cache = rec_cache_new(r->opt.max_cache_size);
+	}
 	struct rec_consumer_options co = {.cache = r->cache,
 					  .topics = r->topics,
 					  .writer = r->writer,
-					  .test_delay_us = r->opt.test_consumer_delay_us};
+					  .test_delay_us = r->opt.test_consumer_delay_us,
+					  .snap = r->snap,
+					  .tl = r->tl,
+					  .on_snapshot = r->opt.on_snapshot,
+					  .ctx = r->opt.on_snapshot_ctx};
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
 	if (st == BT_OK)
 		st = rec_discovery_start(r, err);
+	if (st == BT_OK)
+		rec_start_stats(r);
 	return st;
 }
 
@@ -64,6 +128,7 @@ bt_status rec_recorder_start(const struct rec_recorder_options *opt, struct rec_
 	r->started_mono = bt_time_monotonic_ns();
 	atomic_init(&r->stopping, false);
 	atomic_init(&r->paused, opt->start_paused);
+	atomic_init(&r->subscribe_requested, false);
 	bt_status st = rec_prepare(r, err);
 	if (st == BT_OK)
 		st = rec_start_threads(r, err);
@@ -78,6 +143,62 @@ bt_status rec_recorder_start(const struct rec_recorder_options *opt, struct rec_
 void rec_recorder_pause(struct rec_recorder *r, bool paused)
 {
 	atomic_store(&r->paused, paused);
+}
+
+void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool on)
+{
+	if (index >= rec_topics_count(r->topics))
+		return;
+	struct rec_topic *tp = rec_topics_get(r->topics, index);
+	atomic_store(&tp->enabled, on);
+	if (!on || atomic_load_explicit(&tp->subscribed, memory_order_acquire))
+		return;
+	atomic_store(&tp->want_subscribe, true);
+	atomic_store(&r->subscribe_requested, true);
+	if (r->wake > 0)
+		(void)dds_set_guardcondition(r->wake, true);
+}
+
+enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r)
+{
+	if (r->snap == NULL)
+		return REC_TRIGGER_NOT_SNAPSHOT;
+	switch (rec_snap_trigger(r->snap, bt_time_realtime_ns(), NULL)) {
+	case REC_SNAP_TRIGGERED: return REC_TRIGGER_STARTED;
+	case REC_SNAP_EMPTY: return REC_TRIGGER_EMPTY;
+	case REC_SNAP_BUSY: return REC_TRIGGER_BUSY;
+	default: return REC_TRIGGER_STOPPING;
+	}
+}
+
+const char *rec_trigger_str(enum rec_trigger t)
+{
+	switch (t) {
+	case REC_TRIGGER_STARTED: return "snapshot started";
+	case REC_TRIGGER_EMPTY: return "snapshot: nothing buffered yet, nothing written";
+	case REC_TRIGGER_BUSY: return "snapshot refused: the previous one is still being written";
+	case REC_TRIGGER_STOPPING: return "snapshot refused: recording is stopping";
+	default: return "snapshot refused: not recording in snapshot mode (--snapshot-mode)";
+	}
+}
+
+bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t index, uint32_t depth)
+{
+	if (index >= rec_topics_count(r->topics))
+		return BT_ERR_USAGE;
+	return rec_tl_set_depth(r->tl, (uint32_t)index, depth);
+}
+
+uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index)
+{
+	return index < REC_TOPICS_MAX ? rec_tl_depth(r->tl, (uint32_t)index) : 0;
+}
+
+uint64_t rec_recorder_topic_evicted(const struct rec_recorder *r, size_t index)
+{
+	return r->snap != NULL && index < REC_TOPICS_MAX
+		       ? rec_snap_topic_evicted(r->snap, (uint32_t)index)
+		       : 0;
 }
 
 void rec_recorder_split(struct rec_recorder *r)
@@ -110,9 +231,21 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 		st->bytes += ld(&s->bytes);
 		st->lost_recorder += ld(&s->lost_cache) + ld(&s->lost_toobig) + ld(&s->lost_write);
 		st->lost_transport += ld(&s->lost_transport);
+		st->repeated += ld(&s->repeated);
 	}
-	st->cache_fill = rec_cache_fill(r->cache);
-	st->cache_max = rec_cache_max_bytes(r->cache);
+	if (r->snap != NULL) {
+		struct rec_snap_stats ss;
+		rec_snap_get_stats(r->snap, &ss);
+		st->snapshot_mode = true;
+		st->snapshot_busy = ss.busy;
+		st->snapshot_buffered = ss.fill_count;
+		st->evicted = ss.evicted;
+		st->cache_fill = ss.fill_bytes;
+		st->cache_max = rec_snap_max_bytes(r->snap);
+	} else {
+		st->cache_fill = rec_cache_fill(r->cache);
+		st->cache_max = rec_cache_max_bytes(r->cache);
+	}
 	st->paused = atomic_load(&r->paused);
 	if (r->consumer != NULL)
 		rec_consumer_file(r->consumer, st->current_file, sizeof st->current_file,
@@ -148,6 +281,10 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		rec_delete_readers(r);
 		if (r->cache != NULL)
 			rec_cache_close(r->cache);
+		if (r->snap != NULL)
+			rec_snap_close(r->snap);
+		/* Its thread reads r->consumer (status): joined before that goes. */
+		rec_stats_pub_stop(r->stats);
 		if (r->consumer != NULL) {
 			bt_status st = rec_consumer_stop(r->consumer, &e);
 			first = rec_keep_first(first, st, &r->stop_err, &e);
@@ -158,6 +295,9 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 			first = rec_keep_first(first, st, &r->stop_err, &e);
 			r->writer = NULL;
 		}
+		rec_stats_pub_write_final(r->stats); /* final counts, state stopped */
+		rec_stats_pub_free(r->stats);
+		r->stats = NULL;
 		if (r->pp > 0)
 			(void)dds_delete(r->pp);
 		r->pp = 0;
@@ -179,6 +319,13 @@ void rec_recorder_free(struct rec_recorder *r)
 		rec_sub_free(r->subs[i]);
 	free(r->subs);
 	rec_cache_free(r->cache);
+	rec_snap_free(r->snap);
+	rec_tl_free(r->tl);
+	for (size_t i = 0; i < r->n_repeat; i++) {
+		free(r->repeat[i].arg);
+		free(r->repeat[i].dds);
+	}
+	free(r->repeat);
 	rec_topics_free(r->topics);
 	rec_qos_overrides_free(r->overrides);
 	rec_select_free(r->select);

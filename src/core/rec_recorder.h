@@ -19,10 +19,17 @@
 
 #include "bag_writer.h"
 #include "bt_status.h"
+#include "rec_consumer.h"
 #include "rec_select.h"
 #include "rec_topics.h"
 
 #define REC_DOMAIN_DEFAULT UINT32_MAX /* Cyclone's default domain (0 or config) */
+
+/* One --repeat-transient-local argument: TOPIC (ROS or DDS name), depth. */
+struct rec_repeat_topic {
+	const char *name;
+	uint32_t depth; /* >= 1 */
+};
 
 struct rec_recorder_options {
 	uint32_t domain_id;
@@ -35,6 +42,29 @@ struct rec_recorder_options {
 	const struct bag_msgdef *known_defs;
 	size_t n_known_defs;
 	uint32_t test_consumer_delay_us; /* test hook, 0 in production */
+	double stats_rate;   /* Hz of the live statistics on DDS (rec_stats_pub); 0 = none */
+	const char *version; /* bagtop's, named in the statistics; NULL = "" */
+	/* Snapshot mode: a circular cache of max_cache_size bytes (> 0) and,
+	 * when > 0, snapshot_duration_ns; written only on a trigger. */
+	bool snapshot_mode;
+	int64_t snapshot_duration_ns;
+	int64_t snapshot_post_ns; /* messages of this long after a trigger join it */
+	/* Topics whose last N messages start every file and snapshot; they are
+	 * recorded even when the selection leaves them out. */
+	const struct rec_repeat_topic *repeat;
+	size_t n_repeat;
+	/* Called on the writer thread when a snapshot file is finished. */
+	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
+	void *on_snapshot_ctx;
+};
+
+/* What a snapshot trigger did (rec_recorder_snapshot). */
+enum rec_trigger {
+	REC_TRIGGER_STARTED,      /* being written; on_snapshot reports the file */
+	REC_TRIGGER_EMPTY,        /* nothing buffered: nothing written */
+	REC_TRIGGER_BUSY,         /* the previous snapshot is still being written */
+	REC_TRIGGER_STOPPING,     /* recording is stopping */
+	REC_TRIGGER_NOT_SNAPSHOT, /* not recording in snapshot mode */
 };
 
 /* One line's worth of totals, for the headless status and the header. */
@@ -52,6 +82,11 @@ struct rec_status {
 	char current_file[4096];
 	bool paused;
 	bool write_failed;
+	bool snapshot_mode;
+	bool snapshot_busy;         /* a snapshot is being written */
+	uint64_t snapshot_buffered; /* messages in the snapshot buffer now */
+	uint64_t evicted;           /* left the snapshot buffer unwritten, by design */
+	uint64_t repeated;          /* repeated transient-local copies written */
 };
 
 struct rec_recorder;
@@ -63,7 +98,24 @@ struct rec_recorder;
 BT_MUST_CHECK bt_status rec_recorder_start(const struct rec_recorder_options *opt,
 					   struct rec_recorder **out, struct bt_error *err);
 void rec_recorder_pause(struct rec_recorder *r, bool paused);
+/* Starts or stops recording topic `index` (any thread). While off, a
+ * subscribed topic's messages still arrive and are counted (`ignored`,
+ * `rx_bytes`: the live view keeps its rates) but are not recorded.
+ * Switching on a topic the selection left out subscribes it (the
+ * discovery thread does it at once). */
+void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool on);
 void rec_recorder_split(struct rec_recorder *r);
+/* Triggers a snapshot (any thread): `s`, SIGUSR1. */
+enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r);
+const char *rec_trigger_str(enum rec_trigger t); /* one line for the user */
+/* Repeats topic `index`'s last `depth` messages at the start of every file
+ * and snapshot (0: stop repeating). Any thread. BT_ERR_USAGE: bad index or
+ * depth. */
+BT_MUST_CHECK bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t index,
+						uint32_t depth);
+uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
+/* Messages of topic `index` evicted from the snapshot buffer (by design). */
+uint64_t rec_recorder_topic_evicted(const struct rec_recorder *r, size_t index);
 void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st);
 /* The topic table (read-only use; valid until rec_recorder_free). */
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);

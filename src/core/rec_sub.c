@@ -188,9 +188,13 @@ static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 	struct rec_topic_stats *st = &s->tp->st;
 	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn))
 		return true;
+	atomic_fetch_add_explicit(&st->rx_bytes, smp->len, memory_order_relaxed);
 	if (atomic_load_explicit(&s->r->paused, memory_order_relaxed) ||
-	    !atomic_load_explicit(&s->tp->enabled, memory_order_relaxed))
+	    !atomic_load_explicit(&s->tp->enabled, memory_order_relaxed)) {
+		/* Counted so the live view keeps its rates. */
+		atomic_fetch_add_explicit(&st->ignored, 1, memory_order_relaxed);
 		return true;
+	}
 	int64_t now = bt_time_realtime_ns();
 	atomic_fetch_add_explicit(&st->received, 1, memory_order_relaxed);
 	atomic_store_explicit(&st->last_recv_time, now, memory_order_relaxed);
@@ -203,7 +207,10 @@ static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 	m->recv_time = now;
 	m->source_time = smp->source_time;
 	m->writer_sn = smp->writer_sn;
-	if (rec_cache_push(s->r->cache, m) != BT_OK)
+	rec_tl_offer(s->r->tl, m); /* a copy when the topic is repeated */
+	bt_status pushed = s->r->snap != NULL ? rec_snap_push(s->r->snap, m)
+					      : rec_cache_push(s->r->cache, m);
+	if (pushed != BT_OK)
 		atomic_fetch_add_explicit(&st->lost_cache, 1, memory_order_relaxed);
 	return true;
 }
@@ -228,6 +235,10 @@ static void sub_on_incompatible(dds_entity_t reader,
 {
 	(void)reader;
 	struct rec_sub *s = arg;
+	/* Without an override, discovery replaces the reader with one that
+	 * matches every publisher: only a transition, not worth a warning. */
+	if (!atomic_load(&s->overridden))
+		return;
 	if (!atomic_exchange(&s->incompatible_warned, true))
 		bt_log_warn("%s: a publisher's QoS is incompatible with the recorder's (DDS policy "
 			    "id %u); it is not recorded",
@@ -361,6 +372,7 @@ static void sub_subscribe(struct rec_sub *s)
 		return;
 	}
 	sub_adapt(s, &s->req);
+	atomic_store(&s->overridden, s->req.overridden);
 	s->reader = sub_reader_create(s, &s->req);
 	if (s->reader < 0) {
 		bt_log_error("%s: cannot create a reader: %s", tp->name, dds_strretcode(s->reader));
@@ -432,6 +444,15 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		sub_subscribe(s);
 	else
 		sub_readapt(s, p);
+}
+
+void rec_sub_select(struct rec_sub *s)
+{
+	if (s->selected)
+		return;
+	s->selected = true;
+	if (s->reader == 0 && s->n_pubs > 0)
+		sub_subscribe(s);
 }
 
 bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)

@@ -31,6 +31,9 @@ struct rec_topic_stats {
 	atomic_uint_fast64_t lost_write;     /* write failures (disk full, I/O) */
 	atomic_uint_fast64_t lost_transport; /* writer sequence-number gaps */
 	atomic_uint_fast64_t rejected;       /* DDS SAMPLE_REJECTED */
+	atomic_uint_fast64_t ignored;  /* arrived while paused or switched off: not recorded */
+	atomic_uint_fast64_t rx_bytes; /* payload bytes that arrived, recorded or not */
+	atomic_uint_fast64_t repeated; /* repeated transient-local copies written */
 	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
 };
 
@@ -44,6 +47,7 @@ struct rec_topic {
 	bool keyed;
 	atomic_bool subscribed; /* a reader exists; bag/def are final */
 	atomic_bool enabled;    /* recording this topic (toggle) */
+	atomic_bool want_subscribe; /* switched on by the user though not selected */
 	atomic_uint publishers; /* alive publications (discovery) */
 	atomic_bool reliable;        /* what the reader requests now */
 	atomic_bool transient_local;

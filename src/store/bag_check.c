@@ -1,5 +1,9 @@
 /* bag_check: every comparison between what metadata.yaml says and what the
- * storage files hold, each mismatch reported as one line. */
+ * storage files hold, each mismatch reported as one line. Recording
+ * statistics, when present, are checked too: messages and bytes against
+ * the data, rates against the durations, totals against the sums over
+ * files, causes against the loss totals. Loss figures themselves cannot be
+ * checked against anything. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -174,18 +178,177 @@ static void bc_metadata(struct bc *c, const struct bag_reader *r, const struct b
 	bc_unlisted(c, r);
 }
 
+/* ---- recording statistics (bagtop's additional keys) ---- */
+
+/* Bytes read back per (file, topic): bytes[file * n_topics + topic]. */
+struct bc_bytes {
+	uint64_t *bytes;
+	size_t n_topics;
+	bool complete; /* every message was read */
+};
+
+/* Reader topic `name`; topic `guess` is tried first (metadata lists the
+ * topics in the order the files do, and a bag may have thousands). */
+static size_t bc_topic_index(const struct bag_reader *r, const char *name, size_t guess)
+{
+	size_t n;
+	const struct bag_reader_topic *t = bag_reader_topics(r, &n);
+	if (guess < n && !strcmp(t[guess].topic.name, name))
+		return guess;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].topic.name, name))
+			return i;
+	return SIZE_MAX;
+}
+
+/* Rates are written with 6 decimals. */
+static void bc_cmp_rate(struct bc *c, const char *what, double md, double want)
+{
+	double d = md > want ? md - want : want - md;
+	if (d > 1e-6 + 1e-9 * want)
+		bc_problem(c, "%s: average_rate_hz is %.6f, messages / duration gives %.6f", what, md,
+			   want);
+}
+
+static void bc_stats_data(struct bc *c, const char *what, const struct bag_stats *st,
+			  uint64_t count, uint64_t bytes, const struct bc_bytes *b)
+{
+	char w[600];
+	snprintf(w, sizeof w, "%s: messages_recorded", what);
+	bc_cmp_u64(c, w, st->messages_recorded, count);
+	snprintf(w, sizeof w, "%s: bytes_written", what);
+	if (b->complete)
+		bc_cmp_u64(c, w, st->bytes_written, bytes);
+}
+
+static void bc_file_stats(struct bc *c, const struct bag_reader *r, const struct bag_metadata *md,
+			  size_t i, const struct bc_bytes *b)
+{
+	const struct bag_file_info *fi = &md->files[i];
+	const struct bag_reader_file *f = bag_reader_file(r, i);
+	size_t nt;
+	const struct bag_reader_topic *topics = bag_reader_topics(r, &nt);
+	/* Per reader topic: messages in this file, and whether it is listed. */
+	uint64_t *count = bt_xcalloc(nt + 1, sizeof *count);
+	bool *listed = bt_xcalloc(nt + 1, sizeof *listed);
+	for (size_t k = 0; k < f->n_topics; k++)
+		count[f->topics[k].topic] += f->topics[k].count;
+	size_t t = 0;
+	for (size_t k = 0; k < fi->n_topics_stats; k++) {
+		const struct bag_file_topic_stats *e = &fi->topics_stats[k];
+		t = bc_topic_index(r, e->topic, t == SIZE_MAX ? 0 : t + 1);
+		char what[512];
+		snprintf(what, sizeof what, "%s: statistics of topic %s", f->name, e->topic);
+		bc_stats_data(c, what, &e->stats, t == SIZE_MAX ? 0 : count[t],
+			      t == SIZE_MAX ? 0 : b->bytes[i * b->n_topics + t], b);
+		bc_cmp_rate(c, what, e->stats.average_rate_hz,
+			    bag_stats_rate(e->stats.messages_recorded, fi->duration));
+		if (t != SIZE_MAX)
+			listed[t] = true;
+	}
+	for (size_t k = 0; k < nt; k++)
+		if (!listed[k] && count[k])
+			bc_problem(c, "%s: topic %s has messages but no topics_statistics entry",
+				   f->name, topics[k].topic.name);
+	free(listed);
+	free(count);
+}
+
+static void bc_causes(struct bc *c, const char *name, const struct bag_stats *st)
+{
+	if (!st->losses_known || !st->has_causes)
+		return;
+	if (bag_losses_transport(&st->causes) != st->lost_in_transport ||
+	    bag_losses_recorder(&st->causes) != st->lost_in_recorder)
+		bc_problem(c, "topic %s: lost_by_cause does not add up to lost_in_transport %"
+			   PRIu64 " and lost_in_recorder %" PRIu64, name, st->lost_in_transport,
+			   st->lost_in_recorder);
+}
+
+/* A topic's loss totals against the sums over its files' entries. */
+static void bc_topic_sums(struct bc *c, const char *name, const struct bag_stats *st,
+			  const struct bag_stats *sum)
+{
+	if (sum->losses_known != st->losses_known)
+		bc_problem(c, "topic %s: losses are %s in the totals but %s in the files", name,
+			   st->losses_known ? "known" : "unknown",
+			   sum->losses_known ? "known" : "unknown");
+	else if (sum->lost_in_transport != st->lost_in_transport ||
+		 sum->lost_in_recorder != st->lost_in_recorder)
+		bc_problem(c, "topic %s: losses %" PRIu64 " + %" PRIu64 " are not the sums over "
+			   "files, %" PRIu64 " + %" PRIu64, name, st->lost_in_transport,
+			   st->lost_in_recorder, sum->lost_in_transport, sum->lost_in_recorder);
+}
+
+/* Topic totals against the data, and against the sums of the files'
+ * entries (which bag_metadata_sum_stats computes the way the writer does). */
+static void bc_topic_stats(struct bc *c, const struct bag_reader *r,
+			   const struct bag_metadata *md, const struct bag_metadata *sum,
+			   const struct bc_bytes *b)
+{
+	for (size_t i = 0; i < md->n_topics; i++) {
+		const struct bag_topic_info *ti = &md->topics[i];
+		if (!ti->has_stats)
+			continue;
+		const char *name = ti->topic.name;
+		size_t t = bc_topic_index(r, name, i), nt;
+		uint64_t count = t == SIZE_MAX ? 0 : bag_reader_topics(r, &nt)[t].count, bytes = 0;
+		for (size_t f = 0; t != SIZE_MAX && f < bag_reader_n_files(r); f++)
+			bytes += b->bytes[f * b->n_topics + t];
+		char what[512];
+		snprintf(what, sizeof what, "statistics of topic %s", name);
+		bc_stats_data(c, what, &ti->stats, count, bytes, b);
+		bc_cmp_rate(c, what, ti->stats.average_rate_hz,
+			    bag_stats_rate(ti->stats.messages_recorded, md->duration));
+		bc_causes(c, name, &ti->stats);
+		if (sum)
+			bc_topic_sums(c, name, &ti->stats, &sum->topics[i].stats);
+	}
+}
+
+static void bc_stats(struct bc *c, const struct bag_reader *r, const struct bag_metadata *md,
+		     const struct bc_bytes *b)
+{
+	if (!bag_metadata_has_stats(md))
+		return;
+	bool files_ok = md->n_files == bag_reader_n_files(r);
+	bool all_files = files_ok;
+	for (size_t i = 0; files_ok && i < md->n_files; i++) {
+		if (md->files[i].has_stats)
+			bc_file_stats(c, r, md, i, b);
+		else
+			all_files = false;
+	}
+	struct bag_metadata sum;
+	if (all_files) {
+		bag_metadata_copy(&sum, md);
+		bag_metadata_sum_stats(&sum);
+	}
+	bc_topic_stats(c, r, md, all_files ? &sum : NULL, b);
+	if (all_files)
+		bag_metadata_fini(&sum);
+}
+
 /* Reads every message back (decompressing MESSAGE-mode frames) and checks
- * that the per-topic counts the summary gave are what is really there. */
-static void bc_messages(struct bc *c, struct bag_reader *r)
+ * that the per-topic counts the summary gave are what is really there;
+ * sums their bytes per file and topic for the statistics. */
+static void bc_messages(struct bc *c, struct bag_reader *r, struct bc_bytes *b)
 {
 	size_t n;
 	const struct bag_reader_topic *t = bag_reader_topics(r, &n);
 	uint64_t *seen = bt_xcalloc(n ? n : 1, sizeof *seen);
+	size_t nf = bag_reader_n_files(r);
+	b->n_topics = n;
+	b->bytes = bt_xcalloc(n * nf + 1, sizeof *b->bytes);
 	struct bag_read_msg m;
 	struct bt_error err;
 	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1)
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
 		seen[m.topic]++;
+		if (m.topic < n)
+			b->bytes[m.file * n + m.topic] += m.len;
+	}
+	b->complete = rc == 0;
 	if (rc < 0)
 		bc_problem(c, "reading messages: %s", err.msg);
 	for (size_t i = 0; rc == 0 && i < n; i++)
@@ -215,7 +378,11 @@ size_t bag_check(const char *path, bag_check_report report, void *ctx)
 		bc_metadata(&c, r, md);
 	else if (bt_fs_is_dir(path))
 		bc_problem(&c, "no metadata.yaml (run 'bagtop reindex %s')", path);
-	bc_messages(&c, r);
+	struct bc_bytes b;
+	bc_messages(&c, r, &b);
+	if (md)
+		bc_stats(&c, r, md, &b);
+	free(b.bytes);
 	bag_reader_close(r);
 	return c.problems;
 }

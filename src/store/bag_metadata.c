@@ -11,6 +11,21 @@
 
 #define BAG_ROOT_KEY "rosbag2_bagfile_information"
 
+/* Recording statistics are bagtop's additions to the version 9 layout: a
+ * `statistics` mapping as the last key of each topics_with_message_count
+ * entry and a `topics_statistics` sequence as the last key of each files
+ * entry; every rosbag2 key stays as it was, in its order. rosbag2 ignores
+ * them: its decoder (rosbag2_storage/include/rosbag2_storage/yaml.hpp,
+ * ros2/rosbag2 @ 25304dd, Oct 2024: convert<TopicInformation>::decode,
+ * convert<FileInformation>::decode, convert<BagMetadata>::decode) only
+ * looks keys up by name (node["message_count"], node["path"], ...) and
+ * never iterates a topic or file entry, so yaml-cpp leaves unknown keys
+ * unread; metadata.yaml (MetadataIo::read_metadata) and the embedded row
+ * (deserialize_metadata) both go through that decoder.
+ *
+ * bagtop's reader is lenient with them: a statistics block it cannot read
+ * is dropped (marked absent), never an error, since rosbag2 reads the bag. */
+
 /* ---- writing ---- */
 
 static void bag_md_emit_ns(struct ye *e, const char *key, const char *sub, int64_t v)
@@ -20,6 +35,41 @@ static void bag_md_emit_ns(struct ye *e, const char *key, const char *sub, int64
 	ye_key(e, sub);
 	ye_i64(e, v);
 	ye_map_end(e);
+}
+
+static void bag_md_emit_u64(struct ye *e, const char *key, uint64_t v)
+{
+	ye_key(e, key);
+	ye_u64(e, v);
+}
+
+static void bag_md_emit_causes(struct ye *e, const struct bag_losses *l)
+{
+	ye_key(e, "lost_by_cause");
+	ye_map_begin(e);
+	bag_md_emit_u64(e, "lost_transport", l->lost_transport);
+	bag_md_emit_u64(e, "rejected", l->rejected);
+	bag_md_emit_u64(e, "lost_cache", l->lost_cache);
+	bag_md_emit_u64(e, "lost_toobig", l->lost_toobig);
+	bag_md_emit_u64(e, "lost_compression", l->lost_compression);
+	bag_md_emit_u64(e, "lost_write", l->lost_write);
+	ye_map_end(e);
+}
+
+/* The keys of a statistics mapping, into the mapping already begun. Loss
+ * keys only when known: an absent key means "not known", never 0. */
+static void bag_md_emit_stats(struct ye *e, const struct bag_stats *st, bool causes)
+{
+	bag_md_emit_u64(e, "messages_recorded", st->messages_recorded);
+	if (st->losses_known) {
+		bag_md_emit_u64(e, "lost_in_transport", st->lost_in_transport);
+		bag_md_emit_u64(e, "lost_in_recorder", st->lost_in_recorder);
+	}
+	bag_md_emit_u64(e, "bytes_written", st->bytes_written);
+	ye_key(e, "average_rate_hz");
+	ye_f64(e, st->average_rate_hz);
+	if (causes && st->losses_known && st->has_causes)
+		bag_md_emit_causes(e, &st->causes);
 }
 
 static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti)
@@ -41,12 +91,36 @@ static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti)
 	ye_map_end(e);
 	ye_key(e, "message_count");
 	ye_u64(e, ti->message_count);
+	if (ti->has_stats) {
+		ye_key(e, "statistics");
+		ye_map_begin(e);
+		bag_md_emit_stats(e, &ti->stats, true);
+		ye_map_end(e);
+	}
 	ye_map_end(e);
 }
 
 static void bag_md_emit_empty_seq(struct ye *e)
 {
 	bag_qos_emit(e, NULL, 0); /* the same "[]" */
+}
+
+static void bag_md_emit_file_stats(struct ye *e, const struct bag_file_info *f)
+{
+	ye_key(e, "topics_statistics");
+	if (!f->n_topics_stats) {
+		bag_md_emit_empty_seq(e);
+		return;
+	}
+	ye_seq_begin(e);
+	for (size_t i = 0; i < f->n_topics_stats; i++) {
+		ye_map_begin(e);
+		ye_key(e, "topic");
+		ye_str(e, f->topics_stats[i].topic);
+		bag_md_emit_stats(e, &f->topics_stats[i].stats, false);
+		ye_map_end(e);
+	}
+	ye_seq_end(e);
 }
 
 static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md)
@@ -75,6 +149,8 @@ static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md)
 		bag_md_emit_ns(e, "duration", "nanoseconds", f->duration);
 		ye_key(e, "message_count");
 		ye_u64(e, f->message_count);
+		if (f->has_stats)
+			bag_md_emit_file_stats(e, f);
 		ye_map_end(e);
 	}
 	ye_seq_end(e);
@@ -230,6 +306,95 @@ static bt_status bag_md_parse_qos(struct bag_md_ctx *c, yaml_node_t *tm, struct 
 	return st;
 }
 
+/* ---- reading statistics (lenient: false = unreadable, treat as absent) ---- */
+
+static bool bag_md_stat_u64(struct bag_md_ctx *c, yaml_node_t *map, const char *key,
+			    uint64_t *out)
+{
+	return yd_u64(yd_get(c->doc, map, key), out) == BT_OK;
+}
+
+static bool bag_md_parse_causes(struct bag_md_ctx *c, yaml_node_t *map, struct bag_losses *l)
+{
+	return bag_md_stat_u64(c, map, "lost_transport", &l->lost_transport) &&
+	       bag_md_stat_u64(c, map, "rejected", &l->rejected) &&
+	       bag_md_stat_u64(c, map, "lost_cache", &l->lost_cache) &&
+	       bag_md_stat_u64(c, map, "lost_toobig", &l->lost_toobig) &&
+	       bag_md_stat_u64(c, map, "lost_compression", &l->lost_compression) &&
+	       bag_md_stat_u64(c, map, "lost_write", &l->lost_write);
+}
+
+static bool bag_md_parse_losses(struct bag_md_ctx *c, yaml_node_t *map, struct bag_stats *st)
+{
+	bool tr = yd_get(c->doc, map, "lost_in_transport") != NULL;
+	bool rec = yd_get(c->doc, map, "lost_in_recorder") != NULL;
+	if (!tr && !rec)
+		return true; /* not known */
+	st->losses_known = true;
+	return bag_md_stat_u64(c, map, "lost_in_transport", &st->lost_in_transport) &&
+	       bag_md_stat_u64(c, map, "lost_in_recorder", &st->lost_in_recorder);
+}
+
+static bool bag_md_parse_stats(struct bag_md_ctx *c, yaml_node_t *map, bool causes,
+			       struct bag_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	if (!map || map->type != YAML_MAPPING_NODE ||
+	    !bag_md_stat_u64(c, map, "messages_recorded", &st->messages_recorded) ||
+	    !bag_md_stat_u64(c, map, "bytes_written", &st->bytes_written) ||
+	    yd_f64(yd_get(c->doc, map, "average_rate_hz"), &st->average_rate_hz) != BT_OK ||
+	    !bag_md_parse_losses(c, map, st))
+		return false;
+	yaml_node_t *lc = causes && st->losses_known ? yd_get(c->doc, map, "lost_by_cause") : NULL;
+	if (lc) {
+		st->has_causes = true;
+		return lc->type == YAML_MAPPING_NODE && bag_md_parse_causes(c, lc, &st->causes);
+	}
+	return true;
+}
+
+static void bag_md_parse_topic_stats(struct bag_md_ctx *c, yaml_node_t *item,
+				     struct bag_topic_info *ti)
+{
+	yaml_node_t *n = yd_get(c->doc, item, "statistics");
+	ti->has_stats = n && bag_md_parse_stats(c, n, true, &ti->stats);
+	if (!ti->has_stats)
+		memset(&ti->stats, 0, sizeof ti->stats);
+}
+
+static void bag_md_file_stats_clear(struct bag_file_info *f)
+{
+	for (size_t i = 0; i < f->n_topics_stats; i++)
+		free(f->topics_stats[i].topic);
+	free(f->topics_stats);
+	f->topics_stats = NULL;
+	f->n_topics_stats = 0;
+	f->has_stats = false;
+}
+
+static void bag_md_parse_file_stats(struct bag_md_ctx *c, yaml_node_t *m, struct bag_file_info *f)
+{
+	yaml_node_t *seq = yd_get(c->doc, m, "topics_statistics");
+	if (!seq || seq->type != YAML_SEQUENCE_NODE)
+		return;
+	size_t n = yd_len(seq);
+	f->has_stats = true;
+	f->topics_stats = n ? bt_xcalloc(n, sizeof *f->topics_stats) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yd_item(c->doc, seq, i);
+		struct bag_file_topic_stats *ts = &f->topics_stats[f->n_topics_stats];
+		if (yd_str(yd_get(c->doc, e, "topic"), &ts->topic) != BT_OK) {
+			bag_md_file_stats_clear(f);
+			return;
+		}
+		f->n_topics_stats++;
+		if (!bag_md_parse_stats(c, e, false, &ts->stats)) {
+			bag_md_file_stats_clear(f);
+			return;
+		}
+	}
+}
+
 static bt_status bag_md_parse_topic(struct bag_md_ctx *c, yaml_node_t *item, int version,
 				    struct bag_topic_info *ti)
 {
@@ -250,6 +415,8 @@ static bt_status bag_md_parse_topic(struct bag_md_ctx *c, yaml_node_t *item, int
 		st = bag_md_parse_qos(c, tm, t);
 	if (st == BT_OK)
 		st = bag_md_get_u64(c, item, "message_count", &ti->message_count);
+	if (st == BT_OK)
+		bag_md_parse_topic_stats(c, item, ti);
 	return st;
 }
 
@@ -317,6 +484,7 @@ static bt_status bag_md_parse_files(struct bag_md_ctx *c, struct bag_metadata *m
 			st = bag_md_bad(c, "files.duration", "is negative");
 		if (st != BT_OK)
 			return bt_err_prefix(c->err, "files entry %zu", i + 1);
+		bag_md_parse_file_stats(c, m, f);
 	}
 	return BT_OK;
 }

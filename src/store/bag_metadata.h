@@ -2,7 +2,36 @@
  * `rosbag2_bagfile_information`) and the embedded `metadata` table rows
  * (same mapping without the root key). Written in the version 9 layout with
  * rosbag2's field order; read for versions 1 to 9 (and later versions'
- * known keys), parsed with libyaml. */
+ * known keys), parsed with libyaml.
+ *
+ * bagtop's recording statistics (struct bag_stats) are additional keys,
+ * written only when set (has_stats) and always after every rosbag2 key of
+ * their mapping, so rosbag2 and other readers, which look keys up by name,
+ * ignore them:
+ *
+ *   topics_with_message_count:
+ *     - topic_metadata: {...}
+ *       message_count: 14
+ *       statistics:
+ *         messages_recorded: 14
+ *         lost_in_transport: 3      # both loss keys absent = not known
+ *         lost_in_recorder: 1
+ *         bytes_written: 2651
+ *         average_rate_hz: 5.577689 # messages / bag duration (s)
+ *         lost_by_cause: {lost_transport: 2, rejected: 1, lost_cache: 0,
+ *                         lost_toobig: 1, lost_compression: 0, lost_write: 0}
+ *   files:
+ *     - path: bag_0.db3
+ *       ...rosbag2's keys...
+ *       topics_statistics:         # topics with nothing to show left out
+ *         - topic: /a
+ *           messages_recorded: 10
+ *           lost_in_transport: 3
+ *           lost_in_recorder: 0
+ *           bytes_written: 1045
+ *           average_rate_hz: 11.111111  # messages / file duration (s)
+ *
+ * (written in block style; lost_by_cause is a nested block mapping). */
 #ifndef BAG_METADATA_H
 #define BAG_METADATA_H
 
@@ -20,7 +49,9 @@
 BT_MUST_CHECK bt_status bag_metadata_to_yaml(const struct bag_metadata *md, bool with_root,
 					     struct bt_buf *out);
 /* Parses YAML text with or without the root key into *md (initialised here;
- * on error *md is left empty and needs no fini). Unknown keys are ignored. */
+ * on error *md is left empty and needs no fini). Unknown keys are ignored;
+ * statistics that cannot be read are left out (has_stats false), never an
+ * error: rosbag2 reads such a bag. */
 BT_MUST_CHECK bt_status bag_metadata_from_yaml(const char *text, size_t len,
 					       struct bag_metadata *md, struct bt_error *err);
 /* Writes <bag_dir>/metadata.yaml atomically (temp, fsync, rename). */

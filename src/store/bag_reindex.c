@@ -71,6 +71,235 @@ void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md)
 	bag_reindex_from_embedded(r, md);
 }
 
+/* ---- statistics ---- */
+
+/* Messages and bytes per (file, reader topic), read back decompressed. */
+struct bag_rx_tally {
+	uint64_t count, bytes;
+	size_t order; /* first-seen position among the file's topics, + 1 */
+};
+
+static bt_status bag_reindex_read_all(struct bag_reader *r, struct bag_rx_tally *tl, size_t nt,
+				      struct bt_error *err)
+{
+	struct bag_read_msg m;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, err)) == 1) {
+		if (m.topic >= nt)
+			return bt_err_set(err, BT_ERR_FORMAT, "%s changed while being read",
+					  bag_reader_file(r, m.file)->path);
+		tl[m.file * nt + m.topic].bytes += m.len;
+	}
+	return rc < 0 ? (bt_status)rc : BT_OK;
+}
+
+/* A file's topics_statistics, in the order of its topics rows; a name
+ * with two rows in one file gets one entry. */
+static void bag_reindex_file_stats(const struct bag_reader *r, size_t i, struct bag_rx_tally *tl,
+				   struct bag_file_info *fi)
+{
+	const struct bag_reader_file *f = bag_reader_file(r, i);
+	size_t nt;
+	const struct bag_reader_topic *topics = bag_reader_topics(r, &nt);
+	fi->has_stats = true;
+	fi->topics_stats = f->n_topics ? bt_xcalloc(f->n_topics, sizeof *fi->topics_stats) : NULL;
+	for (size_t k = 0; k < f->n_topics; k++) {
+		struct bag_rx_tally *t = &tl[f->topics[k].topic];
+		if (!t->order) {
+			t->order = ++fi->n_topics_stats;
+			fi->topics_stats[t->order - 1].topic =
+				bt_xstrdup(topics[f->topics[k].topic].topic.name);
+		}
+		t->count += f->topics[k].count;
+	}
+	for (size_t k = 0; k < nt; k++) {
+		if (!tl[k].order)
+			continue;
+		struct bag_stats *st = &fi->topics_stats[tl[k].order - 1].stats;
+		st->messages_recorded = tl[k].count;
+		st->bytes_written = tl[k].bytes;
+	}
+}
+
+/* Entry `topic` of an old files entry; entries usually come in the same
+ * order, so entry `guess` is tried first (a bag may have thousands of
+ * topics). */
+static const struct bag_file_topic_stats *bag_reindex_old_entry(const struct bag_file_info *f,
+							       const char *topic, size_t guess)
+{
+	if (guess < f->n_topics_stats && !strcmp(f->topics_stats[guess].topic, topic))
+		return &f->topics_stats[guess];
+	for (size_t i = 0; i < f->n_topics_stats; i++)
+		if (!strcmp(f->topics_stats[i].topic, topic))
+			return &f->topics_stats[i];
+	return NULL;
+}
+
+static const struct bag_file_info *bag_reindex_find_file(const struct bag_metadata *md,
+							 const char *path)
+{
+	for (size_t i = 0; md && i < md->n_files; i++)
+		if (!strcmp(md->files[i].path, path))
+			return &md->files[i];
+	return NULL;
+}
+
+/* Does an old files entry describe this file's data? The writer gives a
+ * files entry statistics only once the file is closed, so a matching
+ * entry's losses are the file's final ones. A topic the entry leaves out
+ * recorded and lost nothing there. */
+static bool bag_reindex_matches(const struct bag_file_info *of, const struct bag_file_info *fi)
+{
+	if (!of || !of->has_stats || of->message_count != fi->message_count)
+		return false;
+	for (size_t k = 0; k < fi->n_topics_stats; k++) {
+		const struct bag_file_topic_stats *o =
+			bag_reindex_old_entry(of, fi->topics_stats[k].topic, k);
+		const struct bag_stats *n = &fi->topics_stats[k].stats;
+		if (!o ? n->messages_recorded || n->bytes_written
+		       : !o->stats.losses_known ||
+				 o->stats.messages_recorded != n->messages_recorded ||
+				 o->stats.bytes_written != n->bytes_written)
+			return false;
+	}
+	return true;
+}
+
+static void bag_reindex_take_losses(const struct bag_file_info *of, struct bag_file_info *fi)
+{
+	for (size_t k = 0; k < fi->n_topics_stats; k++) {
+		const struct bag_file_topic_stats *o =
+			bag_reindex_old_entry(of, fi->topics_stats[k].topic, k);
+		struct bag_stats *n = &fi->topics_stats[k].stats;
+		n->losses_known = true;
+		n->lost_in_transport = o ? o->stats.lost_in_transport : 0;
+		n->lost_in_recorder = o ? o->stats.lost_in_recorder : 0;
+	}
+	/* Leave out what has nothing to show, as the writer does. */
+	size_t keep = 0;
+	for (size_t k = 0; k < fi->n_topics_stats; k++) {
+		const struct bag_stats *n = &fi->topics_stats[k].stats;
+		if (n->messages_recorded || n->bytes_written || n->lost_in_transport ||
+		    n->lost_in_recorder)
+			fi->topics_stats[keep++] = fi->topics_stats[k];
+		else
+			free(fi->topics_stats[k].topic);
+	}
+	fi->n_topics_stats = keep;
+}
+
+/* A file's own entry in its last row: the one entry with statistics (the
+ * writer gives a row no other file's), whatever its path says — the file
+ * may have been renamed since. */
+static const struct bag_file_info *bag_reindex_own_entry(const struct bag_reader_file *f,
+							 const char *path)
+{
+	if (!f->has_embedded)
+		return NULL;
+	const struct bag_file_info *own = NULL;
+	for (size_t i = 0; i < f->embedded.n_files; i++) {
+		if (!f->embedded.files[i].has_stats)
+			continue;
+		if (own)
+			return bag_reindex_find_file(&f->embedded, path);
+		own = &f->embedded.files[i];
+	}
+	return own;
+}
+
+/* Takes a file's losses from its entry in the old metadata.yaml, or else
+ * from the file's own last metadata row (written when it was closed);
+ * true when one of them describes the same data. */
+static bool bag_reindex_keep_file(const struct bag_metadata *old, const struct bag_reader_file *f,
+				  struct bag_file_info *fi)
+{
+	const struct bag_file_info *of = bag_reindex_find_file(old, fi->path);
+	if (!bag_reindex_matches(of, fi))
+		of = bag_reindex_own_entry(f, fi->path);
+	if (!bag_reindex_matches(of, fi))
+		return false;
+	bag_reindex_take_losses(of, fi);
+	return true;
+}
+
+/* The breakdown by cause of a topic whose every file matched, from the old
+ * totals when they add up to the same figures. */
+static void bag_reindex_keep_causes(const struct bag_metadata *old, struct bag_topic_info *ti)
+{
+	for (size_t i = 0; i < old->n_topics; i++) {
+		const struct bag_topic_info *o = &old->topics[i];
+		if (strcmp(o->topic.name, ti->topic.name) != 0)
+			continue;
+		if (o->has_stats && o->stats.losses_known && o->stats.has_causes &&
+		    ti->stats.losses_known &&
+		    o->stats.lost_in_transport == ti->stats.lost_in_transport &&
+		    o->stats.lost_in_recorder == ti->stats.lost_in_recorder &&
+		    bag_losses_transport(&o->stats.causes) == o->stats.lost_in_transport &&
+		    bag_losses_recorder(&o->stats.causes) == o->stats.lost_in_recorder) {
+			ti->stats.has_causes = true;
+			ti->stats.causes = o->stats.causes;
+		}
+		return;
+	}
+}
+
+/* The totals' breakdown by cause comes from the old metadata.yaml, or else
+ * from the newest embedded row (the last file's, written at close). */
+static const struct bag_metadata *bag_reindex_causes_source(const struct bag_reader *r,
+							    const struct bag_metadata *old)
+{
+	if (old && bag_metadata_has_stats(old))
+		return old;
+	return bag_reader_embedded(r);
+}
+
+static void bag_reindex_losses(const struct bag_reader *r, const struct bag_metadata *old,
+			       struct bag_metadata *md, struct bag_reindex_result *res)
+{
+	res->files_losses_known = 0;
+	for (size_t i = 0; i < md->n_files; i++)
+		res->files_losses_known +=
+			bag_reindex_keep_file(old, bag_reader_file(r, i), &md->files[i]);
+	bag_metadata_sum_stats(md);
+	const struct bag_metadata *src = bag_reindex_causes_source(r, old);
+	for (size_t t = 0; src && t < md->n_topics; t++)
+		bag_reindex_keep_causes(src, &md->topics[t]);
+	if (res->files_losses_known == md->n_files)
+		res->losses = BAG_REINDEX_LOSSES_KEPT;
+	else if (res->files_losses_known)
+		res->losses = BAG_REINDEX_LOSSES_PARTIAL;
+	else if (!old)
+		res->losses = BAG_REINDEX_LOSSES_NO_METADATA;
+	else if (!bag_metadata_has_stats(old))
+		res->losses = BAG_REINDEX_LOSSES_NONE;
+	else
+		res->losses = BAG_REINDEX_LOSSES_PARTIAL;
+}
+
+/* Adds the statistics to `md` (built by bag_reindex_build from `r`); `old`
+ * is the previous metadata.yaml, or NULL. A bag whose messages cannot all
+ * be read back gets none (and a warning): half-counted bytes would be
+ * invented figures. */
+static void bag_reindex_stats(struct bag_reader *r, const struct bag_metadata *old,
+			      struct bag_metadata *md, struct bag_reindex_result *res)
+{
+	size_t nt, nf = bag_reader_n_files(r);
+	(void)bag_reader_topics(r, &nt);
+	struct bag_rx_tally *tl = bt_xcalloc(nf * nt + 1, sizeof *tl);
+	struct bt_error err;
+	if (bag_reindex_read_all(r, tl, nt, &err) != BT_OK) {
+		bt_log_warn("no statistics written: %s", err.msg);
+		res->losses = BAG_REINDEX_LOSSES_NO_STATS;
+		res->files_losses_known = 0;
+		free(tl);
+		return;
+	}
+	for (size_t i = 0; i < nf; i++)
+		bag_reindex_file_stats(r, i, tl + i * nt, &md->files[i]);
+	free(tl);
+	bag_reindex_losses(r, old, md, res);
+}
+
 /* A writer killed mid-way can leave "<file>.tmp" (metadata.yaml or a FILE
  * compression in progress); they are incomplete by construction. */
 static size_t bag_reindex_remove_leftovers(const char *dir)
@@ -176,15 +405,21 @@ bt_status bag_reindex(const char *dir, struct bag_reindex_result *res, struct bt
 	st = bag_reindex_open(dir, &r, err);
 	if (st != BT_OK)
 		return st;
-	struct bag_metadata md;
+	struct bag_metadata md, old;
+	struct bag_reindex_result local;
+	if (!res)
+		res = &local;
+	struct bt_error old_err; /* an unreadable metadata.yaml is what reindex repairs */
+	bool have_old = bag_metadata_read(dir, &old, &old_err) == BT_OK;
 	bag_reindex_build(r, &md);
+	bag_reindex_stats(r, have_old ? &old : NULL, &md, res);
+	if (have_old)
+		bag_metadata_fini(&old);
 	size_t removed = bag_reindex_remove_leftovers(dir) + bag_reindex_remove_blank(r);
 	st = bag_metadata_write(dir, &md, err);
-	if (st == BT_OK && res) {
-		res->files = md.n_paths;
-		res->messages = md.message_count;
-		res->leftovers_removed = removed;
-	}
+	res->files = md.n_paths;
+	res->messages = md.message_count;
+	res->leftovers_removed = removed;
 	bag_metadata_fini(&md);
 	bag_reader_close(r);
 	return st;

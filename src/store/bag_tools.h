@@ -16,15 +16,38 @@
  * data show it, custom_data and ros_distro from the newest embedded row. */
 void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md);
 
+/* What became of the loss figures (bagtop statistics) in a reindex. */
+enum bag_reindex_losses {
+	BAG_REINDEX_LOSSES_KEPT,        /* for every file */
+	BAG_REINDEX_LOSSES_PARTIAL,     /* for files_losses_known of the files */
+	BAG_REINDEX_LOSSES_NO_METADATA, /* none: no readable metadata.yaml, no file's row */
+	BAG_REINDEX_LOSSES_NONE,        /* none: metadata.yaml had none (not bagtop's) */
+	BAG_REINDEX_LOSSES_NO_STATS,    /* messages could not all be read: no statistics */
+};
+
 struct bag_reindex_result {
 	size_t files;
 	uint64_t messages;
 	size_t leftovers_removed; /* *.tmp files of an interrupted write */
+	enum bag_reindex_losses losses;
+	size_t files_losses_known;
 };
 
 /* Rebuilds <dir>/metadata.yaml (atomically) from the storage files, rolling
  * back any transaction a crashed writer left in them. `dir` must be a bag
- * directory. */
+ * directory.
+ *
+ * Statistics: messages recorded, bytes written and rates, per topic and per
+ * file, are recomputed from the files (every message is read back, so this
+ * reads the whole bag). Losses cannot be seen in the data: a file's loss
+ * figures are kept from its entry in the old metadata.yaml, or else from
+ * the file's own last metadata row (written by the recorder when it closed
+ * the file), when that entry has statistics and matches the file (same
+ * path and message count, and per topic the same messages recorded and
+ * bytes written). Otherwise that file's entries carry no loss keys at all
+ * (unknown, never 0), nor do the topic totals they add to. The breakdown
+ * by cause is kept when the topic's losses are known in every file and the
+ * old totals agree. */
 BT_MUST_CHECK bt_status bag_reindex(const char *dir, struct bag_reindex_result *res,
 				    struct bt_error *err);
 
@@ -34,7 +57,8 @@ typedef void (*bag_check_report)(void *ctx, const char *problem);
 /* Verifies that a bag's files and metadata agree: every file opens and
  * passes sqlite's quick_check, every message reads back (and decompresses),
  * metadata.yaml counts, per-topic counts, per-file entries, time range and
- * compression match the data, no storage file is missing or unlisted.
+ * compression match the data, no storage file is missing or unlisted, and
+ * recording statistics (when present) agree with the data and add up.
  * Returns the number of problems (0 = good); a bag that cannot be opened at
  * all counts as one problem, reported through `report`. */
 size_t bag_check(const char *path, bag_check_report report, void *ctx);

@@ -86,6 +86,28 @@ void bag_kv_free(struct bag_kv *kv, size_t n)
 	free(kv);
 }
 
+static void bag_file_info_fini(struct bag_file_info *f)
+{
+	free(f->path);
+	for (size_t i = 0; i < f->n_topics_stats; i++)
+		free(f->topics_stats[i].topic);
+	free(f->topics_stats);
+}
+
+static void bag_file_info_copy(struct bag_file_info *dst, const struct bag_file_info *src)
+{
+	*dst = *src;
+	dst->path = bt_xstrdup(src->path);
+	dst->topics_stats = NULL;
+	if (!src->n_topics_stats)
+		return;
+	dst->topics_stats = bt_xcalloc(src->n_topics_stats, sizeof *dst->topics_stats);
+	for (size_t i = 0; i < src->n_topics_stats; i++) {
+		dst->topics_stats[i] = src->topics_stats[i];
+		dst->topics_stats[i].topic = bag_dup_or_empty(src->topics_stats[i].topic);
+	}
+}
+
 void bag_metadata_init(struct bag_metadata *md)
 {
 	memset(md, 0, sizeof *md);
@@ -109,7 +131,7 @@ void bag_metadata_fini(struct bag_metadata *md)
 		free(md->relative_file_paths[i]);
 	free(md->relative_file_paths);
 	for (size_t i = 0; i < md->n_files; i++)
-		free(md->files[i].path);
+		bag_file_info_fini(&md->files[i]);
 	free(md->files);
 	bag_kv_free(md->custom_data, md->n_custom_data);
 	free(md->ros_distro);
@@ -127,14 +149,109 @@ void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src)
 	for (size_t i = 0; i < src->n_topics; i++) {
 		bag_topic_copy(&dst->topics[i].topic, &src->topics[i].topic);
 		dst->topics[i].message_count = src->topics[i].message_count;
+		dst->topics[i].has_stats = src->topics[i].has_stats;
+		dst->topics[i].stats = src->topics[i].stats;
 	}
 	dst->relative_file_paths = bt_xcalloc(src->n_paths, sizeof(char *));
 	for (size_t i = 0; i < src->n_paths; i++)
 		dst->relative_file_paths[i] = bt_xstrdup(src->relative_file_paths[i]);
 	dst->files = bt_xcalloc(src->n_files, sizeof *dst->files);
-	for (size_t i = 0; i < src->n_files; i++) {
-		dst->files[i] = src->files[i];
-		dst->files[i].path = bt_xstrdup(src->files[i].path);
-	}
+	for (size_t i = 0; i < src->n_files; i++)
+		bag_file_info_copy(&dst->files[i], &src->files[i]);
 	dst->custom_data = bag_kv_dup(src->custom_data, src->n_custom_data);
+}
+
+/* ---- statistics ---- */
+
+void bag_losses_add(struct bag_losses *to, const struct bag_losses *d)
+{
+	to->lost_transport += d->lost_transport;
+	to->rejected += d->rejected;
+	to->lost_cache += d->lost_cache;
+	to->lost_toobig += d->lost_toobig;
+	to->lost_compression += d->lost_compression;
+	to->lost_write += d->lost_write;
+}
+
+uint64_t bag_losses_transport(const struct bag_losses *l)
+{
+	return l->lost_transport + l->rejected;
+}
+
+uint64_t bag_losses_recorder(const struct bag_losses *l)
+{
+	return l->lost_cache + l->lost_toobig + l->lost_compression + l->lost_write;
+}
+
+double bag_stats_rate(uint64_t messages, int64_t duration_ns)
+{
+	return duration_ns > 0 ? (double)messages * 1e9 / (double)duration_ns : 0.0;
+}
+
+bool bag_metadata_has_stats(const struct bag_metadata *md)
+{
+	for (size_t i = 0; i < md->n_topics; i++)
+		if (md->topics[i].has_stats)
+			return true;
+	for (size_t i = 0; i < md->n_files; i++)
+		if (md->files[i].has_stats)
+			return true;
+	return false;
+}
+
+/* Topic index of a file entry, trying `guess` first. */
+static size_t bag_stats_topic(const struct bag_metadata *md, size_t guess, const char *name)
+{
+	if (guess < md->n_topics && !strcmp(md->topics[guess].topic.name, name))
+		return guess;
+	for (size_t i = 0; i < md->n_topics; i++)
+		if (!strcmp(md->topics[i].topic.name, name))
+			return i;
+	return SIZE_MAX;
+}
+
+static void bag_stats_add(struct bag_stats *to, const struct bag_stats *s)
+{
+	to->messages_recorded += s->messages_recorded;
+	to->bytes_written += s->bytes_written;
+	to->losses_known = to->losses_known && s->losses_known;
+	to->lost_in_transport += s->lost_in_transport;
+	to->lost_in_recorder += s->lost_in_recorder;
+	to->has_causes = to->has_causes && s->has_causes;
+	bag_losses_add(&to->causes, &s->causes);
+}
+
+static void bag_stats_sum_file(struct bag_metadata *md, struct bag_file_info *f)
+{
+	size_t t = SIZE_MAX;
+	for (size_t k = 0; k < f->n_topics_stats; k++) {
+		struct bag_file_topic_stats *e = &f->topics_stats[k];
+		e->stats.average_rate_hz = bag_stats_rate(e->stats.messages_recorded, f->duration);
+		/* Entries follow the topics' order, some left out: try the next. */
+		t = bag_stats_topic(md, t == SIZE_MAX ? 0 : t + 1, e->topic);
+		if (t != SIZE_MAX)
+			bag_stats_add(&md->topics[t].stats, &e->stats);
+	}
+}
+
+void bag_metadata_sum_stats(struct bag_metadata *md)
+{
+	for (size_t t = 0; t < md->n_topics; t++) {
+		struct bag_topic_info *ti = &md->topics[t];
+		ti->has_stats = true;
+		memset(&ti->stats, 0, sizeof ti->stats);
+		ti->stats.losses_known = ti->stats.has_causes = true;
+	}
+	for (size_t i = 0; i < md->n_files; i++)
+		if (md->files[i].has_stats)
+			bag_stats_sum_file(md, &md->files[i]);
+	for (size_t t = 0; t < md->n_topics; t++) {
+		struct bag_stats *s = &md->topics[t].stats;
+		s->average_rate_hz = bag_stats_rate(s->messages_recorded, md->duration);
+		s->has_causes = s->has_causes && s->losses_known;
+		if (!s->losses_known) {
+			s->lost_in_transport = s->lost_in_recorder = 0;
+			memset(&s->causes, 0, sizeof s->causes);
+		}
+	}
 }

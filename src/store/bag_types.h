@@ -64,9 +64,55 @@ struct bag_kv {
 	char *value;
 };
 
+/* Messages lost, per cause (bagtop's own figures; rosbag2 has none).
+ * Lost in transport = lost_transport + rejected; lost in the recorder =
+ * lost_cache + lost_toobig + lost_compression + lost_write. */
+struct bag_losses {
+	uint64_t lost_transport;   /* gaps in a publisher's sequence numbers */
+	uint64_t rejected;         /* DDS SAMPLE_REJECTED (resource limits) */
+	uint64_t lost_cache;       /* the message cache overflowed */
+	uint64_t lost_toobig;      /* too large for the store */
+	uint64_t lost_compression; /* the compression queue overflowed */
+	uint64_t lost_write;       /* a write failed (disk full, I/O error) */
+};
+
+void bag_losses_add(struct bag_losses *to, const struct bag_losses *d);
+uint64_t bag_losses_transport(const struct bag_losses *l);
+uint64_t bag_losses_recorder(const struct bag_losses *l);
+
+/* Recording statistics of one topic, for the whole bag or for one file:
+ * bagtop's additional keys of the version 9 layout (`statistics` under a
+ * topics_with_message_count entry, `topics_statistics` under a files
+ * entry). Only what was measured is ever set: a bag written by rosbag2 has
+ * none (has_stats false), and a bag reindexed without its metadata knows
+ * what the files hold but not what was lost (losses_known false). */
+struct bag_stats {
+	uint64_t messages_recorded; /* committed to the bag */
+	uint64_t bytes_written;     /* serialized bytes (CDR, before MESSAGE compression) */
+	/* messages_recorded / duration in seconds, where duration is the bag's
+	 * (topic totals) or the file's (file entries) `duration` key: last
+	 * minus first message. 0 when that duration is 0. */
+	double average_rate_hz;
+	bool losses_known;
+	uint64_t lost_in_transport;
+	uint64_t lost_in_recorder;
+	bool has_causes; /* the breakdown of the two: topic totals only */
+	struct bag_losses causes;
+};
+
+/* The rate as defined above. */
+double bag_stats_rate(uint64_t messages, int64_t duration_ns);
+
 struct bag_topic_info {
 	struct bag_topic topic;
 	uint64_t message_count;
+	bool has_stats;
+	struct bag_stats stats;
+};
+
+struct bag_file_topic_stats {
+	char *topic; /* name */
+	struct bag_stats stats;
 };
 
 struct bag_file_info {
@@ -74,6 +120,9 @@ struct bag_file_info {
 	int64_t starting_time; /* ns; INT64_MAX when the file holds no message */
 	int64_t duration;      /* ns */
 	uint64_t message_count;
+	bool has_stats;        /* topics_stats is the file's `topics_statistics` */
+	struct bag_file_topic_stats *topics_stats;
+	size_t n_topics_stats;
 };
 
 #define BAG_TIME_NONE INT64_MAX
@@ -111,5 +160,13 @@ void bag_kv_free(struct bag_kv *kv, size_t n);
 void bag_metadata_init(struct bag_metadata *md); /* empty v9 sqlite3 bag */
 void bag_metadata_fini(struct bag_metadata *md);
 void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src);
+/* True when any topic or file entry carries statistics. */
+bool bag_metadata_has_stats(const struct bag_metadata *md);
+/* Fills the topic totals' statistics from the files' topics_stats: sums
+ * over the files that have statistics (the others add nothing), by topic
+ * name; losses known only when known in every entry of the topic, causes
+ * only when every entry has them; every rate from the bag's and the files'
+ * durations. Sets has_stats on every topic. */
+void bag_metadata_sum_stats(struct bag_metadata *md);
 
 #endif

@@ -1,6 +1,8 @@
 /* DESIGN: the writer keeps, per storage file, the committed message count,
- * time range and per-topic counts; metadata (yaml and embedded rows) is
- * always rebuilt from those, so a rotated-out file simply stops counting.
+ * time range and per-topic tallies (messages, bytes, losses); metadata
+ * (yaml and embedded rows) is always rebuilt from those, so a rotated-out
+ * file simply stops counting, and the statistics of the topic totals are
+ * by construction the sums over the files listed.
  * Counts of the open transaction are kept apart ("pending") and folded in
  * only after COMMIT succeeded, so metadata never claims a message that a
  * failed commit rolled back. FILE-mode completions are polled on the
@@ -19,12 +21,21 @@
 #include "store__db.h"
 #include "store__fcomp.h"
 #include "store__zpool.h"
+#include "store__zstd.h"
+
+/* One topic's figures, in a file or since open. */
+struct bw_tally {
+	uint64_t recorded;
+	uint64_t bytes;
+	struct bag_losses lost;
+};
 
 struct bw_topic {
 	struct bag_topic t;
 	size_t type_index;
 	int64_t db_id; /* row id in the current file */
 	uint64_t dropped;
+	struct bw_tally total; /* since open, rotated-out files included */
 };
 
 struct bw_file {
@@ -33,17 +44,20 @@ struct bw_file {
 	int64_t start;  /* BAG_TIME_NONE when empty */
 	int64_t end;
 	uint64_t count;
-	uint64_t *topic_counts; /* indexed by topic handle */
-	size_t cap_topic_counts;
+	/* Indexed by topic handle; the first n_topics (the topics known while
+	 * the file was the current one) are the file's topics. */
+	struct bw_tally *tally;
+	size_t cap_tally, n_topics;
 	bool removed;     /* rotated out by max_bag_files */
 	bool compressing; /* queued for FILE compression */
+	uint64_t repeated; /* messages written by on_split at its start */
 };
 
 struct bw_pending {
 	uint64_t count;
 	uint64_t bytes;
 	int64_t start, end;
-	uint64_t *topic_counts;
+	struct bw_tally *tally; /* recorded and bytes only */
 	size_t cap;
 };
 
@@ -74,11 +88,49 @@ struct bag_writer {
 	struct bag_writer_stats stats;
 	bt_status failed;
 	struct bt_error fail_err;
+	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
+	void *on_split_ctx;
+	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
 };
 
 /* ---- metadata ---- */
 
-static void bw_add_file_md(const struct bw_file *f, struct bag_metadata *md)
+static void bw_stats_from_tally(struct bag_stats *st, const struct bw_tally *t)
+{
+	memset(st, 0, sizeof *st);
+	st->messages_recorded = t->recorded;
+	st->bytes_written = t->bytes;
+	st->losses_known = st->has_causes = true;
+	st->lost_in_transport = bag_losses_transport(&t->lost);
+	st->lost_in_recorder = bag_losses_recorder(&t->lost);
+	st->causes = t->lost;
+}
+
+static bool bw_tally_zero(const struct bw_tally *t)
+{
+	return !t->recorded && !t->bytes && !bag_losses_transport(&t->lost) &&
+	       !bag_losses_recorder(&t->lost);
+}
+
+/* Only the topics with something to show: a topic a file's entry leaves out
+ * recorded and lost nothing there. metadata.yaml grows by an entry per
+ * (file, active topic). */
+static void bw_add_file_stats(const struct bag_writer *w, const struct bw_file *f,
+			      struct bag_file_info *fi)
+{
+	fi->has_stats = true;
+	fi->topics_stats = f->n_topics ? bt_xcalloc(f->n_topics, sizeof *fi->topics_stats) : NULL;
+	for (size_t t = 0; t < f->n_topics; t++) {
+		if (bw_tally_zero(&f->tally[t]))
+			continue;
+		struct bag_file_topic_stats *e = &fi->topics_stats[fi->n_topics_stats++];
+		e->topic = bt_xstrdup(w->topics[t].t.name);
+		bw_stats_from_tally(&e->stats, &f->tally[t]);
+	}
+}
+
+static void bw_add_file_md(const struct bag_writer *w, const struct bw_file *f, bool final,
+			   struct bag_metadata *md)
 {
 	md->relative_file_paths[md->n_paths++] = bt_xstrdup(f->rel_path);
 	struct bag_file_info *fi = &md->files[md->n_files++];
@@ -89,9 +141,16 @@ static void bw_add_file_md(const struct bw_file *f, struct bag_metadata *md)
 	md->message_count += f->count;
 	if (f->count && f->start < md->starting_time)
 		md->starting_time = f->start;
+	if (final)
+		bw_add_file_stats(w, f, fi);
 }
 
-static void bw_build_metadata(const struct bag_writer *w, struct bag_metadata *md)
+/* Statistics are written for closed files only (and for the file being
+ * closed, `closing`): a file's figures are final once it is closed, and a
+ * files entry that has them says so — reindex relies on it after a crash.
+ * The topic totals are the sums over those files; at a split the open file
+ * is new and holds nothing yet, so they are the bag's totals there too. */
+static void bw_build_metadata(const struct bag_writer *w, bool closing, struct bag_metadata *md)
 {
 	bag_metadata_init(md);
 	free(md->compression_format);
@@ -108,11 +167,12 @@ static void bw_build_metadata(const struct bag_writer *w, struct bag_metadata *m
 		const struct bw_file *f = &w->files[i];
 		if (f->removed)
 			continue;
-		bw_add_file_md(f, md);
+		bool open = i == w->n_files - 1 && w->db && !closing;
+		bw_add_file_md(w, f, !open, md);
 		if (f->count && f->end > end)
 			end = f->end;
-		for (size_t t = 0; t < w->n_topics && t < f->cap_topic_counts; t++)
-			md->topics[t].message_count += f->topic_counts[t];
+		for (size_t t = 0; t < f->n_topics; t++)
+			md->topics[t].message_count += f->tally[t].recorded;
 	}
 	md->duration = md->message_count ? end - md->starting_time : 0;
 	for (size_t t = 0; t < w->n_topics; t++)
@@ -120,19 +180,51 @@ static void bw_build_metadata(const struct bag_writer *w, struct bag_metadata *m
 	md->n_topics = w->n_topics;
 	md->custom_data = bag_kv_dup(w->custom, w->n_custom);
 	md->n_custom_data = w->n_custom;
+	bag_metadata_sum_stats(md);
 }
 
-enum { BW_ROW = 1, BW_YAML = 2 };
+enum { BW_ROW = 1, BW_YAML = 2, BW_CLOSING = 4 };
+
+/* Statistics in a file's rows: only in the row written when it is closed
+ * (its last), with the topic totals as of then and its own files entry's
+ * topics_statistics — that file's final figures, what reindex needs — not
+ * the other files' (those are in their own files' rows): with every
+ * file's, a row would grow with files x topics, and a file of the minimum
+ * split size could be filled by metadata rows alone. The row written at
+ * open stays as rosbag2 writes it (the file holds nothing yet), so a new
+ * file is no larger than before. */
+static bt_status bw_insert_row(struct bag_writer *w, struct bag_metadata *md, bool closing,
+			       struct bt_error *err)
+{
+	const char *own = w->files[w->n_files - 1].name;
+	bool *had = bt_xcalloc(md->n_files + md->n_topics + 1, sizeof *had);
+	for (size_t i = 0; i < md->n_files; i++) {
+		had[i] = md->files[i].has_stats;
+		md->files[i].has_stats = closing && had[i] && !strcmp(md->files[i].path, own);
+	}
+	for (size_t t = 0; t < md->n_topics; t++) {
+		had[md->n_files + t] = md->topics[t].has_stats;
+		md->topics[t].has_stats = closing && md->topics[t].has_stats;
+	}
+	bt_status st = bag_db_insert_metadata(w->db, md, err);
+	for (size_t i = 0; i < md->n_files; i++)
+		md->files[i].has_stats = had[i];
+	for (size_t t = 0; t < md->n_topics; t++)
+		md->topics[t].has_stats = had[md->n_files + t];
+	free(had);
+	return st;
+}
 
 /* Writes the current metadata as a row of the open file (BW_ROW) and/or as
- * metadata.yaml (BW_YAML), built once for both. */
+ * metadata.yaml (BW_YAML), built once for both; BW_CLOSING when the open
+ * file is being closed. */
 static bt_status bw_publish(struct bag_writer *w, unsigned what, struct bt_error *err)
 {
 	struct bag_metadata md;
-	bw_build_metadata(w, &md);
+	bw_build_metadata(w, (what & BW_CLOSING) != 0, &md);
 	bt_status st = BT_OK;
 	if (what & BW_ROW)
-		st = bag_db_insert_metadata(w->db, &md, err);
+		st = bw_insert_row(w, &md, (what & BW_CLOSING) != 0, err);
 	if (st == BT_OK && (what & BW_YAML))
 		st = bag_metadata_write(w->dir, &md, err);
 	bag_metadata_fini(&md);
@@ -165,9 +257,9 @@ static bt_status bw_refuse(struct bag_writer *w, struct bt_error *err)
 
 /* ---- files ---- */
 
-static void bw_counts_grow(uint64_t **counts, size_t *cap, size_t need)
+static void bw_tally_grow(struct bw_tally **tally, size_t *cap, size_t need)
 {
-	bt_xgrow((void **)counts, cap, need, sizeof **counts);
+	bt_xgrow((void **)tally, cap, need, sizeof **tally);
 }
 
 static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err)
@@ -189,12 +281,15 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	f->rel_path = bt_xstrdup(f->name);
 	f->start = BAG_TIME_NONE;
 	f->end = INT64_MIN;
+	f->n_topics = w->n_topics;
+	bw_tally_grow(&f->tally, &f->cap_tally, w->n_topics);
 	char *path = bt_fs_join(w->dir, f->name);
 	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, &w->db, err);
 	free(path);
 	if (st != BT_OK) {
 		free(f->name);
 		free(f->rel_path);
+		free(f->tally);
 		return st;
 	}
 	w->n_files++;
@@ -243,7 +338,7 @@ static void bw_rotate(struct bag_writer *w)
 static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 {
 	struct bw_file *f = &w->files[w->n_files - 1];
-	bt_status st = bw_publish(w, BW_ROW, err);
+	bt_status st = bw_publish(w, BW_ROW | BW_CLOSING, err);
 	bt_status st2 = bag_db_close(w->db, st == BT_OK ? err : NULL);
 	w->db = NULL;
 	if (st == BT_OK)
@@ -281,17 +376,6 @@ static bool bw_poll_fcomp(struct bag_writer *w, bool wait)
 		changed = true;
 	}
 	return changed;
-}
-
-static bt_status bw_do_split(struct bag_writer *w, struct bt_error *err)
-{
-	bt_status st = bw_close_file(w, err);
-	if (st == BT_OK) {
-		bw_poll_fcomp(w, false);
-		bw_rotate(w);
-		st = bw_open_file(w, err);
-	}
-	return st;
 }
 
 /* ---- topics ---- */
@@ -336,6 +420,11 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	nt->type_index = bw_type_index(w, t->type, def, &new_type);
 	w->n_topics++;
 	w->size_slack = UINT64_MAX;
+	/* Sized here so that writing and adding losses never allocate. */
+	struct bw_file *f = &w->files[w->n_files - 1];
+	bw_tally_grow(&f->tally, &f->cap_tally, w->n_topics);
+	f->n_topics = w->n_topics;
+	bw_tally_grow(&w->pend.tally, &w->pend.cap, w->n_topics);
 	bt_status st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
 	if (st == BT_OK && new_type)
 		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index], err);
@@ -358,16 +447,15 @@ static void bw_pend_reset(struct bag_writer *w)
 	w->pend.bytes = 0;
 	w->pend.start = BAG_TIME_NONE;
 	w->pend.end = INT64_MIN;
-	if (w->pend.topic_counts)
-		memset(w->pend.topic_counts, 0, w->pend.cap * sizeof *w->pend.topic_counts);
+	if (w->pend.tally)
+		memset(w->pend.tally, 0, w->pend.cap * sizeof *w->pend.tally);
 }
 
 static void bw_pend_add(struct bag_writer *w, const struct bag_message *m)
 {
 	struct bw_pending *p = &w->pend;
-	if (m->topic >= p->cap)
-		bw_counts_grow(&p->topic_counts, &p->cap, (size_t)m->topic + 1);
-	p->topic_counts[m->topic]++;
+	p->tally[m->topic].recorded++;
+	p->tally[m->topic].bytes += m->len;
 	p->count++;
 	p->bytes += m->len;
 	if (m->timestamp < p->start)
@@ -382,9 +470,12 @@ static void bw_pend_fold(struct bag_writer *w)
 	struct bw_pending *p = &w->pend;
 	if (!p->count)
 		return;
-	bw_counts_grow(&f->topic_counts, &f->cap_topic_counts, w->n_topics);
-	for (size_t i = 0; i < p->cap && i < w->n_topics; i++)
-		f->topic_counts[i] += p->topic_counts[i];
+	for (size_t i = 0; i < w->n_topics; i++) {
+		f->tally[i].recorded += p->tally[i].recorded;
+		f->tally[i].bytes += p->tally[i].bytes;
+		w->topics[i].total.recorded += p->tally[i].recorded;
+		w->topics[i].total.bytes += p->tally[i].bytes;
+	}
 	f->count += p->count;
 	if (p->start < f->start)
 		f->start = p->start;
@@ -430,7 +521,8 @@ static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m
 {
 	const struct bw_file *f = bw_cur(w);
 	*yes = false;
-	if (f->count + w->pend.count == 0)
+	/* Empty, or only what on_split repeated: splitting again would loop. */
+	if (f->count + w->pend.count <= f->repeated)
 		return BT_OK;
 	if (w->max_duration) {
 		int64_t start = f->start < w->pend.start ? f->start : w->pend.start;
@@ -474,6 +566,87 @@ static void bw_drop_toobig(struct bag_writer *w, const struct bag_message *m, st
 		bt_log_warn("topic %s: message dropped: %s", t->t.name, e->msg);
 	t->dropped++;
 	w->stats.dropped_toobig++;
+	/* A loss of the file being written, whatever becomes of the rest of
+	 * the transaction. */
+	bw_cur(w)->tally[m->topic].lost.lost_toobig++;
+	t->total.lost.lost_toobig++;
+}
+
+/* Inserts m's stored bytes (data, len) into the open transaction. A
+ * message too large for the store is dropped and counted, not an error;
+ * *stored says whether it went in. */
+static bt_status bw_insert(struct bag_writer *w, const struct bag_message *m, const void *data,
+			   size_t len, bool *stored, struct bt_error *err)
+{
+	*stored = false;
+	bt_status st = bag_db_insert_message(w->db, w->topics[m->topic].db_id, m->timestamp, data,
+					     len, err);
+	if (st == BT_ERR_TOOBIG) {
+		bw_drop_toobig(w, m, err);
+		return BT_OK;
+	}
+	if (st == BT_OK) {
+		bw_pend_add(w, m);
+		bw_size_grow(w, len);
+		*stored = true;
+	}
+	return st;
+}
+
+/* One repeated message, compressed here in MESSAGE mode (the pool holds
+ * the batch being written). */
+static bt_status bw_insert_repeat(struct bag_writer *w, const struct bag_message *m,
+				  struct bt_error *err)
+{
+	const void *data = m->data;
+	size_t len = m->len;
+	if (w->zpool) {
+		bt_status st = bag_zstd_compress_msg(m->data, m->len, &w->zrepeat, err);
+		if (st != BT_OK)
+			return st;
+		data = w->zrepeat.data;
+		len = w->zrepeat.len;
+	}
+	bool stored;
+	bt_status st = bw_insert(w, m, data, len, &stored, err);
+	if (stored) {
+		bw_cur(w)->repeated++;
+		w->stats.repeated++;
+	}
+	return st;
+}
+
+/* on_split's messages, first in the new file, in one transaction. */
+static bt_status bw_write_repeats(struct bag_writer *w, int64_t t_last, struct bt_error *err)
+{
+	const struct bag_message *msgs = NULL;
+	size_t n = w->on_split(w->on_split_ctx, t_last, &msgs);
+	if (n == 0)
+		return BT_OK;
+	bt_status st = bag_db_begin(w->db, err);
+	if (st == BT_OK)
+		w->in_txn = true;
+	for (size_t i = 0; st == BT_OK && i < n; i++)
+		st = msgs[i].topic < w->n_topics ? bw_insert_repeat(w, &msgs[i], err)
+						 : bt_err_set(err, BT_ERR_USAGE, "repeated "
+							      "message for unknown topic %u",
+							      msgs[i].topic);
+	return st == BT_OK ? bw_commit(w, err) : st;
+}
+
+static bt_status bw_do_split(struct bag_writer *w, struct bt_error *err)
+{
+	const struct bw_file *f = bw_cur(w);
+	int64_t t_last = f->count ? f->end : BAG_TIME_NONE;
+	bt_status st = bw_close_file(w, err);
+	if (st == BT_OK) {
+		bw_poll_fcomp(w, false);
+		bw_rotate(w);
+		st = bw_open_file(w, err);
+	}
+	if (st == BT_OK && w->on_split)
+		st = bw_write_repeats(w, t_last, err);
+	return st;
 }
 
 static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_message *m,
@@ -489,17 +662,9 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 	size_t len = 0;
 	if (st == BT_OK)
 		st = bw_payload(w, i, m, &data, &len, err);
+	bool stored;
 	if (st == BT_OK)
-		st = bag_db_insert_message(w->db, w->topics[m->topic].db_id, m->timestamp, data,
-					   len, err);
-	if (st == BT_ERR_TOOBIG) {
-		bw_drop_toobig(w, m, err);
-		return BT_OK;
-	}
-	if (st == BT_OK) {
-		bw_pend_add(w, m);
-		bw_size_grow(w, len);
-	}
+		st = bw_insert(w, m, data, len, &stored, err);
 	return st;
 }
 
@@ -559,8 +724,8 @@ bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
  * MEMORY; bench/store_bench found PERSIST the fastest of the three (see the
  * man page, "STORAGE PRESETS"). */
 static const struct bag_db_pragmas bw_presets[] = {
-	[BAG_PRESET_NONE] = {"PERSIST", "OFF"},
-	[BAG_PRESET_RESILIENT] = {"WAL", "NORMAL"},
+	[BAG_PRESET_NONE] = {.journal_mode = "PERSIST", .synchronous = "OFF"},
+	[BAG_PRESET_RESILIENT] = {.journal_mode = "WAL", .synchronous = "NORMAL"},
 };
 
 void bag_preset_pragmas(enum bag_preset p, const char **journal_mode, const char **synchronous)
@@ -605,6 +770,9 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 		w->pragmas.journal_mode = o->journal_mode;
 	if (o->synchronous)
 		w->pragmas.synchronous = o->synchronous;
+	w->on_split = o->on_split;
+	w->on_split_ctx = o->on_split_ctx;
+	w->pragmas.page_size = bag_db_page_size_for(o->max_bagfile_size);
 	w->max_size = o->max_bagfile_size;
 	w->max_duration = o->max_bagfile_duration;
 	w->max_files = o->max_bag_files;
@@ -635,14 +803,15 @@ static void bw_free(struct bag_writer *w)
 	for (size_t i = 0; i < w->n_files; i++) {
 		free(w->files[i].name);
 		free(w->files[i].rel_path);
-		free(w->files[i].topic_counts);
+		free(w->files[i].tally);
 	}
 	bag_kv_free(w->custom, w->n_custom);
 	free(w->topics);
 	free(w->types);
 	free(w->files);
 	free(w->zin);
-	free(w->pend.topic_counts);
+	bt_buf_fini(&w->zrepeat);
+	free(w->pend.tally);
 	free(w->dir);
 	free(w->base);
 	free(w->ros_distro);
@@ -722,6 +891,36 @@ const char *bag_writer_current_file(const struct bag_writer *w)
 uint64_t bag_writer_topic_dropped(const struct bag_writer *w, uint32_t handle)
 {
 	return handle < w->n_topics ? w->topics[handle].dropped : 0;
+}
+
+bt_status bag_writer_add_losses(struct bag_writer *w, uint32_t handle,
+				const struct bag_losses *delta)
+{
+	if (handle >= w->n_topics)
+		return BT_ERR_USAGE;
+	bag_losses_add(&bw_cur(w)->tally[handle].lost, delta);
+	bag_losses_add(&w->topics[handle].total.lost, delta);
+	return BT_OK;
+}
+
+static void bw_topic_stats(const struct bw_tally *t, struct bag_writer_topic_stats *out)
+{
+	out->recorded = t->recorded;
+	out->bytes = t->bytes;
+	out->lost = t->lost;
+}
+
+bool bag_writer_get_topic_stats(const struct bag_writer *w, uint32_t handle,
+				struct bag_writer_topic_stats *total,
+				struct bag_writer_topic_stats *file)
+{
+	static const struct bw_tally none;
+	bool known = handle < w->n_topics;
+	if (total)
+		bw_topic_stats(known ? &w->topics[handle].total : &none, total);
+	if (file)
+		bw_topic_stats(known ? &w->files[w->n_files - 1].tally[handle] : &none, file);
+	return known;
 }
 
 bt_status bag_preset_parse(const char *s, enum bag_preset *out)

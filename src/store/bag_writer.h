@@ -10,10 +10,30 @@
  *
  * After a failed write (disk full, I/O error) the writer keeps refusing
  * writes with the same error; close it to finish the bag: everything
- * committed before stays readable. */
+ * committed before stays readable.
+ *
+ * Statistics: metadata.yaml carries, per topic and per closed file,
+ * messages recorded, bytes written, losses by cause and the average rate
+ * (struct bag_stats; keys in bag_metadata.h), rewritten at every split and
+ * at close; the topic totals are the sums over the closed files (at close:
+ * all). The metadata row a file gets when it is closed carries the topic
+ * totals and that file's own figures (the row at open has none).
+ * Who counts what, so nothing is counted twice:
+ * - the writer: messages recorded and bytes written (committed only), and
+ *   lost_toobig for the messages it refuses itself as too large for the
+ *   store (bag_writer_topic_dropped);
+ * - the caller, through bag_writer_add_losses: every other loss — transport
+ *   gaps, SAMPLE_REJECTED, cache and compression-queue overflow, write
+ *   failures (messages handed to a bag_writer_write that failed and were
+ *   not committed, or never handed to it), and lost_toobig only for
+ *   messages it refused itself before the writer saw them.
+ * A loss counts in the file that is current when it is added. A file
+ * rotated out by max_bag_files takes its figures out of the bag's totals,
+ * as it takes its messages. */
 #ifndef BAG_WRITER_H
 #define BAG_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +50,8 @@ enum bag_preset {
 
 enum bag_compression { BAG_COMPRESSION_NONE, BAG_COMPRESSION_FILE, BAG_COMPRESSION_MESSAGE };
 
+struct bag_message;
+
 struct bag_writer_options {
 	const char *uri;               /* bag directory; must not exist */
 	uint64_t max_bagfile_size;     /* bytes; 0 = never, else >= BAG_MIN_SPLIT_SIZE */
@@ -44,6 +66,16 @@ struct bag_writer_options {
 	/* For benchmarks and crash tests only: replace the preset's pragmas. */
 	const char *journal_mode;
 	const char *synchronous;
+	/* Repeat-transient-local: called on the writing thread right after a
+	 * split (size, duration or bag_writer_split) opened a new file, before
+	 * anything else goes into it. The n messages it returns in *msgs are
+	 * written first, in their own transaction; they stay the callback's and
+	 * must stay valid until its next call or bag_writer_close. t_last: the
+	 * last timestamp written to the previous file (BAG_TIME_NONE if none).
+	 * A file holding only these is never split again for its size or
+	 * duration. NULL: nothing is repeated. */
+	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
+	void *on_split_ctx;
 };
 
 struct bag_message {
@@ -54,11 +86,19 @@ struct bag_message {
 };
 
 struct bag_writer_stats {
-	uint64_t messages;       /* committed */
+	uint64_t messages;       /* committed (repeated ones included) */
+	uint64_t repeated;       /* of them, written by on_split */
 	uint64_t bytes;          /* payload bytes committed (before compression) */
 	uint64_t dropped_toobig; /* refused by sqlite as too large */
 	size_t file_index;       /* N of the current <bag>_<N>.db3 */
 	size_t files_removed;    /* by max_bag_files */
+};
+
+/* One topic's figures as the writer holds them. */
+struct bag_writer_topic_stats {
+	uint64_t recorded; /* committed */
+	uint64_t bytes;    /* payload bytes committed (before compression) */
+	struct bag_losses lost;
 };
 
 struct bag_writer;
@@ -87,6 +127,19 @@ void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *s
 const char *bag_writer_current_file(const struct bag_writer *w);
 /* Per-topic count of messages refused as too large. */
 uint64_t bag_writer_topic_dropped(const struct bag_writer *w, uint32_t handle);
+/* Adds `delta` to topic `handle`'s losses, in the current file and in the
+ * totals; they appear in the metadata written next (at the next split, and
+ * at close: add losses before bag_writer_close). Never allocates; works
+ * after a failed write too. BT_ERR_USAGE for an unknown handle. Same
+ * thread as bag_writer_write. */
+BT_MUST_CHECK bt_status bag_writer_add_losses(struct bag_writer *w, uint32_t handle,
+					      const struct bag_losses *delta);
+/* Topic `handle`'s figures since open (`total`, rotated-out files included)
+ * and in the current file (`file`); either may be NULL. False (and zeros)
+ * for an unknown handle. */
+bool bag_writer_get_topic_stats(const struct bag_writer *w, uint32_t handle,
+				struct bag_writer_topic_stats *total,
+				struct bag_writer_topic_stats *file);
 
 /* Parsing helpers for option values (case-insensitive, as rosbag2). */
 BT_MUST_CHECK bt_status bag_preset_parse(const char *s, enum bag_preset *out);

@@ -169,3 +169,18 @@ bt_status bag_zstd_decompress_msg(const void *data, size_t len, struct bt_buf *o
 	out->data[n] = '\0';
 	return BT_OK;
 }
+
+bt_status bag_zstd_compress_msg(const void *data, size_t len, struct bt_buf *out,
+				struct bt_error *err)
+{
+	size_t bound = ZSTD_compressBound(len);
+	bt_buf_reset(out);
+	if (bt_buf_reserve(out, bound) != BT_OK)
+		return bt_err_set(err, BT_ERR_NOMEM, "no memory to compress a %zu-byte message", len);
+	size_t n = ZSTD_compress(out->data, bound, data, len, BAG_ZSTD_LEVEL);
+	if (ZSTD_isError(n))
+		return bt_err_set(err, BT_ERR_NOMEM, "cannot compress a %zu-byte message: %s", len,
+				  ZSTD_getErrorName(n));
+	out->len = n;
+	return BT_OK;
+}

@@ -16,11 +16,19 @@
 
 struct bag_db;
 
-/* journal_mode / synchronous values applied to a file opened for writing. */
+/* PRAGMAs applied to a file opened for writing. */
 struct bag_db_pragmas {
 	const char *journal_mode;
 	const char *synchronous;
+	unsigned page_size; /* bytes (power of two, 512..65536); 0 = SQLite's default */
 };
+
+/* The page size for new files of a bag whose files are split at
+ * `max_file_size` bytes (0 = never): larger pages cut the cost of each
+ * insert (1 KiB messages) and of overflow chains (1 MiB ones) several
+ * times over, but an empty file is about seven pages, so small split
+ * sizes keep SQLite's 4096. */
+unsigned bag_db_page_size_for(uint64_t max_file_size);
 
 /* Creates a new file (BT_ERR_EXISTS if present) with rosbag2's schema 4 and
  * the `schema` row (4, ros_distro). */

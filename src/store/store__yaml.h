@@ -29,6 +29,7 @@ void ye_str(struct ye *e, const char *s); /* a string ("" quoted) */
 void ye_plain(struct ye *e, const char *s); /* a plain scalar: numbers, bools, ~ */
 void ye_i64(struct ye *e, int64_t v);
 void ye_u64(struct ye *e, uint64_t v);
+void ye_f64(struct ye *e, double v); /* fixed point, 6 decimals: never an exponent */
 void ye_key(struct ye *e, const char *k);
 
 /* ---- reading ---- */
@@ -44,6 +45,8 @@ BT_MUST_CHECK bt_status yd_str(const yaml_node_t *n, char **out); /* malloc'ed *
 BT_MUST_CHECK bt_status yd_i64(const yaml_node_t *n, int64_t *out);
 BT_MUST_CHECK bt_status yd_u64(const yaml_node_t *n, uint64_t *out);
 BT_MUST_CHECK bt_status yd_bool(const yaml_node_t *n, bool *out);
+/* A finite, non-negative decimal number. */
+BT_MUST_CHECK bt_status yd_f64(const yaml_node_t *n, double *out);
 size_t yd_len(const yaml_node_t *seq);                         /* items of a sequence */
 yaml_node_t *yd_item(yaml_document_t *doc, yaml_node_t *seq, size_t i);
 

@@ -30,6 +30,10 @@ BT_MUST_CHECK bt_status bag_zstd_compress_file(const char *src, const char *dst,
  * BT_ERR_FORMAT for truncated or corrupt input. */
 BT_MUST_CHECK bt_status bag_zstd_decompress_file(const char *src, const char *dst,
 						 struct bt_error *err);
+/* Compresses one message into a frame in `out` (replacing its content), as
+ * the MESSAGE-mode pool does, on the calling thread. */
+BT_MUST_CHECK bt_status bag_zstd_compress_msg(const void *data, size_t len, struct bt_buf *out,
+					      struct bt_error *err);
 /* Decompresses one message frame into `out` (replacing its content). */
 BT_MUST_CHECK bt_status bag_zstd_decompress_msg(const void *data, size_t len, struct bt_buf *out,
 						struct bt_error *err);

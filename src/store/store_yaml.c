@@ -1,5 +1,6 @@
 #include "store__yaml.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,13 @@ void ye_u64(struct ye *e, uint64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof b, "%" PRIu64, v);
+	ye_plain(e, b);
+}
+
+void ye_f64(struct ye *e, double v)
+{
+	char b[400]; /* DBL_MAX has 309 digits before the point */
+	snprintf(b, sizeof b, "%.6f", v);
 	ye_plain(e, b);
 }
 
@@ -268,6 +276,24 @@ bt_status yd_bool(const yaml_node_t *n, bool *out)
 		}
 	}
 	return BT_ERR_FORMAT;
+}
+
+bt_status yd_f64(const yaml_node_t *n, double *out)
+{
+	char b[400];
+	if (yd_cstr(n, b, sizeof b) != BT_OK || !b[0])
+		return BT_ERR_FORMAT;
+	/* strtod also takes "nan", "inf", hex and leading blanks: only digits,
+	 * one point and an exponent are numbers here. */
+	for (const char *p = b; *p; p++)
+		if (!strchr("0123456789.eE+-", *p))
+			return BT_ERR_FORMAT;
+	char *end;
+	double v = strtod(b, &end);
+	if (*end != '\0' || !(v >= 0.0) || v > DBL_MAX)
+		return BT_ERR_FORMAT;
+	*out = v;
+	return BT_OK;
 }
 
 size_t yd_len(const yaml_node_t *seq)

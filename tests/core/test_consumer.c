@@ -51,7 +51,8 @@ static void fx_open(struct fx *f, size_t max_cache)
 
 static void fx_start(struct fx *f, uint32_t delay_us)
 {
-	struct rec_consumer_options o = {f->cache, f->topics, f->w, delay_us};
+	struct rec_consumer_options o = {.cache = f->cache, .topics = f->topics, .writer = f->w,
+					 .test_delay_us = delay_us};
 	struct bt_error err;
 	if (rec_consumer_start(&o, &f->cons, &err) != BT_OK)
 		fail_msg("rec_consumer_start: %s", err.msg);

@@ -29,6 +29,8 @@ static void test_topics(void **state)
 	assert_true(rec_names_is_internal("ros_discovery_info"));
 	assert_true(rec_names_is_internal("DCPSPublication"));
 	assert_false(rec_names_is_internal("rt/chatter"));
+	assert_true(rec_names_is_internal("BagtopStatistics"));
+	assert_true(rec_names_is_internal("BagtopLossEvents"));
 }
 
 static void test_types(void **state)

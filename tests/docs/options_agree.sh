@@ -27,9 +27,10 @@ from_man() { # rows of the command's section that introduce an option (.TP heade
 
 from_readme() { # table rows of the command's "### bagtop ..." section
 	sec=$1
-	# "### bagtop info BAG" is the section of "### bagtop info" (operands in capitals)
+	# "### bagtop info BAG" is the section of "### bagtop info" (operands in
+	# capitals, [OPTIONAL] or --option)
 	awk -v sec="$sec" '/^#/ { on = ($0 == sec || (index($0, sec " ") == 1 &&
-		substr($0, length(sec) + 2, 1) ~ /[A-Z]/)); next }
+		substr($0, length(sec) + 2, 1) ~ /[A-Z[-]/)); next }
 		on && /^\| `-/' "$README" |
 		cut -d'|' -f2 | sed 's/`//g; s/ [A-Z=]*[A-Z]\b//g' | tr ',' '\n' | opts
 }
@@ -53,7 +54,7 @@ check() { # check NAME HELP-ARGS MAN-SECTION README-SECTION
 }
 
 check bagtop "" '.SH "GLOBAL OPTIONS"' '### bagtop'
-for c in demo info check reindex; do
+for c in $("$B" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1}'); do
 	check "$c" "$c" ".SS \"bagtop $c\"" "### bagtop $c"
 done
 # A command must not exist in --help without a man section and README section.

@@ -104,8 +104,8 @@ static void test_disk_full(void **state)
 	char *resilient[] = {"--storage-preset-profile", "resilient", NULL};
 	full_case(600 * 1024, plain);
 	full_case(600 * 1024, file);
-	full_case(64 * 1024, message); /* the demo's images compress well */
-	full_case(600 * 1024, resilient);
+	full_case(600 * 1024, message);
+	full_case(2048 * 1024, resilient); /* WAL frames are whole 32 KiB pages */
 }
 
 int main(void)

@@ -84,9 +84,11 @@ static void md_build_full(struct bag_metadata *md)
 	md->relative_file_paths[1] = bt_xstrdup("bag_1.db3.zstd");
 	md->n_files = 2;
 	md->files = bt_xcalloc(2, sizeof *md->files);
-	md->files[0] = (struct bag_file_info){bt_xstrdup("bag_0.db3"), 1630486321838886148,
-					      9500166674, 52};
-	md->files[1] = (struct bag_file_info){bt_xstrdup("bag_1.db3"), BAG_TIME_NONE, 0, 0};
+	md->files[0] = (struct bag_file_info){.path = bt_xstrdup("bag_0.db3"),
+					      .starting_time = 1630486321838886148,
+					      .duration = 9500166674, .message_count = 52};
+	md->files[1] = (struct bag_file_info){.path = bt_xstrdup("bag_1.db3"),
+					      .starting_time = BAG_TIME_NONE};
 	md->n_custom_data = 4;
 	md->custom_data = bt_xcalloc(4, sizeof *md->custom_data);
 	md->custom_data[0] = (struct bag_kv){bt_xstrdup("robot"), bt_xstrdup("r2: d2")};
@@ -289,7 +291,8 @@ static void test_round_trip_empty_bag(void **state)
 	md.relative_file_paths[0] = bt_xstrdup("empty_0.db3");
 	md.n_files = 1;
 	md.files = bt_xcalloc(1, sizeof *md.files);
-	md.files[0] = (struct bag_file_info){bt_xstrdup("empty_0.db3"), BAG_TIME_NONE, 0, 0};
+	md.files[0] = (struct bag_file_info){.path = bt_xstrdup("empty_0.db3"),
+					     .starting_time = BAG_TIME_NONE};
 	char *text = md_emit(&md, true);
 	assert_non_null(strstr(text, "nanoseconds_since_epoch: 9223372036854775807\n"));
 	assert_non_null(strstr(text, "nanoseconds: 0\n"));

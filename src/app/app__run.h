@@ -1,0 +1,76 @@
+/* app__run — one recording session, shared by the headless loop
+ * (app_run.c) and the live view (app_tui.c): the recorder, the signals,
+ * snapshot triggers and reports, loss lines and the summary. Private to
+ * src/app.
+ *
+ * Threads: the owner (main) thread starts and stops the recorder; the
+ * writer thread only calls app_run_on_snapshot (it stores the report and
+ * raises SIGUSR2); every message to the user goes through app_run_say from
+ * the thread that handles signals (headless: main; live view: the signal
+ * thread) or the UI thread. */
+#ifndef APP__RUN_H
+#define APP__RUN_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "app_record.h"
+#include "app_snapfile.h"
+#include "rec_recorder.h"
+#include "tui_events.h"
+
+struct app_loss; /* a topic's loss counters as last reported */
+
+struct app_run {
+	struct rec_recorder *rec;
+	const struct app_record_cfg *cfg;
+	const char *bag;
+	sigset_t sigs;     /* stop: SIGINT, SIGTERM, SIGHUP */
+	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done) */
+	int64_t t0;        /* monotonic start */
+	uint64_t last_bytes;
+	int64_t last_t;
+	atomic_bool finished; /* the bag is complete */
+	struct app_loss *loss;
+	size_t n_loss;
+	int64_t loss_t; /* when the last loss line was said */
+	/* Set by the writer thread (on_snapshot), read by the signal handler. */
+	pthread_mutex_t done_mu;
+	struct rec_snapshot_done done;
+	bool done_pending;
+	struct app_snapstate snap; /* for `bagtop snapshot` */
+	uint64_t snap_count;       /* snapshots written */
+	struct tui_events *events; /* live view: messages go there, else stdout */
+};
+
+/* Prepares signals (all blocked from here on, inherited by the recorder's
+ * threads) and starts the recorder. Exit status on error (one line said). */
+int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_record_cfg *c);
+/* Frees what start made, drains late signals and unblocks them. */
+void app_run_end(struct app_run *run);
+/* A message for the user: "[HH:MM:SS] text" on stdout, or the live view's
+ * event line. */
+void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
+void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
+/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2 itself and
+ * returns a stop signal's number, or 0. */
+int app_run_take_signal(struct app_run *run, const struct timespec *wait);
+/* Says which topics lost messages since the last call (1 per second max). */
+void app_run_loss_check(struct app_run *run, int64_t now);
+/* Stops the recorder (finishes the bag) and sets `finished`. Any one
+ * thread; a snapshot finished meanwhile is for app_run_snap_done. */
+bt_status app_run_stop(struct app_run *run, struct bt_error *err);
+/* The summary on stdout and, after a failure, the error line: exit status. */
+int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err);
+/* Headless: status lines until a stop signal or the duration, then stop. */
+int app_run_headless(struct app_run *run);
+/* The live view until the bag is complete. -1: no usable terminal (nothing
+ * drawn; go on headless); else the exit status. */
+int app_tui_run(struct app_run *run);
+
+#endif

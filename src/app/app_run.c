@@ -1,0 +1,394 @@
+/* app_run — one recording session (see app__run.h): start and stop, the
+ * headless loop, and what is said to the user about snapshots and losses.
+ *
+ * Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 are blocked before
+ * the recorder starts its threads (they inherit the mask) and received in
+ * one place with sigtimedwait; nothing runs in a signal handler. While the
+ * bag is being finished a small thread answers further stop signals by
+ * saying what is still being written: nothing is cut short. */
+#include "app__run.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "bt_buf.h"
+#include "bt_fmt.h"
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+
+
+/* A topic's loss counters as the last loss line saw them. */
+struct app_loss {
+	uint64_t transport, cache, toobig, write;
+};
+
+#define APP_LOSS_TOPICS_SHOWN 4
+#define APP_LOSS_PERIOD_NS INT64_C(1000000000) /* one loss line a second at most */
+
+static void app_elapsed(const struct app_run *run, int64_t now, char *el, size_t n)
+{
+	int64_t secs = (now - run->t0) / 1000000000;
+	snprintf(el, n, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
+		 (long long)(secs / 60 % 60), (long long)(secs % 60));
+}
+
+void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
+{
+	char text[TUI_EVENT_TEXT_MAX * 2];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (run->events != NULL) {
+		tui_events_push(run->events, bt_time_realtime_ns(), sev, text);
+		return;
+	}
+	char el[32];
+	app_elapsed(run, bt_time_monotonic_ns(), el, sizeof el);
+	printf("[%s] %s\n", el, text);
+	fflush(stdout);
+}
+
+static struct app_loss app_loss_of(struct rec_topic *tp)
+{
+	struct rec_topic_stats *s = &tp->st;
+	return (struct app_loss){atomic_load(&s->lost_transport), atomic_load(&s->lost_cache),
+				 atomic_load(&s->lost_toobig), atomic_load(&s->lost_write)};
+}
+
+/* Appends "TOPIC +N cause, +M cause" for what grew since `was`. */
+static void app_loss_append(struct bt_buf *b, const char *name, const struct app_loss *was,
+			    const struct app_loss *now)
+{
+	static const char *const cause[] = {"in transport", "in the recorder (cache full)",
+					    "in the recorder (too large)",
+					    "in the recorder (write failed)"};
+	const uint64_t a[4] = {was->transport, was->cache, was->toobig, was->write};
+	const uint64_t z[4] = {now->transport, now->cache, now->toobig, now->write};
+	/* Out of memory only shortens the line. */
+	if (bt_buf_printf(b, "%s%s", b->len ? "; " : "", name) != BT_OK)
+		return;
+	for (size_t k = 0, shown = 0; k < 4; k++)
+		if (z[k] > a[k] && bt_buf_printf(b, "%s +%llu %s", shown++ ? "," : "",
+						 (unsigned long long)(z[k] - a[k]),
+						 cause[k]) != BT_OK)
+			return;
+}
+
+/* One line naming the topics whose losses started or grew since the last
+ * such line; called once per status period at most. */
+void app_run_loss_check(struct app_run *run, int64_t now)
+{
+	if (run->loss_t != 0 && now - run->loss_t < APP_LOSS_PERIOD_NS)
+		return;
+	const struct rec_topics *t = rec_recorder_topics(run->rec);
+	size_t n = rec_topics_count(t), grew = 0;
+	if (n > run->n_loss) {
+		run->loss = bt_xrealloc(run->loss, n * sizeof *run->loss);
+		memset(run->loss + run->n_loss, 0, (n - run->n_loss) * sizeof *run->loss);
+		run->n_loss = n;
+	}
+	struct bt_buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic *tp = rec_topics_get(t, i);
+		struct app_loss cur = app_loss_of(tp);
+		if (memcmp(&cur, &run->loss[i], sizeof cur) == 0)
+			continue;
+		if (grew++ < APP_LOSS_TOPICS_SHOWN)
+			app_loss_append(&b, tp->name, &run->loss[i], &cur);
+		run->loss[i] = cur;
+	}
+	if (grew == 0)
+		return;
+	run->loss_t = now;
+	if (grew > APP_LOSS_TOPICS_SHOWN)
+		app_run_say(run, TUI_SEV_WARN, "LOST %s; and %zu more topics", b.data ? b.data : "",
+			    grew - APP_LOSS_TOPICS_SHOWN);
+	else
+		app_run_say(run, TUI_SEV_WARN, "LOST %s", b.data ? b.data : "");
+	bt_buf_fini(&b);
+}
+
+static void app_status_line(struct app_run *run)
+{
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	int64_t now = bt_time_monotonic_ns();
+	double dt = (double)(now - run->last_t) / 1e9;
+	uint64_t rate = dt > 0 ? (uint64_t)((double)(st.bytes - run->last_bytes) / dt) : 0;
+	run->last_t = now;
+	run->last_bytes = st.bytes;
+	char el[32], bytes[32], bw[32];
+	app_elapsed(run, now, el, sizeof el);
+	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
+	bt_fmt_iec(rate, bw, sizeof bw);
+	const char *file = strrchr(st.current_file, '/');
+	printf("[%s] %s%zu/%zu topics | %llu msgs, %s (%s/s) | lost %llu transport, %llu recorder "
+	       "| cache %zu%% | %s\n",
+	       el, st.paused ? "PAUSED " : "", st.topics_recorded, st.topics_seen,
+	       (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
+	       (unsigned long long)st.lost_recorder,
+	       st.cache_max ? (size_t)(100.0 * (double)st.cache_fill / (double)st.cache_max) : 0,
+	       file ? file + 1 : st.current_file);
+	fflush(stdout);
+}
+
+/* ---- snapshots ---- */
+
+static void app_snap_publish(struct app_run *run, const char *result, const char *msg)
+{
+	run->snap.seq++;
+	snprintf(run->snap.result, sizeof run->snap.result, "%s", result);
+	snprintf(run->snap.message, sizeof run->snap.message, "%s", msg);
+	struct bt_error e = {0};
+	if (app_snapfile_write(&run->snap, &e) != BT_OK)
+		bt_log_warn("snapshot state for `bagtop snapshot`: %s", e.msg);
+}
+
+/* SIGUSR1 (and the TUI's `s`). */
+void app_run_snap_trigger(struct app_run *run)
+{
+	static const char *const results[] = {
+		[REC_TRIGGER_STARTED] = "started", [REC_TRIGGER_EMPTY] = "empty",
+		[REC_TRIGGER_BUSY] = "busy", [REC_TRIGGER_STOPPING] = "stopping",
+		[REC_TRIGGER_NOT_SNAPSHOT] = "not-snapshot"};
+	enum rec_trigger t = rec_recorder_snapshot(run->rec);
+	app_run_say(run, t == REC_TRIGGER_STARTED ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
+		    rec_trigger_str(t));
+	if (t != REC_TRIGGER_STARTED) /* else: when it is written */
+		app_snap_publish(run, results[t], rec_trigger_str(t));
+}
+
+/* The writer thread finished a snapshot: hand it to the run loop. */
+static void app_on_snapshot(void *ctx, const struct rec_snapshot_done *d)
+{
+	struct app_run *run = ctx;
+	pthread_mutex_lock(&run->done_mu);
+	run->done = *d;
+	run->done_pending = true;
+	pthread_mutex_unlock(&run->done_mu);
+	kill(getpid(), SIGUSR2); /* blocked everywhere: the run loop takes it */
+}
+
+/* SIGUSR2: report a finished snapshot. */
+void app_run_snap_done(struct app_run *run)
+{
+	pthread_mutex_lock(&run->done_mu);
+	struct rec_snapshot_done d = run->done;
+	bool pending = run->done_pending;
+	run->done_pending = false;
+	pthread_mutex_unlock(&run->done_mu);
+	if (!pending)
+		return;
+	run->snap_count += d.status == BT_OK;
+	char msg[sizeof run->snap.message];
+	if (d.status == BT_OK)
+		snprintf(msg, sizeof msg, "snapshot %llu: %llu messages written to %s/%s",
+			 (unsigned long long)d.id, (unsigned long long)d.messages, run->bag, d.file);
+	else
+		snprintf(msg, sizeof msg, "snapshot %llu failed: %s", (unsigned long long)d.id,
+			 bt_status_str(d.status));
+	app_run_say(run, d.status == BT_OK ? TUI_SEV_INFO : TUI_SEV_ERROR, "%s", msg);
+	run->snap.messages = d.messages;
+	/* `bagtop snapshot` runs elsewhere: give it an absolute path. */
+	char *rel = bt_xasprintf("%s/%s", run->bag, d.file);
+	char *abs = realpath(rel, NULL);
+	snprintf(run->snap.file, sizeof run->snap.file, "%s", abs != NULL ? abs : rel);
+	free(abs);
+	free(rel);
+	app_snap_publish(run, d.status == BT_OK ? "ok" : "failed", msg);
+}
+
+int app_run_take_signal(struct app_run *run, const struct timespec *wait)
+{
+	int sig = sigtimedwait(&run->all_sigs, NULL, wait);
+	if (sig == SIGUSR1)
+		app_run_snap_trigger(run);
+	else if (sig == SIGUSR2)
+		app_run_snap_done(run);
+	return sig == SIGUSR1 || sig == SIGUSR2 || sig < 0 ? 0 : sig;
+}
+
+/* Waits for a stop signal, the end of the duration or a failed write,
+ * printing a status line every period. Returns the signal, or 0. */
+static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
+{
+	int64_t period = rate > 0 ? (int64_t)(1e9 / rate) : INT64_C(1000000000);
+	int64_t next = run->t0 + period;
+	for (;;) {
+		int64_t now = bt_time_monotonic_ns();
+		int64_t until = next;
+		if (duration_ns > 0 && run->t0 + duration_ns < until)
+			until = run->t0 + duration_ns;
+		int64_t wait = until > now ? until - now : 0;
+		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
+		int sig = app_run_take_signal(run, &ts);
+		if (sig > 0)
+			return sig;
+		now = bt_time_monotonic_ns();
+		if (duration_ns > 0 && now >= run->t0 + duration_ns)
+			return 0;
+		struct rec_status st;
+		rec_recorder_get_status(run->rec, &st);
+		if (st.write_failed)
+			return 0;
+		if (now >= next) {
+			if (rate > 0)
+				app_status_line(run);
+			app_run_loss_check(run, now);
+			next += period;
+			if (next < now)
+				next = now + period;
+		}
+	}
+}
+
+/* While the bag is being finished: a second Ctrl-C says what is going on. */
+static void *app_watch(void *arg)
+{
+	struct app_run *run = arg;
+	while (!atomic_load(&run->finished)) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		int sig = sigtimedwait(&run->sigs, NULL, &ts);
+		if (sig > 0 && !atomic_load(&run->finished))
+			fprintf(stderr,
+				"bagtop: still finishing %s (writing what was received, then the "
+				"metadata); it stops by itself, nothing is cut short\n",
+				run->bag);
+	}
+	return NULL;
+}
+
+static void app_run_summary(struct app_run *run)
+{
+	const struct rec_topics *t = rec_recorder_topics(run->rec);
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	char bytes[32];
+	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
+	printf("Recorded %llu messages (%s) on %zu topics into %s; lost %llu in transport, "
+	       "%llu in the recorder\n",
+	       (unsigned long long)st.recorded, bytes, st.topics_recorded, run->bag,
+	       (unsigned long long)st.lost_transport, (unsigned long long)st.lost_recorder);
+	if (st.snapshot_mode)
+		printf("Snapshot mode: %llu snapshots; not written by design: %llu messages "
+		       "evicted from the buffer, %llu still in it at the end\n",
+		       (unsigned long long)run->snap_count, (unsigned long long)st.evicted,
+		       (unsigned long long)st.snapshot_buffered);
+	if (st.repeated != 0)
+		printf("Repeated transient-local messages written: %llu\n",
+		       (unsigned long long)st.repeated);
+	size_t n = rec_topics_count(t);
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic *tp = rec_topics_get(t, i);
+		if (!atomic_load(&tp->subscribed))
+			continue;
+		struct rec_topic_stats *s = &tp->st;
+		printf("  %-32s %10llu msgs  lost %llu transport, %llu recorder\n", tp->name,
+		       (unsigned long long)atomic_load(&s->recorded),
+		       (unsigned long long)atomic_load(&s->lost_transport),
+		       (unsigned long long)(atomic_load(&s->lost_cache) +
+					    atomic_load(&s->lost_toobig) +
+					    atomic_load(&s->lost_write)));
+	}
+}
+
+
+static int app_start_error(const struct app_cmd *cmd, bt_status st, const struct bt_error *e)
+{
+	if (st == BT_ERR_USAGE)
+		return app_usage_error(cmd, "%s", e->msg);
+	app_error("%s", e->msg);
+	return st == BT_ERR_DDS ? APP_EXIT_DDS : APP_EXIT_ERROR;
+}
+
+int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_record_cfg *c)
+{
+	memset(run, 0, sizeof *run);
+	run->cfg = c;
+	run->bag = c->w.output;
+	sigemptyset(&run->sigs);
+	sigaddset(&run->sigs, SIGINT);
+	sigaddset(&run->sigs, SIGTERM);
+	sigaddset(&run->sigs, SIGHUP);
+	run->all_sigs = run->sigs;
+	sigaddset(&run->all_sigs, SIGUSR1);
+	sigaddset(&run->all_sigs, SIGUSR2);
+	if (pthread_mutex_init(&run->done_mu, NULL) != 0)
+		abort(); /* cannot fail on Linux */
+	atomic_init(&run->finished, false);
+	c->ro.on_snapshot = app_on_snapshot;
+	c->ro.on_snapshot_ctx = run;
+	pthread_sigmask(SIG_BLOCK, &run->all_sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	struct bt_error err = {0};
+	bt_status st = rec_recorder_start(&c->ro, &run->rec, &err);
+	if (st != BT_OK) {
+		app_run_end(run);
+		return app_start_error(cmd, st, &err);
+	}
+	app_snap_publish(run, "ready", "recording");
+	run->t0 = run->last_t = bt_time_monotonic_ns();
+	return 0;
+}
+
+void app_run_end(struct app_run *run)
+{
+	app_snapfile_remove();
+	rec_recorder_free(run->rec);
+	run->rec = NULL;
+	free(run->loss);
+	run->loss = NULL;
+	pthread_mutex_destroy(&run->done_mu);
+	/* A trigger that came too late must not kill us once unblocked. */
+	struct timespec zero = {0, 0};
+	while (sigtimedwait(&run->all_sigs, NULL, &zero) > 0)
+		;
+	pthread_sigmask(SIG_UNBLOCK, &run->all_sigs, NULL);
+}
+
+bt_status app_run_stop(struct app_run *run, struct bt_error *err)
+{
+	bt_status st = rec_recorder_stop(run->rec, err);
+	atomic_store(&run->finished, true);
+	return st;
+}
+
+int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err)
+{
+	app_run_summary(run);
+	fflush(stdout);
+	if (st == BT_OK)
+		return APP_EXIT_OK;
+	struct rec_status rs;
+	rec_recorder_get_status(run->rec, &rs);
+	app_error("%s (the %llu messages committed before are kept in %s)", err->msg,
+		  (unsigned long long)rs.recorded, run->bag);
+	return APP_EXIT_ERROR;
+}
+
+int app_run_headless(struct app_run *run)
+{
+	const struct app_record_cfg *c = run->cfg;
+	printf("Recording to %s%s (Ctrl-C to stop%s)\n", run->bag,
+	       c->ro.start_paused ? ", paused" : "",
+	       c->ro.snapshot_mode ? "; snapshot: kill -USR1 or bagtop snapshot --pid" : "");
+	fflush(stdout);
+	int sig = app_wait(run, c->update_rate, c->duration_ns);
+	if (sig > 0)
+		fprintf(stderr, "bagtop: %s: finishing the bag %s\n", strsignal(sig), run->bag);
+	pthread_t watcher;
+	bool watching = pthread_create(&watcher, NULL, app_watch, run) == 0;
+	struct bt_error err = {0};
+	bt_status st = app_run_stop(run, &err);
+	if (watching)
+		pthread_join(watcher, NULL);
+	app_run_snap_done(run); /* one finished while stopping */
+	return app_run_report(run, st, &err);
+}

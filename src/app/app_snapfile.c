@@ -1,0 +1,111 @@
+/* app_snapfile — the recorder's snapshot state file; see the header. */
+#include "app_snapfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bt_buf.h"
+#include "bt_fs.h"
+
+#define SNAPFILE_MAGIC "bagtop-snapshot 1"
+
+static const char *snapfile_dir(void)
+{
+	const char *d = getenv("XDG_RUNTIME_DIR");
+	struct stat sb;
+	return d != NULL && d[0] == '/' && stat(d, &sb) == 0 && S_ISDIR(sb.st_mode) ? d : "/tmp";
+}
+
+void app_snapfile_path(pid_t pid, const char *dir, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/bagtop-%ld.snapshot", dir ? dir : snapfile_dir(), (long)pid);
+}
+
+/* Newlines would end a field early. */
+static void snapfile_line(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || *s == '\r')
+			*s = ' ';
+}
+
+bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err)
+{
+	struct app_snapstate c = *s;
+	snapfile_line(c.result);
+	snapfile_line(c.file);
+	snapfile_line(c.message);
+	struct bt_buf b = BT_BUF_INIT;
+	bt_status st = bt_buf_printf(&b, SNAPFILE_MAGIC "\nseq %llu\nresult %s\nmessages %llu\n"
+				     "file %s\nmessage %s\n", (unsigned long long)c.seq, c.result,
+				     (unsigned long long)c.messages, c.file, c.message);
+	char path[APP_SNAPFILE_PATH_MAX];
+	app_snapfile_path(getpid(), NULL, path, sizeof path);
+	if (st == BT_OK)
+		st = bt_fs_write_atomic(path, b.data, b.len, err);
+	else
+		st = bt_err_set(err, st, "out of memory");
+	bt_buf_fini(&b);
+	return st;
+}
+
+void app_snapfile_remove(void)
+{
+	char path[APP_SNAPFILE_PATH_MAX];
+	app_snapfile_path(getpid(), NULL, path, sizeof path);
+	(void)unlink(path);
+}
+
+/* "key value" lines into *s. */
+static bt_status snapfile_parse(char *text, struct app_snapstate *s)
+{
+	char *save = NULL;
+	char *line = strtok_r(text, "\n", &save);
+	if (line == NULL || strcmp(line, SNAPFILE_MAGIC) != 0)
+		return BT_ERR_FORMAT;
+	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+		char *val = strchr(line, ' ');
+		if (val == NULL)
+			continue;
+		*val++ = '\0';
+		if (strcmp(line, "seq") == 0)
+			s->seq = strtoull(val, NULL, 10);
+		else if (strcmp(line, "messages") == 0)
+			s->messages = strtoull(val, NULL, 10);
+		else if (strcmp(line, "result") == 0)
+			snprintf(s->result, sizeof s->result, "%s", val);
+		else if (strcmp(line, "file") == 0)
+			snprintf(s->file, sizeof s->file, "%s", val);
+		else if (strcmp(line, "message") == 0)
+			snprintf(s->message, sizeof s->message, "%s", val);
+	}
+	return s->result[0] != '\0' ? BT_OK : BT_ERR_FORMAT;
+}
+
+bt_status app_snapfile_read(pid_t pid, struct app_snapstate *s, struct bt_error *err)
+{
+	const char *dirs[2] = {getenv("XDG_RUNTIME_DIR"), "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		if (dirs[i] == NULL || dirs[i][0] != '/')
+			continue;
+		char path[APP_SNAPFILE_PATH_MAX];
+		app_snapfile_path(pid, dirs[i], path, sizeof path);
+		char *text = NULL;
+		size_t len;
+		bt_status st = bt_fs_read_all(path, 1 << 16, &text, &len, NULL);
+		if (st != BT_OK)
+			continue;
+		memset(s, 0, sizeof *s);
+		st = snapfile_parse(text, s);
+		free(text);
+		if (st != BT_OK)
+			return bt_err_set(err, st, "%s: not a bagtop snapshot state file", path);
+		return BT_OK;
+	}
+	return bt_err_set(err, BT_ERR_NOTFOUND, "process %ld is not a running bagtop record "
+			  "(no snapshot state file)", (long)pid);
+}

@@ -1,0 +1,290 @@
+/* app_tui — the live view over a recording session: fills the view-model
+ * from the recorder at the update rate, turns the view's commands into
+ * recorder calls, and keeps the signals on a thread of its own while the
+ * UI (main) thread owns the terminal.
+ *
+ * Threads, all started and joined here:
+ *  - main: tui_run (fill, command, done).
+ *  - "app-signals": SIGINT/SIGTERM/SIGHUP start the stop; SIGUSR1 triggers
+ *    a snapshot (the `s` key raises it too, so one thread owns the
+ *    snapshot state); SIGUSR2 reports a finished snapshot; --duration.
+ *  - "app-stop": rec_recorder_stop, which finishes the bag; the view shows
+ *    "finishing bag" until it is done.
+ * What is said to the user goes through the event queue (tui_events). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "app__run.h"
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "tui_rate.h"
+#include "tui_run.h"
+#include "tui_stderr.h"
+
+#define APP_TUI_SIG_WAIT_NS 200000000L
+
+struct app_tui {
+	struct app_run *run;
+	struct tui_rate *rates; /* by topic index */
+	size_t n_rates;
+	struct tui_rate write_rate;
+	atomic_bool stop_started;
+	atomic_bool quit; /* the signal thread may go */
+	pthread_mutex_t stop_mu; /* guards starting the stopper */
+	pthread_t stopper, signals;
+	bool stopper_started, signals_started;
+	bt_status stop_status;
+	struct bt_error stop_err;
+};
+
+/* ---- stopping ---- */
+
+static void *app_tui_stopper(void *arg)
+{
+	struct app_tui *t = arg;
+	pthread_setname_np(pthread_self(), "app-stop");
+	t->stop_status = app_run_stop(t->run, &t->stop_err);
+	return NULL;
+}
+
+/* Starts finishing the bag, once; from the UI or the signal thread. */
+static void app_tui_begin_stop(struct app_tui *t, const char *why)
+{
+	pthread_mutex_lock(&t->stop_mu);
+	bool first = !atomic_exchange(&t->stop_started, true);
+	if (first)
+		t->stopper_started = pthread_create(&t->stopper, NULL, app_tui_stopper, t) == 0;
+	pthread_mutex_unlock(&t->stop_mu);
+	if (first)
+		app_run_say(t->run, TUI_SEV_INFO, "%s: finishing the bag %s", why, t->run->bag);
+	else
+		app_run_say(t->run, TUI_SEV_WARN, "still finishing %s (writing what was received, "
+			    "then the metadata); nothing is cut short", t->run->bag);
+	if (first && !t->stopper_started) /* no thread: finish here */
+		app_tui_stopper(t);
+}
+
+static void *app_tui_signals(void *arg)
+{
+	struct app_tui *t = arg;
+	pthread_setname_np(pthread_self(), "app-signals");
+	struct app_run *run = t->run;
+	int64_t duration = run->cfg->duration_ns;
+	while (!atomic_load(&t->quit)) {
+		struct timespec ts = {0, APP_TUI_SIG_WAIT_NS};
+		int sig = app_run_take_signal(run, &ts);
+		if (sig > 0)
+			app_tui_begin_stop(t, strsignal(sig));
+		if (duration > 0 && !atomic_load(&t->stop_started) &&
+		    bt_time_monotonic_ns() - run->t0 >= duration)
+			app_tui_begin_stop(t, "--duration reached");
+	}
+	return NULL;
+}
+
+/* ---- the view-model ---- */
+
+static enum tui_rec_state app_tui_state(struct app_tui *t, const struct rec_status *st)
+{
+	if (atomic_load(&t->stop_started))
+		return TUI_REC_STOPPING;
+	if (st->snapshot_mode)
+		return st->snapshot_busy ? TUI_REC_WRITING_SNAPSHOT : TUI_REC_SNAPSHOT_ARMED;
+	return st->paused ? TUI_REC_PAUSED : TUI_REC_RECORDING;
+}
+
+static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct rec_status *st,
+			   int64_t now)
+{
+	const struct app_record_cfg *c = t->run->cfg;
+	h->state = app_tui_state(t, st);
+	h->snapshot_mode = st->snapshot_mode;
+	snprintf(h->bag_dir, sizeof h->bag_dir, "%s", t->run->bag);
+	const char *slash = strrchr(st->current_file, '/');
+	snprintf(h->current_file, sizeof h->current_file, "%s",
+		 slash ? slash + 1 : st->current_file);
+	h->split_index = (uint32_t)st->file_index;
+	h->elapsed_ns = now - t->run->t0;
+	h->total_msgs = st->recorded;
+	h->total_bytes = st->bytes;
+	tui_rate_push(&t->write_rate, now, st->recorded, st->bytes);
+	double hz;
+	tui_rate_get(&t->write_rate, TUI_RATE_WINDOW_NS, &hz, &h->write_rate);
+	struct statvfs vfs;
+	if (statvfs(t->run->bag, &vfs) == 0) {
+		h->disk_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		h->disk_total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+	}
+	h->cache_fill = st->cache_fill;
+	h->cache_max = st->cache_max;
+	const char *comp = bag_compression_name(c->w.opt.compression);
+	snprintf(h->compression, sizeof h->compression, "%s",
+		 comp[0] == '\0' ? "none" : comp[0] == 'F' ? "file" : "message");
+	h->pid = (long)getpid();
+	h->update_hz = c->update_rate;
+	h->finishing_bytes_left = st->cache_fill;
+}
+
+static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int64_t now)
+{
+	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
+	struct rec_topic *tp = rec_topics_get(tt, i);
+	struct rec_topic_stats *s = &tp->st;
+	row->id = (uint32_t)i;
+	row->enabled = atomic_load(&tp->enabled);
+	row->tl_depth = rec_recorder_repeat_depth(t->run->rec, i);
+	snprintf(row->name, sizeof row->name, "%s", tp->name);
+	snprintf(row->type, sizeof row->type, "%s", tp->type);
+	row->publishers = atomic_load(&tp->publishers);
+	row->reliable = atomic_load(&tp->reliable);
+	row->transient_local = atomic_load(&tp->transient_local);
+	/* What arrived, recorded or not: a topic switched off keeps its rates. */
+	row->messages = atomic_load(&s->received) + atomic_load(&s->ignored);
+	tui_rate_push(&t->rates[i], now, row->messages, atomic_load(&s->rx_bytes));
+	tui_rate_get(&t->rates[i], TUI_RATE_WINDOW_NS, &row->rate_hz, &row->bandwidth);
+	row->bytes = atomic_load(&s->bytes);
+	row->lost_transport = atomic_load(&s->lost_transport);
+	row->lost_recorder = atomic_load(&s->lost_cache) + atomic_load(&s->lost_toobig) +
+			     atomic_load(&s->lost_write);
+}
+
+static void app_tui_fill(void *ctx, struct tui_model *m)
+{
+	struct app_tui *t = ctx;
+	int64_t now = bt_time_monotonic_ns();
+	struct rec_status st;
+	rec_recorder_get_status(t->run->rec, &st);
+	app_tui_header(t, &m->hdr, &st, now);
+	size_t n = rec_topics_count(rec_recorder_topics(t->run->rec));
+	if (n > t->n_rates) {
+		t->rates = bt_xrealloc(t->rates, n * sizeof *t->rates);
+		for (size_t i = t->n_rates; i < n; i++)
+			tui_rate_init(&t->rates[i]);
+		t->n_rates = n;
+	}
+	tui_model_set_topic_count(m, n);
+	for (size_t i = 0; i < n; i++)
+		app_tui_row(t, &m->topics[i], i, now);
+	if (!atomic_load(&t->stop_started))
+		app_run_loss_check(t->run, now);
+	tui_events_drain(t->run->events, m);
+}
+
+/* ---- commands ---- */
+
+static void app_tui_mark(struct app_tui *t, uint32_t id, uint32_t depth)
+{
+	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
+	const char *name = id < rec_topics_count(tt) ? rec_topics_get(tt, id)->name : "?";
+	if (rec_recorder_set_repeat(t->run->rec, id, depth) != BT_OK)
+		app_run_say(t->run, TUI_SEV_WARN, "%s: cannot repeat %u messages", name, depth);
+	else if (depth == 0)
+		app_run_say(t->run, TUI_SEV_INFO, "%s: no longer repeated", name);
+	else
+		app_run_say(t->run, TUI_SEV_INFO, "%s: its last %u message%s start every file%s",
+			    name, depth, depth == 1 ? "" : "s",
+			    t->run->cfg->ro.snapshot_mode ? " and snapshot" : "");
+}
+
+static void app_tui_toggle(struct app_tui *t, uint32_t id)
+{
+	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
+	if (id >= rec_topics_count(tt))
+		return;
+	struct rec_topic *tp = rec_topics_get(tt, id);
+	bool on = !atomic_load(&tp->enabled);
+	rec_recorder_set_topic_enabled(t->run->rec, id, on);
+	app_run_say(t->run, TUI_SEV_INFO, "%s: recording %s", tp->name, on ? "on" : "off");
+}
+
+static void app_tui_command(void *ctx, const struct tui_cmd *cmd)
+{
+	struct app_tui *t = ctx;
+	struct rec_status st;
+	switch (cmd->kind) {
+	case TUI_CMD_SNAPSHOT:
+		kill(getpid(), SIGUSR1); /* the signal thread owns snapshot state */
+		break;
+	case TUI_CMD_TOGGLE_TOPIC: app_tui_toggle(t, cmd->topic_id); break;
+	case TUI_CMD_MARK_TL: app_tui_mark(t, cmd->topic_id, cmd->depth); break;
+	case TUI_CMD_PAUSE_TOGGLE:
+		rec_recorder_get_status(t->run->rec, &st);
+		rec_recorder_pause(t->run->rec, !st.paused);
+		app_run_say(t->run, TUI_SEV_INFO, "recording %s", st.paused ? "resumed" : "paused");
+		break;
+	case TUI_CMD_SPLIT:
+		if (t->run->cfg->ro.snapshot_mode) {
+			app_run_say(t->run, TUI_SEV_WARN, "no split in snapshot mode: every "
+				    "snapshot gets a file of its own");
+			break;
+		}
+		rec_recorder_split(t->run->rec);
+		app_run_say(t->run, TUI_SEV_INFO, "split: a new file starts now");
+		break;
+	case TUI_CMD_QUIT: app_tui_begin_stop(t, "quit"); break;
+	default: break;
+	}
+}
+
+static bool app_tui_done(void *ctx)
+{
+	struct app_tui *t = ctx;
+	return atomic_load(&t->run->finished);
+}
+
+/* ---- the session ---- */
+
+static void app_tui_join(struct app_tui *t)
+{
+	if (t->stopper_started)
+		pthread_join(t->stopper, NULL);
+	atomic_store(&t->quit, true);
+	if (t->signals_started)
+		pthread_join(t->signals, NULL);
+}
+
+int app_tui_run(struct app_run *run)
+{
+	struct app_tui t = {.run = run};
+	atomic_init(&t.stop_started, false);
+	atomic_init(&t.quit, false);
+	tui_rate_init(&t.write_rate);
+	if (pthread_mutex_init(&t.stop_mu, NULL) != 0)
+		abort(); /* cannot fail on Linux */
+	run->events = tui_events_new();
+	bt_log_set_sink(tui_events_log_sink, run->events);
+	struct tui_stderr cap = {.saved_fd = -1};
+	struct bt_error err = {0};
+	bool capturing = tui_stderr_start(&cap, &err) == BT_OK;
+	t.signals_started = pthread_create(&t.signals, NULL, app_tui_signals, &t) == 0;
+	struct tui_run_ops ops = {app_tui_fill, app_tui_command, app_tui_done};
+	bt_status st = tui_run(&ops, &t, &err);
+	bool no_terminal = st != BT_OK && !atomic_load(&t.stop_started);
+	if (!no_terminal && !atomic_load(&t.stop_started))
+		app_tui_begin_stop(&t, "the live view ended");
+	if (no_terminal) {
+		atomic_store(&t.quit, true);
+		if (t.signals_started)
+			pthread_join(t.signals, NULL);
+		t.signals_started = false;
+	}
+	app_tui_join(&t);
+	bt_log_set_sink(NULL, NULL);
+	if (capturing)
+		(void)tui_stderr_stop(&cap); /* what was printed meanwhile, now */
+	tui_events_free(run->events);
+	run->events = NULL;
+	free(t.rates);
+	pthread_mutex_destroy(&t.stop_mu);
+	if (no_terminal) {
+		fprintf(stderr, "bagtop: %s; going on without the live view\n", err.msg);
+		return -1;
+	}
+	app_run_snap_done(run);
+	return app_run_report(run, t.stop_status, &t.stop_err);
+}

@@ -1,0 +1,140 @@
+/* rec_snap — rosbag2's circular message cache for snapshot mode. Producers
+ * (DDS listener threads) push into the buffer, which keeps only the newest
+ * messages within `max_bytes` and, when given, `max_duration_ns` (a message
+ * stays while its recv_time >= newest recv_time - max_duration_ns). Older
+ * messages are evicted from the front (freed) and counted per topic:
+ * evictions are what snapshot mode is for, not losses.
+ *
+ * A trigger (any thread: `s` key, SIGUSR1) flips the buffers: the whole
+ * buffer becomes the held snapshot, in arrival order, and producers go on
+ * into the other, empty buffer — no gap, nothing but pointer moves. The
+ * consumer takes the held snapshot, writes it (rec_repeat_for_snapshot
+ * merges the repeated transient-local messages in) and releases it. Until
+ * then further triggers are refused (REC_SNAP_BUSY): one snapshot file at
+ * a time, never queued silently.
+ *
+ * Snapshot-post (post_ns > 0): the trigger at time T also opens a post
+ * window. Every message pushed with recv_time <= T + post_ns while the
+ * window is open goes to a separate post list instead of the buffer (not
+ * circular: bounded by max_bytes like rec_cache, overflow refused and
+ * counted), which the consumer drains with rec_snap_post_take and appends
+ * to the same snapshot file. The consumer closes the window: post_take
+ * returns false once its `now` is past T + post_ns + REC_SNAP_POST_GRACE_NS
+ * (the grace lets in messages stamped before the end but pushed just
+ * after). From then on messages go to the buffer again. Post messages are
+ * moved to the snapshot file, so they are not part of the next snapshot.
+ *
+ * A message larger than max_bytes is refused (BT_ERR_TOOBIG, freed and
+ * counted in `toobig`), as rosbag2 does: keeping it would break the memory
+ * bound the user asked for. A repeat-transient-local topic's message is
+ * still kept by rec_tl and appears in the next snapshot.
+ *
+ * Memory: the buffer is bounded by max_bytes (payload bytes, as
+ * rec_cache); while a snapshot is being written its batch (<= max_bytes)
+ * is the consumer's and the buffer fills again, so the peak is twice the
+ * bound, plus the post list (<= max_bytes) when a window is open.
+ *
+ * Thread-safety: push, trigger, wake, close and the getters from any
+ * thread; take_wait, post_take and release from the one consumer thread.
+ * Critical sections only move pointers and counters; evicted messages are
+ * freed after unlocking. */
+#ifndef REC_SNAP_H
+#define REC_SNAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bt_status.h"
+#include "rec_cache.h"
+#include "rec_msg.h"
+
+#define REC_SNAP_POST_GRACE_NS INT64_C(100000000) /* 100 ms */
+
+struct rec_snap_options {
+	size_t max_bytes;        /* > 0: the bound of the buffer (and the post list) */
+	int64_t max_duration_ns; /* 0: no time bound */
+	int64_t post_ns;         /* 0: no post window */
+};
+
+/* What a trigger did. A dedicated result (not bt_status): the UI needs to
+ * tell these apart, and none of them is an error. */
+enum rec_snap_trigger_result {
+	REC_SNAP_TRIGGERED = 0, /* flipped: the consumer writes snapshot `id` */
+	REC_SNAP_EMPTY,         /* nothing buffered: nothing is written */
+	REC_SNAP_BUSY,          /* the previous snapshot is still being written */
+	REC_SNAP_CLOSED,        /* recording is stopping */
+};
+
+struct rec_snap_trigger_info {
+	uint64_t id;  /* 1 for the first snapshot (REC_SNAP_TRIGGERED only) */
+	size_t count; /* messages in it */
+	size_t bytes;
+};
+
+struct rec_snap_stats {
+	size_t fill_bytes;      /* in the buffer now */
+	size_t fill_count;
+	uint64_t evicted;       /* all topics (rec_snap_topic_evicted per topic) */
+	uint64_t evicted_bytes;
+	uint64_t toobig;        /* refused: larger than max_bytes */
+	uint64_t post_full;     /* refused: post list full */
+	uint64_t post_discarded; /* post messages freed by an early release */
+	uint64_t triggered;     /* snapshots flipped (the last id) */
+	uint64_t released;      /* snapshots the consumer finished */
+	uint64_t refused;       /* triggers answered REC_SNAP_BUSY */
+	bool busy;              /* a snapshot is held (being written) */
+	bool post_open;
+};
+
+struct rec_snap;
+
+/* Aborts on OOM (set-up). opt->max_bytes must be > 0 (the CLI refuses
+ * snapshot mode without a cache size). */
+struct rec_snap *rec_snap_new(const struct rec_snap_options *opt);
+/* Frees the snap and every message still in it. No thread may use it. */
+void rec_snap_free(struct rec_snap *s);
+
+/* Takes ownership of m (m->recv_time set). BT_OK: buffered (older messages
+ * may have been evicted) or in the post list. BT_ERR_TOOBIG: larger than
+ * max_bytes, freed. BT_ERR_FULL: the post list is full, freed.
+ * BT_ERR_STATE: closed, freed. The caller counts refusals as lost. */
+bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m);
+/* Any thread. now_ns: CLOCK_REALTIME (recv_time's clock), the start of the
+ * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). */
+enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns,
+					      struct rec_snap_trigger_info *info);
+/* A one-line text for the UI ("snapshot still being written", ...). */
+const char *rec_snap_trigger_str(enum rec_snap_trigger_result r);
+
+/* Consumer only. Waits up to timeout_ns for a triggered snapshot, a
+ * wake-up or close, and moves the held snapshot into *out (count 0: none;
+ * *id its id, may be NULL). The snapshot stays busy until rec_snap_release.
+ * Returns false once closed with no snapshot left to hand out. */
+bool rec_snap_take_wait(struct rec_snap *s, int64_t timeout_ns, struct rec_batch *out,
+			uint64_t *id);
+/* Consumer only, after take_wait handed out a snapshot. Moves the post
+ * messages gathered so far into *out (arrival order) and returns true while
+ * the window is open (call again later); returns false when it is over —
+ * *out then holds the last ones — or when there is no window (post_ns 0).
+ * now_ns: CLOCK_REALTIME. Close ends the window. */
+bool rec_snap_post_take(struct rec_snap *s, int64_t now_ns, struct rec_batch *out);
+/* Consumer only: the snapshot file is finished (or failed); triggers are
+ * accepted again. Call after post_take returned false; a window still open
+ * is closed and its messages freed (counted in post_discarded). */
+void rec_snap_release(struct rec_snap *s);
+
+/* Makes a waiting take_wait return at once (commands for the consumer). */
+void rec_snap_wake(struct rec_snap *s);
+/* No more pushes or triggers; a held snapshot is still handed out. The
+ * buffer's messages are not a snapshot: they are freed with the snap. */
+void rec_snap_close(struct rec_snap *s);
+
+/* Any thread: bytes in the buffer (for the UI, no lock), the bound, the
+ * counters (one lock), evictions of one topic (no lock). */
+size_t rec_snap_fill(const struct rec_snap *s);
+size_t rec_snap_max_bytes(const struct rec_snap *s);
+void rec_snap_get_stats(struct rec_snap *s, struct rec_snap_stats *out);
+uint64_t rec_snap_topic_evicted(const struct rec_snap *s, uint32_t topic);
+
+#endif

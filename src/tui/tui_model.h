@@ -1,0 +1,103 @@
+/* tui_model — the plain view-model of the live view. The engine side fills
+ * it at the update rate (tui_run_ops.fill): copies of its numbers and
+ * names, never pointers into the engine, so the front end reads it without
+ * locks and the tests build one by hand.
+ *
+ * The header and the topic rows are overwritten by every fill; the event
+ * list is a bounded ring that keeps its contents across fills (a fill pushes
+ * only the events that are new since the last one). Single-threaded: the
+ * UI thread owns a model. */
+#ifndef TUI_MODEL_H
+#define TUI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TUI_PATH_MAX 512
+#define TUI_NAME_MAX 256
+#define TUI_EVENT_TEXT_MAX 200
+#define TUI_EVENTS_MAX 256 /* the ring keeps the newest this many */
+
+enum tui_rec_state {
+	TUI_REC_RECORDING = 0,
+	TUI_REC_PAUSED,
+	TUI_REC_SNAPSHOT_ARMED,   /* snapshot mode: buffering, waiting for `s` */
+	TUI_REC_WRITING_SNAPSHOT, /* a snapshot file is being written */
+	TUI_REC_STOPPING          /* finishing the bag; see finishing_bytes_left */
+};
+
+enum tui_severity { TUI_SEV_INFO = 0, TUI_SEV_WARN, TUI_SEV_ERROR };
+
+struct tui_header {
+	enum tui_rec_state state;
+	bool snapshot_mode; /* --snapshot-mode: `s` is accepted */
+	char bag_dir[TUI_PATH_MAX];
+	char current_file[TUI_PATH_MAX]; /* bare name, "rosbag2_..._3.db3" */
+	uint32_t split_index;            /* index of the current file */
+	int64_t elapsed_ns;
+	uint64_t total_msgs;
+	uint64_t total_bytes;
+	double write_rate;   /* bytes/s over the sliding window */
+	uint64_t disk_free;  /* bytes available on the bag's filesystem */
+	uint64_t disk_total; /* 0 = unknown: no disk line */
+	uint64_t cache_fill; /* bytes */
+	uint64_t cache_max;  /* 0 = write-through: no bar */
+	char compression[16]; /* "none", "file", "message" */
+	long pid;
+	double update_hz;
+	uint64_t finishing_bytes_left; /* while STOPPING */
+};
+
+struct tui_topic {
+	uint32_t id;       /* stable for the whole run (the engine's index) */
+	bool enabled;      /* recorded (Space toggles) */
+	uint32_t tl_depth; /* repeat-transient-local depth, 0 = not marked */
+	char name[TUI_NAME_MAX];
+	char type[TUI_NAME_MAX];
+	uint32_t publishers;
+	bool reliable;
+	bool transient_local;
+	uint64_t messages;   /* received since start */
+	double rate_hz;      /* sliding window */
+	double bandwidth;    /* bytes/s, sliding window */
+	uint64_t bytes;      /* written to the bag */
+	uint64_t lost_transport;
+	uint64_t lost_recorder;
+};
+
+struct tui_event {
+	int64_t time_ns; /* CLOCK_REALTIME; shown as local HH:MM:SS */
+	enum tui_severity severity;
+	char text[TUI_EVENT_TEXT_MAX];
+};
+
+struct tui_model {
+	struct tui_header hdr;
+	struct tui_topic *topics; /* n_topics rows, in the engine's order */
+	size_t n_topics;
+	size_t cap_topics;
+	struct tui_event events[TUI_EVENTS_MAX]; /* ring */
+	size_t ev_first; /* slot of the oldest event */
+	size_t ev_count;
+	uint64_t ev_total; /* events ever pushed (changes when one arrives) */
+};
+
+/* Zeroes the model. fini frees the rows; init again to reuse. */
+void tui_model_init(struct tui_model *m);
+void tui_model_fini(struct tui_model *m);
+/* Makes room for n rows and sets n_topics; new rows are zeroed, existing
+ * ones keep their contents. Aborts on out-of-memory (UI set-up path). */
+void tui_model_set_topic_count(struct tui_model *m, size_t n);
+/* Index of the row with this id, or -1. */
+long tui_model_find_topic(const struct tui_model *m, uint32_t id);
+/* Appends an event (text cut to TUI_EVENT_TEXT_MAX - 1 bytes); when the
+ * ring is full the oldest is dropped. */
+void tui_model_event_push(struct tui_model *m, int64_t time_ns, enum tui_severity sev,
+			  const char *text);
+/* Event i, 0 = oldest, ev_count - 1 = newest; NULL when out of range. */
+const struct tui_event *tui_model_event_get(const struct tui_model *m, size_t i);
+/* "RECORDING", "PAUSED", "SNAPSHOT-ARMED", "WRITING SNAPSHOT", "STOPPING". */
+const char *tui_model_state_str(enum tui_rec_state s);
+
+#endif

@@ -1,0 +1,146 @@
+/* The recorder's command API against real publishers (tpub processes) on
+ * loopback-only DDS domains 85..86: switching a recorded topic off stops
+ * its recording but not its live counts; switching on a topic the
+ * selection left out subscribes and records it; pause and resume. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bag_reader.h"
+#include "bt_mem.h"
+#include "rec_harness.h"
+#include "rec_recorder.h"
+#include "test_util.h"
+
+struct cmd_rig {
+	char *tmp, *bag;
+	struct rec_recorder *rec;
+};
+
+static void rig_start(struct cmd_rig *g, uint32_t domain, const char *const *topics, size_t n)
+{
+	g->tmp = tu_mkdtemp("reccmd");
+	g->bag = bt_xasprintf("%s/bag", g->tmp);
+	struct rec_recorder_options o = {0};
+	o.domain_id = domain;
+	o.select.topics = topics;
+	o.select.n_topics = n;
+	o.writer.uri = g->bag;
+	o.writer.ros_distro = "";
+	o.max_cache_size = 1 << 20;
+	struct bt_error err = {0};
+	if (rec_recorder_start(&o, &g->rec, &err) != BT_OK)
+		fail_msg("start: %s", err.msg);
+}
+
+static void rig_stop(struct cmd_rig *g)
+{
+	struct bt_error err = {0};
+	if (rec_recorder_stop(g->rec, &err) != BT_OK)
+		fail_msg("stop: %s", err.msg);
+}
+
+static void rig_free(struct cmd_rig *g)
+{
+	rec_recorder_free(g->rec);
+	tu_rmrf(g->tmp);
+	free(g->tmp);
+	free(g->bag);
+}
+
+static struct rec_topic *topic_named(struct cmd_rig *g, const char *name)
+{
+	const struct rec_topics *t = rec_recorder_topics(g->rec);
+	for (size_t i = 0; i < rec_topics_count(t); i++)
+		if (strcmp(rec_topics_get(t, i)->name, name) == 0)
+			return rec_topics_get(t, i);
+	return NULL;
+}
+
+static uint64_t ld(atomic_uint_fast64_t *a)
+{
+	return atomic_load(a);
+}
+
+/* Waits up to 10 s until the topic's counter passes `min`. */
+static void wait_count(atomic_uint_fast64_t *ctr, uint64_t min, const char *what)
+{
+	double end = rec_now() + 10.0;
+	while (ld(ctr) <= min) {
+		if (rec_now() > end)
+			fail_msg("%s stayed at %llu", what, (unsigned long long)ld(ctr));
+		rec_sleep(0.05);
+	}
+}
+
+static pid_t publish(int domain, const char *topic, const char *out)
+{
+	char *extra[] = {"--count", "300", "--rate", "50", NULL};
+	return tpub_spawn(domain, topic, extra, out);
+}
+
+/* /on is selected, /off is not. Switch /on off and /off on mid-way. */
+static void test_toggle_topics(void **state)
+{
+	(void)state;
+	struct cmd_rig g;
+	const char *topics[] = {"/on"};
+	rig_start(&g, 85, topics, 1);
+	char *o1 = bt_xasprintf("%s/p1.txt", g.tmp), *o2 = bt_xasprintf("%s/p2.txt", g.tmp);
+	pid_t p1 = publish(85, "rt/on", o1), p2 = publish(85, "rt/off", o2);
+	double end = rec_now() + 10.0;
+	struct rec_topic *on, *off;
+	while (!(on = topic_named(&g, "/on")) || !(off = topic_named(&g, "/off"))) {
+		if (rec_now() > end)
+			fail_msg("both topics not discovered within 10 s");
+		rec_sleep(0.05);
+	}
+	wait_count(&on->st.recorded, 20, "/on recorded");
+	assert_false(atomic_load(&off->subscribed));
+	assert_int_equal(ld(&off->st.received) + ld(&off->st.ignored), 0);
+
+	rec_recorder_set_topic_enabled(g.rec, on->index, false);
+	rec_recorder_set_topic_enabled(g.rec, off->index, true);
+	rec_sleep(0.5); /* what was in flight is written */
+	uint64_t on_rec = ld(&on->st.recorded);
+	wait_count(&off->st.recorded, 20, "/off recorded after switching it on");
+	wait_count(&on->st.ignored, 20, "/on live count after switching it off");
+	assert_int_equal(ld(&on->st.recorded), on_rec);
+	assert_int_equal(ld(&on->st.received), on_rec);
+
+	rec_recorder_pause(g.rec, true);
+	rec_sleep(0.5);
+	uint64_t off_rec = ld(&off->st.recorded);
+	rec_sleep(1.0);
+	assert_int_equal(ld(&off->st.recorded), off_rec);
+	rec_recorder_pause(g.rec, false);
+	wait_count(&off->st.recorded, off_rec + 10, "/off recorded after resuming");
+	rig_stop(&g);
+
+	struct bag_counts c;
+	bag_count(g.bag, &c);
+	assert_int_equal(counts_of(&c, "/on"), on_rec);
+	assert_int_equal(counts_of(&c, "/off"), ld(&off->st.recorded));
+	counts_free(&c);
+	kill(p1, SIGTERM);
+	kill(p2, SIGTERM);
+	(void)rec_wait(p1, 10.0, "tpub");
+	(void)rec_wait(p2, 10.0, "tpub");
+	free(o1);
+	free(o2);
+	rig_free(&g);
+}
+
+int main(void)
+{
+	if (!getenv("BAGTOP_TPUB")) {
+		fprintf(stderr, "BAGTOP_TPUB not set\n");
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_toggle_topics),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,232 @@
+/* rec_harness — drives the real `bagtop record` (BAGTOP_BIN) and the test
+ * publisher (BAGTOP_TPUB) as processes on a loopback-only DDS domain, and
+ * reads the bags they leave. Shared by the record integration tests. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bag_reader.h"
+#include "bt_fs.h"
+#include "bt_mem.h"
+#include "rec_harness.h"
+#include "test_util.h"
+
+double rec_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void rec_sleep(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+char *rec_read(const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	if (bt_fs_read_all(path, 1 << 22, &text, &len, NULL) != BT_OK)
+		return bt_xasprintf("%s", "");
+	return text;
+}
+
+/* fork/exec argv with stdout+stderr to out_path (or /dev/null); `env`
+ * "NAME=VALUE" or NULL is added to the child's environment. */
+pid_t rec_spawn(char *const argv[], const char *out_path, const char *env)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (env)
+			putenv((char *)env);
+		if (!freopen(out_path ? out_path : "/dev/null", "w", stdout))
+			_exit(126);
+		if (dup2(fileno(stdout), 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Waits up to `secs` for pid; kill -9 and fail when it does not end. */
+int rec_wait(pid_t pid, double secs, const char *what)
+{
+	double end = rec_now() + secs;
+	int status;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		assert_true(r == 0);
+		if (rec_now() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fail_msg("%s did not exit within %.0f s", what, secs);
+		}
+		rec_sleep(0.05);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+
+/* Starts `bagtop record ARGS... --domain D -o DIR --no-tui`, waits for
+ * "Recording to" and a second for discovery. */
+void rec_start(struct rec *r, int domain, char *const args[], const char *env)
+{
+	memset(r, 0, sizeof *r);
+	r->tmp = tu_mkdtemp("record");
+	r->dir = bt_xasprintf("%s/bag", r->tmp);
+	r->out_path = bt_xasprintf("%s/stdout.txt", r->tmp);
+	char dom[16];
+	snprintf(dom, sizeof dom, "%d", domain);
+	char *argv[32] = {getenv("BAGTOP_BIN"), "record"};
+	size_t n = 2;
+	for (size_t i = 0; args[i] && n < 24; i++)
+		argv[n++] = args[i];
+	argv[n++] = "--domain";
+	argv[n++] = dom;
+	argv[n++] = "-o";
+	argv[n++] = r->dir;
+	argv[n++] = "--no-tui";
+	argv[n] = NULL;
+	r->pid = rec_spawn(argv, r->out_path, env);
+	double end = rec_now() + 15.0;
+	for (;;) {
+		char *text = rec_read(r->out_path);
+		int found = strstr(text, "Recording to") != NULL;
+		free(text);
+		if (found)
+			break;
+		int status;
+		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+			text = rec_read(r->out_path);
+			fail_msg("bagtop record exited early: %s", text);
+		}
+		if (rec_now() > end) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &status, 0);
+			fail_msg("bagtop record never said \"Recording to\"");
+		}
+		rec_sleep(0.05);
+	}
+	rec_sleep(1.0);
+}
+
+void rec_stop(struct rec *r, int sig)
+{
+	rec_sleep(1.0);
+	kill(r->pid, sig);
+	r->rc = rec_wait(r->pid, 30.0, "bagtop record");
+	r->out = rec_read(r->out_path);
+	if (r->rc != 0)
+		fail_msg("bagtop record exit %d: %s", r->rc, r->out);
+}
+
+void rec_free(struct rec *r)
+{
+	tu_rmrf(r->tmp);
+	free(r->tmp);
+	free(r->dir);
+	free(r->out_path);
+	free(r->out);
+}
+
+void rec_check(const char *dir)
+{
+	char *out = NULL;
+	int rc = tu_bagtop(&out, "check", dir, NULL);
+	if (rc != 0)
+		fail_msg("bagtop check %s: exit %d: %s", dir, rc, out);
+	free(out);
+}
+
+/* Spawns tpub: --domain D --topic T --type string plus extra args. */
+pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path)
+{
+	char dom[16];
+	snprintf(dom, sizeof dom, "%d", domain);
+	char *argv[40] = {getenv("BAGTOP_TPUB"), "--domain", dom, "--topic", (char *)topic,
+			  "--type", "string"};
+	size_t n = 7;
+	for (size_t i = 0; extra[i] && n < 38; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	return rec_spawn(argv, out_path, NULL);
+}
+
+/* Waits for a tpub; asserts exit 0 and returns N of "tpub: wrote N". */
+long tpub_finish(pid_t pid, const char *out_path)
+{
+	int rc = rec_wait(pid, 30.0, "tpub");
+	char *text = rec_read(out_path);
+	if (rc != 0)
+		fail_msg("tpub exit %d: %s", rc, text);
+	long n = -1;
+	const char *p = strstr(text, "tpub: wrote ");
+	if (!p || sscanf(p, "tpub: wrote %ld", &n) != 1)
+		fail_msg("tpub said: %s", text);
+	free(text);
+	return n;
+}
+
+
+void counts_free(struct bag_counts *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->name[i]);
+		free(c->type[i]);
+	}
+}
+
+/* Messages per topic as read from the bag (only topics with messages). */
+void bag_count(const char *dir, struct bag_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	size_t nt;
+	const struct bag_reader_topic *t = bag_reader_topics(r, &nt);
+	struct bag_read_msg m;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		size_t i;
+		for (i = 0; i < c->n; i++)
+			if (!strcmp(c->name[i], m.name))
+				break;
+		if (i == c->n) {
+			assert_true(c->n < REC_MAX_TOPICS);
+			c->name[i] = bt_xasprintf("%s", m.name);
+			c->type[i] = bt_xasprintf("%s", m.topic < nt ? t[m.topic].topic.type : "?");
+			c->n++;
+		}
+		c->count[i]++;
+		c->total++;
+	}
+	if (rc != 0)
+		fail_msg("reader next: %s", err.msg);
+	bag_reader_close(r);
+}
+
+unsigned long long counts_of(const struct bag_counts *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->name[i], name))
+			return c->count[i];
+	return 0;
+}
+

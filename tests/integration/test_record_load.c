@@ -1,0 +1,293 @@
+/* `bagtop record` under load and abuse, end to end: ddsperf's keyed topic
+ * at 1 KiB and 100 KiB (every message well-formed, no sequence gap, the
+ * summary agreeing with the bag), write-through (--max-cache-size 0),
+ * SIGKILL then `bagtop reindex`, and a second Ctrl-C while the bag is
+ * being finished. Real processes on loopback-only DDS domains 124..129.
+ * Also the loss statistics in the bag. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bag_reader.h"
+#include "bt_mem.h"
+#include "rec_harness.h"
+#include "test_util.h"
+
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *dup = bt_xasprintf("%s", path ? path : ""), *save = NULL;
+	bool found = false;
+	for (char *d = strtok_r(dup, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = bt_xasprintf("%s/%s", d, prog);
+		found = access(full, X_OK) == 0;
+		free(full);
+	}
+	free(dup);
+	return found;
+}
+
+/* "NAME N msgs lost T transport, R recorder" from the summary. */
+static void summary_of(const char *out, const char *name, unsigned long long v[3])
+{
+	char *key = bt_xasprintf("\n  %s ", name);
+	const char *line = strstr(out, key);
+	if (!line)
+		fail_msg("no summary line for %s in: %s", name, out);
+	if (sscanf(line + strlen(key), "%llu msgs lost %llu transport, %llu recorder", &v[0],
+		   &v[1], &v[2]) != 3)
+		fail_msg("cannot parse: %.120s", line + 1);
+	free(key);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Reads DDSPerfRDataKS back: KeyedSeq {uint32 seq; uint32 keyval;
+ * sequence<octet> baggage} in little-endian XCDR1 after the 4-byte
+ * encapsulation header. Every message `len` bytes, sequence numbers
+ * consecutive (one key). Returns the count. */
+static unsigned long long check_keyedseq(const char *dir, size_t len)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	struct bag_read_msg m;
+	unsigned long long n = 0;
+	uint32_t prev = 0;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		static const unsigned char hdr[4] = {0x00, 0x01, 0x00, 0x00};
+		if (m.len != len || memcmp(m.data, hdr, 4) != 0)
+			fail_msg("message %llu: %zu bytes or header %02x%02x, want %zu, 0001", n,
+				 m.len, m.data[0], m.data[1], len);
+		uint32_t seq = le32(m.data + 4);
+		if (n > 0 && seq != prev + 1)
+			fail_msg("message %llu: sequence %u after %u", n, seq, prev);
+		if (le32(m.data + 12) != len - 16)
+			fail_msg("message %llu: baggage length %u", n, le32(m.data + 12));
+		prev = seq;
+		n++;
+	}
+	if (rc != 0)
+		fail_msg("reader next: %s", err.msg);
+	bag_reader_close(r);
+	return n;
+}
+
+/* ddsperf pub at a rate the recorder sustains, for 3 s. */
+static void ddsperf_case(int domain, const char *rate, const char *size, size_t len,
+			 unsigned long long min_count)
+{
+	struct rec r;
+	char *args[] = {"DDSPerfRDataKS", NULL};
+	rec_start(&r, domain, args, NULL);
+	char dom[16];
+	snprintf(dom, sizeof dom, "%d", domain);
+	char *pout = bt_xasprintf("%s/ddsperf.txt", r.tmp);
+	char *argv[] = {"ddsperf", "-D", "3", "-i", dom, "pub", (char *)rate, "size", (char *)size,
+			NULL};
+	char *exe = bt_xasprintf("/usr/bin/ddsperf");
+	argv[0] = access(exe, X_OK) == 0 ? exe : "ddsperf";
+	pid_t pid = rec_spawn(argv, pout, NULL);
+	int st = rec_wait(pid, 30.0, "ddsperf pub");
+	if (st != 0)
+		fail_msg("ddsperf exit %d: %s", st, rec_read(pout));
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	unsigned long long v[3];
+	summary_of(r.out, "DDSPerfRDataKS", v);
+	assert_int_equal(v[1], 0); /* transport */
+	assert_int_equal(v[2], 0); /* recorder */
+	unsigned long long n = check_keyedseq(r.dir, len);
+	printf("ddsperf pub %s size %s: %llu messages in the bag\n", rate, size, n);
+	assert_int_equal(n, v[0]);
+	if (n < min_count)
+		fail_msg("only %llu messages recorded, want >= %llu", n, min_count);
+	rec_check(r.dir);
+	free(exe);
+	free(pout);
+	rec_free(&r);
+}
+
+static void test_record_ddsperf(void **state)
+{
+	(void)state;
+	if (!in_path("ddsperf")) {
+		printf("SKIP: ddsperf not found in PATH (package cyclonedds-tools)\n");
+		skip();
+	}
+	/* 3 s at the rate: allow for discovery before the first message. */
+	ddsperf_case(124, "2000Hz", "1k", 1028, 4000);
+	ddsperf_case(125, "100Hz", "100k", 102404, 200);
+}
+
+/* Write-through: the listener waits for the writer, so DDS delivery is
+ * slowed to the writer's pace (reliable: nothing is dropped); the
+ * publisher lingers so its unacknowledged samples are still resent. */
+static void test_record_cache_zero(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/wt", "--max-cache-size", "0", NULL};
+	rec_start(&r, 126, args, "BAGTOP_TEST_CONSUMER_DELAY_US=2000");
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	char *extra[] = {"--size", "1000", "--count", "1000", "--rate", "5000",
+			 "--wait-readers", "1", "--linger", "6", NULL};
+	pid_t tp = tpub_spawn(126, "rt/wt", extra, tout);
+	assert_int_equal(tpub_finish(tp, tout), 1000);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	unsigned long long v[3];
+	summary_of(r.out, "/wt", v);
+	assert_int_equal(v[0], 1000);
+	assert_int_equal(v[2], 0);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	assert_int_equal(counts_of(&c, "/wt"), 1000);
+	counts_free(&c);
+	rec_check(r.dir);
+	free(tout);
+	rec_free(&r);
+}
+
+/* SIGKILL: every message received more than a second before the kill is
+ * recovered by `bagtop reindex`, and the bag then passes `check`. */
+static void test_record_sigkill_reindex(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/k", NULL};
+	rec_start(&r, 127, args, NULL);
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	char *extra[] = {"--count", "300", "--rate", "200", "--wait-readers", "1", "--linger", "4",
+			 NULL};
+	pid_t tp = tpub_spawn(127, "rt/k", extra, tout);
+	rec_sleep(1.0 + 300.0 / 200.0 + 1.5); /* matched, written, then 1.5 s */
+	kill(r.pid, SIGKILL);
+	assert_int_equal(rec_wait(r.pid, 10.0, "bagtop record"), 128 + SIGKILL);
+	assert_int_equal(tpub_finish(tp, tout), 300);
+	char *out = NULL;
+	int rc = tu_bagtop(&out, "reindex", r.dir, NULL);
+	if (rc != 0)
+		fail_msg("reindex exit %d: %s", rc, out);
+	printf("%s", out);
+	free(out);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	assert_int_equal(counts_of(&c, "/k"), 300);
+	counts_free(&c);
+	rec_check(r.dir);
+	free(tout);
+	rec_free(&r);
+}
+
+/* A second Ctrl-C while a slow writer finishes (one second's pause after
+ * each batch, so finishing takes at least that): bagtop says it is still
+ * finishing, does not stop short, and what it received is in the bag. */
+static void test_record_second_interrupt(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/s2", NULL};
+	rec_start(&r, 128, args, "BAGTOP_TEST_CONSUMER_DELAY_US=1000000");
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	char *extra[] = {"--count", "400", "--rate", "100", "--wait-readers", "1", NULL};
+	pid_t tp = tpub_spawn(128, "rt/s2", extra, tout);
+	rec_sleep(1.5);
+	kill(r.pid, SIGINT);
+	rec_sleep(0.3);
+	kill(r.pid, SIGINT);
+	r.rc = rec_wait(r.pid, 30.0, "bagtop record");
+	r.out = rec_read(r.out_path);
+	printf("%s", r.out);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "still finishing"));
+	assert_int_equal(tpub_finish(tp, tout), 400);
+	unsigned long long v[3];
+	summary_of(r.out, "/s2", v);
+	assert_true(v[0] > 0);
+	assert_int_equal(v[2], 0);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	assert_int_equal(counts_of(&c, "/s2"), v[0]);
+	counts_free(&c);
+	rec_check(r.dir);
+	free(tout);
+	rec_free(&r);
+}
+
+/* Losses in the bag: a tiny cache and a slowed writer, split every
+ * second. metadata.yaml's statistics say per topic what the summary said,
+ * and the files' figures add up to the totals. */
+static void test_record_loss_statistics(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/ls", "--max-cache-size", "20000", "-d", "1", NULL};
+	rec_start(&r, 129, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000");
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	char *extra[] = {"--size", "1000", "--count", "3000", "--rate", "1500",
+			 "--wait-readers", "1", NULL};
+	pid_t tp = tpub_spawn(129, "rt/ls", extra, tout);
+	assert_int_equal(tpub_finish(tp, tout), 3000);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	unsigned long long v[3];
+	summary_of(r.out, "/ls", v);
+	assert_true(v[2] > 0);
+	assert_int_equal(v[0] + v[2], 3000);
+	struct bag_metadata md;
+	struct bt_error err;
+	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
+		fail_msg("metadata: %s", err.msg);
+	assert_true(md.n_files >= 2);
+	assert_int_equal(md.n_topics, 1);
+	const struct bag_topic_info *ti = &md.topics[0];
+	assert_true(ti->has_stats && ti->stats.losses_known);
+	assert_int_equal(ti->stats.messages_recorded, v[0]);
+	assert_int_equal(ti->stats.lost_in_recorder, v[2]);
+	assert_int_equal(ti->stats.lost_in_transport, v[1]);
+	unsigned long long msgs = 0, lost = 0;
+	for (size_t f = 0; f < md.n_files; f++)
+		for (size_t k = 0; k < md.files[f].n_topics_stats; k++) {
+			msgs += md.files[f].topics_stats[k].stats.messages_recorded;
+			lost += md.files[f].topics_stats[k].stats.lost_in_recorder;
+		}
+	assert_int_equal(msgs, v[0]);
+	assert_int_equal(lost, v[2]);
+	bag_metadata_fini(&md);
+	char *out = NULL;
+	int rc = tu_bagtop(&out, "info", "-v", r.dir, NULL);
+	assert_int_equal(rc, 0);
+	char want[64];
+	snprintf(want, sizeof want, "%llu", v[2]);
+	assert_non_null(strstr(out, want));
+	free(out);
+	rec_check(r.dir);
+	free(tout);
+	rec_free(&r);
+}
+
+int main(void)
+{
+	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
+		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_ddsperf),
+		cmocka_unit_test(test_record_cache_zero),
+		cmocka_unit_test(test_record_sigkill_reindex),
+		cmocka_unit_test(test_record_second_interrupt),
+		cmocka_unit_test(test_record_loss_statistics),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+/* `bagtop record` and QoS, end to end: a transient-local publisher's
+ * history reaches a recorder that starts later, the offered QoS lands in
+ * metadata.yaml, rosbag2's override file changes what the recorder asks
+ * for, and an incompatible request is warned about once. Real bagtop and
+ * tpub processes on loopback-only DDS domains 120..123. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bag_metadata.h"
+#include "bt_fs.h"
+#include "bt_mem.h"
+#include "rec_harness.h"
+#include "test_util.h"
+
+/* A transient-local publisher (depth 5, 10 messages) that stays alive for
+ * `linger` seconds after writing; its stdout goes to out_path. */
+static pid_t tl_publisher(int domain, const char *topic, const char *out_path)
+{
+	char *extra[] = {"--transient-local", "--depth", "5", "--count", "10", "--rate", "100",
+			 "--linger", "6", NULL};
+	pid_t pid = tpub_spawn(domain, topic, extra, out_path);
+	rec_sleep(1.5); /* all 10 written before the recorder exists */
+	return pid;
+}
+
+/* Offered QoS of `topic` as metadata.yaml has it (the only publisher). */
+static struct bag_qos topic_qos(const char *dir, const char *topic)
+{
+	struct bag_metadata md;
+	struct bt_error err;
+	if (bag_metadata_read(dir, &md, &err) != BT_OK)
+		fail_msg("metadata.yaml: %s", err.msg);
+	struct bag_qos q = {0};
+	bool found = false;
+	for (size_t i = 0; i < md.n_topics; i++) {
+		const struct bag_topic *t = &md.topics[i].topic;
+		if (strcmp(t->name, topic) == 0 && t->n_qos == 1) {
+			q = t->qos[0];
+			found = true;
+		}
+	}
+	bag_metadata_fini(&md);
+	if (!found)
+		fail_msg("%s: no single offered QoS profile in metadata.yaml", topic);
+	return q;
+}
+
+/* 1. A late-joining recorder gets the transient-local history (the last 5
+ * of 10), and metadata.yaml says what the publisher offered. */
+static void test_record_tl_late_joiner(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("tlpub");
+	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
+	pid_t tp = tl_publisher(120, "rt/tl", tout);
+	struct rec r;
+	char *args[] = {"/tl", NULL};
+	rec_start(&r, 120, args, NULL);
+	rec_stop(&r, SIGINT);
+	assert_int_equal(tpub_finish(tp, tout), 10);
+	printf("%s", r.out);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	assert_int_equal(counts_of(&c, "/tl"), 5);
+	counts_free(&c);
+	struct bag_qos q = topic_qos(r.dir, "/tl");
+	assert_int_equal(q.durability, BAG_DURABILITY_TRANSIENT_LOCAL);
+	assert_int_equal(q.reliability, BAG_RELIABILITY_RELIABLE);
+	assert_int_equal(q.history, BAG_HISTORY_KEEP_LAST);
+	assert_int_equal(q.depth, 5);
+	rec_check(r.dir);
+	rec_free(&r);
+	tu_rmrf(tmp);
+	free(tmp);
+	free(tout);
+}
+
+static char *write_overrides(const char *dir, const char *text)
+{
+	char *path = bt_xasprintf("%s/overrides.yaml", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* 2. An override asking for volatile durability: the same late joiner gets
+ * none of the history, only what is published afterwards. */
+static void test_record_override_volatile(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("ovpub");
+	char *ov = write_overrides(tmp, "/tl:\n  durability: volatile\n  reliability: reliable\n");
+	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
+	char *t2out = bt_xasprintf("%s/tpub2.txt", tmp);
+	pid_t tp = tl_publisher(121, "rt/tl", tout);
+	struct rec r;
+	char *args[] = {"/tl", "--qos-profile-overrides-path", ov, NULL};
+	rec_start(&r, 121, args, NULL);
+	/* A volatile publisher on the same topic, after the recorder joined. */
+	char *extra[] = {"--count", "7", "--rate", "50", "--wait-readers", "1", NULL};
+	pid_t tp2 = tpub_spawn(121, "rt/tl", extra, t2out);
+	assert_int_equal(tpub_finish(tp2, t2out), 7);
+	rec_stop(&r, SIGINT);
+	assert_int_equal(tpub_finish(tp, tout), 10);
+	printf("%s", r.out);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	assert_int_equal(counts_of(&c, "/tl"), 7);
+	counts_free(&c);
+	rec_check(r.dir);
+	rec_free(&r);
+	tu_rmrf(tmp);
+	free(ov);
+	free(tmp);
+	free(tout);
+	free(t2out);
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* 3. An override demanding reliable from a best-effort publisher: DDS
+ * cannot match them; the recorder says so once, names the topic, and
+ * finishes a valid (empty) bag. */
+static void test_record_incompatible_warned(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("incompat");
+	char *ov = write_overrides(tmp, "/be:\n  reliability: reliable\n");
+	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
+	struct rec r;
+	char *args[] = {"/be", "--qos-profile-overrides-path", ov, NULL};
+	rec_start(&r, 122, args, NULL);
+	char *extra[] = {"--best-effort", "--count", "30", "--rate", "20", NULL};
+	pid_t tp = tpub_spawn(122, "rt/be", extra, tout);
+	assert_int_equal(tpub_finish(tp, tout), 30);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	assert_int_equal(count_of(r.out, "QoS is incompatible"), 1);
+	assert_non_null(strstr(r.out, "/be: a publisher's QoS is incompatible"));
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	assert_int_equal(c.total, 0);
+	counts_free(&c);
+	rec_check(r.dir);
+	rec_free(&r);
+	tu_rmrf(tmp);
+	free(ov);
+	free(tmp);
+	free(tout);
+}
+
+int main(void)
+{
+	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
+		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_tl_late_joiner),
+		cmocka_unit_test(test_record_override_volatile),
+		cmocka_unit_test(test_record_incompatible_warned),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

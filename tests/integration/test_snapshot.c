@@ -1,0 +1,424 @@
+/* Snapshot mode and repeat-transient-local, end to end: `bagtop record
+ * --snapshot-mode` with real publishers (tpub) on loopback-only DDS domains
+ * 150..154, triggered by `bagtop snapshot --pid` and SIGUSR1; each snapshot
+ * file read back on its own. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bag_reader.h"
+#include "bt_mem.h"
+#include "rec_harness.h"
+#include "test_util.h"
+
+/* One snapshot file: per topic count, the /tl timestamps, the range. */
+struct snapfile {
+	unsigned long long fast, tl;
+	int64_t tl_time[4];
+	int64_t first, last; /* smallest and largest timestamp */
+};
+
+static void snapfile_read(const char *path, struct snapfile *f)
+{
+	memset(f, 0, sizeof *f);
+	f->first = INT64_MAX;
+	f->last = INT64_MIN;
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(path, 0, &r, &err) != BT_OK)
+		fail_msg("reader %s: %s", path, err.msg);
+	struct bag_read_msg m;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		if (m.timestamp < f->first)
+			f->first = m.timestamp;
+		if (m.timestamp > f->last)
+			f->last = m.timestamp;
+		if (strcmp(m.name, "/fast") == 0) {
+			f->fast++;
+		} else if (strcmp(m.name, "/tl") == 0) {
+			if (f->tl < 4)
+				f->tl_time[f->tl] = m.timestamp;
+			f->tl++;
+		} else {
+			fail_msg("unexpected topic %s", m.name);
+		}
+	}
+	if (rc != 0)
+		fail_msg("reader next: %s", err.msg);
+	bag_reader_close(r);
+}
+
+/* `bagtop snapshot --pid PID`: exit status, output in *out. */
+static int snapshot_cmd(pid_t pid, char **out)
+{
+	char p[32];
+	snprintf(p, sizeof p, "%ld", (long)pid);
+	return tu_bagtop(out, "snapshot", "--pid", p, "--timeout", "20", NULL);
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+/* Waits until the recorder's output contains `what`. */
+static void wait_output(const struct rec *r, const char *what)
+{
+	double end = rec_now() + 20.0;
+	for (;;) {
+		char *text = rec_read(r->out_path);
+		bool found = strstr(text, what) != NULL;
+		free(text);
+		if (found)
+			return;
+		if (rec_now() > end)
+			fail_msg("\"%s\" never appeared", what);
+		rec_sleep(0.05);
+	}
+}
+
+/* The file a "snapshot N: ... written to FILE" line names. */
+static char *snapshot_file_of(const struct rec *r, int n)
+{
+	char key[64];
+	snprintf(key, sizeof key, "snapshot %d: ", n);
+	wait_output(r, key);
+	char *text = rec_read(r->out_path);
+	const char *p = strstr(strstr(text, key), "written to ");
+	assert_non_null(p);
+	p += strlen("written to ");
+	size_t len = strcspn(p, "\n");
+	char *file = bt_xasprintf("%.*s", (int)len, p);
+	free(text);
+	return file;
+}
+
+/* "E messages evicted from the buffer, B still in it" from the summary. */
+static unsigned long long not_written(const char *out)
+{
+	const char *p = strstr(out, "not written by design: ");
+	if (!p)
+		fail_msg("no snapshot summary in: %s", out);
+	unsigned long long ev, buf;
+	if (sscanf(p, "not written by design: %llu messages evicted from the buffer, %llu still",
+		   &ev, &buf) != 2)
+		fail_msg("cannot parse: %.100s", p);
+	return ev + buf;
+}
+
+static unsigned long long recorded_of(const char *out, const char *name)
+{
+	char *key = bt_xasprintf("\n  %s ", name);
+	const char *p = strstr(out, key);
+	if (!p)
+		fail_msg("no summary line for %s", name);
+	unsigned long long n, lt, lr;
+	if (sscanf(p + strlen(key), "%llu msgs lost %llu transport, %llu recorder", &n, &lt,
+		   &lr) != 3)
+		fail_msg("cannot parse: %.100s", p);
+	assert_int_equal(lt + lr, 0);
+	free(key);
+	return n;
+}
+
+/* 1. /tl published once at start, then /fast evicts it from a small
+ * buffer: each of two snapshots (bagtop snapshot, SIGUSR1) holds /tl
+ * exactly once, at the file's first timestamp; every message published is
+ * written, evicted or still buffered: none lost. */
+static void test_snapshot_repeat_tl(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"-a", "--snapshot-mode", "--max-cache-size", "200K",
+			"--repeat-transient-local", "/tl", NULL};
+	rec_start(&r, 150, args, NULL);
+	char *o1 = bt_xasprintf("%s/tl.txt", r.tmp), *o2 = bt_xasprintf("%s/fast.txt", r.tmp);
+	char *tl_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
+			   "--linger", "12", NULL};
+	pid_t tl = tpub_spawn(150, "rt/tl", tl_args, o1);
+	rec_sleep(1.0);
+	char *fast_args[] = {"--size", "1000", "--count", "3000", "--rate", "1000",
+			     "--wait-readers", "1", NULL};
+	pid_t fast = tpub_spawn(150, "rt/fast", fast_args, o2);
+	rec_sleep(2.0);
+
+	char *out = NULL;
+	int rc = snapshot_cmd(r.pid, &out);
+	if (rc != 0)
+		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
+	chomp(out);
+	assert_true(out[0] == '/'); /* an absolute path */
+	struct snapfile f1;
+	snapfile_read(out, &f1);
+	printf("snapshot 1 %s: %llu /fast, %llu /tl\n", out, f1.fast, f1.tl);
+	assert_int_equal(f1.tl, 1);
+	assert_true(f1.tl_time[0] == f1.first);
+	assert_true(f1.fast > 100);
+	free(out);
+
+	rec_sleep(0.5);
+	kill(r.pid, SIGUSR1);
+	char *file2 = snapshot_file_of(&r, 2);
+	struct snapfile f2;
+	snapfile_read(file2, &f2);
+	assert_int_equal(f2.tl, 1);
+	assert_true(f2.tl_time[0] == f2.first);
+	assert_true(f2.first > f1.last);
+	assert_int_equal(tpub_finish(fast, o2), 3000);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	assert_int_equal(tpub_finish(tl, o1), 1);
+	/* Every arrival (3000 + 1) is in a file, evicted, or still buffered. */
+	unsigned long long rec_fast = recorded_of(r.out, "/fast");
+	unsigned long long rec_tl = recorded_of(r.out, "/tl");
+	assert_int_equal(rec_fast, f1.fast + f2.fast);
+	assert_int_equal(rec_fast + rec_tl + not_written(r.out), 3001);
+	rec_check(r.dir);
+	free(file2);
+	free(o1);
+	free(o2);
+	rec_free(&r);
+}
+
+/* 2. --snapshot-post 1: the messages of the second after the trigger are
+ * in the same file, and the next snapshot starts after them. */
+static void test_snapshot_post(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/fast", "--snapshot-mode", "--max-cache-size", "100K",
+			"--snapshot-post", "1", NULL};
+	rec_start(&r, 151, args, NULL);
+	char *o = bt_xasprintf("%s/fast.txt", r.tmp);
+	char *fast_args[] = {"--size", "500", "--count", "3000", "--rate", "500",
+			     "--wait-readers", "1", NULL};
+	pid_t fast = tpub_spawn(151, "rt/fast", fast_args, o);
+	rec_sleep(2.0);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t t_trigger = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	char *out = NULL;
+	int rc = snapshot_cmd(r.pid, &out);
+	if (rc != 0)
+		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
+	chomp(out);
+	struct snapfile f1;
+	snapfile_read(out, &f1);
+	double after = (double)(f1.last - t_trigger) / 1e9;
+	printf("snapshot with post: %llu messages, last %.3f s after the trigger\n", f1.fast,
+	       after);
+	assert_true(after > 0.8 && after < 1.5);
+	free(out);
+	rec_sleep(0.5);
+	rc = snapshot_cmd(r.pid, &out);
+	if (rc != 0)
+		fail_msg("second bagtop snapshot: exit %d: %s", rc, out);
+	chomp(out);
+	struct snapfile f2;
+	snapfile_read(out, &f2);
+	assert_true(f2.first > f1.last);
+	free(out);
+	assert_int_equal(tpub_finish(fast, o), 3000);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	unsigned long long rec_fast = recorded_of(r.out, "/fast");
+	assert_int_equal(rec_fast, f1.fast + f2.fast);
+	assert_int_equal(rec_fast + not_written(r.out), 3000);
+	rec_check(r.dir);
+	free(o);
+	rec_free(&r);
+}
+
+/* 3. Refusals: nothing buffered; not in snapshot mode. Exit 1, the
+ * recorder's reason on one line, nothing written. */
+static void test_snapshot_refused(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/none", "--snapshot-mode", "--max-cache-size", "1M", NULL};
+	rec_start(&r, 152, args, NULL);
+	char *out = NULL;
+	assert_int_equal(snapshot_cmd(r.pid, &out), 1);
+	assert_non_null(strstr(out, "nothing buffered"));
+	free(out);
+	rec_stop(&r, SIGINT);
+	assert_non_null(strstr(r.out, "Snapshot mode: 0 snapshots"));
+	rec_free(&r);
+
+	char *args2[] = {"/none", NULL};
+	rec_start(&r, 153, args2, NULL);
+	assert_int_equal(snapshot_cmd(r.pid, &out), 1);
+	assert_non_null(strstr(out, "not recording in snapshot mode"));
+	free(out);
+	rec_stop(&r, SIGINT);
+	rec_free(&r);
+
+	assert_int_equal(snapshot_cmd(1, &out), 1); /* init is no recorder */
+	assert_non_null(strstr(out, "not a running bagtop record"));
+	free(out);
+}
+
+/* 4. Usage errors: exit 2, one line. */
+static void test_snapshot_usage(void **state)
+{
+	(void)state;
+	static const char *const cases[][6] = {
+		{"record", "-a", "--snapshot-post", "1", NULL},
+		{"record", "-a", "--snapshot-mode", "--max-cache-size", "0", NULL},
+		{"record", "-a", "--repeat-transient-local", "/x=0", NULL},
+		{"record", "-a", "--repeat-transient-local", "/x=many", NULL},
+		{"snapshot", NULL},
+		{"snapshot", "--pid", "nope", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *argv[8] = {getenv("BAGTOP_BIN")};
+		for (size_t k = 0; cases[i][k]; k++)
+			argv[k + 1] = (char *)cases[i][k];
+		char *out = NULL;
+		int rc = tu_run(argv, &out);
+		if (rc != 2 || strchr(out, '\n') != out + strlen(out) - 1)
+			fail_msg("%s %s: exit %d: %s", cases[i][0], cases[i][1] ? cases[i][1] : "",
+				 rc, out);
+		free(out);
+	}
+}
+
+/* Per file: messages and timestamps of up to four topics. */
+struct filestat {
+	const char *names[4];
+	unsigned long long n[4];
+	int64_t first[4], last[4];
+	int64_t max; /* the file's last timestamp */
+};
+
+static void filestat_read(const char *path, struct filestat *f)
+{
+	for (int i = 0; i < 4; i++) {
+		f->n[i] = 0;
+		f->first[i] = INT64_MAX;
+		f->last[i] = INT64_MIN;
+	}
+	f->max = INT64_MIN;
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(path, 0, &r, &err) != BT_OK)
+		fail_msg("reader %s: %s", path, err.msg);
+	struct bag_read_msg m;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		if (m.timestamp > f->max)
+			f->max = m.timestamp;
+		for (int i = 0; i < 4 && f->names[i]; i++) {
+			if (strcmp(m.name, f->names[i]) != 0)
+				continue;
+			f->n[i]++;
+			if (m.timestamp < f->first[i])
+				f->first[i] = m.timestamp;
+			if (m.timestamp > f->last[i])
+				f->last[i] = m.timestamp;
+		}
+	}
+	if (rc != 0)
+		fail_msg("reader next: %s", err.msg);
+	bag_reader_close(r);
+}
+
+/* 5. Repeat at split (-d 1): every later file starts with /tl1 (depth 1)
+ * and the five /tl5 (depth 5), stamped with the previous file's last
+ * timestamp, exactly once; /tl1 re-published mid-way is recorded once and
+ * only the next files repeat it. */
+static void test_repeat_split(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/fast", "/tl1", "/tl5", "-d", "1", "--repeat-transient-local", "/tl1",
+			"/tl5=5", NULL};
+	rec_start(&r, 154, args, NULL);
+	char *o1 = bt_xasprintf("%s/tl1.txt", r.tmp), *o5 = bt_xasprintf("%s/tl5.txt", r.tmp);
+	char *o2 = bt_xasprintf("%s/tl1b.txt", r.tmp), *of = bt_xasprintf("%s/fast.txt", r.tmp);
+	char *tl1_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
+			    "--linger", "8", NULL};
+	char *tl5_args[] = {"--transient-local", "--depth", "5", "--count", "5", "--rate", "100",
+			    "--wait-readers", "1", "--linger", "8", NULL};
+	pid_t p1 = tpub_spawn(154, "rt/tl1", tl1_args, o1);
+	pid_t p5 = tpub_spawn(154, "rt/tl5", tl5_args, o5);
+	rec_sleep(0.5);
+	char *fast_args[] = {"--size", "200", "--count", "3500", "--rate", "1000",
+			     "--wait-readers", "1", NULL};
+	pid_t pf = tpub_spawn(154, "rt/fast", fast_args, of);
+	/* The re-publish: a second writer on /tl1, after the first split. */
+	char *again_args[] = {"--count", "1", "--wait-readers", "1", "--start-delay", "1.8",
+			      NULL};
+	pid_t p2 = tpub_spawn(154, "rt/tl1", again_args, o2);
+	assert_int_equal(tpub_finish(pf, of), 3500);
+	assert_int_equal(tpub_finish(p2, o2), 1);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	assert_int_equal(tpub_finish(p1, o1), 1);
+	assert_int_equal(tpub_finish(p5, o5), 5);
+
+	struct filestat prev = {.names = {"/tl1", "/tl5", "/fast"}};
+	char *path = bt_xasprintf("%s/bag_0.db3", r.dir);
+	filestat_read(path, &prev);
+	assert_int_equal(prev.n[0], 1);
+	assert_int_equal(prev.n[1], 5);
+	unsigned long long tl1_total = prev.n[0], repeats_seen = 0;
+	int files = 1, republished_in = -1;
+	for (;; files++) {
+		free(path);
+		path = bt_xasprintf("%s/bag_%d.db3", r.dir, files);
+		if (access(path, F_OK) != 0)
+			break;
+		struct filestat f = {.names = {"/tl1", "/tl5", "/fast"}};
+		filestat_read(path, &f);
+		printf("file %d: /tl1 %llu, /tl5 %llu, /fast %llu\n", files, f.n[0], f.n[1], f.n[2]);
+		/* The repeats: at the previous file's last timestamp. */
+		assert_int_equal(f.n[1], 5);
+		assert_true(f.first[1] == prev.max && f.last[1] == prev.max);
+		assert_true(f.first[0] == prev.max);
+		repeats_seen++;
+		if (f.n[0] == 2) { /* the re-publish landed here, once */
+			assert_int_equal(republished_in, -1);
+			republished_in = files;
+			assert_true(f.last[0] > prev.max);
+		} else {
+			assert_int_equal(f.n[0], 1);
+		}
+		tl1_total += f.n[0];
+		prev = f;
+	}
+	free(path);
+	assert_true(files >= 3);
+	assert_true(republished_in >= 1);
+	/* Originals: 1 + the re-publish; the rest are repeats, one per file. */
+	assert_int_equal(tl1_total, 2 + repeats_seen);
+	rec_check(r.dir);
+	free(o1);
+	free(o5);
+	free(o2);
+	free(of);
+	rec_free(&r);
+}
+
+int main(void)
+{
+	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
+		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_snapshot_repeat_tl),
+		cmocka_unit_test(test_snapshot_post),
+		cmocka_unit_test(test_snapshot_refused),
+		cmocka_unit_test(test_snapshot_usage),
+		cmocka_unit_test(test_repeat_split),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

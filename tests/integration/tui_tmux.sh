@@ -1,0 +1,177 @@
+#!/bin/sh
+# The live view of the real binary, driven through tmux (80x24, TERM=screen)
+# against real publishers (tpub) on loopback-only DDS domains 155..158:
+# topics with rates on screen, Space stops a topic's recording, `t` marks a
+# topic, `n` splits, `p` pauses, resize to 50x10 and back, `q` + `y`
+# finishes a complete bag; `s` writes a snapshot; NO_COLOR=1 and TERM=vt100
+# show the same text. The bag is checked with sqlite3, not with the view.
+set -u
+B=${BAGTOP_BIN:?}
+P=${BAGTOP_TPUB:?}
+command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-tui-XXXXXX")
+RUN=0
+SOCK="bagtop-test-$$-$RUN"
+PUBS=""
+tm() { tmux -L "$SOCK" "$@"; }
+cleanup() {
+	tm kill-server 2>/dev/null
+	[ -n "$PUBS" ] && kill $PUBS 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+screen() { tm capture-pane -p; }
+fail() {
+	echo "FAIL: $*"
+	echo "--- screen:"
+	screen 2>/dev/null
+	exit 1
+}
+# wait_for SECONDS COMMAND...: until COMMAND succeeds (polled every 0.1 s).
+wait_for() {
+	n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+on_screen() { screen | grep -q -- "$1"; }
+now_ns() { date +%s%N; }
+# Largest timestamp of TOPIC over every file of BAG (0 when none).
+last_stamp() {
+	m=0
+	for f in "$1"/*.db3; do
+		v=$(sqlite3 "$f" "SELECT coalesce(max(m.timestamp), 0) FROM messages m JOIN topics t
+			ON m.topic_id = t.id WHERE t.name = '$2';" 2>/dev/null || echo 0)
+		[ "${v:-0}" -gt "$m" ] && m=$v
+	done
+	echo "$m"
+}
+# Messages of any topic stamped in the open interval (FROM, TO) ns.
+count_between() {
+	c=0
+	for f in "$1"/*.db3; do
+		v=$(sqlite3 "$f" "SELECT count(*) FROM messages WHERE timestamp > $2 AND timestamp < $3;")
+		c=$((c + v))
+	done
+	echo "$c"
+}
+publish() { # publish DOMAIN TOPIC RATE
+	"$P" --domain "$1" --topic "$2" --type string --count 100000 --rate "$3" >/dev/null 2>&1 &
+	PUBS="$PUBS $!"
+}
+# start SESSION-ENV COMMAND...: the recorder in a fresh 80x24 tmux session.
+start() {
+	tm kill-server 2>/dev/null
+	RUN=$((RUN + 1)) # a fresh server each time: no race with the old one's exit
+	SOCK="bagtop-test-$$-$RUN"
+	rm -f "$T/exit"
+	tm new-session -d -x 80 -y 24 "env $1 $2; echo \$? > $T/exit; sleep 60"
+}
+# The row of TOPIC shows a rate in [lo, hi] Hz (the table row comes first;
+# the event line at the bottom may name the topic too).
+rate_shown() {
+	screen | awk -v t="$1" -v lo="$2" -v hi="$3" '
+		row == "" { for (i = 1; i <= NF; i++) if ($i == t) row = $0 }
+		END { n = split(row, f, " "); for (i = 1; i <= n; i++)
+			if (f[i] ~ /^[0-9.]+$/ && f[i] + 0 >= lo && f[i] + 0 <= hi) ok = 1
+		exit !ok }'
+}
+
+# ---- 1. record: rates, Space, t, n, p, resize, quit ----------------------
+publish 155 rt/alpha 50
+publish 155 rt/beta 50
+publish 155 rt/gamma 20
+start "TERM=screen" "$B record -a --domain 155 -o $T/bag1"
+wait_for 3 on_screen /alpha || fail "no /alpha within 3 s"
+wait_for 3 rate_shown /alpha 40 60 || fail "/alpha has no rate near 50 Hz within 3 s"
+screen >"$T/screen-colour.txt"
+
+# Space on /beta (found with the filter): its recording stops.
+tm send-keys / b e t a Enter
+wait_for 2 on_screen "Topic /beta" || fail "the filter did not apply"
+tm send-keys Space
+OFF=$(now_ns)
+wait_for 2 on_screen "/beta: recording off" || fail "no event for switching /beta off"
+tm send-keys / Escape
+
+# t marks /alpha for repeat-transient-local.
+tm send-keys / a l p h a Enter
+tm send-keys t
+wait_for 2 on_screen "/alpha: its last 1 message start every file" || fail "t did not mark /alpha"
+tm send-keys / Escape
+
+# n: a new file.
+tm send-keys n
+wait_for 3 test -e "$T/bag1/bag1_1.db3" || fail "n made no second file"
+
+# p: paused (nothing recorded), then resumed.
+sleep 0.5
+tm send-keys p
+PAUSE=$(now_ns)
+wait_for 2 on_screen PAUSED || fail "p did not pause"
+sleep 2
+RESUME=$(now_ns)
+tm send-keys p
+wait_for 2 on_screen RECORDING || fail "p did not resume"
+
+# Resize: too small, then the table again; recording goes on.
+tm resize-window -x 50 -y 10
+wait_for 3 on_screen "too small" || fail "50x10 does not say the terminal is too small"
+tm resize-window -x 80 -y 24
+wait_for 3 on_screen "Topic" || fail "the table did not come back after the resize"
+
+# q, then y: the bag is finished within 10 s.
+sleep 1
+tm send-keys q
+wait_for 2 on_screen "Quit bagtop?" || fail "q did not ask to confirm"
+tm send-keys y
+LAST=$(now_ns)
+wait_for 10 test -s "$T/exit" || fail "bagtop did not exit within 10 s of q y"
+[ "$(cat "$T/exit")" = 0 ] || fail "bagtop exited with $(cat "$T/exit")"
+"$B" check "$T/bag1" >/dev/null || fail "bagtop check failed on the bag"
+BETA=$(last_stamp "$T/bag1" /beta)
+ALPHA=$(last_stamp "$T/bag1" /alpha)
+[ "$BETA" -gt 0 ] || fail "/beta was never recorded"
+[ "$BETA" -lt $((OFF + 500000000)) ] || fail "/beta recorded after Space switched it off"
+[ "$ALPHA" -gt $((RESUME + 500000000)) ] || fail "/alpha not recorded after the resume"
+[ "$ALPHA" -lt $((LAST + 1000000000)) ] || fail "messages stamped after quitting"
+PAUSED_N=$(count_between "$T/bag1" $((PAUSE + 500000000)) "$RESUME")
+[ "$PAUSED_N" = 0 ] || fail "$PAUSED_N messages recorded while paused"
+echo "ok 1: rates, Space, t, n, p, resize, quit"
+
+# ---- 2. snapshot mode: s writes a snapshot file ---------------------------
+publish 156 rt/alpha 50
+start "TERM=screen" "$B record -a --domain 156 --snapshot-mode --max-cache-size 1M -o $T/bag2"
+wait_for 3 rate_shown /alpha 40 60 || fail "snapshot mode: no /alpha rate"
+on_screen SNAPSHOT-ARMED || fail "snapshot mode: state is not SNAPSHOT-ARMED"
+tm send-keys s
+wait_for 5 on_screen "snapshot 1: " || fail "s wrote no snapshot"
+N=$(sqlite3 "$T/bag2/bag2_0.db3" "SELECT count(*) FROM messages;")
+[ "$N" -gt 10 ] || fail "the snapshot file holds $N messages"
+tm send-keys q y
+wait_for 10 test -s "$T/exit" || fail "snapshot mode: no exit"
+"$B" check "$T/bag2" >/dev/null || fail "bagtop check failed on the snapshot bag"
+echo "ok 2: s wrote a snapshot of $N messages"
+
+# ---- 3. NO_COLOR=1 and TERM=vt100 show the same text ----------------------
+# The same lines that do not hold live numbers: the column header and the
+# key bar, against the TERM=screen run above.
+text_of() { grep -E '^R +TL +Topic|F1' "$1" | sed 's/ *$//'; }
+publish 157 rt/alpha 50
+for envs in "TERM=screen NO_COLOR=1" "TERM=vt100"; do
+	start "$envs" "$B record -a --domain 157 -o $T/bag3"
+	wait_for 5 rate_shown /alpha 40 60 || fail "$envs: no /alpha rate"
+	screen >"$T/screen-other.txt"
+	[ "$(text_of "$T/screen-colour.txt")" = "$(text_of "$T/screen-other.txt")" ] ||
+		fail "$envs shows other text: $(text_of "$T/screen-other.txt")"
+	[ -n "$(text_of "$T/screen-other.txt")" ] || fail "$envs: no header or key bar"
+	tm send-keys q y
+	wait_for 10 test -s "$T/exit" || fail "$envs: no exit"
+	rm -rf "$T/bag3"
+done
+echo "ok 3: NO_COLOR=1 and TERM=vt100 show the same text"

@@ -1,0 +1,137 @@
+/* The key table: every action reachable, no key bound twice, names, the
+ * help lines and the man page section generated from it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "tui_keys.h"
+
+static void test_every_action_bound_once(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct tui_key_binding *kt = tui_keys_table(&n);
+	int bound[TUI_ACT_COUNT] = {0};
+	for (size_t i = 0; i < n; i++) {
+		assert_true(kt[i].action > TUI_ACT_NONE && kt[i].action < TUI_ACT_COUNT);
+		bound[kt[i].action]++;
+		assert_non_null(kt[i].help);
+		assert_true(strlen(kt[i].help) > 5);
+		assert_int_not_equal(kt[i].keys[0], 0);
+	}
+	for (int a = TUI_ACT_NONE + 1; a < TUI_ACT_COUNT; a++)
+		assert_int_equal(bound[a], 1); /* one entry per action */
+}
+
+static void test_no_key_bound_twice(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct tui_key_binding *kt = tui_keys_table(&n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < TUI_KEYS_PER_ACTION && kt[i].keys[k]; k++) {
+			int key = kt[i].keys[k];
+			for (size_t j = 0; j < n; j++)
+				for (size_t l = 0; l < TUI_KEYS_PER_ACTION && kt[j].keys[l]; l++)
+					if (i != j || k != l)
+						assert_int_not_equal(kt[j].keys[l], key);
+			assert_int_equal(tui_keys_action(key), kt[i].action);
+		}
+	assert_int_equal(tui_keys_action('x'), TUI_ACT_NONE);
+	assert_int_equal(tui_keys_action(TUI_KEY_NONE), TUI_ACT_NONE);
+}
+
+/* The keys the issue names, each to its action. */
+static void test_issue_keys(void **state)
+{
+	(void)state;
+	static const struct {
+		int key;
+		enum tui_action a;
+	} want[] = {
+		{'s', TUI_ACT_SNAPSHOT}, {' ', TUI_ACT_TOGGLE_TOPIC}, {'t', TUI_ACT_MARK_TL},
+		{'T', TUI_ACT_ASK_TL_DEPTH}, {'p', TUI_ACT_PAUSE}, {'n', TUI_ACT_SPLIT},
+		{'?', TUI_ACT_HELP}, {TUI_KEY_F(1), TUI_ACT_HELP}, {'h', TUI_ACT_HELP},
+		{'q', TUI_ACT_QUIT}, {TUI_KEY_F(10), TUI_ACT_QUIT},
+		{TUI_KEY_CTRL_L, TUI_ACT_REDRAW}, {TUI_KEY_TAB, TUI_ACT_LOG_VIEW},
+		{TUI_KEY_F(6), TUI_ACT_SORT_NEXT}, {'>', TUI_ACT_SORT_NEXT},
+		{'<', TUI_ACT_SORT_PREV}, {'I', TUI_ACT_SORT_INVERT}, {'N', TUI_ACT_SORT_NAME},
+		{'R', TUI_ACT_SORT_RATE}, {'B', TUI_ACT_SORT_BYTES}, {'L', TUI_ACT_SORT_LOSSES},
+		{'/', TUI_ACT_FILTER}, {TUI_KEY_F(4), TUI_ACT_FILTER}, {TUI_KEY_UP, TUI_ACT_UP},
+		{'k', TUI_ACT_UP}, {TUI_KEY_DOWN, TUI_ACT_DOWN}, {'j', TUI_ACT_DOWN},
+		{TUI_KEY_PGUP, TUI_ACT_PGUP}, {TUI_KEY_PGDN, TUI_ACT_PGDN},
+		{TUI_KEY_HOME, TUI_ACT_HOME}, {TUI_KEY_END, TUI_ACT_END},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		assert_int_equal(tui_keys_action(want[i].key), want[i].a);
+}
+
+static void test_key_names(void **state)
+{
+	(void)state;
+	char b[32];
+	tui_keys_name(TUI_KEY_F(10), b, sizeof b);
+	assert_string_equal(b, "F10");
+	tui_keys_name(' ', b, sizeof b);
+	assert_string_equal(b, "Space");
+	tui_keys_name(TUI_KEY_CTRL_L, b, sizeof b);
+	assert_string_equal(b, "Ctrl-L");
+	tui_keys_name(3, b, sizeof b);
+	assert_string_equal(b, "Ctrl-C");
+	tui_keys_name(TUI_KEY_PGDN, b, sizeof b);
+	assert_string_equal(b, "PgDn");
+	tui_keys_name('?', b, sizeof b);
+	assert_string_equal(b, "?");
+}
+
+static void test_help_lines(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct tui_key_binding *kt = tui_keys_table(&n);
+	char line[256];
+	tui_keys_help_line(0, line, sizeof line);
+	assert_string_equal(line, "?, F1, h       show this help; any other key closes it");
+	for (size_t i = 0; i < n; i++) {
+		tui_keys_help_line(i, line, sizeof line);
+		assert_non_null(strstr(line, kt[i].help));
+	}
+	tui_keys_help_line(n, line, sizeof line);
+	assert_string_equal(line, "");
+}
+
+static void test_man_section(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(tui_keys_man(f), 0);
+	fclose(f);
+	assert_true(strncmp(buf, ".SH \"INTERACTIVE COMMANDS\"\n", 27) == 0);
+	size_t n, tp = 0;
+	tui_keys_table(&n);
+	for (const char *p = buf; (p = strstr(p, ".TP\n")); p++)
+		tp++;
+	assert_int_equal(tp, n);
+	assert_non_null(strstr(buf, ".TP\n.B \"q, F10\"\nQuit: finish the bag and exit (asks "
+				    "first while recording).\n"));
+	assert_non_null(strstr(buf, ".B \"Ctrl\\-L\"\n"));
+	assert_non_null(strstr(buf, "repeat\\-transient\\-local, depth 1.\n"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_action_bound_once),
+		cmocka_unit_test(test_no_key_bound_twice),
+		cmocka_unit_test(test_issue_keys),
+		cmocka_unit_test(test_key_names),
+		cmocka_unit_test(test_help_lines),
+		cmocka_unit_test(test_man_section),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,254 @@
+/* View builders: whole frames compared with golden text under golden/ —
+ * plain text, and text with the styles of the colour or the monochrome
+ * scheme; UTF-8 and ASCII glyphs. BAGTOP_UPDATE_GOLDEN=1 rewrites the
+ * files (then read the diff before committing it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "tui_fixture.h"
+#include "tui_view.h"
+
+#define KEYS(...) ((const int[]){__VA_ARGS__, 0})
+
+enum render { TEXT, COLOUR, MONO };
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	char chunk[4096];
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		memcpy(buf + len, chunk, n);
+		len += n;
+	}
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Builds the frame for (m, s) at cols x rows and compares it with
+ * golden/<name>.txt. */
+static void golden(const char *name, const struct tui_model *m, struct tui_state *s, int cols,
+		   int rows, bool utf8, enum render how)
+{
+	struct tui_layout l;
+	struct tui_frame f;
+	tui_layout_build(&l, cols, rows);
+	if (!l.too_small) { /* as tui_run */
+		tui_state_set_page(s, (size_t)l.table_h, l.visible);
+		tui_state_set_help_lines(s, tui_view_help_lines(cols));
+	}
+	tui_state_sync(s, m);
+	tui_frame_init(&f, utf8);
+	tui_view_build(&f, m, s, &l);
+	assert_int_equal(f.cols, cols);
+	assert_int_equal(f.rows, rows);
+	char *got = how == TEXT     ? tui_frame_text(&f)
+		    : how == COLOUR ? tui_frame_markup(&f, &tui_scheme_colour)
+				    : tui_frame_markup(&f, &tui_scheme_mono);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.txt", TUI_GOLDEN_DIR, name);
+	if (getenv("BAGTOP_UPDATE_GOLDEN")) {
+		tu_write_file(path, got, strlen(got));
+		print_message("rewrote %s\n", path);
+	}
+	char *want = slurp(path);
+	if (!want || strcmp(got, want) != 0) {
+		print_error("frame %s differs from %s; got:\n%s", name, path, got);
+		fail();
+	}
+	free(want);
+	free(got);
+	tui_frame_fini(&f);
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	tf_state(&s, &m, 10);
+	golden("table_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("table_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	golden("table_80x24_mono", &m, &s, 80, 24, true, MONO);
+	golden("table_60x12_ascii", &m, &s, 60, 12, false, TEXT);
+	golden("table_132x43", &m, &s, 132, 43, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+/* Paused, disk nearly full, write-through, a warning event, the
+ * selection on a row with losses; mono and ASCII (TERM=vt100 in C). */
+static void test_table_warnings_mono_ascii(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	m.hdr.state = TUI_REC_PAUSED;
+	m.hdr.disk_free = 20000000000ULL; /* 4 % */
+	m.hdr.cache_max = 0;
+	snprintf(m.hdr.compression, sizeof m.hdr.compression, "file");
+	tui_model_event_push(&m, TF_T0 + INT64_C(61) * 1000000000, TUI_SEV_WARN,
+			     "/rosout: 12 messages lost in the recorder (cache full)");
+	tf_state(&s, &m, 10);
+	struct tui_cmd c = tf_keys(&s, &m, KEYS('j', 'j'));
+	assert_int_equal(c.kind, TUI_CMD_NONE);
+	golden("warnings_80x24_mono_ascii", &m, &s, 80, 24, false, MONO);
+	golden("warnings_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	/* At the narrowest, the disk warning still fits beside the cache bar. */
+	m.hdr.cache_max = 1000000000;
+	m.hdr.cache_fill = 990000000;
+	m.hdr.disk_free = 24900000000ULL; /* 4.98 %: still low */
+	golden("warnings_60x12_mono", &m, &s, 60, 12, true, MONO);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+static void test_many_rows_scrolled(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model_many(&m, 40);
+	m.hdr.state = TUI_REC_SNAPSHOT_ARMED;
+	m.hdr.snapshot_mode = true;
+	tf_state(&s, &m, 10);
+	tf_keys(&s, &m, KEYS(TUI_KEY_PGDN, TUI_KEY_PGDN, 'j'));
+	golden("scrolled_80x24", &m, &s, 80, 24, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+static void test_filter_and_message(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	tf_state(&s, &m, 10);
+	tf_keys(&s, &m, KEYS('s', '/', 't', 'f'));
+	golden("filter_editing_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_keys(&s, &m, KEYS(TUI_KEY_ENTER, 's'));
+	golden("filter_kept_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, '/', 'x', 'y'));
+	golden("filter_nothing_80x24", &m, &s, 80, 24, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+static void test_dialogs(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	tf_state(&s, &m, 10);
+	tf_keys(&s, &m, KEYS('q'));
+	golden("confirm_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("confirm_80x24_ascii_mono", &m, &s, 80, 24, false, MONO);
+	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'j', 'T', '4', '2'));
+	golden("depth_80x24_ascii", &m, &s, 80, 24, false, TEXT);
+	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'T', '0', TUI_KEY_ENTER));
+	golden("depth_rejected_60x12", &m, &s, 60, 12, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+static void test_help_and_log(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	for (int i = 1; i <= 30; i++) {
+		char text[64];
+		snprintf(text, sizeof text, "event %d", i);
+		tui_model_event_push(&m, TF_T0 + INT64_C(1000000000) * i,
+				     i % 10 == 0 ? TUI_SEV_ERROR : TUI_SEV_INFO, text);
+	}
+	tf_state(&s, &m, 10);
+	tf_keys(&s, &m, KEYS('?'));
+	golden("help_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("help_60x12", &m, &s, 60, 12, true, TEXT);
+	tf_keys(&s, &m, KEYS(TUI_KEY_END));
+	golden("help_60x12_end", &m, &s, 60, 12, true, TEXT);
+	tf_keys(&s, &m, KEYS('x', TUI_KEY_TAB));
+	golden("log_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_keys(&s, &m, KEYS(TUI_KEY_PGUP, 'k'));
+	golden("log_80x24_scrolled", &m, &s, 80, 24, true, COLOUR);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+static void test_finishing_and_too_small(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	tf_state(&s, &m, 10);
+	golden("too_small_59x12", &m, &s, 59, 12, true, TEXT);
+	golden("too_small_60x11", &m, &s, 60, 11, false, MONO);
+	tf_keys(&s, &m, KEYS('q', 'y'));
+	assert_true(s.finishing);
+	m.hdr.finishing_bytes_left = 12500000;
+	golden("finishing_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("finishing_50x10", &m, &s, 50, 10, true, TEXT);
+	tui_state_fini(&s);
+	/* The engine stopping on its own (SIGINT) shows the same screen. */
+	tf_state(&s, &m, 10);
+	m.hdr.state = TUI_REC_STOPPING;
+	golden("finishing_80x24", &m, &s, 80, 24, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
+/* Frame basics the renderer relies on. */
+static void test_frame(void **state)
+{
+	(void)state;
+	struct tui_frame f;
+	tui_frame_init(&f, false);
+	tui_frame_reset(&f, 4, 2);
+	assert_int_equal(tui_frame_put(&f, 2, 1, TUI_E_LOSS, "abcdef", 10), 4);
+	assert_null(tui_frame_at(&f, 4, 1));
+	assert_null(tui_frame_at(&f, 0, 2));
+	assert_int_equal(tui_frame_at(&f, 3, 1)->elem, TUI_E_LOSS);
+	tui_frame_put(&f, 0, 0, TUI_E_NORMAL, "\xc3\xa4", 4); /* ASCII frame: '?' per byte */
+	char *t = tui_frame_text(&f);
+	assert_string_equal(t, "??\n  ab\n");
+	free(t);
+	t = tui_frame_markup(&f, &tui_scheme_colour);
+	assert_string_equal(t, "??\n  {b,fg=red}ab{/}\n");
+	free(t);
+	tui_frame_fini(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_warnings_mono_ascii),
+		cmocka_unit_test(test_many_rows_scrolled),
+		cmocka_unit_test(test_filter_and_message),
+		cmocka_unit_test(test_dialogs),
+		cmocka_unit_test(test_help_and_log),
+		cmocka_unit_test(test_finishing_and_too_small),
+		cmocka_unit_test(test_frame),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

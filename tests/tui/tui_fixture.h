@@ -1,0 +1,32 @@
+/* tui_fixture — view-models for the TUI tests, built by hand as the engine
+ * would fill them. */
+#ifndef TUI_FIXTURE_H
+#define TUI_FIXTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tui_model.h"
+#include "tui_state.h"
+
+/* 2025-12-01 04:00:00 UTC, in ns (the tests run with TZ=UTC). */
+#define TF_T0 (INT64_C(1764561600) * INT64_C(1000000000))
+
+/* Appends a topic row with these numbers; publishers 1, reliable. */
+struct tui_topic *tf_add(struct tui_model *m, uint32_t id, const char *name, const char *type,
+			 double hz, uint64_t bytes);
+/* A recording header and four topics: /tf (id 1, 100 Hz, 3 lost in
+ * transport), /camera/front/image_raw/compressed (id 0, 30 Hz),
+ * /rosout (id 3, 2.5 Hz, disabled, 12 lost in recorder), /tf_static
+ * (id 2, 0 Hz, repeat-TL depth 1); one event. */
+void tf_model(struct tui_model *m);
+/* n topics "/t000".."/t(n-1)", id i, rate i Hz. */
+void tf_model_many(struct tui_model *m, size_t n);
+/* Init the state for a table of `page` rows and sync it. */
+void tf_state(struct tui_state *s, const struct tui_model *m, size_t page);
+/* Presses the keys (0-terminated); returns the last key's command. */
+struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys);
+/* Names of the rows in the state's order, joined by spaces (static). */
+const char *tf_order(const struct tui_state *s, const struct tui_model *m);
+
+#endif
