@@ -577,7 +577,11 @@ bt_status rec_consumer_stop(struct rec_consumer *c, struct bt_error *err)
 	if (c == NULL)
 		return BT_OK;
 	pthread_join(c->thread, NULL);
-	bt_status st = rec_consumer_error(c, err);
-	cons_free(c);
-	return st;
+	return rec_consumer_error(c, err);
+}
+
+void rec_consumer_free(struct rec_consumer *c)
+{
+	if (c != NULL)
+		cons_free(c);
 }

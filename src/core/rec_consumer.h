@@ -82,9 +82,12 @@ size_t rec_consumer_on_split(struct rec_consumer *c, int64_t t_last,
 			     const struct bag_message **msgs);
 /* Any thread: batches written so far (statistics). */
 uint64_t rec_consumer_batches(const struct rec_consumer *c);
-/* Joins the thread (the cache must be closed) and frees the consumer.
- * Returns the first write error met, BT_OK otherwise. The writer is still
- * the caller's to close. */
+/* Joins the thread (the cache must be closed; once only). Returns the
+ * first write error met, BT_OK otherwise. The writer is still the caller's
+ * to close. The getters (file, error, batches) keep working until free:
+ * other threads may still ask while the bag is being finished. */
 BT_MUST_CHECK bt_status rec_consumer_stop(struct rec_consumer *c, struct bt_error *err);
+/* Frees a stopped consumer (NULL is fine). */
+void rec_consumer_free(struct rec_consumer *c);
 
 #endif

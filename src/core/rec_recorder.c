@@ -286,9 +286,9 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		/* Its thread reads r->consumer (status): joined before that goes. */
 		rec_stats_pub_stop(r->stats);
 		if (r->consumer != NULL) {
+			/* Kept until free: the status getters read it meanwhile. */
 			bt_status st = rec_consumer_stop(r->consumer, &e);
 			first = rec_keep_first(first, st, &r->stop_err, &e);
-			r->consumer = NULL;
 		}
 		if (r->writer != NULL) {
 			bt_status st = bag_writer_close(r->writer, &e);
@@ -318,6 +318,7 @@ void rec_recorder_free(struct rec_recorder *r)
 	for (size_t i = 0; i < r->cap_subs; i++)
 		rec_sub_free(r->subs[i]);
 	free(r->subs);
+	rec_consumer_free(r->consumer);
 	rec_cache_free(r->cache);
 	rec_snap_free(r->snap);
 	rec_tl_free(r->tl);

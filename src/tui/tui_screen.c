@@ -160,7 +160,9 @@ void tui_screen_draw(struct tui_screen *s, const struct tui_frame *f, bool repai
 	wnoutrefresh(stdscr);
 	doupdate();
 	tui_frame_reset(&s->prev, f->cols, f->rows);
-	memcpy(s->prev.cells, f->cells, (size_t)f->cols * (size_t)f->rows * sizeof *f->cells);
+	if (f->cols > 0 && f->rows > 0) /* a 0x0 frame has no cells at all */
+		memcpy(s->prev.cells, f->cells,
+		       (size_t)f->cols * (size_t)f->rows * sizeof *f->cells);
 }
 
 static const struct {

@@ -132,7 +132,8 @@ void tui_state_sync(struct tui_state *s, const struct tui_model *m)
 			s->order[n++] = (uint32_t)i;
 	int sign = tui_col_ascending(s->sort_col) ? 1 : -1;
 	struct tui_sort_ctx ctx = {m, s->sort_col, s->sort_invert ? -sign : sign};
-	qsort_r(s->order, n, sizeof *s->order, tui_sort_cmp, &ctx);
+	if (n > 1) /* qsort_r wants a real array even for nothing */
+		qsort_r(s->order, n, sizeof *s->order, tui_sort_cmp, &ctx);
 	s->n_order = n;
 	if (n == 0) {
 		s->has_sel = false;

@@ -65,6 +65,8 @@ static bt_status fx_stop(struct fx *f)
 	rec_cache_close(f->cache);
 	struct bt_error err = {0};
 	bt_status st = rec_consumer_stop(f->cons, &err);
+	rec_consumer_free(f->cons);
+	f->cons = NULL;
 	struct bt_error werr = {0};
 	bt_status wst = bag_writer_close(f->w, &werr);
 	assert_int_equal(wst, st);

@@ -41,6 +41,7 @@ struct tpub_opts {
 	int32_t depth;
 	long size; /* -1: not given */
 	long keys;
+	long topics; /* > 1: NAME_0 .. NAME_{topics-1}, written round robin */
 	const char *oracle;
 	long wait_readers;
 	double wait_timeout;
@@ -55,6 +56,7 @@ struct tpub {
 	FILE *oracle;
 	char *text;      /* string buffer for String / App */
 	uint8_t *bytes;  /* payload buffer for Keyed */
+	dds_entity_t *writers; /* --topics: one writer per topic */
 };
 
 static void tpub_usage(void)
@@ -63,7 +65,8 @@ static void tpub_usage(void)
 		"usage: tpub --domain N --topic NAME --type string|keyed|appendable [--count N]\n"
 		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
-		"            [--wait-timeout S] [--linger S] [--start-delay S]\n");
+		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
+		"  --topics N  publish NAME_0 .. NAME_{N-1}, messages round robin (load tests)\n");
 	exit(2);
 }
 
@@ -141,6 +144,8 @@ static void tpub_parse(struct tpub_opts *o, int argc, char **argv)
 			o->size = tpub_long(v, 0);
 		} else if (!strcmp(a, "--keys")) {
 			o->keys = tpub_long(v, 1);
+		} else if (!strcmp(a, "--topics")) {
+			o->topics = tpub_long(v, 1);
 		} else if (!strcmp(a, "--oracle")) {
 			o->oracle = v;
 		} else if (!strcmp(a, "--wait-readers")) {
@@ -206,6 +211,30 @@ static const dds_topic_descriptor_t *tpub_desc(enum tpub_type t)
 	}
 }
 
+/* --topics N: NAME_0 .. NAME_{N-1}, one writer each (the first topic's
+ * writer replaces NAME's for the wait for readers). */
+static void tpub_create_many(struct tpub *t, const dds_qos_t *wq)
+{
+	if (t->o.oracle)
+		tpub_usage(); /* one oracle, one topic */
+	t->writers = calloc((size_t)t->o.topics, sizeof *t->writers);
+	size_t len = strlen(t->o.topic) + 24;
+	char *name = malloc(len);
+	if (t->writers == NULL || name == NULL)
+		abort();
+	for (long k = 0; k < t->o.topics; k++) {
+		snprintf(name, len, "%s_%ld", t->o.topic, k);
+		dds_entity_t tp = dds_create_topic(t->pp, tpub_desc(t->o.type), name, NULL, NULL);
+		if (tp < 0)
+			tpub_die("create topic", tp);
+		if ((t->writers[k] = dds_create_writer(t->pp, tp, wq, NULL)) < 0)
+			tpub_die("create writer", t->writers[k]);
+	}
+	free(name);
+	(void)dds_delete(t->writer);
+	t->writer = t->writers[0];
+}
+
 static void tpub_create(struct tpub *t)
 {
 	dds_return_t rc;
@@ -233,9 +262,11 @@ static void tpub_create(struct tpub *t)
 	}
 	dds_qos_t *wq = tpub_qos(&t->o);
 	t->writer = dds_create_writer(t->pp, t->topic, wq, NULL);
-	dds_delete_qos(wq);
 	if (t->writer < 0)
 		tpub_die("create writer", t->writer);
+	if (t->o.topics > 1)
+		tpub_create_many(t, wq);
+	dds_delete_qos(wq);
 }
 
 /* Matched readers other than our own oracle reader. */
@@ -362,6 +393,8 @@ static long tpub_run(struct tpub *t)
 	for (i = 0; i < t->o.count; i++) {
 		if (t->o.rate > 0.0)
 			tpub_sleep_until(t0 + (double)i / t->o.rate);
+		if (t->writers != NULL)
+			t->writer = t->writers[i % t->o.topics];
 		dds_return_t rc = tpub_write_one(t, i);
 		if (rc < 0)
 			tpub_die("write", rc);
@@ -391,6 +424,7 @@ int main(int argc, char **argv)
 	}
 	dds_return_t rc = dds_delete(t.pp);
 	free(t.text);
+	free(t.writers);
 	free(t.bytes);
 	if (rc < 0)
 		tpub_die("delete participant", rc);

@@ -1,0 +1,134 @@
+#!/bin/sh
+# tui_bench — what the live view costs: CPU of `bagtop record -a` with the
+# view (in tmux, 132x60, TERM=screen) against `--no-tui` on the same load
+# (tpub: --topics topics at --rate messages/s in all), alternating A B A B
+# in one run, and the bytes the view writes to the terminal per second
+# (tmux pipe-pane). Targets (issue 4): the view adds <= 1 % of one core;
+# <= 4 KiB/s to the terminal at 1 Hz with 50 changing rows.
+#
+# DDS stays on loopback: CYCLONEDDS_URI defaults to the repository's
+# loopback-only config and the script re-runs itself in a network namespace
+# that has only loopback when the system allows it.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BAGTOP="$ROOT/build/src/app/bagtop"
+TPUB="$ROOT/build/tests/tools/tpub"
+SECS=10
+ROUNDS=2
+TOPICS=500
+RATE=5000
+DOMAIN=229
+DIR=${TMPDIR:-/tmp}
+
+usage() {
+	cat <<EOF
+usage: bench/tui_bench.sh [--bagtop PATH] [--tpub PATH] [--seconds N] [--rounds N]
+                          [--topics N] [--rate HZ] [--domain ID] [--dir DIR]
+  --seconds  recording time per run (default 10)
+  --rounds   A B pairs (default 2)
+  --topics   topics published (default 500)
+  --rate     messages per second over all topics (default 5000)
+EOF
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bagtop) BAGTOP=$2; shift 2 ;;
+	--tpub) TPUB=$2; shift 2 ;;
+	--seconds) SECS=$2; shift 2 ;;
+	--rounds) ROUNDS=$2; shift 2 ;;
+	--topics) TOPICS=$2; shift 2 ;;
+	--rate) RATE=$2; shift 2 ;;
+	--domain) DOMAIN=$2; shift 2 ;;
+	--dir) DIR=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+
+export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
+if [ -z "${TUI_BENCH_NS:-}" ]; then
+	export TUI_BENCH_NS=1
+	if unshare -rn true 2>/dev/null; then
+		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" \
+			--bagtop "$BAGTOP" --tpub "$TPUB" --seconds "$SECS" --rounds "$ROUNDS" \
+			--topics "$TOPICS" --rate "$RATE" --domain "$DOMAIN" --dir "$DIR"
+	fi
+	echo "tui_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
+fi
+command -v tmux >/dev/null || { echo "tui_bench: tmux is not installed" >&2; exit 1; }
+[ -x "$BAGTOP" ] && [ -x "$TPUB" ] || { echo "tui_bench: build bagtop and tpub first" >&2; exit 1; }
+WORK=$(mktemp -d "$DIR/tui_bench.XXXXXX")
+SOCK="tui-bench-$$"
+PUB=""
+cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	[ -n "$PUB" ] && kill "$PUB" 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+# User + system seconds of the children, from `times` output.
+cpu_of() {
+	sed -n 2p "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.3f", t }'
+}
+
+# A: headless. Prints its CPU seconds.
+run_headless() {
+	rm -rf "$WORK/bag"
+	(timeout $((SECS + 60)) "$BAGTOP" record -a --no-tui --domain "$DOMAIN" -o "$WORK/bag" \
+		>/dev/null 2>&1; times >"$WORK/a.times") &
+	p=$!
+	sleep "$SECS"
+	kill -INT $(pgrep -P "$p") 2>/dev/null || true
+	wait "$p" || true
+	cpu_of "$WORK/a.times"
+}
+
+# B: the live view in tmux. Prints "cpu bytes-to-terminal".
+run_tui() {
+	rm -rf "$WORK/bag" "$WORK/b.times" "$WORK/pane"
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	cat >"$WORK/b.sh" <<EOF
+(env TERM=screen "$BAGTOP" record -a --domain $DOMAIN -o "$WORK/bag"; times >"$WORK/b.times.tmp")
+mv "$WORK/b.times.tmp" "$WORK/b.times"
+sleep 30
+EOF
+	tmux -L "$SOCK" new-session -d -x 132 -y 60 "sh $WORK/b.sh"
+	sleep 2 # discovery and the first frames: not part of the steady state
+	tmux -L "$SOCK" pipe-pane -o "cat >>'$WORK/pane'"
+	sleep "$SECS"
+	tmux -L "$SOCK" pipe-pane
+	bytes=$(wc -c <"$WORK/pane" 2>/dev/null || echo 0)
+	tmux -L "$SOCK" send-keys q y
+	n=0
+	while [ ! -s "$WORK/b.times" ] && [ "$n" -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+	echo "$(cpu_of "$WORK/b.times") $bytes"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "tui_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start;" \
+	"$TOPICS topics, $RATE msg/s in all, $SECS s per run, $ROUNDS rounds"
+"$TPUB" --domain "$DOMAIN" --topic load --type string --topics "$TOPICS" \
+	--count $((RATE * (SECS + 20) * ROUNDS * 2)) --rate "$RATE" >/dev/null 2>&1 &
+PUB=$!
+sleep 2
+: >"$WORK/a"; : >"$WORK/b"; : >"$WORK/bytes"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	a=$(run_headless)
+	set -- $(run_tui)
+	# The TUI run records SECS + 2 s: compare CPU per second.
+	echo "round $r: --no-tui $a s CPU in $SECS s; live view $1 s CPU in $((SECS + 2)) s," \
+		"$2 bytes to the terminal in $SECS s"
+	echo "$a $SECS" | awk '{ print $1 / $2 }' >>"$WORK/a"
+	echo "$1 $((SECS + 2))" | awk '{ print $1 / $2 }' >>"$WORK/b"
+	echo "$2 $SECS" | awk '{ print $1 / $2 }' >>"$WORK/bytes"
+	r=$((r + 1))
+done
+A=$(median <"$WORK/a"); Bv=$(median <"$WORK/b"); BY=$(median <"$WORK/bytes")
+echo "tui_bench: the live view adds $(echo "$Bv $A" | awk '{ printf "%.2f", ($1 - $2) * 100 }') %" \
+	"of one core (headless $(echo "$A" | awk '{ printf "%.1f", $1 * 100 }') %, target <= 1 %);" \
+	"$(echo "$BY" | awk '{ printf "%.0f", $1 }') bytes/s to the terminal (target <= 4096)"
