@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "app_record.h"
@@ -44,6 +45,7 @@ struct app_run {
 	struct app_snapstate snap; /* for `bagtop snapshot` */
 	uint64_t snap_count;       /* snapshots written */
 	struct tui_events *events; /* live view: messages go there, else stdout */
+	FILE *log;                 /* --log-file, or NULL */
 };
 
 /* Prepares signals (all blocked from here on, inherited by the recorder's
@@ -51,8 +53,11 @@ struct app_run {
 int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_record_cfg *c);
 /* Frees what start made, drains late signals and unblocks them. */
 void app_run_end(struct app_run *run);
+/* Shows the live view's event queue (NULL: back to stdout/stderr); log
+ * lines and messages follow at once. */
+void app_run_set_events(struct app_run *run, struct tui_events *events);
 /* A message for the user: "[HH:MM:SS] text" on stdout, or the live view's
- * event line. */
+ * event line; and the log file. */
 void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */

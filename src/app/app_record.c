@@ -111,6 +111,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_START_PAUSED: c->ro.start_paused = true; return 0;
 	case APP_R_NO_TUI: c->no_tui = true; return 0;
 	case APP_R_SNAPSHOT: c->ro.snapshot_mode = true; return 0;
+	case APP_R_LOG_FILE: c->log_file = arg; return 0;
 	case APP_R_SNAP_DURATION:
 	case APP_R_SNAP_POST:
 	case APP_R_REPEAT: return app_r_snapshot(cmd, c, o->id, arg);
@@ -154,16 +155,13 @@ int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c)
 	/* The live view when stdout is a terminal; else status lines. Headless,
 	 * warnings and errors are printed once each. */
 	bool tui = !c->no_tui && isatty(STDOUT_FILENO);
-	bt_log_set_level(tui ? BT_LOG_INFO : BT_LOG_WARN);
 	struct app_run run;
 	int rc = app_run_start(&run, cmd, c);
 	if (rc != 0)
 		return rc;
 	rc = tui ? app_tui_run(&run) : -1;
-	if (rc < 0) {
-		bt_log_set_level(BT_LOG_WARN);
+	if (rc < 0)
 		rc = app_run_headless(&run);
-	}
 	app_run_end(&run);
 	return rc;
 }

@@ -24,6 +24,7 @@ enum {
 	APP_R_SNAP_DURATION,
 	APP_R_SNAP_POST,
 	APP_R_REPEAT,
+	APP_R_LOG_FILE,
 };
 
 /* Which topics (record only; demo records everything). */
@@ -56,7 +57,8 @@ enum {
 	{"snapshot-post", 0, "SECONDS", "snapshot mode: add SECONDS after the trigger",            \
 	 APP_R_SNAP_POST},                                                                         \
 	{"repeat-transient-local", 0, "TOPIC[=N]...",                                             \
-	 "repeat these topics' last N messages (default 1) in every file", APP_R_REPEAT}
+	 "repeat these topics' last N messages (default 1) in every file", APP_R_REPEAT},         \
+	{"log-file", 0, "FILE", "also append log lines and events to FILE", APP_R_LOG_FILE}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -70,6 +72,7 @@ struct app_record_cfg {
 	struct rec_repeat_topic *repeat; /* names malloc'ed */
 	size_t n_repeat;
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
+	const char *log_file; /* borrowed from argv, NULL = none */
 	int64_t duration_ns; /* 0 = until a signal */
 };
 

@@ -8,6 +8,7 @@
  * saying what is still being written: nothing is cut short. */
 #include "app__run.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_log.h"
 
 
 /* A topic's loss counters as the last loss line saw them. */
@@ -38,6 +40,42 @@ static void app_elapsed(const struct app_run *run, int64_t now, char *el, size_t
 		 (long long)(secs / 60 % 60), (long long)(secs % 60));
 }
 
+/* One line of the log file: UTC time, what, text. */
+static void app_log_write(struct app_run *run, const char *what, const char *text)
+{
+	if (run->log == NULL)
+		return;
+	int64_t now = bt_time_realtime_ns();
+	time_t secs = (time_t)(now / 1000000000);
+	struct tm tm;
+	char when[32];
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(run->log, "%s.%03dZ %s: %s\n", when, (int)(now / 1000000 % 1000), what, text);
+	fflush(run->log);
+}
+
+/* bt_log's sink for the whole session (under bt_log's lock): the log file
+ * gets everything; the live view's log, or stderr for warnings and errors
+ * when headless. */
+static void app_log_sink(void *ctx, enum bt_log_level level, const char *line)
+{
+	struct app_run *run = ctx;
+	app_log_write(run, bt_log_level_name(level), line);
+	if (run->events != NULL)
+		tui_events_log_sink(run->events, level, line);
+	else if (level <= BT_LOG_WARN)
+		fprintf(stderr, "bagtop: %s: %s\n", bt_log_level_name(level), line);
+}
+
+void app_run_set_events(struct app_run *run, struct tui_events *events)
+{
+	/* No sink call may be under way while the queue changes. */
+	bt_log_set_sink(NULL, NULL);
+	run->events = events;
+	bt_log_set_sink(app_log_sink, run);
+}
+
 void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
 {
 	char text[TUI_EVENT_TEXT_MAX * 2];
@@ -45,6 +83,7 @@ void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	app_log_write(run, "event", text);
 	if (run->events != NULL) {
 		tui_events_push(run->events, bt_time_realtime_ns(), sev, text);
 		return;
@@ -325,8 +364,17 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	atomic_init(&run->finished, false);
 	c->ro.on_snapshot = app_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
+	if (c->log_file != NULL && (run->log = fopen(c->log_file, "a")) == NULL) {
+		app_error("cannot open the log file %s: %s", c->log_file, strerror(errno));
+		pthread_mutex_destroy(&run->done_mu);
+		return APP_EXIT_ERROR;
+	}
 	pthread_sigmask(SIG_BLOCK, &run->all_sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Info lines are for the live view and the log file. */
+	bt_log_set_level(BT_LOG_INFO);
+	bt_log_set_sink(app_log_sink, run);
+	rec_log_route_dds(true);
 	struct bt_error err = {0};
 	bt_status st = rec_recorder_start(&c->ro, &run->rec, &err);
 	if (st != BT_OK) {
@@ -345,6 +393,11 @@ void app_run_end(struct app_run *run)
 	run->rec = NULL;
 	free(run->loss);
 	run->loss = NULL;
+	rec_log_route_dds(false);
+	bt_log_set_sink(NULL, NULL);
+	if (run->log != NULL && fclose(run->log) != 0)
+		fprintf(stderr, "bagtop: warning: closing the log file: %s\n", strerror(errno));
+	run->log = NULL;
 	pthread_mutex_destroy(&run->done_mu);
 	/* A trigger that came too late must not kill us once unblocked. */
 	struct timespec zero = {0, 0};

@@ -256,8 +256,8 @@ int app_tui_run(struct app_run *run)
 	tui_rate_init(&t.write_rate);
 	if (pthread_mutex_init(&t.stop_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
-	run->events = tui_events_new();
-	bt_log_set_sink(tui_events_log_sink, run->events);
+	struct tui_events *events = tui_events_new();
+	app_run_set_events(run, events);
 	struct tui_stderr cap = {.saved_fd = -1};
 	struct bt_error err = {0};
 	bool capturing = tui_stderr_start(&cap, &err) == BT_OK;
@@ -274,11 +274,10 @@ int app_tui_run(struct app_run *run)
 		t.signals_started = false;
 	}
 	app_tui_join(&t);
-	bt_log_set_sink(NULL, NULL);
+	app_run_set_events(run, NULL);
 	if (capturing)
 		(void)tui_stderr_stop(&cap); /* what was printed meanwhile, now */
-	tui_events_free(run->events);
-	run->events = NULL;
+	tui_events_free(events);
 	free(t.rates);
 	pthread_mutex_destroy(&t.stop_mu);
 	if (no_terminal) {

@@ -44,6 +44,8 @@ struct rec_sub {
 	bool selected;   /* evaluated once, when the topic first appears */
 	dds_entity_t topic;  /* raw topic, 0 until first subscribed */
 	dds_entity_t reader; /* 0 when not subscribed */
+	dds_entity_t retiring; /* the reader before a re-adaptation, or 0 */
+	int64_t retire_at;     /* monotonic ns: delete `retiring` by then at the latest */
 	struct rec_requested req;
 	struct rec_pub *pubs; /* alive publications */
 	size_t n_pubs, cap_pubs;
@@ -104,6 +106,9 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 /* Selects a topic the selection left out (the user switched it on) and
  * subscribes it when it has publishers. */
 void rec_sub_select(struct rec_sub *s);
+/* Deletes the reader a re-adaptation replaced once the new one has matched
+ * every publisher (or after 2 s). Discovery thread, every tick. */
+void rec_sub_tick(struct rec_sub *s);
 /* Forgets a publication; true when it was one of this topic's. */
 bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih);
 /* Deletes the reader (waits for its running callbacks). */

@@ -179,6 +179,9 @@ static void *disc_main(void *arg)
 		bool woken;
 		(void)dds_take_guardcondition(r->wake, &woken); /* re-arm it */
 		disc_take(r);
+		for (size_t i = 0; i < r->cap_subs; i++)
+			if (r->subs[i] != NULL)
+				rec_sub_tick(r->subs[i]);
 		disc_subscribe_requested(r);
 		disc_warn_explicit(r);
 		disc_warn_repeat(r);

@@ -4,9 +4,10 @@
  *
  * Adapting a reader (a best-effort publisher joins a reliable topic, a
  * volatile one joins a transient-local topic, a new partition) creates the
- * new reader before deleting the old one, so nothing published meanwhile is
- * missed; the duplicates both readers deliver are dropped by sequence
- * number per publication. */
+ * new reader and deletes the old one only once the new one has matched
+ * every publisher (rec_sub_tick), so nothing published meanwhile is missed;
+ * the duplicates both readers deliver are dropped by sequence number per
+ * publication. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,10 @@
 #include "bt_time.h"
 #include "rec__recorder.h"
 #include "rec_raw.h"
+
+/* A replaced reader is deleted once its successor matched every publisher,
+ * or after this long at the latest. */
+#define SUB_RETIRE_MAX_NS (INT64_C(2) * 1000000000)
 
 static struct bag_qos_time qos_time(dds_duration_t d)
 {
@@ -406,12 +411,18 @@ static void sub_readapt(struct rec_sub *s, const struct rec_pub *p)
 		rec_requested_fini(&want);
 		return;
 	}
-	dds_entity_t old = s->reader;
+	/* The old reader stays until the new one has matched the publishers
+	 * (remote writers learn of it through discovery): deleting it at once
+	 * loses what they send meanwhile. Both deliver; sequence numbers
+	 * drop the duplicates. */
+	if (s->retiring > 0)
+		(void)dds_delete(s->retiring);
+	s->retiring = s->reader;
+	s->retire_at = bt_time_monotonic_ns() + SUB_RETIRE_MAX_NS;
 	s->reader = rd;
 	rec_requested_fini(&s->req);
 	s->req = want;
 	sub_publish_qos(s);
-	(void)dds_delete(old);
 	bt_log_info("%s: reader adapted to a new publisher (%s, %s)", s->tp->name,
 		    want.reliable ? "reliable" : "best effort",
 		    want.transient_local ? "transient-local" : "volatile");
@@ -466,8 +477,23 @@ bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)
 	return true;
 }
 
+void rec_sub_tick(struct rec_sub *s)
+{
+	if (s->retiring <= 0)
+		return;
+	dds_return_t matched = dds_get_matched_publications(s->reader, NULL, 0);
+	if ((matched >= 0 && (size_t)matched < s->n_pubs) &&
+	    bt_time_monotonic_ns() < s->retire_at)
+		return;
+	(void)dds_delete(s->retiring);
+	s->retiring = 0;
+}
+
 void rec_sub_unsubscribe(struct rec_sub *s)
 {
+	if (s->retiring > 0)
+		(void)dds_delete(s->retiring);
+	s->retiring = 0;
 	if (s->reader > 0)
 		(void)dds_delete(s->reader);
 	s->reader = 0;

@@ -42,3 +42,8 @@ void bt_log(enum bt_log_level level, const char *fmt, ...)
 	}
 	pthread_mutex_unlock(&bt_log_lock);
 }
+
+const char *bt_log_level_name(enum bt_log_level level)
+{
+	return (unsigned)level <= BT_LOG_DEBUG ? bt_log_names[level] : "?";
+}

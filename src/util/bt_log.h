@@ -17,6 +17,8 @@ void bt_log_set_sink(bt_log_sink sink, void *ctx);
 /* Lines above `max` are dropped (default BT_LOG_INFO). */
 void bt_log_set_level(enum bt_log_level max);
 void bt_log(enum bt_log_level level, const char *fmt, ...) BT_PRINTF(2, 3);
+/* "error", "warning", "info", "debug". */
+const char *bt_log_level_name(enum bt_log_level level);
 
 #define bt_log_error(...) bt_log(BT_LOG_ERROR, __VA_ARGS__)
 #define bt_log_warn(...) bt_log(BT_LOG_WARN, __VA_ARGS__)

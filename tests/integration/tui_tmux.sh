@@ -86,7 +86,7 @@ rate_shown() {
 publish 155 rt/alpha 50
 publish 155 rt/beta 50
 publish 155 rt/gamma 20
-start "TERM=screen" "$B record -a --domain 155 -o $T/bag1"
+start "TERM=screen" "$B record -a --domain 155 -o $T/bag1 --log-file $T/log1"
 wait_for 3 on_screen /alpha || fail "no /alpha within 3 s"
 wait_for 3 rate_shown /alpha 40 60 || fail "/alpha has no rate near 50 Hz within 3 s"
 screen >"$T/screen-colour.txt"
@@ -142,7 +142,10 @@ ALPHA=$(last_stamp "$T/bag1" /alpha)
 [ "$ALPHA" -lt $((LAST + 1000000000)) ] || fail "messages stamped after quitting"
 PAUSED_N=$(count_between "$T/bag1" $((PAUSE + 500000000)) "$RESUME")
 [ "$PAUSED_N" = 0 ] || fail "$PAUSED_N messages recorded while paused"
-echo "ok 1: rates, Space, t, n, p, resize, quit"
+# --log-file kept the log lines and the events, with UTC times.
+grep -q "Z info: recording /alpha" "$T/log1" || fail "no subscription line in the log file"
+grep -q "Z event: /beta: recording off" "$T/log1" || fail "no event line in the log file"
+echo "ok 1: rates, Space, t, n, p, resize, quit, log file"
 
 # ---- 2. snapshot mode: s writes a snapshot file ---------------------------
 publish 156 rt/alpha 50
