@@ -147,6 +147,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	uint64_t us;
 	if (delay != NULL && bt_parse_u64(delay, 0, 10000000, &us) == BT_OK)
 		c->ro.test_consumer_delay_us = (uint32_t)us;
+	/* And a slow receive path, so that samples are lost in transport. */
+	delay = getenv("BAGTOP_TEST_LISTENER_DELAY_US");
+	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)
+		c->ro.test_listener_delay_us = (uint32_t)us;
 	return 0;
 }
 

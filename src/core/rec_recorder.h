@@ -42,6 +42,10 @@ struct rec_recorder_options {
 	const struct bag_msgdef *known_defs;
 	size_t n_known_defs;
 	uint32_t test_consumer_delay_us; /* test hook, 0 in production */
+	/* Test hook, 0 in production: each received sample stalls the DDS
+	 * receive thread this long, so a fast best-effort publisher overruns
+	 * the socket buffer (losses in transport, on purpose). */
+	uint32_t test_listener_delay_us;
 	double stats_rate;   /* Hz of the live statistics on DDS (rec_stats_pub); 0 = none */
 	const char *version; /* bagtop's, named in the statistics; NULL = "" */
 	/* Snapshot mode: a circular cache of max_cache_size bytes (> 0) and,

@@ -10,6 +10,7 @@
  * publication. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bt_log.h"
 #include "bt_mem.h"
@@ -193,6 +194,8 @@ static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 	struct rec_topic_stats *st = &s->tp->st;
 	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn))
 		return true;
+	if (s->r->opt.test_listener_delay_us != 0)
+		usleep(s->r->opt.test_listener_delay_us);
 	atomic_fetch_add_explicit(&st->rx_bytes, smp->len, memory_order_relaxed);
 	if (atomic_load_explicit(&s->r->paused, memory_order_relaxed) ||
 	    !atomic_load_explicit(&s->tp->enabled, memory_order_relaxed)) {

@@ -2,7 +2,7 @@
  * at 1 KiB and 100 KiB (every message well-formed, no sequence gap, the
  * summary agreeing with the bag), write-through (--max-cache-size 0),
  * SIGKILL then `bagtop reindex`, and a second Ctrl-C while the bag is
- * being finished. Real processes on loopback-only DDS domains 124..129.
+ * being finished. Real processes on loopback-only DDS domains 124..130.
  * Also the loss statistics in the bag. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -276,6 +276,79 @@ static void test_record_loss_statistics(void **state)
 	rec_free(&r);
 }
 
+/* Messages of /be in the bag: count, and the first and last "hello N"
+ * index (tpub writes "hello <index>"; the writer's sequence number is the
+ * index + 1). */
+static unsigned long long be_range(const char *dir, long *first, long *last)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	struct bag_read_msg m;
+	unsigned long long n = 0;
+	*first = -1;
+	*last = -1;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		long idx;
+		/* CDR: 4-byte header, uint32 length, then the characters. */
+		if (m.len < 14 || sscanf((const char *)m.data + 8, "hello %ld", &idx) != 1)
+			fail_msg("message %llu is not tpub's", n);
+		if (*first < 0 || idx < *first)
+			*first = idx;
+		if (idx > *last)
+			*last = idx;
+		n++;
+	}
+	if (rc != 0)
+		fail_msg("reader next: %s", err.msg);
+	bag_reader_close(r);
+	return n;
+}
+
+/* Losses in transport: a best-effort publisher faster than a receive path
+ * slowed on purpose (the socket buffer overflows). Every message missing
+ * between the first and the last one received is a gap in the writer's
+ * sequence numbers, counted exactly; what is lost after the last one
+ * received leaves no gap and is not seen (the man page says so). */
+static void test_record_transport_loss(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/be", NULL};
+	rec_start(&r, 130, args, "BAGTOP_TEST_LISTENER_DELAY_US=2000");
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	char *extra[] = {"--best-effort", "--size", "4000", "--count", "3000", "--rate", "3000",
+			 "--wait-readers", "1", NULL};
+	pid_t tp = tpub_spawn(130, "rt/be", extra, tout);
+	assert_int_equal(tpub_finish(tp, tout), 3000);
+	rec_sleep(1.0); /* the slowed receive path catches up */
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	unsigned long long v[3];
+	summary_of(r.out, "/be", v);
+	long first, last;
+	unsigned long long n = be_range(r.dir, &first, &last);
+	printf("published 3000, received %llu (indices %ld..%ld), lost in transport %llu, "
+	       "unseen after the last %ld\n", n, first, last, v[1], 2999 - last);
+	assert_int_equal(n, v[0]);
+	assert_int_equal(v[2], 0);
+	assert_true(v[1] > 0);
+	assert_int_equal(v[1], (unsigned long long)(last - first + 1) - n);
+	/* The bag says the same. */
+	struct bag_metadata md;
+	struct bt_error err;
+	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
+		fail_msg("metadata: %s", err.msg);
+	assert_int_equal(md.n_topics, 1);
+	assert_int_equal(md.topics[0].stats.lost_in_transport, v[1]);
+	bag_metadata_fini(&md);
+	rec_check(r.dir);
+	free(tout);
+	rec_free(&r);
+}
+
 int main(void)
 {
 	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
@@ -288,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_record_sigkill_reindex),
 		cmocka_unit_test(test_record_second_interrupt),
 		cmocka_unit_test(test_record_loss_statistics),
+		cmocka_unit_test(test_record_transport_loss),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

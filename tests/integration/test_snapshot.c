@@ -1,12 +1,13 @@
 /* Snapshot mode and repeat-transient-local, end to end: `bagtop record
  * --snapshot-mode` with real publishers (tpub) on loopback-only DDS domains
- * 150..154, triggered by `bagtop snapshot --pid` and SIGUSR1; each snapshot
- * file read back on its own. */
+ * 150..154 and 159, triggered by `bagtop snapshot --pid` and SIGUSR1; each
+ * snapshot file read back on its own. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -407,6 +408,74 @@ static void test_repeat_split(void **state)
 	rec_free(&r);
 }
 
+/* VmRSS of pid in bytes, 0 when unreadable. */
+static unsigned long long rss_of(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	char *text = rec_read(path);
+	const char *p = strstr(text, "VmRSS:");
+	unsigned long long kb = 0;
+	if (p == NULL || sscanf(p, "VmRSS: %llu kB", &kb) != 1)
+		kb = 0;
+	free(text);
+	return kb * 1024;
+}
+
+/* 6. Memory: 120 MB pass through an 8 MiB snapshot buffer (a snapshot
+ * written mid-way); the recorder's RSS grows by no more than the buffer
+ * twice (the one being written and the one filling), the post list and a
+ * generous 24 MiB for DDS and the store; the TL store holds one message. */
+static void test_snapshot_memory(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/big", "/tl", "--snapshot-mode", "--max-cache-size", "8M",
+			"--repeat-transient-local", "/tl", NULL};
+	rec_start(&r, 159, args, NULL);
+	char *ot = bt_xasprintf("%s/tl.txt", r.tmp), *ob = bt_xasprintf("%s/big.txt", r.tmp);
+	char *tl_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
+			   "--linger", "10", NULL};
+	pid_t pt = tpub_spawn(159, "rt/tl", tl_args, ot);
+	rec_sleep(0.5);
+	unsigned long long base = rss_of(r.pid), peak = base;
+	char *big_args[] = {"--size", "20000", "--count", "6000", "--rate", "1500",
+			    "--wait-readers", "1", NULL};
+	pid_t pb = tpub_spawn(159, "rt/big", big_args, ob);
+	bool triggered = false;
+	double t0 = rec_now();
+	for (;;) {
+		int status;
+		if (waitpid(pb, &status, WNOHANG) == pb) {
+			pb = 0;
+			break;
+		}
+		unsigned long long now = rss_of(r.pid);
+		if (now > peak)
+			peak = now;
+		if (!triggered && rec_now() - t0 > 2.0) {
+			kill(r.pid, SIGUSR1);
+			triggered = true;
+		}
+		if (rec_now() - t0 > 30.0)
+			fail_msg("the publisher did not finish within 30 s");
+		rec_sleep(0.05);
+	}
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	assert_int_equal(tpub_finish(pt, ot), 1);
+	const unsigned long long mib = 1024 * 1024;
+	printf("RSS: %.1f MiB at start, %.1f MiB at the peak\n", (double)base / (double)mib,
+	       (double)peak / (double)mib);
+	assert_true(base > 0);
+	assert_true(peak - base <= 3 * 8 * mib + 24 * mib);
+	assert_non_null(strstr(r.out, "snapshot 1: "));
+	rec_check(r.dir);
+	free(ot);
+	free(ob);
+	rec_free(&r);
+}
+
 int main(void)
 {
 	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
@@ -419,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_refused),
 		cmocka_unit_test(test_snapshot_usage),
 		cmocka_unit_test(test_repeat_split),
+		cmocka_unit_test(test_snapshot_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

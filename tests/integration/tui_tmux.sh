@@ -3,8 +3,8 @@
 # against real publishers (tpub) on loopback-only DDS domains 155..158:
 # topics with rates on screen, Space stops a topic's recording, `t` marks a
 # topic, `n` splits, `p` pauses, resize to 50x10 and back, `q` + `y`
-# finishes a complete bag; `s` writes a snapshot; NO_COLOR=1 and TERM=vt100
-# show the same text. The bag is checked with sqlite3, not with the view.
+# finishes a complete bag; `s` writes a snapshot; NO_COLOR=1 and TERM=vt100,
+# xterm, linux and tmux-256color show the same text. The bag is checked with sqlite3, not with the view.
 set -u
 B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
@@ -161,12 +161,15 @@ wait_for 10 test -s "$T/exit" || fail "snapshot mode: no exit"
 "$B" check "$T/bag2" >/dev/null || fail "bagtop check failed on the snapshot bag"
 echo "ok 2: s wrote a snapshot of $N messages"
 
-# ---- 3. NO_COLOR=1 and TERM=vt100 show the same text ----------------------
+# ---- 3. NO_COLOR=1 and other terminals show the same text ----------------
 # The same lines that do not hold live numbers: the column header and the
 # key bar, against the TERM=screen run above.
 text_of() { grep -E '^R +TL +Topic|F1' "$1" | sed 's/ *$//'; }
 publish 157 rt/alpha 50
-for envs in "TERM=screen NO_COLOR=1" "TERM=vt100"; do
+for envs in "TERM=screen NO_COLOR=1" "TERM=vt100" "TERM=xterm" "TERM=linux" \
+	"TERM=tmux-256color"; do
+	term=$(echo "$envs" | sed 's/^TERM=\([^ ]*\).*/\1/')
+	infocmp "$term" >/dev/null 2>&1 || { echo "skip $envs: no terminfo entry"; continue; }
 	start "$envs" "$B record -a --domain 157 -o $T/bag3"
 	wait_for 5 rate_shown /alpha 40 60 || fail "$envs: no /alpha rate"
 	screen >"$T/screen-other.txt"
@@ -177,4 +180,4 @@ for envs in "TERM=screen NO_COLOR=1" "TERM=vt100"; do
 	wait_for 10 test -s "$T/exit" || fail "$envs: no exit"
 	rm -rf "$T/bag3"
 done
-echo "ok 3: NO_COLOR=1 and TERM=vt100 show the same text"
+echo "ok 3: NO_COLOR=1, vt100, xterm, linux and tmux-256color show the same text"
