@@ -95,9 +95,9 @@ REC=""
 WROTE=$(du -b "$FILE" | cut -f1)
 SECS=$(echo "$T0 $T1" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }')
 LOST=$(awk '/^Recorded / { for (i = 1; i <= NF; i++) if ($i == "recorder") print $(i - 3) }' "$WORK/rec.out")
+# The raw side's MiB/s, default preset (the third |-separated part).
 RAW=$("$SB" --only raw --side raw --size "$SIZE" --messages $((BYTES / SIZE)) --repeats 3 \
-	--dir "$WORK" 2>/dev/null | awk '$1 ~ /KiB|MiB|B$/ || /raw\/s/ { next } /default/ { print $0 }' |
-	awk '{ for (i = 1; i <= NF; i++) if ($i == "|") { print $(i + 2); exit } }')
+	--dir "$WORK" 2>/dev/null | awk -F'|' '/default/ { split($3, a, " "); print a[2]; exit }')
 echo "snapshot: $WROTE bytes in $SECS s ($(echo "$WROTE $SECS" | awk '{ printf "%.1f", $1 / $2 / 1048576 }') MiB/s," \
 	"trigger to file complete, as bagtop snapshot saw it)"
 echo "store_bench raw sqlite3, same size: ${RAW:-?} MiB/s;" \

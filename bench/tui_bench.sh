@@ -69,42 +69,52 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# User + system seconds of the children, from `times` output.
-cpu_of() {
-	sed -n 2p "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.3f", t }'
+# CPU seconds (user + system) of PID so far.
+cpu_now() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+
+# CPU seconds PID spends in SECS seconds of steady state (after 2 s of
+# start-up: discovery of every topic, the first frames).
+steady_cpu() {
+	sleep 2
+	c0=$(cpu_now "$1")
+	sleep "$SECS"
+	c1=$(cpu_now "$1")
+	echo "$c0 $c1" | awk '{ printf "%.2f", $2 - $1 }'
 }
 
 # A: headless. Prints its CPU seconds.
 run_headless() {
 	rm -rf "$WORK/bag"
-	(timeout $((SECS + 60)) "$BAGTOP" record -a --no-tui --domain "$DOMAIN" -o "$WORK/bag" \
-		>/dev/null 2>&1; times >"$WORK/a.times") &
+	"$BAGTOP" record -a --no-tui --domain "$DOMAIN" -o "$WORK/bag" >/dev/null 2>&1 &
 	p=$!
-	sleep "$SECS"
-	kill -INT $(pgrep -P "$p") 2>/dev/null || true
+	steady_cpu "$p"
+	kill -INT "$p"
 	wait "$p" || true
-	cpu_of "$WORK/a.times"
 }
 
 # B: the live view in tmux. Prints "cpu bytes-to-terminal".
 run_tui() {
-	rm -rf "$WORK/bag" "$WORK/b.times" "$WORK/pane"
+	rm -rf "$WORK/bag" "$WORK/pid" "$WORK/pane"
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	# exec: the recorder keeps the shell's pid and the terminal as stdin.
 	cat >"$WORK/b.sh" <<EOF
-(env TERM=screen "$BAGTOP" record -a --domain $DOMAIN -o "$WORK/bag"; times >"$WORK/b.times.tmp")
-mv "$WORK/b.times.tmp" "$WORK/b.times"
-sleep 30
+echo \$\$ >"$WORK/pid"
+exec env TERM=screen "$BAGTOP" record -a --domain $DOMAIN -o "$WORK/bag"
 EOF
 	tmux -L "$SOCK" new-session -d -x 132 -y 60 "sh $WORK/b.sh"
-	sleep 2 # discovery and the first frames: not part of the steady state
+	n=0
+	while [ ! -s "$WORK/pid" ] && [ "$n" -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+	p=$(cat "$WORK/pid")
+	sleep 2
 	tmux -L "$SOCK" pipe-pane -o "cat >>'$WORK/pane'"
+	c0=$(cpu_now "$p")
 	sleep "$SECS"
+	c1=$(cpu_now "$p")
 	tmux -L "$SOCK" pipe-pane
 	bytes=$(wc -c <"$WORK/pane" 2>/dev/null || echo 0)
 	tmux -L "$SOCK" send-keys q y
-	n=0
-	while [ ! -s "$WORK/b.times" ] && [ "$n" -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-	echo "$(cpu_of "$WORK/b.times") $bytes"
+	while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
+	echo "$(echo "$c0 $c1" | awk '{ printf "%.2f", $2 - $1 }') $bytes"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -120,11 +130,10 @@ r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	a=$(run_headless)
 	set -- $(run_tui)
-	# The TUI run records SECS + 2 s: compare CPU per second.
-	echo "round $r: --no-tui $a s CPU in $SECS s; live view $1 s CPU in $((SECS + 2)) s," \
-		"$2 bytes to the terminal in $SECS s"
+	echo "round $r: --no-tui $a s CPU, live view $1 s CPU, $2 bytes to the terminal," \
+		"each in $SECS s of steady state"
 	echo "$a $SECS" | awk '{ print $1 / $2 }' >>"$WORK/a"
-	echo "$1 $((SECS + 2))" | awk '{ print $1 / $2 }' >>"$WORK/b"
+	echo "$1 $SECS" | awk '{ print $1 / $2 }' >>"$WORK/b"
 	echo "$2 $SECS" | awk '{ print $1 / $2 }' >>"$WORK/bytes"
 	r=$((r + 1))
 done

@@ -9,6 +9,13 @@
  * written once the consumer comes back for the swap after it, which sets
  * `done = taken`. A pusher waits for done >= its batch, or for close.
  *
+ * Gathering: once data waits, the consumer lets more gather for up to
+ * REC_CACHE_GATHER_NS after the first message, unless the buffer is half
+ * full, it is woken or the cache closes. Each batch is one transaction, and
+ * a commit costs far more than an insert (journal, fstat, locks): at 5000
+ * messages/s over 500 topics, swapping at every message cost 0.66 of a
+ * core. Write-through does not gather (its pushers wait).
+ *
  * Lock order: only `mu` (a leaf lock: nothing is called while holding it). */
 #include "rec_cache.h"
 
@@ -19,6 +26,8 @@
 #include <time.h>
 
 #include "bt_mem.h"
+
+#define REC_CACHE_GATHER_NS INT64_C(10000000) /* 10 ms */
 
 struct rec_cache {
 	pthread_mutex_t mu;
@@ -31,6 +40,7 @@ struct rec_cache {
 	uint64_t taken; /* batches handed to the consumer */
 	uint64_t done;  /* batches the consumer has finished */
 	atomic_size_t fill; /* prod.bytes, readable without the lock (UI) */
+	struct timespec first; /* when the producer buffer got its first message */
 };
 
 static void cache_cond_init(pthread_cond_t *cv)
@@ -94,8 +104,11 @@ bt_status rec_cache_push(struct rec_cache *c, struct rec_msg *m)
 		return BT_ERR_FULL;
 	}
 	bool was_empty = c->prod.count == 0;
+	bool was_half = c->prod.bytes >= c->max_bytes / 2;
 	cache_append(c, m);
 	if (was_empty)
+		clock_gettime(CLOCK_MONOTONIC, &c->first);
+	if (was_empty || (!was_half && c->prod.bytes >= c->max_bytes / 2))
 		pthread_cond_signal(&c->cv_data);
 	if (c->max_bytes == 0) {
 		uint64_t batch = c->taken + 1;
@@ -134,6 +147,22 @@ static void cache_wait_data(struct rec_cache *c, int64_t timeout_ns)
 			break;
 }
 
+/* Data waits (mu held): let more gather; see the top of the file. */
+static void cache_gather(struct rec_cache *c)
+{
+	if (c->max_bytes == 0)
+		return;
+	struct timespec dl = c->first;
+	dl.tv_nsec += REC_CACHE_GATHER_NS;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_nsec -= 1000000000;
+		dl.tv_sec++;
+	}
+	while (c->prod.bytes < c->max_bytes / 2 && !c->woken && !c->closed)
+		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) == ETIMEDOUT)
+			break;
+}
+
 bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_batch *out)
 {
 	*out = (struct rec_batch){0};
@@ -143,6 +172,8 @@ bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_bat
 		pthread_cond_broadcast(&c->cv_done);
 	}
 	cache_wait_data(c, timeout_ns);
+	if (c->prod.count != 0)
+		cache_gather(c);
 	c->woken = false;
 	if (c->prod.count != 0) {
 		*out = c->prod;

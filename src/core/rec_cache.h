@@ -4,6 +4,9 @@
  * and writes that batch. A push that would take the producer buffer above
  * `max_bytes` is dropped (the caller counts it as lost in the recorder).
  *
+ * Once data waits, a swap lets more gather for up to 10 ms (unless the
+ * buffer is half full, woken or closed): fewer, larger transactions.
+ *
  * max_bytes 0 is write-through: a push waits until the consumer has
  * written it (rosbag2's cache size 0); nothing is dropped for size, and
  * the producer is slowed to the consumer's pace instead.
