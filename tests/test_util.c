@@ -127,3 +127,19 @@ void tu_write_file(const char *path, const void *data, size_t len)
 		abort();
 	}
 }
+
+bool tu_in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		return false;
+	char *dup = bt_xstrdup(path), *save = NULL;
+	bool found = false;
+	for (char *d = strtok_r(dup, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char full[4096];
+		snprintf(full, sizeof full, "%s/%s", d, prog);
+		found = access(full, X_OK) == 0;
+	}
+	free(dup);
+	return found;
+}

@@ -5,6 +5,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,8 @@ void tu_require_fixtures(void);
  * malloc'ed string *out (may be NULL); returns the exit status, or
  * 128+signal. */
 int tu_run(char *const argv[], char **out);
+/* Is `prog` an executable in $PATH? */
+bool tu_in_path(const char *prog);
 /* Runs the bagtop binary ($BAGTOP_BIN) with the given arguments. */
 int tu_bagtop(char **out, const char *arg0, ...);
 /* Byte-identical files? */

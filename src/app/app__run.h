@@ -46,6 +46,7 @@ struct app_run {
 	uint64_t snap_count;       /* snapshots written */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
+	size_t file_index;         /* the storage file last said to be current */
 };
 
 /* Prepares signals (all blocked from here on, inherited by the recorder's
@@ -65,7 +66,8 @@ void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
 /* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2 itself and
  * returns a stop signal's number, or 0. */
 int app_run_take_signal(struct app_run *run, const struct timespec *wait);
-/* Says which topics lost messages since the last call (1 per second max). */
+/* Says which topics lost messages since the last call (1 per second max),
+ * and when the bag moved on to another file (a split). */
 void app_run_loss_check(struct app_run *run, int64_t now);
 /* Stops the recorder (finishes the bag) and sets `finished`. Any one
  * thread; a snapshot finished meanwhile is for app_run_snap_done. */

@@ -122,8 +122,22 @@ static void app_loss_append(struct bt_buf *b, const char *name, const struct app
 
 /* One line naming the topics whose losses started or grew since the last
  * such line; called once per status period at most. */
+/* A split (by size, duration or request) starts the next file. */
+static void app_file_check(struct app_run *run)
+{
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	if (st.file_index == run->file_index)
+		return;
+	run->file_index = st.file_index;
+	const char *slash = strrchr(st.current_file, '/');
+	app_run_say(run, TUI_SEV_INFO, "split: now writing %s",
+		    slash ? slash + 1 : st.current_file);
+}
+
 void app_run_loss_check(struct app_run *run, int64_t now)
 {
+	app_file_check(run);
 	if (run->loss_t != 0 && now - run->loss_t < APP_LOSS_PERIOD_NS)
 		return;
 	const struct rec_topics *t = rec_recorder_topics(run->rec);

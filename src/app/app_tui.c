@@ -224,7 +224,7 @@ static void app_tui_command(void *ctx, const struct tui_cmd *cmd)
 			break;
 		}
 		rec_recorder_split(t->run->rec);
-		app_run_say(t->run, TUI_SEV_INFO, "split: a new file starts now");
+		app_run_say(t->run, TUI_SEV_INFO, "split requested");
 		break;
 	case TUI_CMD_QUIT: app_tui_begin_stop(t, "quit"); break;
 	default: break;

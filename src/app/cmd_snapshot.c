@@ -10,6 +10,7 @@
 #include "app.h"
 #include "app_snapfile.h"
 #include "bt_parse.h"
+#include "bt_time.h"
 
 #define SNAPSHOT_POLL_NS 50000000L
 
@@ -41,17 +42,10 @@ static int snapshot_opt(void *ctx, const struct app_opt *o, const char *arg)
 	return 0;
 }
 
-static int64_t snapshot_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Polls the state file until its seq passes `seq0`. */
 static int snapshot_wait(const struct snapshot_ctx *s, uint64_t seq0)
 {
-	int64_t end = snapshot_now() + s->timeout_ns;
+	int64_t end = bt_time_monotonic_ns() + s->timeout_ns;
 	struct app_snapstate st;
 	struct bt_error err = {0};
 	for (;;) {
@@ -64,7 +58,7 @@ static int snapshot_wait(const struct snapshot_ctx *s, uint64_t seq0)
 			app_error("process %ld stopped before the snapshot was reported", s->pid);
 			return APP_EXIT_ERROR;
 		}
-		if (snapshot_now() > end) {
+		if (bt_time_monotonic_ns() > end) {
 			app_error("no snapshot from process %ld within the timeout", s->pid);
 			return APP_EXIT_ERROR;
 		}

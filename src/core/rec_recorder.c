@@ -194,13 +194,6 @@ uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index)
 	return index < REC_TOPICS_MAX ? rec_tl_depth(r->tl, (uint32_t)index) : 0;
 }
 
-uint64_t rec_recorder_topic_evicted(const struct rec_recorder *r, size_t index)
-{
-	return r->snap != NULL && index < REC_TOPICS_MAX
-		       ? rec_snap_topic_evicted(r->snap, (uint32_t)index)
-		       : 0;
-}
-
 void rec_recorder_split(struct rec_recorder *r)
 {
 	if (r->consumer != NULL)

@@ -118,8 +118,7 @@ const char *rec_trigger_str(enum rec_trigger t); /* one line for the user */
 BT_MUST_CHECK bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t index,
 						uint32_t depth);
 uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
-/* Messages of topic `index` evicted from the snapshot buffer (by design). */
-uint64_t rec_recorder_topic_evicted(const struct rec_recorder *r, size_t index);
+
 void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st);
 /* The topic table (read-only use; valid until rec_recorder_free). */
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);

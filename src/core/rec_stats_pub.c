@@ -64,7 +64,6 @@ struct rec_stats_pub {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stop; /* under mu */
-	atomic_uint_fast64_t n_stats, n_loss;
 };
 
 static uint64_t ld(atomic_uint_fast64_t *a)
@@ -168,14 +167,11 @@ static bagtop_stats_LossCounts stats_loss_delta(const bagtop_stats_LossCounts *n
 					 now->write_failure - then->write_failure};
 }
 
-static void stats_write(struct rec_stats_pub *p, dds_entity_t wr, const void *sample,
-			atomic_uint_fast64_t *count)
+static void stats_write(struct rec_stats_pub *p, dds_entity_t wr, const void *sample)
 {
 	dds_return_t rc = dds_write(wr, sample);
-	if (rc >= 0) {
-		atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+	if (rc >= 0)
 		return;
-	}
 	if (!p->write_warned)
 		bt_log_warn("live statistics: a DDS write failed (%s); going on",
 			    dds_strretcode(rc));
@@ -199,7 +195,7 @@ static void stats_loss_event(struct rec_stats_pub *p, size_t n, int64_t now)
 	if (k == 0)
 		return;
 	bagtop_stats_LossEvent ev = {p->id, now, p->loss_serial++, {k, k, p->losses, false}};
-	stats_write(p, p->loss_wr, &ev, &p->n_loss);
+	stats_write(p, p->loss_wr, &ev);
 }
 
 static bagtop_stats_RecorderState stats_state(const struct rec_status *st, bool final)
@@ -249,7 +245,7 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 		stats_rates(p, &p->slots[i], mono, &p->rows[i]);
 		stats_add_totals(&s.totals, &p->rows[i]);
 	}
-	stats_write(p, p->wr, &s, &p->n_stats);
+	stats_write(p, p->wr, &s);
 	stats_loss_event(p, n, now);
 }
 
@@ -364,8 +360,6 @@ static struct rec_stats_pub *stats_new(const struct rec_stats_pub_options *opt)
 	p->period_ns = period < (double)STATS_MIN_PERIOD_NS ? STATS_MIN_PERIOD_NS : (int64_t)period;
 	p->start_mono = bt_time_monotonic_ns();
 	p->start_real = bt_time_realtime_ns();
-	atomic_init(&p->n_stats, 0);
-	atomic_init(&p->n_loss, 0);
 	pthread_condattr_t ca;
 	if (pthread_mutex_init(&p->mu, NULL) != 0 || pthread_condattr_init(&ca) != 0 ||
 	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
@@ -418,13 +412,6 @@ void rec_stats_pub_write_final(struct rec_stats_pub *p)
 	rec_stats_pub_stop(p);
 	stats_tick(p, true);
 	p->final_written = true;
-}
-
-void rec_stats_pub_counts(const struct rec_stats_pub *p, uint64_t *stats, uint64_t *loss_events)
-{
-	struct rec_stats_pub *q = (struct rec_stats_pub *)p; /* atomics only */
-	*stats = ld(&q->n_stats);
-	*loss_events = ld(&q->n_loss);
 }
 
 const char *rec_stats_pub_id(const struct rec_stats_pub *p)

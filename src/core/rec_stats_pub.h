@@ -61,8 +61,6 @@ void rec_stats_pub_stop(struct rec_stats_pub *p);
  * and a last loss event if losses grew since the previous one. Owner
  * thread; at most once (later calls do nothing). */
 void rec_stats_pub_write_final(struct rec_stats_pub *p);
-/* Statistics and loss-event samples written so far (tests). Any thread. */
-void rec_stats_pub_counts(const struct rec_stats_pub *p, uint64_t *stats, uint64_t *loss_events);
 /* The recorder id samples are keyed by (participant GUID, 32 hex digits). */
 const char *rec_stats_pub_id(const struct rec_stats_pub *p);
 /* Stops if needed, deletes the writers and topics, frees. NULL is fine. */

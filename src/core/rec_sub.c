@@ -477,6 +477,8 @@ bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)
 	pub_fini(p);
 	*p = s->pubs[--s->n_pubs];
 	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
+	if (s->n_pubs == 0)
+		bt_log_info("%s: its last publisher left", s->tp->name);
 	return true;
 }
 

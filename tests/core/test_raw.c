@@ -180,21 +180,6 @@ static void child_expect_ok(pid_t pid, const char *out, double timeout_s, const 
 	free(text);
 }
 
-static bool in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	if (path == NULL)
-		return false;
-	char *dup = strdup(path), *save = NULL;
-	bool found = false;
-	for (char *d = strtok_r(dup, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char full[4096];
-		snprintf(full, sizeof full, "%s/%s", d, prog);
-		found = access(full, X_OK) == 0;
-	}
-	free(dup);
-	return found;
-}
 
 /* ---- the raw reader rig -------------------------------------------- */
 
@@ -569,7 +554,7 @@ static bool on_sample_perf(void *arg, const struct rec_raw_sample *s)
 static void run_ddsperf(dds_domainid_t domain, const char *size, size_t expect_len,
 			int32_t max_samples)
 {
-	if (!in_path("ddsperf")) {
+	if (!tu_in_path("ddsperf")) {
 		printf("SKIP: ddsperf not found in PATH (package cyclonedds-tools)\n");
 		g_skipped = true;
 		skip();

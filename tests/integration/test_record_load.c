@@ -17,19 +17,6 @@
 #include "rec_harness.h"
 #include "test_util.h"
 
-static bool in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char *dup = bt_xasprintf("%s", path ? path : ""), *save = NULL;
-	bool found = false;
-	for (char *d = strtok_r(dup, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *full = bt_xasprintf("%s/%s", d, prog);
-		found = access(full, X_OK) == 0;
-		free(full);
-	}
-	free(dup);
-	return found;
-}
 
 /* "NAME N msgs lost T transport, R recorder" from the summary. */
 static void summary_of(const char *out, const char *name, unsigned long long v[3])
@@ -120,7 +107,7 @@ static void ddsperf_case(int domain, const char *rate, const char *size, size_t 
 static void test_record_ddsperf(void **state)
 {
 	(void)state;
-	if (!in_path("ddsperf")) {
+	if (!tu_in_path("ddsperf")) {
 		printf("SKIP: ddsperf not found in PATH (package cyclonedds-tools)\n");
 		skip();
 	}

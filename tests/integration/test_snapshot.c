@@ -468,7 +468,14 @@ static void test_snapshot_memory(void **state)
 	printf("RSS: %.1f MiB at start, %.1f MiB at the peak\n", (double)base / (double)mib,
 	       (double)peak / (double)mib);
 	assert_true(base > 0);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* ASan's quarantine keeps freed memory (256 MiB) and TSan's shadow
+	 * grows with it: RSS says nothing about the bound there. The plain
+	 * build checks it. */
+	printf("RSS bound not checked under a sanitizer\n");
+#else
 	assert_true(peak - base <= 3 * 8 * mib + 24 * mib);
+#endif
 	assert_non_null(strstr(r.out, "snapshot 1: "));
 	rec_check(r.dir);
 	free(ot);

@@ -108,6 +108,7 @@ tm send-keys / Escape
 # n: a new file.
 tm send-keys n
 wait_for 3 test -e "$T/bag1/bag1_1.db3" || fail "n made no second file"
+wait_for 3 on_screen "split: now writing bag1_1.db3" || fail "no event for the split"
 
 # p: paused (nothing recorded), then resumed.
 sleep 0.5
