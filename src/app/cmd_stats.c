@@ -174,9 +174,12 @@ static void stats_json_row(const struct rec_stats_row *w)
 	stats_json_loss(&w->lost);
 	printf("\"lost_in_transport\":%" PRIu64 ",\"lost_in_recorder\":%" PRIu64
 	       ",\"rate_hz\":%.3f,\"bandwidth_bps\":%.1f,\"average_rate_hz\":%.3f,"
-	       "\"last_receive_time\":%" PRId64 "}",
+	       "\"last_receive_time\":%" PRId64 ",",
 	       w->lost_transport_total, w->lost_recorder_total, w->rate_hz, w->bandwidth_bps,
 	       w->average_rate_hz, w->last_receive_time);
+	printf("\"file_recorded\":%" PRIu64 ",\"file_bytes\":%" PRIu64
+	       ",\"file_lost_in_transport\":%" PRIu64 ",\"file_lost_in_recorder\":%" PRIu64 "}",
+	       w->file_recorded, w->file_bytes, w->file_lost_transport, w->file_lost_recorder);
 }
 
 static void stats_json(const struct rec_stats_sample *r)

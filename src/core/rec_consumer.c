@@ -91,6 +91,21 @@ struct rec_consumer {
 
 /* Publishes the writer's current file for other threads (the writer's own
  * string is only valid on this thread). */
+/* Topic i's figures in the current file, for other threads. */
+static void cons_publish_topic_file(struct rec_consumer *c, uint32_t i)
+{
+	struct bag_writer_topic_stats f;
+	if (!bag_writer_get_topic_stats(c->opt.writer, c->handles[i], NULL, &f))
+		return;
+	struct rec_topic_stats *st = &rec_topics_get(c->opt.topics, i)->st;
+	atomic_store_explicit(&st->file_recorded, f.recorded, memory_order_relaxed);
+	atomic_store_explicit(&st->file_bytes, f.bytes, memory_order_relaxed);
+	atomic_store_explicit(&st->file_lost_transport, bag_losses_transport(&f.lost),
+			      memory_order_relaxed);
+	atomic_store_explicit(&st->file_lost_recorder, bag_losses_recorder(&f.lost),
+			      memory_order_relaxed);
+}
+
 static void cons_publish_file(struct rec_consumer *c)
 {
 	struct bag_writer_stats ws;
@@ -98,6 +113,11 @@ static void cons_publish_file(struct rec_consumer *c)
 	/* The path changes only with the index: copy it only then. */
 	if (c->file[0] != '\0' && ws.file_index == c->file_index)
 		return;
+	/* A new file: every topic's figures there start again. */
+	size_t n = rec_topics_count(c->opt.topics);
+	for (size_t i = 0; i < n; i++)
+		if (c->handles[i] != CONS_HANDLE_NONE && c->handles[i] != CONS_HANDLE_REFUSED)
+			cons_publish_topic_file(c, (uint32_t)i);
 	const char *f = bag_writer_current_file(c->opt.writer);
 	pthread_mutex_lock(&c->err_mu);
 	snprintf(c->file, sizeof c->file, "%s", f != NULL ? f : "");
@@ -199,8 +219,10 @@ static void cons_sync_losses(struct rec_consumer *c)
 				       now.rejected - was->rejected, now.lost_cache - was->lost_cache,
 				       0, 0, now.lost_write - was->lost_write};
 		if ((d.lost_transport | d.rejected | d.lost_cache | d.lost_write) != 0 &&
-		    bag_writer_add_losses(c->opt.writer, h, &d) == BT_OK)
+		    bag_writer_add_losses(c->opt.writer, h, &d) == BT_OK) {
 			*was = now;
+			cons_publish_topic_file(c, (uint32_t)i);
+		}
 	}
 }
 
@@ -350,6 +372,7 @@ static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
 		cons_count(&st->bytes, t->bytes);
 		cons_count(&st->lost_toobig, toobig);
 		cons_count(&st->lost_write, t->n - t->recorded - toobig);
+		cons_publish_topic_file(c, ti);
 		*t = (struct cons_tally){0};
 	}
 	c->n_touched = 0;

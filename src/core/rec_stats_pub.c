@@ -139,6 +139,10 @@ static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 	row->lost_in_recorder_total = row->lost.cache_overflow + row->lost.too_large +
 				      row->lost.write_failure;
 	row->last_receive_time = atomic_load_explicit(&c->last_recv_time, memory_order_relaxed);
+	row->file_recorded = ld(&c->file_recorded);
+	row->file_bytes = ld(&c->file_bytes);
+	row->file_lost_in_transport = ld(&c->file_lost_transport);
+	row->file_lost_in_recorder = ld(&c->file_lost_recorder);
 }
 
 static void stats_add_totals(bagtop_stats_Totals *t, const bagtop_stats_TopicStatistics *row)

@@ -88,7 +88,8 @@ static struct rec_stats_row sub_row(const bagtop_stats_TopicStatistics *t)
 		{l->lost_in_transport, l->rejected, l->cache_overflow, l->too_large,
 		 l->write_failure},
 		t->lost_in_transport_total, t->lost_in_recorder_total, t->rate_hz, t->bandwidth_bps,
-		t->average_rate_hz, t->last_receive_time};
+		t->average_rate_hz, t->last_receive_time, t->file_recorded, t->file_bytes,
+		t->file_lost_in_transport, t->file_lost_in_recorder};
 }
 
 static void sub_copy(struct rec_stats_sample *r, const bagtop_stats_Statistics *m)

@@ -39,6 +39,8 @@ struct rec_stats_row {
 	uint64_t lost_recorder_total;  /* cache + toobig + write */
 	double rate_hz, bandwidth_bps, average_rate_hz;
 	int64_t last_receive_time; /* ns since the epoch, 0 = never */
+	/* In the storage file being written now. */
+	uint64_t file_recorded, file_bytes, file_lost_transport, file_lost_recorder;
 };
 
 struct rec_stats_totals {

@@ -34,6 +34,9 @@ struct rec_topic_stats {
 	atomic_uint_fast64_t ignored;  /* arrived while paused or switched off: not recorded */
 	atomic_uint_fast64_t rx_bytes; /* payload bytes that arrived, recorded or not */
 	atomic_uint_fast64_t repeated; /* repeated transient-local copies written */
+	/* In the storage file being written now, as the bag's statistics will
+	 * say (set by the consumer from the writer's figures). */
+	atomic_uint_fast64_t file_recorded, file_bytes, file_lost_transport, file_lost_recorder;
 	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
 };
 

@@ -143,6 +143,10 @@ static void set_chatter(struct fake *f, uint64_t base)
 	set(&s->lost_cache, 50);
 	set(&s->lost_toobig, 3);
 	set(&s->lost_write, 4);
+	set(&s->file_recorded, base / 2);
+	set(&s->file_bytes, 25 * base);
+	set(&s->file_lost_transport, 3);
+	set(&s->file_lost_recorder, 6);
 }
 
 static void check_chatter(const char *out, uint64_t base)
@@ -157,6 +161,10 @@ static void check_chatter(const char *out, uint64_t base)
 	assert_int_equal(json_u64(out, "/chatter", "write_failure"), 4);
 	assert_int_equal(json_u64(out, "/chatter", "lost_in_transport"), 9);
 	assert_int_equal(json_u64(out, "/chatter", "lost_in_recorder"), 57);
+	assert_int_equal(json_u64(out, "/chatter", "file_recorded"), base / 2);
+	assert_int_equal(json_u64(out, "/chatter", "file_bytes"), 25 * base);
+	assert_int_equal(json_u64(out, "/chatter", "file_lost_in_transport"), 3);
+	assert_int_equal(json_u64(out, "/chatter", "file_lost_in_recorder"), 6);
 	assert_int_equal(json_u64(out, "/imu", "recorded"), 10);
 	assert_int_equal(json_u64(out, NULL, "recorded"), base + 10); /* totals come first */
 }
@@ -480,6 +488,9 @@ static void test_stats_recorder(void **state)
 		assert_int_equal(json_u64(out, "/live", "recorded"), wrote);
 		assert_int_equal(json_u64(out, "/live", "received"), wrote);
 		assert_int_equal(json_u64(out, "/live", "lost_in_recorder"), 0);
+		/* One file so far: it holds everything. */
+		assert_int_equal(json_u64(out, "/live", "file_recorded"), wrote);
+		assert_true(json_u64(out, "/live", "file_bytes") > 0);
 		assert_non_null(strstr(out, r.dir));
 	} else {
 		assert_non_null(strstr(out, "no bagtop recorder answered on domain 146"));
