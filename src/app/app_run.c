@@ -24,7 +24,6 @@
 #include "bt_time.h"
 #include "rec_log.h"
 
-
 /* A topic's loss counters as the last loss line saw them. */
 struct app_loss {
 	uint64_t transport, cache, toobig, write;
