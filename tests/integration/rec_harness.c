@@ -230,3 +230,11 @@ unsigned long long counts_of(const struct bag_counts *c, const char *name)
 	return 0;
 }
 
+void rec_expect_count(const char *dir, const char *topic, unsigned long long n)
+{
+	struct bag_counts c;
+	bag_count(dir, &c);
+	assert_int_equal(counts_of(&c, topic), n);
+	counts_free(&c);
+	rec_check(dir);
+}

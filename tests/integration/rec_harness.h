@@ -53,5 +53,8 @@ long tpub_finish(pid_t pid, const char *out_path);
 void bag_count(const char *dir, struct bag_counts *c);
 unsigned long long counts_of(const struct bag_counts *c, const char *name);
 void counts_free(struct bag_counts *c);
+/* The bag holds exactly n messages of topic (cast to the count's type),
+ * and `bagtop check` passes. */
+void rec_expect_count(const char *dir, const char *topic, unsigned long long n);
 
 #endif

@@ -204,11 +204,7 @@ static void test_record_late_publisher(void **state)
 	pid_t tp = tpub_spawn(118, "rt/late", extra, tout);
 	assert_int_equal(tpub_finish(tp, tout), 20);
 	rec_stop(&r, SIGINT);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/late"), 20);
-	counts_free(&c);
-	rec_check(r.dir);
+	rec_expect_count(r.dir, "/late", 20);
 	free(tout);
 	rec_free(&r);
 }
@@ -231,11 +227,7 @@ static void test_record_mixed_qos(void **state)
 	long n = tpub_finish(p1, out1) + tpub_finish(p2, out2);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/mixed"), (unsigned long long)n);
-	counts_free(&c);
-	rec_check(r.dir);
+	rec_expect_count(r.dir, "/mixed", (unsigned long long)n);
 	free(out1);
 	free(out2);
 	rec_free(&r);

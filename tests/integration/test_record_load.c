@@ -136,11 +136,7 @@ static void test_record_cache_zero(void **state)
 	summary_of(r.out, "/wt", v);
 	assert_int_equal(v[0], 1000);
 	assert_int_equal(v[2], 0);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/wt"), 1000);
-	counts_free(&c);
-	rec_check(r.dir);
+	rec_expect_count(r.dir, "/wt", 1000);
 	free(tout);
 	rec_free(&r);
 }
@@ -167,11 +163,7 @@ static void test_record_sigkill_reindex(void **state)
 		fail_msg("reindex exit %d: %s", rc, out);
 	printf("%s", out);
 	free(out);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/k"), 300);
-	counts_free(&c);
-	rec_check(r.dir);
+	rec_expect_count(r.dir, "/k", 300);
 	free(tout);
 	rec_free(&r);
 }
@@ -202,11 +194,7 @@ static void test_record_second_interrupt(void **state)
 	summary_of(r.out, "/s2", v);
 	assert_true(v[0] > 0);
 	assert_int_equal(v[2], 0);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/s2"), v[0]);
-	counts_free(&c);
-	rec_check(r.dir);
+	rec_expect_count(r.dir, "/s2", v[0]);
 	free(tout);
 	rec_free(&r);
 }

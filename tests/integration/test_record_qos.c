@@ -108,11 +108,7 @@ static void test_record_override_volatile(void **state)
 	rec_stop(&r, SIGINT);
 	assert_int_equal(tpub_finish(tp, tout), 10);
 	printf("%s", r.out);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/tl"), 7);
-	counts_free(&c);
-	rec_check(r.dir);
+	rec_expect_count(r.dir, "/tl", 7);
 	rec_free(&r);
 	tu_rmrf(tmp);
 	free(ov);
