@@ -1,5 +1,9 @@
-/* DESIGN: the batch is an array of jobs; workers claim the next index under
- * the mutex, compress without any lock held, then publish `done`. The
+/* DESIGN: the batch is an array of jobs; workers claim the next index with
+ * one compare-and-swap on `claim` (batch generation in the high 32 bits,
+ * next index in the low 32), so a worker never claims a job of a batch it
+ * did not see start, and at 1 KiB messages the claims do not queue on the
+ * mutex. They compress without any lock held, then publish `done`. The mutex
+ * only guards sleeping: a new batch or stop (cv_work), the writer (cv_done). The
  * writer sleeps on `cv_done` only when the job it needs is not finished,
  * and then waits for a whole run of jobs [wait_lo, wait_hi] (up to
  * BAG_ZPOOL_WAKE_JOBS jobs or BAG_ZPOOL_WAKE_BYTES of input): a worker
@@ -21,7 +25,7 @@
 #include "store__zpool.h"
 #include "store__zstd.h"
 
-#define BAG_ZPOOL_WAKE_JOBS 32
+#define BAG_ZPOOL_WAKE_JOBS 128
 #define BAG_ZPOOL_WAKE_BYTES (256u * 1024u)
 
 struct bag_zjob {
@@ -42,7 +46,8 @@ struct bag_zpool {
 	pthread_cond_t cv_done; /* the writer waits for a job */
 	const struct bag_zpool_input *in;
 	struct bag_zjob *jobs;
-	size_t n_jobs, cap_jobs, next;
+	size_t n_jobs, cap_jobs;
+	_Atomic uint64_t claim; /* generation << 32 | next index */
 	atomic_bool writer_waiting;
 	atomic_size_t wait_lo, wait_hi; /* the run the writer waits for */
 	bool stop;
@@ -93,6 +98,25 @@ static void bag_zpool_compress(struct bag_zworker *w, size_t i)
 	}
 }
 
+/* Claims the next job of batch `gen` (of n jobs): its index, or -1 when
+ * that batch has none left or is no longer current. */
+static long bag_zpool_claim(struct bag_zpool *p, uint32_t gen, size_t n)
+{
+	uint64_t v = atomic_load(&p->claim);
+	for (;;) {
+		uint32_t idx = (uint32_t)v;
+		if ((uint32_t)(v >> 32) != gen || idx >= n)
+			return -1;
+		if (atomic_compare_exchange_weak(&p->claim, &v, v + 1))
+			return (long)idx;
+	}
+}
+
+static bool bag_zpool_has_work(struct bag_zpool *p)
+{
+	return (uint32_t)atomic_load(&p->claim) < p->n_jobs;
+}
+
 static void *bag_zpool_main(void *arg)
 {
 	struct bag_zworker *w = arg;
@@ -102,13 +126,17 @@ static void *bag_zpool_main(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->stop && p->next >= p->n_jobs)
+		while (!p->stop && !bag_zpool_has_work(p))
 			pthread_cond_wait(&p->cv_work, &p->lock);
 		if (p->stop)
 			break;
-		size_t i = p->next++;
+		/* gen and n_jobs change only under the lock, in submit. */
+		uint32_t gen = (uint32_t)(atomic_load(&p->claim) >> 32);
+		size_t n = p->n_jobs;
 		pthread_mutex_unlock(&p->lock);
-		bag_zpool_compress(w, i);
+		long i;
+		while ((i = bag_zpool_claim(p, gen, n)) >= 0)
+			bag_zpool_compress(w, (size_t)i);
 		pthread_mutex_lock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -175,7 +203,8 @@ void bag_zpool_submit(struct bag_zpool *p, const struct bag_zpool_input *in, siz
 		atomic_store_explicit(&p->jobs[i].done, 0, memory_order_relaxed);
 	p->in = in;
 	p->n_jobs = n;
-	p->next = 0;
+	uint64_t gen = (atomic_load(&p->claim) >> 32) + 1;
+	atomic_store(&p->claim, (gen & 0xffffffffu) << 32);
 	pthread_cond_broadcast(&p->cv_work);
 	pthread_mutex_unlock(&p->lock);
 }
