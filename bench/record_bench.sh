@@ -110,7 +110,7 @@ run_bagtop() {
 	rm -rf "$WORK/bag"
 	awk -v cpu="$(cpu_of "$WORK/rec.times")" -v bytes="${bytes:-0}" '
 		$1 == "DDSPerfRDataKS" && $3 == "msgs" { rec = $2; tr = $5; lr = $7 }
-		END { if (rec == "") exit 1; printf "%d %d %d %s %d\n", rec + lr, lr, tr, cpu, bytes }' \
+		END { if (rec == "") exit 1; printf "%d %d %d %s %.0f\n", rec + lr, lr, tr, cpu, bytes }' \
 		"$WORK/rec.out" || { echo "record_bench: bagtop run failed:" >&2; cat "$WORK/rec.out" >&2; exit 1; }
 }
 

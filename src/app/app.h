@@ -14,6 +14,8 @@ extern const struct app_cmd app_cmd_check;
 extern const struct app_cmd app_cmd_reindex;
 extern const struct app_cmd app_cmd_demo;
 extern const struct app_cmd app_cmd_snapshot;
+extern const struct app_cmd app_cmd_pause;
+extern const struct app_cmd app_cmd_resume;
 extern const struct app_cmd app_cmd_stats;
 
 /* Prints "bagtop: error: <msg>" on stderr: the one line a failure gives. */

@@ -30,7 +30,8 @@ struct app_run {
 	const struct app_record_cfg *cfg;
 	const char *bag;
 	sigset_t sigs;     /* stop: SIGINT, SIGTERM, SIGHUP */
-	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done) */
+	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done)
+			    * + APP_SIG_PAUSE / APP_SIG_RESUME */
 	int64_t t0;        /* monotonic start */
 	uint64_t last_bytes;
 	int64_t last_t;
@@ -63,8 +64,13 @@ void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ..
 	__attribute__((format(printf, 3, 4)));
 void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
 void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
-/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2 itself and
- * returns a stop signal's number, or 0. */
+/* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
+ * raise them so that one thread owns the state file): pauses or resumes,
+ * says so, and confirms through the state file. `from`: the requesting
+ * process (0 or our own pid: a key). */
+void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
+/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2 and the pause
+ * signals itself and returns a stop signal's number, or 0. */
 int app_run_take_signal(struct app_run *run, const struct timespec *wait);
 /* Says which topics lost messages since the last call (1 per second max),
  * and when the bag moved on to another file (a split). */

@@ -110,6 +110,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
 	case APP_R_START_PAUSED: c->ro.start_paused = true; return 0;
 	case APP_R_NO_TUI: c->no_tui = true; return 0;
+	case APP_R_NO_KEYS: c->no_keys = true; return 0;
 	case APP_R_SNAPSHOT: c->ro.snapshot_mode = true; return 0;
 	case APP_R_LOG_FILE: c->log_file = arg; return 0;
 	case APP_R_SNAP_DURATION:
@@ -147,6 +148,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	uint64_t us;
 	if (delay != NULL && bt_parse_u64(delay, 0, 10000000, &us) == BT_OK)
 		c->ro.test_consumer_delay_us = (uint32_t)us;
+	/* Slow MESSAGE compression, so that the cache overflows behind it. */
+	delay = getenv("BAGTOP_TEST_COMPRESS_DELAY_US");
+	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)
+		c->ro.writer.test_compress_delay_us = (uint32_t)us;
 	/* And a slow receive path, so that samples are lost in transport. */
 	delay = getenv("BAGTOP_TEST_LISTENER_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)

@@ -25,6 +25,7 @@ enum {
 	APP_R_SNAP_POST,
 	APP_R_REPEAT,
 	APP_R_LOG_FILE,
+	APP_R_NO_KEYS,
 };
 
 /* Which topics (record only; demo records everything). */
@@ -46,8 +47,11 @@ enum {
 	 APP_R_QOS_OVERRIDES},                                                                     \
 	{"max-cache-size", 0, "BYTES", "message cache size (default 100M; 0 = write-through)",    \
 	 APP_R_CACHE},                                                                             \
-	{"start-paused", 0, NULL, "start with recording paused", APP_R_START_PAUSED},             \
+	{"start-paused", 0, NULL, "start with recording paused (resume: p, Space, bagtop resume)",\
+	 APP_R_START_PAUSED},                                                                      \
 	{"no-tui", 0, NULL, "print status lines instead of the live view", APP_R_NO_TUI},         \
+	{"disable-keyboard-controls", 0, NULL, "no Space to pause/resume without the live view",  \
+	 APP_R_NO_KEYS},                                                                           \
 	{"statistics-update-rate", 0, "HZ", "status updates per second (default 1; 0 = none)",    \
 	 APP_R_STATS_RATE},                                                                        \
 	{"snapshot-mode", 0, NULL, "keep the newest messages in memory; write them on a trigger",  \
@@ -69,6 +73,7 @@ struct app_record_cfg {
 	size_t n_exclude;
 	double update_rate;
 	bool no_tui;
+	bool no_keys; /* --disable-keyboard-controls */
 	struct rec_repeat_topic *repeat; /* names malloc'ed */
 	size_t n_repeat;
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */

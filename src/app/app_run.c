@@ -1,9 +1,11 @@
 /* app_run — one recording session (see app__run.h): start and stop, the
  * headless loop, and what is said to the user about snapshots and losses.
  *
- * Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 are blocked before
- * the recorder starts its threads (they inherit the mask) and received in
- * one place with sigtimedwait; nothing runs in a signal handler. While the
+ * Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and the pause / resume
+ * signals are blocked before the recorder starts its threads (they inherit
+ * the mask) and received in one place with sigtimedwait; nothing runs in a
+ * signal handler. Headless, Space toggles pause when stdin is a terminal
+ * (app_keys.c raises the signals). While the
  * bag is being finished a small thread answers further stop signals by
  * saying what is still being written: nothing is cut short. */
 #include "app__run.h"
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "app_keys.h"
 #include "bt_buf.h"
 #include "bt_fmt.h"
 #include "bt_log.h"
@@ -24,9 +27,11 @@
 #include "bt_time.h"
 #include "rec_log.h"
 
-/* A topic's loss counters as the last loss line saw them. */
+/* A topic's loss counters as the last loss line saw them, per cause in the
+ * order of app_loss_append's names. */
+enum { APP_LOSS_CAUSES = 6 };
 struct app_loss {
-	uint64_t transport, cache, toobig, write;
+	uint64_t n[APP_LOSS_CAUSES];
 };
 
 #define APP_LOSS_TOPICS_SHOWN 4
@@ -96,26 +101,27 @@ void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ..
 static struct app_loss app_loss_of(struct rec_topic *tp)
 {
 	struct rec_topic_stats *s = &tp->st;
-	return (struct app_loss){atomic_load(&s->lost_transport), atomic_load(&s->lost_cache),
-				 atomic_load(&s->lost_toobig), atomic_load(&s->lost_write)};
+	return (struct app_loss){{atomic_load(&s->lost_transport), atomic_load(&s->rejected),
+				  atomic_load(&s->lost_cache), atomic_load(&s->lost_compression),
+				  atomic_load(&s->lost_toobig), atomic_load(&s->lost_write)}};
 }
 
 /* Appends "TOPIC +N cause, +M cause" for what grew since `was`. */
 static void app_loss_append(struct bt_buf *b, const char *name, const struct app_loss *was,
 			    const struct app_loss *now)
 {
-	static const char *const cause[] = {"in transport", "in the recorder (cache full)",
-					    "in the recorder (too large)",
-					    "in the recorder (write failed)"};
-	const uint64_t a[4] = {was->transport, was->cache, was->toobig, was->write};
-	const uint64_t z[4] = {now->transport, now->cache, now->toobig, now->write};
+	static const char *const cause[APP_LOSS_CAUSES] = {
+		"in transport", "in transport (rejected: DDS resource limits)",
+		"in the recorder (cache full)",
+		"in the recorder (cache full: compression behind)", "in the recorder (too large)",
+		"in the recorder (write failed)"};
 	/* Out of memory only shortens the line. */
 	if (bt_buf_printf(b, "%s%s", b->len ? "; " : "", name) != BT_OK)
 		return;
-	for (size_t k = 0, shown = 0; k < 4; k++)
-		if (z[k] > a[k] && bt_buf_printf(b, "%s +%llu %s", shown++ ? "," : "",
-						 (unsigned long long)(z[k] - a[k]),
-						 cause[k]) != BT_OK)
+	for (size_t k = 0, shown = 0; k < APP_LOSS_CAUSES; k++)
+		if (now->n[k] > was->n[k] &&
+		    bt_buf_printf(b, "%s +%llu %s", shown++ ? "," : "",
+				  (unsigned long long)(now->n[k] - was->n[k]), cause[k]) != BT_OK)
 			return;
 }
 
@@ -257,14 +263,46 @@ void app_run_snap_done(struct app_run *run)
 	app_snap_publish(run, d.status == BT_OK ? "ok" : "failed", msg);
 }
 
+/* ---- pause and resume ---- */
+
+static void app_state_publish(struct app_run *run)
+{
+	struct bt_error e = {0};
+	if (app_snapfile_write(&run->snap, &e) != BT_OK)
+		bt_log_warn("state for `bagtop pause` and `bagtop resume`: %s", e.msg);
+}
+
+void app_run_set_paused(struct app_run *run, bool paused, pid_t from)
+{
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	rec_recorder_pause(run->rec, paused);
+	char by[48] = "";
+	if (from > 0 && from != getpid())
+		snprintf(by, sizeof by, " (asked by process %ld)", (long)from);
+	if (st.paused == paused)
+		app_run_say(run, TUI_SEV_INFO, "recording already %s%s",
+			    paused ? "paused" : "running", by);
+	else
+		app_run_say(run, TUI_SEV_INFO, "recording %s%s", paused ? "paused" : "resumed", by);
+	run->snap.paused = paused;
+	run->snap.pause_seq++;
+	app_state_publish(run);
+}
+
 int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 {
-	int sig = sigtimedwait(&run->all_sigs, NULL, wait);
+	siginfo_t si;
+	int sig = sigtimedwait(&run->all_sigs, &si, wait);
 	if (sig == SIGUSR1)
 		app_run_snap_trigger(run);
 	else if (sig == SIGUSR2)
 		app_run_snap_done(run);
-	return sig == SIGUSR1 || sig == SIGUSR2 || sig < 0 ? 0 : sig;
+	else if (sig == APP_SIG_PAUSE || sig == APP_SIG_RESUME)
+		app_run_set_paused(run, sig == APP_SIG_PAUSE, si.si_pid);
+	else if (sig > 0)
+		return sig;
+	return 0;
 }
 
 /* Waits for a stop signal, the end of the duration or a failed write,
@@ -344,10 +382,8 @@ static void app_run_summary(struct app_run *run)
 		struct rec_topic_stats *s = &tp->st;
 		printf("  %-32s %10llu msgs  lost %llu transport, %llu recorder\n", tp->name,
 		       (unsigned long long)atomic_load(&s->recorded),
-		       (unsigned long long)atomic_load(&s->lost_transport),
-		       (unsigned long long)(atomic_load(&s->lost_cache) +
-					    atomic_load(&s->lost_toobig) +
-					    atomic_load(&s->lost_write)));
+		       (unsigned long long)rec_topic_lost_transport(s),
+		       (unsigned long long)rec_topic_lost_recorder(s));
 	}
 }
 
@@ -372,6 +408,8 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	run->all_sigs = run->sigs;
 	sigaddset(&run->all_sigs, SIGUSR1);
 	sigaddset(&run->all_sigs, SIGUSR2);
+	sigaddset(&run->all_sigs, APP_SIG_PAUSE);
+	sigaddset(&run->all_sigs, APP_SIG_RESUME);
 	if (pthread_mutex_init(&run->done_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	atomic_init(&run->finished, false);
@@ -394,6 +432,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 		app_run_end(run);
 		return app_start_error(cmd, st, &err);
 	}
+	run->snap.paused = c->ro.start_paused;
 	app_snap_publish(run, "ready", "recording");
 	run->t0 = run->last_t = bt_time_monotonic_ns();
 	return 0;
@@ -445,8 +484,14 @@ int app_run_headless(struct app_run *run)
 	printf("Recording to %s%s (Ctrl-C to stop%s)\n", run->bag,
 	       c->ro.start_paused ? ", paused" : "",
 	       c->ro.snapshot_mode ? "; snapshot: kill -USR1 or bagtop snapshot --pid" : "");
+	struct app_keys keys = {.started = false};
+	/* Like rosbag2's "Press SPACE for pausing/resuming", once. */
+	if (!c->no_keys && app_keys_start(&keys, run->rec))
+		printf("Press SPACE to pause/resume recording (or bagtop pause|resume --pid %ld)\n",
+		       (long)getpid());
 	fflush(stdout);
 	int sig = app_wait(run, c->update_rate, c->duration_ns);
+	app_keys_stop(&keys); /* the terminal as it was, before the summary */
 	if (sig > 0)
 		fprintf(stderr, "bagtop: %s: finishing the bag %s\n", strsignal(sig), run->bag);
 	pthread_t watcher;

@@ -33,6 +33,26 @@ static void snapfile_line(char *s)
 			*s = ' ';
 }
 
+/* Field 22 of /proc/PID/stat, after the command name in parentheses
+ * (which may hold spaces and parentheses itself: search from the end). */
+uint64_t app_snapfile_starttime(pid_t pid)
+{
+	char path[64], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if (bt_fs_read_all(path, 1 << 12, &text, &len, NULL) != BT_OK)
+		return 0;
+	uint64_t t = 0;
+	const char *p = strrchr(text, ')');
+	/* Fields 3..21 follow ") "; starttime is the 20th after the ')'. */
+	for (int field = 2; p != NULL && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		t = strtoull(p + 1, NULL, 10);
+	free(text);
+	return t;
+}
+
 bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err)
 {
 	struct app_snapstate c = *s;
@@ -41,8 +61,11 @@ bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err
 	snapfile_line(c.message);
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = bt_buf_printf(&b, SNAPFILE_MAGIC "\nseq %llu\nresult %s\nmessages %llu\n"
-				     "file %s\nmessage %s\n", (unsigned long long)c.seq, c.result,
-				     (unsigned long long)c.messages, c.file, c.message);
+				     "file %s\nmessage %s\npause_seq %llu\npaused %d\n"
+				     "starttime %llu\n", (unsigned long long)c.seq, c.result,
+				     (unsigned long long)c.messages, c.file, c.message,
+				     (unsigned long long)c.pause_seq, c.paused ? 1 : 0,
+				     (unsigned long long)app_snapfile_starttime(getpid()));
 	char path[APP_SNAPFILE_PATH_MAX];
 	app_snapfile_path(getpid(), NULL, path, sizeof path);
 	if (st == BT_OK)
@@ -72,16 +95,24 @@ static bt_status snapfile_parse(char *text, struct app_snapstate *s)
 		if (val == NULL)
 			continue;
 		*val++ = '\0';
-		if (strcmp(line, "seq") == 0)
+		if (strcmp(line, "seq") == 0) {
 			s->seq = strtoull(val, NULL, 10);
-		else if (strcmp(line, "messages") == 0)
+		} else if (strcmp(line, "messages") == 0) {
 			s->messages = strtoull(val, NULL, 10);
-		else if (strcmp(line, "result") == 0)
+		} else if (strcmp(line, "result") == 0) {
 			snprintf(s->result, sizeof s->result, "%s", val);
-		else if (strcmp(line, "file") == 0)
+		} else if (strcmp(line, "file") == 0) {
 			snprintf(s->file, sizeof s->file, "%s", val);
-		else if (strcmp(line, "message") == 0)
+		} else if (strcmp(line, "message") == 0) {
 			snprintf(s->message, sizeof s->message, "%s", val);
+		} else if (strcmp(line, "pause_seq") == 0) {
+			s->has_pause = true;
+			s->pause_seq = strtoull(val, NULL, 10);
+		} else if (strcmp(line, "paused") == 0) {
+			s->paused = strcmp(val, "1") == 0;
+		} else if (strcmp(line, "starttime") == 0) {
+			s->starttime = strtoull(val, NULL, 10);
+		}
 	}
 	return s->result[0] != '\0' ? BT_OK : BT_ERR_FORMAT;
 }
@@ -104,8 +135,12 @@ bt_status app_snapfile_read(pid_t pid, struct app_snapstate *s, struct bt_error 
 		free(text);
 		if (st != BT_OK)
 			return bt_err_set(err, st, "%s: not a bagtop snapshot state file", path);
+		uint64_t now = app_snapfile_starttime(pid);
+		if (s->starttime != 0 && now != 0 && now != s->starttime)
+			return bt_err_set(err, BT_ERR_NOTFOUND, "process %ld is not a running bagtop "
+					  "record (%s is left from an earlier one)", (long)pid, path);
 		return BT_OK;
 	}
 	return bt_err_set(err, BT_ERR_NOTFOUND, "process %ld is not a running bagtop record "
-			  "(no snapshot state file)", (long)pid);
+			  "(no bagtop state file)", (long)pid);
 }

@@ -7,7 +7,9 @@
  *  - main: tui_run (fill, command, done).
  *  - "app-signals": SIGINT/SIGTERM/SIGHUP start the stop; SIGUSR1 triggers
  *    a snapshot (the `s` key raises it too, so one thread owns the
- *    snapshot state); SIGUSR2 reports a finished snapshot; --duration.
+ *    snapshot state); SIGUSR2 reports a finished snapshot; the pause and
+ *    resume signals (`bagtop pause|resume`; the `p` key raises them too)
+ *    pause or resume; --duration.
  *  - "app-stop": rec_recorder_stop, which finishes the bag; the view shows
  *    "finishing bag" until it is done.
  * What is said to the user goes through the event queue (tui_events). */
@@ -148,9 +150,13 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int6
 	tui_rate_push(&t->rates[i], now, row->messages, atomic_load(&s->rx_bytes));
 	tui_rate_get(&t->rates[i], TUI_RATE_WINDOW_NS, &row->rate_hz, &row->bandwidth);
 	row->bytes = atomic_load(&s->bytes);
-	row->lost_transport = atomic_load(&s->lost_transport);
-	row->lost_recorder = atomic_load(&s->lost_cache) + atomic_load(&s->lost_toobig) +
-			     atomic_load(&s->lost_write);
+	row->lost_transport = rec_topic_lost_transport(s);
+	row->lost_recorder = rec_topic_lost_recorder(s);
+	/* The file's figures are the bag's own tally of that file (what its
+	 * statistics will say); received counts from when the file opened. */
+	row->file = (struct tui_counts){rec_topic_file_received(s), atomic_load(&s->file_bytes),
+					atomic_load(&s->file_lost_transport),
+					atomic_load(&s->file_lost_recorder)};
 }
 
 static void app_tui_fill(void *ctx, struct tui_model *m)
@@ -213,9 +219,10 @@ static void app_tui_command(void *ctx, const struct tui_cmd *cmd)
 	case TUI_CMD_TOGGLE_TOPIC: app_tui_toggle(t, cmd->topic_id); break;
 	case TUI_CMD_MARK_TL: app_tui_mark(t, cmd->topic_id, cmd->depth); break;
 	case TUI_CMD_PAUSE_TOGGLE:
+		/* The signal thread owns the pause state (and `bagtop pause`'s
+		 * answer): it pauses or resumes and says so. */
 		rec_recorder_get_status(t->run->rec, &st);
-		rec_recorder_pause(t->run->rec, !st.paused);
-		app_run_say(t->run, TUI_SEV_INFO, "recording %s", st.paused ? "resumed" : "paused");
+		(void)kill(getpid(), st.paused ? APP_SIG_RESUME : APP_SIG_PAUSE); /* to ourselves */
 		break;
 	case TUI_CMD_SPLIT:
 		if (t->run->cfg->ro.snapshot_mode) {

@@ -44,5 +44,6 @@ const struct app_cmd app_cmd_record = {
 	"DDSPerfRDataKS); -a records every topic. Publishers that appear later are\n"
 	"recorded as they appear. SIGINT, SIGTERM and SIGHUP finish the bag\n"
 	"cleanly. Without a terminal (or with --no-tui) a status line is printed\n"
-	"every update period.\n",
+	"every update period, and Space pauses and resumes when standard input is\n"
+	"a terminal; `bagtop pause|resume --pid` do it from another shell.\n",
 	record_opts, sizeof record_opts / sizeof record_opts[0], record_run};

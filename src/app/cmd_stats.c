@@ -154,9 +154,9 @@ static void stats_json_key_str(const char *key, const char *val)
 static void stats_json_loss(const struct rec_stats_loss *l)
 {
 	printf("\"lost\":{\"transport\":%" PRIu64 ",\"rejected\":%" PRIu64
-	       ",\"cache_overflow\":%" PRIu64 ",\"too_large\":%" PRIu64
-	       ",\"write_failure\":%" PRIu64 "},",
-	       l->transport, l->rejected, l->cache, l->toobig, l->write);
+	       ",\"cache_overflow\":%" PRIu64 ",\"compression_overflow\":%" PRIu64
+	       ",\"too_large\":%" PRIu64 ",\"write_failure\":%" PRIu64 "},",
+	       l->transport, l->rejected, l->cache, l->compression, l->toobig, l->write);
 }
 
 static void stats_json_row(const struct rec_stats_row *w)
@@ -177,9 +177,11 @@ static void stats_json_row(const struct rec_stats_row *w)
 	       "\"last_receive_time\":%" PRId64 ",",
 	       w->lost_transport_total, w->lost_recorder_total, w->rate_hz, w->bandwidth_bps,
 	       w->average_rate_hz, w->last_receive_time);
-	printf("\"file_recorded\":%" PRIu64 ",\"file_bytes\":%" PRIu64
+	printf("\"file_received\":%" PRIu64 ",\"file_average_rate_hz\":%.3f,"
+	       "\"file_recorded\":%" PRIu64 ",\"file_bytes\":%" PRIu64
 	       ",\"file_lost_in_transport\":%" PRIu64 ",\"file_lost_in_recorder\":%" PRIu64 "}",
-	       w->file_recorded, w->file_bytes, w->file_lost_transport, w->file_lost_recorder);
+	       w->file_received, w->file_average_rate_hz, w->file_recorded, w->file_bytes,
+	       w->file_lost_transport, w->file_lost_recorder);
 }
 
 static void stats_json(const struct rec_stats_sample *r)
@@ -194,8 +196,9 @@ static void stats_json(const struct rec_stats_sample *r)
 	stats_json_key_str("state", stats_state_name(r->state));
 	stats_json_key_str("current_file", r->current_file);
 	printf("\"file_index\":%" PRIu32 ",\"start_time\":%" PRId64 ",\"time\":%" PRId64
-	       ",\"serial\":%" PRIu64 ",\"update_rate\":%g,",
-	       r->file_index, r->start_time, r->time, r->serial, r->update_rate);
+	       ",\"file_start_time\":%" PRId64 ",\"serial\":%" PRIu64 ",\"update_rate\":%g,",
+	       r->file_index, r->start_time, r->time, r->file_start_time, r->serial,
+	       r->update_rate);
 	printf("\"totals\":{\"topics_seen\":%" PRIu32 ",\"topics_recorded\":%" PRIu32
 	       ",\"received\":%" PRIu64 ",\"recorded\":%" PRIu64 ",\"bytes\":%" PRIu64
 	       ",\"lost_in_transport\":%" PRIu64 ",\"lost_in_recorder\":%" PRIu64

@@ -49,6 +49,13 @@ struct rec_sub {
 	struct rec_requested req;
 	struct rec_pub *pubs; /* alive publications */
 	size_t n_pubs, cap_pubs;
+	/* The offered QoS profiles the bag lists, one per publisher seen while
+	 * the topic is recorded (rosbag2 writes one per publisher), and the
+	 * publication each belongs to (0 once it left: the entry stays, since
+	 * it published into the bag). Parallel arrays. */
+	struct bag_qos *prof_qos;
+	dds_instance_handle_t *prof_owner;
+	size_t n_prof, cap_prof, cap_prof_owner;
 	atomic_bool incompatible_warned;
 	atomic_bool overridden; /* the reader's QoS comes from the overrides file */
 	pthread_mutex_t sn_lock;

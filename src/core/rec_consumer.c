@@ -18,7 +18,13 @@
  * The rest are lost_write, except the store's too-large refusals (per-topic
  * delta of bag_writer_topic_dropped), which are lost_toobig.
  *
- * Lock order: only `err_mu` (a leaf; never held across I/O). */
+ * Offered-QoS changes (a publisher joined a recorded topic) come from the
+ * discovery thread as whole lists per topic under `qos_mu`; the consumer
+ * takes the queue by swapping pointers and hands each list to the writer
+ * after unlocking, between batches.
+ *
+ * Lock order: `err_mu` and `qos_mu` are leaves, never nested, never held
+ * across I/O. */
 #include "rec_consumer.h"
 
 #include <assert.h>
@@ -46,6 +52,13 @@
 #define CONS_HANDLE_NONE UINT32_MAX          /* not registered yet */
 #define CONS_HANDLE_REFUSED (UINT32_MAX - 1) /* the bag refused the topic */
 
+/* A topic's new offered QoS profiles, waiting for the consumer. */
+struct cons_qos_req {
+	uint32_t topic;
+	struct bag_qos *qos; /* owned */
+	size_t n;
+};
+
 /* Per-topic tally of the chunk being written (indexed by topic index). */
 struct cons_tally {
 	uint64_t n;              /* messages of the chunk (arrivals) */
@@ -62,6 +75,10 @@ struct rec_consumer {
 	atomic_bool split_requested;
 	atomic_uint topics_gen; /* bumped by rec_consumer_topics_changed */
 	atomic_uint_fast64_t batches;
+	atomic_bool qos_pending; /* qos_reqs is not empty: take it */
+	pthread_mutex_t qos_mu;  /* guards qos_reqs only */
+	struct cons_qos_req *qos_reqs;
+	size_t n_qos_reqs, cap_qos_reqs;
 	/* Consumer thread only. */
 	unsigned seen_gen;
 	bool failed; /* a write failed: count the rest as lost_write */
@@ -87,6 +104,7 @@ struct rec_consumer {
 	struct bt_error first;
 	char file[4096];
 	size_t file_index;
+	int64_t file_start; /* realtime ns when `file` was opened */
 };
 
 /* Publishes the writer's current file for other threads (the writer's own
@@ -113,15 +131,23 @@ static void cons_publish_file(struct rec_consumer *c)
 	/* The path changes only with the index: copy it only then. */
 	if (c->file[0] != '\0' && ws.file_index == c->file_index)
 		return;
-	/* A new file: every topic's figures there start again. */
+	/* A new file: every topic's figures there start again. Received counts
+	 * from here; messages still in the cache arrived before, so a file's
+	 * received and recorded differ by what crossed the split in flight. */
 	size_t n = rec_topics_count(c->opt.topics);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic_stats *st = &rec_topics_get(c->opt.topics, i)->st;
+		atomic_store_explicit(&st->file_received_base,
+				      atomic_load_explicit(&st->received, memory_order_relaxed),
+				      memory_order_relaxed);
 		if (c->handles[i] != CONS_HANDLE_NONE && c->handles[i] != CONS_HANDLE_REFUSED)
 			cons_publish_topic_file(c, (uint32_t)i);
+	}
 	const char *f = bag_writer_current_file(c->opt.writer);
 	pthread_mutex_lock(&c->err_mu);
 	snprintf(c->file, sizeof c->file, "%s", f != NULL ? f : "");
 	c->file_index = ws.file_index;
+	c->file_start = bt_time_realtime_ns();
 	pthread_mutex_unlock(&c->err_mu);
 }
 
@@ -196,6 +222,40 @@ static void cons_register_all(struct rec_consumer *c)
 		(void)cons_register(c, (uint32_t)i); /* false: not (yet) recordable */
 }
 
+static void cons_qos_reqs_free(struct cons_qos_req *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].qos);
+	free(r);
+}
+
+/* Hands the writer the offered QoS lists discovery posted. A topic is
+ * registered first when this round has not done it yet: its generation
+ * bump and its list may both have arrived since cons_register_all. */
+static void cons_apply_qos(struct rec_consumer *c)
+{
+	if (!atomic_exchange_explicit(&c->qos_pending, false, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&c->qos_mu);
+	struct cons_qos_req *reqs = c->qos_reqs;
+	size_t n = c->n_qos_reqs;
+	c->qos_reqs = NULL;
+	c->n_qos_reqs = c->cap_qos_reqs = 0;
+	pthread_mutex_unlock(&c->qos_mu);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = reqs[i].topic;
+		(void)cons_register(c, t); /* false: not recordable, checked below */
+		uint32_t h = c->handles[t];
+		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+			continue;
+		struct bt_error e = {0};
+		bt_status st = bag_writer_set_topic_qos(c->opt.writer, h, reqs[i].qos, reqs[i].n, &e);
+		if (st != BT_OK)
+			cons_fail(c, st, &e);
+	}
+	cons_qos_reqs_free(reqs, n);
+}
+
 /* Hands the writer the losses counted since the last call, so the bag's
  * statistics (per file and in total) carry them. The writer counts its
  * own too-large refusals; everything else is ours. */
@@ -213,12 +273,18 @@ static void cons_sync_losses(struct rec_consumer *c)
 							       memory_order_relaxed),
 			.rejected = atomic_load_explicit(&st->rejected, memory_order_relaxed),
 			.lost_cache = atomic_load_explicit(&st->lost_cache, memory_order_relaxed),
+			.lost_compression = atomic_load_explicit(&st->lost_compression,
+								 memory_order_relaxed),
 			.lost_write = atomic_load_explicit(&st->lost_write, memory_order_relaxed)};
 		struct bag_losses *was = &c->sent[i];
-		struct bag_losses d = {now.lost_transport - was->lost_transport,
-				       now.rejected - was->rejected, now.lost_cache - was->lost_cache,
-				       0, 0, now.lost_write - was->lost_write};
-		if ((d.lost_transport | d.rejected | d.lost_cache | d.lost_write) != 0 &&
+		struct bag_losses d = {
+			.lost_transport = now.lost_transport - was->lost_transport,
+			.rejected = now.rejected - was->rejected,
+			.lost_cache = now.lost_cache - was->lost_cache,
+			.lost_compression = now.lost_compression - was->lost_compression,
+			.lost_write = now.lost_write - was->lost_write};
+		if ((d.lost_transport | d.rejected | d.lost_cache | d.lost_compression |
+		     d.lost_write) != 0 &&
 		    bag_writer_add_losses(c->opt.writer, h, &d) == BT_OK) {
 			*was = now;
 			cons_publish_topic_file(c, (uint32_t)i);
@@ -275,6 +341,7 @@ static void cons_commands(struct rec_consumer *c)
 	    c->opt.snap == NULL)
 		cons_split(c);
 	cons_register_all(c);
+	cons_apply_qos(c);
 }
 
 /* ---- writing a batch ---- */
@@ -479,6 +546,7 @@ static void *cons_main(void *arg)
 	if (c->opt.snap != NULL) {
 		cons_run_snapshots(c);
 		cons_register_all(c);
+		cons_apply_qos(c);
 		cons_sync_losses(c);
 		return NULL;
 	}
@@ -499,8 +567,10 @@ static void *cons_main(void *arg)
 			usleep(c->opt.test_delay_us);
 	}
 	/* Topics subscribed just before the close still belong in the bag;
-	 * the producers are gone: the losses are final. */
+	 * the producers are gone: the losses are final. So are the
+	 * publishers' offered QoS. */
 	cons_register_all(c);
+	cons_apply_qos(c);
 	cons_sync_losses(c);
 	return NULL;
 }
@@ -516,6 +586,8 @@ static void cons_free(struct rec_consumer *c)
 	rec_msg_free_list(c->rep.head);
 	free(c->rep_bm);
 	rec_repeat_seen_free(c->seen);
+	cons_qos_reqs_free(c->qos_reqs, c->n_qos_reqs);
+	pthread_mutex_destroy(&c->qos_mu);
 	pthread_mutex_destroy(&c->err_mu);
 	free(c);
 }
@@ -539,7 +611,8 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->mp = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mp);
 	c->cap = CONS_INITIAL_CAP;
 	c->seen = rec_repeat_seen_new();
-	if (pthread_mutex_init(&c->err_mu, NULL) != 0)
+	atomic_init(&c->qos_pending, false);
+	if (pthread_mutex_init(&c->err_mu, NULL) != 0 || pthread_mutex_init(&c->qos_mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
 	cons_publish_file(c); /* before the thread: no race */
 	int rc = pthread_create(&c->thread, NULL, cons_main, c);
@@ -572,6 +645,28 @@ void rec_consumer_topics_changed(struct rec_consumer *c)
 	cons_wake(c);
 }
 
+void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const struct bag_qos *q,
+				size_t n)
+{
+	struct bag_qos *copy = n ? bt_xcalloc(n, sizeof *copy) : NULL;
+	if (n)
+		memcpy(copy, q, n * sizeof *copy);
+	pthread_mutex_lock(&c->qos_mu);
+	size_t i = 0;
+	while (i < c->n_qos_reqs && c->qos_reqs[i].topic != topic)
+		i++;
+	if (i == c->n_qos_reqs) {
+		bt_xgrow((void **)&c->qos_reqs, &c->cap_qos_reqs, i + 1, sizeof *c->qos_reqs);
+		c->n_qos_reqs++;
+	} else {
+		free(c->qos_reqs[i].qos); /* superseded: only the newest list counts */
+	}
+	c->qos_reqs[i] = (struct cons_qos_req){topic, copy, n};
+	pthread_mutex_unlock(&c->qos_mu);
+	atomic_store_explicit(&c->qos_pending, true, memory_order_release);
+	cons_wake(c);
+}
+
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err)
 {
 	pthread_mutex_lock(&c->err_mu);
@@ -582,11 +677,13 @@ bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err)
 	return e.code;
 }
 
-void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index)
+void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index,
+		       int64_t *start)
 {
 	pthread_mutex_lock(&c->err_mu);
 	snprintf(buf, cap, "%s", c->file);
 	*index = c->file_index;
+	*start = c->file_start;
 	pthread_mutex_unlock(&c->err_mu);
 }
 

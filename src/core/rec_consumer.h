@@ -69,11 +69,18 @@ BT_MUST_CHECK bt_status rec_consumer_start(const struct rec_consumer_options *op
 void rec_consumer_request_split(struct rec_consumer *c);
 /* Any thread: a topic became subscribed; register it in the bag soon. */
 void rec_consumer_topics_changed(struct rec_consumer *c);
+/* Any thread (the discovery thread): topic `topic`'s offered QoS profiles
+ * are now q[0..n) (copied). The consumer hands the newest list to the
+ * writer before its next batch (bag_writer_set_topic_qos), registering
+ * the topic first if needed. */
+void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const struct bag_qos *q,
+				size_t n);
 /* Any thread: the first write error so far, BT_OK if none (msg copied). */
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err);
 /* Any thread: the path and index N of the bag file being written (as of
- * the last batch), copied into buf. */
-void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index);
+ * the last batch), copied into buf, and when it was opened (realtime ns). */
+void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index,
+		       int64_t *start);
 /* The writer's on_split (the recorder forwards it; writer thread = this
  * consumer's thread): the repeated transient-local messages for the new
  * file, restamped to t_last (rec_repeat_for_split), as bag messages valid

@@ -13,20 +13,24 @@ struct rec_msg *rec_msg_new(uint32_t topic, size_t len)
 	memset(m, 0, sizeof *m);
 	m->topic = topic;
 	m->len = len;
+	m->data = (unsigned char *)(m + 1);
 	m->writer_sn = REC_SN_UNKNOWN;
 	return m;
 }
 
 void rec_msg_free(struct rec_msg *m)
 {
-	free(m);
+	if (m != NULL && m->release != NULL)
+		m->release(m);
+	else
+		free(m);
 }
 
 void rec_msg_free_list(struct rec_msg *head)
 {
 	while (head != NULL) {
 		struct rec_msg *next = head->next;
-		free(head);
+		rec_msg_free(head);
 		head = next;
 	}
 }

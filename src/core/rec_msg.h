@@ -1,6 +1,9 @@
-/* rec_msg — one received message: a single allocation holding the header
- * and the CDR bytes (encapsulation header included). A rec_msg has exactly
- * one owner; handing it on (rec_cache_push) moves it. */
+/* rec_msg — one received message: a header and the CDR bytes
+ * (encapsulation header included). Either one allocation holding both
+ * (rec_msg_new), or a header inside a buffer someone else allocated and
+ * knows how to release (rec_raw adopts the received sample's own buffer,
+ * so the bytes are never copied on the receive path). A rec_msg has
+ * exactly one owner; handing it on (rec_cache_push) moves it. */
 #ifndef REC_MSG_H
 #define REC_MSG_H
 
@@ -18,7 +21,9 @@ struct rec_msg {
 	int64_t writer_sn;    /* RTPS writer sequence number or REC_SN_UNKNOWN */
 	bool repeat;          /* a repeated transient-local copy (rec_tl), not an arrival */
 	size_t len;
-	unsigned char data[]; /* len bytes */
+	unsigned char *data; /* len bytes */
+	/* Frees the message; NULL for rec_msg_new's single allocation. */
+	void (*release)(struct rec_msg *m);
 };
 
 /* A message with room for `len` bytes, fields zeroed; NULL when memory is

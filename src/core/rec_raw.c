@@ -34,6 +34,8 @@
 #include "rec_raw.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,10 @@ struct raw_serdata {
 	struct ddsi_serdata c;
 	int64_t writer_sn; /* -1 when unknown (local writer, keyhash-only) */
 	uint32_t size;     /* bytes as received, header included */
+	/* The recorder's message header over `data` (rec_raw_adopt): a sample
+	 * delivered to two readers is adopted once, the other copies. */
+	atomic_bool adopted;
+	struct rec_msg msg;
 	unsigned char data[]; /* size rounded up to 4, zero-padded */
 };
 
@@ -78,6 +84,7 @@ static struct raw_serdata *raw_new(const struct ddsi_sertype *type, enum ddsi_se
 	d->c.hash = RAW_HASH;
 	d->writer_sn = -1;
 	d->size = (uint32_t)size;
+	atomic_init(&d->adopted, false);
 	memset(d->data + size, 0, padded - size);
 	return d;
 }
@@ -418,6 +425,7 @@ static bool raw_deliver(struct ddsi_serdata *d, const dds_sample_info_t *si, rec
 		s.data = r->data;
 		s.len = r->size;
 		s.writer_sn = r->writer_sn;
+		s.opaque = d;
 		return fn(arg, &s);
 	}
 	ddsrt_iovec_t iov;
@@ -429,6 +437,24 @@ static bool raw_deliver(struct ddsi_serdata *d, const dds_sample_info_t *si, rec
 	bool more = fn(arg, &s);
 	ddsi_serdata_to_ser_unref(ref, &iov);
 	return more;
+}
+
+static void raw_msg_release(struct rec_msg *m)
+{
+	struct raw_serdata *d =
+		(struct raw_serdata *)(void *)((char *)m - offsetof(struct raw_serdata, msg));
+	ddsi_serdata_unref(&d->c);
+}
+
+struct rec_msg *rec_raw_adopt(const struct rec_raw_sample *s, uint32_t topic)
+{
+	struct raw_serdata *d = s->opaque;
+	if (d == NULL || atomic_exchange(&d->adopted, true))
+		return NULL;
+	(void)ddsi_serdata_ref(&d->c);
+	d->msg = (struct rec_msg){.topic = topic, .writer_sn = REC_SN_UNKNOWN, .len = d->size,
+				  .data = d->data, .release = raw_msg_release};
+	return &d->msg;
 }
 
 /* When fn asks to stop, the rest of the batch already taken is released

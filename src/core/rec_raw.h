@@ -16,6 +16,8 @@
 
 #include <dds/dds.h>
 
+#include "rec_msg.h"
+
 /* Creates (or finds) topic `name` of type `type_name` on participant pp
  * with the raw sertype; `keyed` must match the writers' entity kind
  * (WITH_KEY / NO_KEY). Returns the topic entity or a negative DDS return
@@ -29,7 +31,15 @@ struct rec_raw_sample {
 	int64_t writer_sn;                      /* or -1 for local writers */
 	int64_t source_time;                    /* ns since the epoch */
 	dds_instance_handle_t publication_handle;
+	void *opaque; /* the received buffer, for rec_raw_adopt; NULL: copy */
 };
+
+/* The sample as a rec_msg of `topic` whose bytes stay in the received
+ * buffer (no copy), other fields zero; it holds a reference to that buffer
+ * until rec_msg_free. NULL when the sample cannot be adopted (not a raw
+ * sample, or a reader sharing it adopted it already): copy it instead.
+ * Only inside the callback. */
+struct rec_msg *rec_raw_adopt(const struct rec_raw_sample *s, uint32_t topic);
 
 /* Called once per valid sample; return false to stop the take early. */
 typedef bool (*rec_raw_sample_fn)(void *arg, const struct rec_raw_sample *s);

@@ -222,8 +222,8 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 		st->received += ld(&s->received);
 		st->recorded += ld(&s->recorded);
 		st->bytes += ld(&s->bytes);
-		st->lost_recorder += ld(&s->lost_cache) + ld(&s->lost_toobig) + ld(&s->lost_write);
-		st->lost_transport += ld(&s->lost_transport);
+		st->lost_recorder += rec_topic_lost_recorder(s);
+		st->lost_transport += rec_topic_lost_transport(s);
 		st->repeated += ld(&s->repeated);
 	}
 	if (r->snap != NULL) {
@@ -242,7 +242,7 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 	st->paused = atomic_load(&r->paused);
 	if (r->consumer != NULL)
 		rec_consumer_file(r->consumer, st->current_file, sizeof st->current_file,
-				  &st->file_index);
+				  &st->file_index, &st->file_start);
 	st->write_failed = r->consumer != NULL && rec_consumer_error(r->consumer, NULL) != BT_OK;
 }
 

@@ -78,11 +78,12 @@ struct rec_status {
 	uint64_t received;
 	uint64_t recorded;
 	uint64_t bytes;
-	uint64_t lost_recorder;  /* cache + toobig + write */
-	uint64_t lost_transport;
+	uint64_t lost_recorder;  /* cache + compression + toobig + write */
+	uint64_t lost_transport; /* gaps + rejected */
 	size_t cache_fill;
 	size_t cache_max;
 	size_t file_index;
+	int64_t file_start; /* realtime ns the current file was opened, 0 = none yet */
 	char current_file[4096];
 	bool paused;
 	bool write_failed;

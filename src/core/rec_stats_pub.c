@@ -132,12 +132,16 @@ static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 	row->received = ld(&c->received);
 	row->recorded = ld(&c->recorded);
 	row->bytes = ld(&c->bytes);
-	row->lost = (bagtop_stats_LossCounts){ld(&c->lost_transport), ld(&c->rejected),
-					       ld(&c->lost_cache), ld(&c->lost_toobig),
-					       ld(&c->lost_write)};
+	row->lost = (bagtop_stats_LossCounts){.lost_in_transport = ld(&c->lost_transport),
+					       .rejected = ld(&c->rejected),
+					       .cache_overflow = ld(&c->lost_cache),
+					       .compression_overflow = ld(&c->lost_compression),
+					       .too_large = ld(&c->lost_toobig),
+					       .write_failure = ld(&c->lost_write)};
 	row->lost_in_transport_total = row->lost.lost_in_transport + row->lost.rejected;
-	row->lost_in_recorder_total = row->lost.cache_overflow + row->lost.too_large +
-				      row->lost.write_failure;
+	row->lost_in_recorder_total = row->lost.cache_overflow + row->lost.compression_overflow +
+				      row->lost.too_large + row->lost.write_failure;
+	row->file_received = rec_topic_file_received(c);
 	row->last_receive_time = atomic_load_explicit(&c->last_recv_time, memory_order_relaxed);
 	row->file_recorded = ld(&c->file_recorded);
 	row->file_bytes = ld(&c->file_bytes);
@@ -164,11 +168,13 @@ static bool stats_loss_changed(const bagtop_stats_LossCounts *a, const bagtop_st
 static bagtop_stats_LossCounts stats_loss_delta(const bagtop_stats_LossCounts *now,
 						const bagtop_stats_LossCounts *then)
 {
-	return (bagtop_stats_LossCounts){now->lost_in_transport - then->lost_in_transport,
-					 now->rejected - then->rejected,
-					 now->cache_overflow - then->cache_overflow,
-					 now->too_large - then->too_large,
-					 now->write_failure - then->write_failure};
+	return (bagtop_stats_LossCounts){
+		.lost_in_transport = now->lost_in_transport - then->lost_in_transport,
+		.rejected = now->rejected - then->rejected,
+		.cache_overflow = now->cache_overflow - then->cache_overflow,
+		.compression_overflow = now->compression_overflow - then->compression_overflow,
+		.too_large = now->too_large - then->too_large,
+		.write_failure = now->write_failure - then->write_failure};
 }
 
 static void stats_write(struct rec_stats_pub *p, dds_entity_t wr, const void *sample)
@@ -222,6 +228,7 @@ static struct rec_status *stats_status(struct rec_stats_pub *p, bool final)
 	if (final && now.current_file[0] == '\0') {
 		memcpy(now.current_file, p->status.current_file, sizeof now.current_file);
 		now.file_index = p->status.file_index;
+		now.file_start = p->status.file_start;
 	}
 	p->status = now;
 	return &p->status;
@@ -241,12 +248,15 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 		.version = p->version, .start_time = p->start_real, .time = now,
 		.serial = p->serial++, .update_rate = p->opt.update_rate, .bag = p->bag,
 		.state = stats_state(st, final), .current_file = st->current_file,
-		.file_index = (uint32_t)st->file_index,
+		.file_index = (uint32_t)st->file_index, .file_start_time = st->file_start,
 		.totals = {.cache_fill = st->cache_fill, .cache_max = st->cache_max},
 		.topics = {(uint32_t)n, (uint32_t)n, p->rows, false}};
 	for (size_t i = 0; i < n; i++) {
 		stats_row(rec_topics_get(topics, i), &p->rows[i]);
 		stats_rates(p, &p->slots[i], mono, &p->rows[i]);
+		p->rows[i].file_average_rate_hz =
+			st->file_start > 0 ? stats_per_s(p->rows[i].file_received, now - st->file_start)
+					   : 0.0;
 		stats_add_totals(&s.totals, &p->rows[i]);
 	}
 	stats_write(p, p->wr, &s);

@@ -85,10 +85,11 @@ static struct rec_stats_row sub_row(const bagtop_stats_TopicStatistics *t)
 		bt_xstrdup(t->name), bt_xstrdup(t->type), bt_xstrdup(t->dds_name), t->publishers,
 		t->subscribed, t->enabled, t->reliable, t->transient_local, t->received,
 		t->recorded, t->bytes,
-		{l->lost_in_transport, l->rejected, l->cache_overflow, l->too_large,
-		 l->write_failure},
+		{l->lost_in_transport, l->rejected, l->cache_overflow, l->compression_overflow,
+		 l->too_large, l->write_failure},
 		t->lost_in_transport_total, t->lost_in_recorder_total, t->rate_hz, t->bandwidth_bps,
-		t->average_rate_hz, t->last_receive_time, t->file_recorded, t->file_bytes,
+		t->average_rate_hz, t->last_receive_time, t->file_received,
+		t->file_average_rate_hz, t->file_recorded, t->file_bytes,
 		t->file_lost_in_transport, t->file_lost_in_recorder};
 }
 
@@ -101,6 +102,7 @@ static void sub_copy(struct rec_stats_sample *r, const bagtop_stats_Statistics *
 		.current_file = bt_xstrdup(m->current_file), .pid = m->pid,
 		.start_time = m->start_time, .time = m->time, .serial = m->serial,
 		.update_rate = m->update_rate, .file_index = m->file_index,
+		.file_start_time = m->file_start_time,
 		.state = m->state <= bagtop_stats_STOPPED ? (enum rec_stats_state)m->state
 							  : REC_STATS_RECORDING,
 		.totals = {t->topics_seen, t->topics_recorded, t->received, t->recorded, t->bytes,

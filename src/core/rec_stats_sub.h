@@ -25,6 +25,7 @@ struct rec_stats_loss {
 	uint64_t transport; /* sequence-number gaps */
 	uint64_t rejected;  /* SAMPLE_REJECTED */
 	uint64_t cache;     /* cache overflow */
+	uint64_t compression; /* cache overflow while compression was behind */
 	uint64_t toobig;    /* refused by the store as too large */
 	uint64_t write;     /* write failures */
 };
@@ -36,10 +37,12 @@ struct rec_stats_row {
 	uint64_t received, recorded, bytes;
 	struct rec_stats_loss lost;
 	uint64_t lost_transport_total; /* transport + rejected */
-	uint64_t lost_recorder_total;  /* cache + toobig + write */
+	uint64_t lost_recorder_total;  /* cache + compression + toobig + write */
 	double rate_hz, bandwidth_bps, average_rate_hz;
 	int64_t last_receive_time; /* ns since the epoch, 0 = never */
 	/* In the storage file being written now. */
+	uint64_t file_received;
+	double file_average_rate_hz;
 	uint64_t file_recorded, file_bytes, file_lost_transport, file_lost_recorder;
 };
 
@@ -58,6 +61,7 @@ struct rec_stats_sample {
 	double update_rate;
 	enum rec_stats_state state;
 	uint32_t file_index;
+	int64_t file_start_time; /* ns since the epoch, 0 = unknown */
 	struct rec_stats_totals totals;
 	struct rec_stats_row *rows;
 	size_t n_rows;

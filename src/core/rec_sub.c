@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bag_writer.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
@@ -144,6 +145,8 @@ void rec_sub_free(struct rec_sub *s)
 	for (size_t i = 0; i < s->n_pubs; i++)
 		pub_fini(&s->pubs[i]);
 	free(s->pubs);
+	free(s->prof_qos);
+	free(s->prof_owner);
 	free(s->sns);
 	rec_requested_fini(&s->req);
 	pthread_mutex_destroy(&s->sn_lock);
@@ -188,6 +191,30 @@ static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t s
 	return fresh;
 }
 
+/* The cache (or snapshot buffer) refused a message. When the writer is
+ * waiting for the compression threads at this moment, compression is what
+ * fell behind, not the disk: the cause the user can act on differs
+ * (--compression-threads, or no MESSAGE compression). */
+static void sub_count_refused(struct rec_sub *s, struct rec_topic_stats *st)
+{
+	bool comp = s->r->writer != NULL && bag_writer_compression_behind(s->r->writer);
+	atomic_fetch_add_explicit(comp ? &st->lost_compression : &st->lost_cache, 1,
+				  memory_order_relaxed);
+}
+
+/* The sample as a message: its received buffer adopted (no copy), or a
+ * copy when that is not possible. NULL when memory is short. */
+static struct rec_msg *sub_msg_of(struct rec_sub *s, const struct rec_raw_sample *smp)
+{
+	struct rec_msg *m = rec_raw_adopt(smp, s->tp->index);
+	if (m != NULL)
+		return m;
+	m = rec_msg_new(s->tp->index, smp->len);
+	if (m != NULL)
+		memcpy(m->data, smp->data, smp->len);
+	return m;
+}
+
 static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 {
 	struct rec_sub *s = arg;
@@ -206,12 +233,11 @@ static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 	int64_t now = bt_time_realtime_ns();
 	atomic_fetch_add_explicit(&st->received, 1, memory_order_relaxed);
 	atomic_store_explicit(&st->last_recv_time, now, memory_order_relaxed);
-	struct rec_msg *m = rec_msg_new(s->tp->index, smp->len);
+	struct rec_msg *m = sub_msg_of(s, smp);
 	if (m == NULL) {
 		atomic_fetch_add_explicit(&st->lost_cache, 1, memory_order_relaxed);
 		return true;
 	}
-	memcpy(m->data, smp->data, smp->len);
 	m->recv_time = now;
 	m->source_time = smp->source_time;
 	m->writer_sn = smp->writer_sn;
@@ -219,7 +245,7 @@ static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 	bt_status pushed = s->r->snap != NULL ? rec_snap_push(s->r->snap, m)
 					      : rec_cache_push(s->r->cache, m);
 	if (pushed != BT_OK)
-		atomic_fetch_add_explicit(&st->lost_cache, 1, memory_order_relaxed);
+		sub_count_refused(s, st);
 	return true;
 }
 
@@ -332,8 +358,91 @@ static const struct bag_msgdef *sub_known_def(const struct rec_sub *s)
 	return NULL;
 }
 
+/* ---- offered QoS profiles in the bag ---- */
+
+static struct bag_qos sub_profile_of(const struct rec_sub *s, const struct rec_pub *p)
+{
+	struct bag_qos q = p->off.qos;
+	q.avoid_ros_namespace_conventions = !s->tp->is_ros;
+	return q;
+}
+
+static bool qos_time_eq(struct bag_qos_time a, struct bag_qos_time b)
+{
+	return a.sec == b.sec && a.nsec == b.nsec;
+}
+
+static bool sub_profile_eq(const struct bag_qos *a, const struct bag_qos *b)
+{
+	return a->history == b->history && a->depth == b->depth &&
+	       a->reliability == b->reliability && a->durability == b->durability &&
+	       qos_time_eq(a->deadline, b->deadline) && qos_time_eq(a->lifespan, b->lifespan) &&
+	       a->liveliness == b->liveliness &&
+	       qos_time_eq(a->liveliness_lease_duration, b->liveliness_lease_duration) &&
+	       a->avoid_ros_namespace_conventions == b->avoid_ros_namespace_conventions;
+}
+
+static void sub_profile_append(struct rec_sub *s, const struct bag_qos *q,
+			       dds_instance_handle_t owner)
+{
+	bt_xgrow((void **)&s->prof_qos, &s->cap_prof, s->n_prof + 1, sizeof *s->prof_qos);
+	bt_xgrow((void **)&s->prof_owner, &s->cap_prof_owner, s->n_prof + 1,
+		 sizeof *s->prof_owner);
+	s->prof_qos[s->n_prof] = *q;
+	s->prof_owner[s->n_prof++] = owner;
+}
+
+static size_t sub_profile_find(const struct rec_sub *s, dds_instance_handle_t owner)
+{
+	size_t i = 0;
+	while (i < s->n_prof && s->prof_owner[i] != owner)
+		i++;
+	return i;
+}
+
+/* Publication `p` joined the recorded topic (or changed its QoS): true when
+ * the list changed. One entry per publisher, as rosbag2, so two live
+ * publishers offering the same QoS give two equal entries. But a newcomer
+ * whose QoS equals an entry left behind by a publisher that is gone takes
+ * that entry over instead of adding one: a publisher restarting all day
+ * long would otherwise grow the list (metadata.yaml, every file's topics
+ * row) without bound, while it says nothing new. The list thus holds, per
+ * profile, as many entries as publishers offered it at the same time. */
+static bool sub_profile_note(struct rec_sub *s, const struct rec_pub *p)
+{
+	struct bag_qos q = sub_profile_of(s, p);
+	size_t i = sub_profile_find(s, p->handle);
+	if (i < s->n_prof) { /* a known writer's QoS changed (or not) */
+		if (sub_profile_eq(&s->prof_qos[i], &q))
+			return false;
+		s->prof_qos[i] = q;
+		return true;
+	}
+	for (i = 0; i < s->n_prof; i++)
+		if (s->prof_owner[i] == 0 && sub_profile_eq(&s->prof_qos[i], &q)) {
+			s->prof_owner[i] = p->handle;
+			return false;
+		}
+	sub_profile_append(s, &q, p->handle);
+	return true;
+}
+
+/* Hands the changed list to the consumer, which gives it to the writer. */
+static void sub_profiles_post(struct rec_sub *s, const struct rec_pub *p)
+{
+	if (s->r->consumer != NULL)
+		rec_consumer_set_topic_qos(s->r->consumer, s->tp->index, s->prof_qos, s->n_prof);
+	bt_log_info("%s: offered QoS of a new publisher (%s, %s) added; %zu profiles in the bag",
+		    s->tp->name,
+		    p->off.qos.reliability == BAG_RELIABILITY_RELIABLE ? "reliable" : "best effort",
+		    p->off.qos.durability == BAG_DURABILITY_VOLATILE ? "volatile"
+								      : "transient-local",
+		    s->n_prof);
+}
+
 /* The topic's description for the bag, from the publications known when it
- * is first subscribed (rosbag2 records the offered QoS at that moment too). */
+ * is first subscribed; publishers joining later are added to its offered
+ * QoS (sub_profile_note). */
 static void sub_describe(struct rec_sub *s)
 {
 	struct rec_topic *tp = s->tp;
@@ -341,15 +450,17 @@ static void sub_describe(struct rec_sub *s)
 	b->name = bt_xstrdup(tp->name);
 	b->type = bt_xstrdup(tp->type);
 	b->serialization_format = bt_xstrdup("cdr");
-	b->n_qos = s->n_pubs;
-	b->qos = s->n_pubs ? bt_xcalloc(s->n_pubs, sizeof *b->qos) : NULL;
 	const char *hash = "";
 	for (size_t i = 0; i < s->n_pubs; i++) {
-		b->qos[i] = s->pubs[i].off.qos;
-		b->qos[i].avoid_ros_namespace_conventions = !tp->is_ros;
+		struct bag_qos q = sub_profile_of(s, &s->pubs[i]);
+		sub_profile_append(s, &q, s->pubs[i].handle);
 		if (s->pubs[i].typehash != NULL)
 			hash = s->pubs[i].typehash;
 	}
+	b->n_qos = s->n_prof;
+	b->qos = s->n_prof ? bt_xcalloc(s->n_prof, sizeof *b->qos) : NULL;
+	if (s->n_prof)
+		memcpy(b->qos, s->prof_qos, s->n_prof * sizeof *b->qos);
 	b->type_description_hash = bt_xstrdup(hash);
 	const struct bag_msgdef *known = sub_known_def(s);
 	if (known != NULL) {
@@ -454,10 +565,13 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
 	if (!s->selected)
 		return;
-	if (s->reader == 0)
+	if (s->reader == 0) {
 		sub_subscribe(s);
-	else
-		sub_readapt(s, p);
+		return;
+	}
+	sub_readapt(s, p);
+	if (sub_profile_note(s, p))
+		sub_profiles_post(s, p);
 }
 
 void rec_sub_select(struct rec_sub *s)
@@ -474,6 +588,9 @@ bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)
 	struct rec_pub *p = sub_find_pub(s, ih);
 	if (p == NULL)
 		return false;
+	size_t k = sub_profile_find(s, ih);
+	if (k < s->n_prof)
+		s->prof_owner[k] = 0; /* its entry stays: it published into the bag */
 	pub_fini(p);
 	*p = s->pubs[--s->n_pubs];
 	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);

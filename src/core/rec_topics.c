@@ -13,6 +13,28 @@ struct rec_topics {
 	struct rec_topic *slots[REC_TOPICS_MAX];
 };
 
+static uint64_t topics_ld(const atomic_uint_fast64_t *a)
+{
+	return atomic_load_explicit(a, memory_order_relaxed);
+}
+
+uint64_t rec_topic_lost_transport(const struct rec_topic_stats *s)
+{
+	return topics_ld(&s->lost_transport) + topics_ld(&s->rejected);
+}
+
+uint64_t rec_topic_lost_recorder(const struct rec_topic_stats *s)
+{
+	return topics_ld(&s->lost_cache) + topics_ld(&s->lost_compression) +
+	       topics_ld(&s->lost_toobig) + topics_ld(&s->lost_write);
+}
+
+uint64_t rec_topic_file_received(const struct rec_topic_stats *s)
+{
+	uint64_t base = topics_ld(&s->file_received_base), rx = topics_ld(&s->received);
+	return rx > base ? rx - base : 0;
+}
+
 struct rec_topics *rec_topics_new(void)
 {
 	struct rec_topics *t = bt_xcalloc(1, sizeof *t);

@@ -27,6 +27,9 @@ struct rec_topic_stats {
 	atomic_uint_fast64_t recorded;       /* committed to the bag */
 	atomic_uint_fast64_t bytes;          /* payload bytes committed */
 	atomic_uint_fast64_t lost_cache;     /* dropped: cache full (or no memory) */
+	/* Dropped: cache full while the writer waited for the compression
+	 * threads (MESSAGE mode), so compression, not the disk, was behind. */
+	atomic_uint_fast64_t lost_compression;
 	atomic_uint_fast64_t lost_toobig;    /* refused by the store as too large */
 	atomic_uint_fast64_t lost_write;     /* write failures (disk full, I/O) */
 	atomic_uint_fast64_t lost_transport; /* writer sequence-number gaps */
@@ -37,6 +40,8 @@ struct rec_topic_stats {
 	/* In the storage file being written now, as the bag's statistics will
 	 * say (set by the consumer from the writer's figures). */
 	atomic_uint_fast64_t file_recorded, file_bytes, file_lost_transport, file_lost_recorder;
+	/* `received` when the current file was opened (set by the consumer). */
+	atomic_uint_fast64_t file_received_base;
 	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
 };
 
@@ -58,6 +63,15 @@ struct rec_topic {
 	struct bag_msgdef def;  /* message definition ("" when unknown) */
 	struct rec_topic_stats st;
 };
+
+/* Lost in transport: sequence-number gaps + SAMPLE_REJECTED. Any thread. */
+uint64_t rec_topic_lost_transport(const struct rec_topic_stats *s);
+/* Lost in the recorder, every cause: cache + compression + too large +
+ * write. Any thread (relaxed reads). */
+uint64_t rec_topic_lost_recorder(const struct rec_topic_stats *s);
+/* Received since the current file was opened (never below 0 while the
+ * consumer moves the base). */
+uint64_t rec_topic_file_received(const struct rec_topic_stats *s);
 
 struct rec_topics;
 

@@ -512,6 +512,27 @@ bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_topic *t, int6
 	return st;
 }
 
+bt_status bag_db_update_topic_qos(struct bag_db *db, int64_t id, const struct bag_qos *q,
+				  size_t n, struct bt_error *err)
+{
+	struct bt_buf qos = BT_BUF_INIT;
+	if (bag_qos_to_string(q, n, &qos) != BT_OK)
+		return bt_err_set(err, BT_ERR_NOMEM, "cannot serialise QoS");
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(db->h, "UPDATE topics SET offered_qos_profiles = ? WHERE id = ?;",
+				    -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		bt_buf_fini(&qos);
+		return bag_db_fail(db, rc, err, "update the QoS of topic id %lld", (long long)id);
+	}
+	sqlite3_bind_text(s, 1, qos.data ? qos.data : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, id);
+	bt_status st = bag_db_step_done(db, s, "update topic QoS", err);
+	sqlite3_finalize(s);
+	bt_buf_fini(&qos);
+	return st;
+}
+
 static const char *bag_db_nz(const char *s)
 {
 	return s ? s : "";
@@ -603,7 +624,12 @@ bt_status bag_db_insert_message(struct bag_db *db, int64_t topic_id, int64_t tim
 		sqlite3_reset(s);
 		return bag_db_fail(db, rc, err, "insert message");
 	}
-	return bag_db_step_done(db, s, "insert message", err);
+	/* Not bag_db_step_done: every parameter is bound again for the next
+	 * message, so clearing them would be work for nothing (it showed in the
+	 * profile at 1 KiB messages). */
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? BT_OK : bag_db_fail(db, rc, err, "insert message");
 }
 
 uint64_t bag_db_page_size(const struct bag_db *db)

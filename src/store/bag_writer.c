@@ -434,6 +434,29 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	return BT_OK;
 }
 
+/* The new list goes into the current file's topics row at once (so a file
+ * recovered after a crash has it too) and, through w->topics, into every
+ * metadata write and every file opened later. */
+bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
+				   const struct bag_qos *profiles, size_t n, struct bt_error *err)
+{
+	if (handle >= w->n_topics || (n != 0 && profiles == NULL))
+		return bt_err_set(err, BT_ERR_USAGE, "unknown topic handle %u", handle);
+	struct bag_topic *t = &w->topics[handle].t;
+	struct bag_qos *copy = n ? bt_xcalloc(n, sizeof *copy) : NULL;
+	if (n)
+		memcpy(copy, profiles, n * sizeof *copy);
+	free(t->qos);
+	t->qos = copy;
+	t->n_qos = n;
+	/* After a failure the file takes no more statements; the profiles
+	 * still reach the final metadata, like losses added then. */
+	if (w->failed || w->db == NULL)
+		return BT_OK;
+	bt_status st = bag_db_update_topic_qos(w->db, w->topics[handle].db_id, copy, n, err);
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
 /* ---- writing ---- */
 
 static struct bw_file *bw_cur(struct bag_writer *w)
@@ -678,6 +701,11 @@ static void bw_submit(struct bag_writer *w, const struct bag_message *msgs, size
 	bag_zpool_submit(w->zpool, w->zin, n);
 }
 
+bool bag_writer_compression_behind(const struct bag_writer *w)
+{
+	return w->zpool != NULL && bag_zpool_writer_waiting(w->zpool);
+}
+
 bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs, size_t n,
 			   struct bt_error *err)
 {
@@ -785,6 +813,7 @@ static bt_status bw_start_threads(struct bag_writer *w, const struct bag_writer_
 {
 	if (o->compression == BAG_COMPRESSION_MESSAGE)
 		return bag_zpool_new(o->compression_threads ? o->compression_threads : bw_cpu_count(),
+				     o->test_compress_delay_us,
 				     &w->zpool, err);
 	if (o->compression == BAG_COMPRESSION_FILE)
 		return bag_fcomp_start(&w->fcomp, err);

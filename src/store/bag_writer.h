@@ -60,6 +60,7 @@ struct bag_writer_options {
 	enum bag_preset preset;
 	enum bag_compression compression;
 	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
+	uint32_t test_compress_delay_us; /* test hook: each compression sleeps first; 0 */
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
@@ -113,6 +114,16 @@ BT_MUST_CHECK bt_status bag_writer_open(const struct bag_writer_options *opt,
 BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 					     const struct bag_msgdef *def, uint32_t *handle,
 					     struct bt_error *err);
+/* Replaces topic `handle`'s offered QoS profiles (copied; one per
+ * publisher, as rosbag2 lists them) with `profiles[0..n)`: at once in the
+ * current file's topics row, then in every metadata write (metadata.yaml
+ * and row, at the next split and at close) and in the topics table of
+ * every file opened later. Files already closed keep their rows. After a
+ * failed write only the metadata gets them (BT_OK). BT_ERR_USAGE for an
+ * unknown handle. Same thread as bag_writer_write. */
+BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
+						 const struct bag_qos *profiles, size_t n,
+						 struct bt_error *err);
 /* Writes `n` messages in order, splitting first where a limit is reached. */
 BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 					 size_t n, struct bt_error *err);
@@ -125,6 +136,10 @@ BT_MUST_CHECK bt_status bag_writer_close(struct bag_writer *w, struct bt_error *
 void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *st);
 /* Path of the current storage file; valid until the next write/split. */
 const char *bag_writer_current_file(const struct bag_writer *w);
+/* True while the writer thread is blocked waiting for the MESSAGE-mode
+ * compression threads (they are behind it). Any thread, lock-free; false
+ * without MESSAGE compression. */
+bool bag_writer_compression_behind(const struct bag_writer *w);
 /* Per-topic count of messages refused as too large. */
 uint64_t bag_writer_topic_dropped(const struct bag_writer *w, uint32_t handle);
 /* Adds `delta` to topic `handle`'s losses, in the current file and in the

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "bt_buf.h"
@@ -51,6 +52,7 @@ struct bag_zpool {
 	atomic_bool writer_waiting;
 	atomic_size_t wait_lo, wait_hi; /* the run the writer waits for */
 	bool stop;
+	uint32_t delay_us; /* test hook */
 	struct bag_zworker *workers;
 	unsigned n_workers;
 };
@@ -81,6 +83,8 @@ static void bag_zpool_compress(struct bag_zworker *w, size_t i)
 	struct bag_zjob *job = &p->jobs[i];
 	int result = -1;
 	size_t bound = ZSTD_compressBound(in->len);
+	if (p->delay_us != 0)
+		usleep(p->delay_us);
 	bt_buf_reset(&job->out);
 	if (bt_buf_reserve(&job->out, bound) == BT_OK) {
 		size_t n = ZSTD_compressCCtx(w->cctx, job->out.data, bound, in->data, in->len,
@@ -143,9 +147,11 @@ static void *bag_zpool_main(void *arg)
 	return NULL;
 }
 
-bt_status bag_zpool_new(unsigned threads, struct bag_zpool **out, struct bt_error *err)
+bt_status bag_zpool_new(unsigned threads, uint32_t delay_us, struct bag_zpool **out,
+			struct bt_error *err)
 {
 	struct bag_zpool *p = bt_xcalloc(1, sizeof *p);
+	p->delay_us = delay_us;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv_work, NULL);
 	pthread_cond_init(&p->cv_done, NULL);
@@ -233,6 +239,11 @@ bt_status bag_zpool_wait(struct bag_zpool *p, size_t i, const void **data, size_
 	*data = job->out.data;
 	*len = job->out.len;
 	return BT_OK;
+}
+
+bool bag_zpool_writer_waiting(const struct bag_zpool *p)
+{
+	return atomic_load_explicit(&p->writer_waiting, memory_order_relaxed);
 }
 
 void bag_zpool_drain(struct bag_zpool *p)

@@ -53,6 +53,10 @@ const char *bag_db_path(const struct bag_db *db);
 /* ---- writing ---- */
 BT_MUST_CHECK bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_topic *t,
 					    int64_t *id, struct bt_error *err);
+/* Rewrites the offered_qos_profiles of topics row `id` (autocommit). */
+BT_MUST_CHECK bt_status bag_db_update_topic_qos(struct bag_db *db, int64_t id,
+						const struct bag_qos *q, size_t n,
+						struct bt_error *err);
 BT_MUST_CHECK bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 					     struct bt_error *err);
 BT_MUST_CHECK bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *md,

@@ -9,6 +9,7 @@
 #ifndef STORE__ZPOOL_H
 #define STORE__ZPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,8 +22,9 @@ struct bag_zpool_input {
 	size_t len;
 };
 
-/* Starts `threads` workers (>= 1). */
-BT_MUST_CHECK bt_status bag_zpool_new(unsigned threads, struct bag_zpool **out,
+/* Starts `threads` workers (>= 1). delay_us: a test hook, each job sleeps
+ * that long first (slow compression on purpose); 0 in production. */
+BT_MUST_CHECK bt_status bag_zpool_new(unsigned threads, uint32_t delay_us, struct bag_zpool **out,
 				      struct bt_error *err);
 /* Stops and joins the workers; waits for a batch in flight. NULL is fine. */
 void bag_zpool_free(struct bag_zpool *p);
@@ -33,6 +35,9 @@ void bag_zpool_submit(struct bag_zpool *p, const struct bag_zpool_input *in, siz
  * (the message is then dropped and counted by the caller). */
 BT_MUST_CHECK bt_status bag_zpool_wait(struct bag_zpool *p, size_t i, const void **data,
 				       size_t *len);
+
+/* True while the submitting thread sleeps in bag_zpool_wait. Any thread. */
+bool bag_zpool_writer_waiting(const struct bag_zpool *p);
 
 /* Waits until every job of the current batch is finished (use before
  * abandoning a batch half-way, e.g. on a write error). */

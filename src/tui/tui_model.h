@@ -49,6 +49,14 @@ struct tui_header {
 	uint64_t finishing_bytes_left; /* while STOPPING */
 };
 
+/* A topic's counters, since start or in the file being written. */
+struct tui_counts {
+	uint64_t messages; /* received */
+	uint64_t bytes;    /* written to the bag */
+	uint64_t lost_transport;
+	uint64_t lost_recorder;
+};
+
 struct tui_topic {
 	uint32_t id;       /* stable for the whole run (the engine's index) */
 	bool enabled;      /* recorded (Space toggles) */
@@ -64,6 +72,7 @@ struct tui_topic {
 	uint64_t bytes;      /* written to the bag */
 	uint64_t lost_transport;
 	uint64_t lost_recorder;
+	struct tui_counts file; /* the same, in the file being written now */
 };
 
 struct tui_event {
@@ -97,6 +106,8 @@ void tui_model_event_push(struct tui_model *m, int64_t time_ns, enum tui_severit
 			  const char *text);
 /* Event i, 0 = oldest, ev_count - 1 = newest; NULL when out of range. */
 const struct tui_event *tui_model_event_get(const struct tui_model *m, size_t i);
+/* t's counters since start (file false) or in the current file. */
+struct tui_counts tui_topic_counts(const struct tui_topic *t, bool file);
 /* "RECORDING", "PAUSED", "SNAPSHOT-ARMED", "WRITING SNAPSHOT", "STOPPING". */
 const char *tui_model_state_str(enum tui_rec_state s);
 

@@ -34,6 +34,7 @@ void tui_state_set_help_lines(struct tui_state *s, size_t n)
 
 struct tui_sort_ctx {
 	const struct tui_model *m;
+	bool file; /* compare the current file's counters */
 	enum tui_col col;
 	int sign; /* -1 for descending */
 };
@@ -48,8 +49,24 @@ static int tui_cmp_dbl(double a, double b)
 	return (a > b) - (a < b);
 }
 
+/* Ascending comparison of a counter column; 0 for other columns. */
+static int tui_cmp_counts(const struct tui_counts *a, const struct tui_counts *b, enum tui_col c)
+{
+	switch (c) {
+	case TUI_COL_MSGS: return tui_cmp_u64(a->messages, b->messages);
+	case TUI_COL_BYTES: return tui_cmp_u64(a->bytes, b->bytes);
+	case TUI_COL_LOST_T: {
+		int r = tui_cmp_u64(a->lost_transport, b->lost_transport);
+		return r ? r : tui_cmp_u64(a->lost_recorder, b->lost_recorder);
+	}
+	case TUI_COL_LOST_R: return tui_cmp_u64(a->lost_recorder, b->lost_recorder);
+	default: return 0;
+	}
+}
+
 /* Ascending comparison of one column. */
-static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enum tui_col c)
+static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enum tui_col c,
+		       bool file)
 {
 	switch (c) {
 	case TUI_COL_ON:
@@ -66,19 +83,16 @@ static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enu
 		return tui_cmp_u64(a->reliable * 2u + a->transient_local,
 				   b->reliable * 2u + b->transient_local);
 	case TUI_COL_MSGS:
-		return tui_cmp_u64(a->messages, b->messages);
+	case TUI_COL_BYTES:
+	case TUI_COL_LOST_T:
+	case TUI_COL_LOST_R: {
+		struct tui_counts ca = tui_topic_counts(a, file), cb = tui_topic_counts(b, file);
+		return tui_cmp_counts(&ca, &cb, c);
+	}
 	case TUI_COL_RATE:
 		return tui_cmp_dbl(a->rate_hz, b->rate_hz);
 	case TUI_COL_BW:
 		return tui_cmp_dbl(a->bandwidth, b->bandwidth);
-	case TUI_COL_BYTES:
-		return tui_cmp_u64(a->bytes, b->bytes);
-	case TUI_COL_LOST_T: {
-		int r = tui_cmp_u64(a->lost_transport, b->lost_transport);
-		return r ? r : tui_cmp_u64(a->lost_recorder, b->lost_recorder);
-	}
-	case TUI_COL_LOST_R:
-		return tui_cmp_u64(a->lost_recorder, b->lost_recorder);
 	case TUI_COL_COUNT:
 		break;
 	}
@@ -96,7 +110,7 @@ static int tui_sort_cmp(const void *pa, const void *pb, void *arg)
 	const struct tui_sort_ctx *ctx = arg;
 	const struct tui_topic *a = &ctx->m->topics[*(const uint32_t *)pa];
 	const struct tui_topic *b = &ctx->m->topics[*(const uint32_t *)pb];
-	int r = ctx->sign * tui_cmp_col(a, b, ctx->col);
+	int r = ctx->sign * tui_cmp_col(a, b, ctx->col, ctx->file);
 	if (r == 0)
 		r = strcmp(a->name, b->name); /* ties in a fixed order: no jitter */
 	return r ? r : tui_cmp_u64(a->id, b->id);
@@ -131,7 +145,7 @@ void tui_state_sync(struct tui_state *s, const struct tui_model *m)
 		if (tui_filter_match(s, &m->topics[i]))
 			s->order[n++] = (uint32_t)i;
 	int sign = tui_col_ascending(s->sort_col) ? 1 : -1;
-	struct tui_sort_ctx ctx = {m, s->sort_col, s->sort_invert ? -sign : sign};
+	struct tui_sort_ctx ctx = {m, s->file_counts, s->sort_col, s->sort_invert ? -sign : sign};
 	if (n > 1) /* qsort_r wants a real array even for nothing */
 		qsort_r(s->order, n, sizeof *s->order, tui_sort_cmp, &ctx);
 	s->n_order = n;
@@ -335,6 +349,7 @@ static unsigned tui_state_act(struct tui_state *s, const struct tui_model *m, en
 		s->view = s->view == TUI_VIEW_LOG ? TUI_VIEW_TABLE : TUI_VIEW_LOG;
 		s->log_scroll = 0;
 		break;
+	case TUI_ACT_FILE_COUNTS: s->file_counts = !s->file_counts; break;
 	case TUI_ACT_REDRAW: return TUI_F_REDRAW | TUI_F_CLEAR;
 	case TUI_ACT_QUIT:
 		/* Paused, nothing is being recorded that a slip could cut short. */

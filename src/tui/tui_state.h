@@ -74,6 +74,7 @@ struct tui_state {
 	size_t help_lines;  /* lines of the help view at this width */
 	size_t page;        /* table rows on screen (from the layout) */
 	unsigned columns;   /* shown columns (tui_layout.visible), for F6 */
+	bool file_counts;   /* counters of the current file, not since start (f) */
 	char message[TUI_MESSAGE_MAX]; /* one-shot note for the event line */
 	uint32_t *order; /* model row indices, sorted and filtered */
 	size_t n_order;

@@ -266,15 +266,27 @@ static void tui_view_header(struct tui_frame *f, const struct tui_model *m)
 
 /* ---- the topic table ----------------------------------------------------- */
 
+/* "Topic", then " /filter" while filtering and " [file #N]" while the
+ * counters are the current file's, so the table says what it counts. */
+static void tui_view_name_title(const struct tui_state *s, const struct tui_header *hdr,
+				char *out, size_t n)
+{
+	int len = snprintf(out, n, "Topic");
+	if (s->filter[0] && len >= 0 && (size_t)len < n)
+		len += snprintf(out + len, n - (size_t)len, " /%s", s->filter);
+	if (s->file_counts && len >= 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, " [file #%" PRIu32 "]", hdr->split_index);
+}
+
 static void tui_view_col_titles(struct tui_frame *f, const struct tui_state *s,
-				const struct tui_layout *l)
+				const struct tui_header *hdr, const struct tui_layout *l)
 {
 	tui_frame_fill(f, l->head_y, 0, f->cols, TUI_E_COLS);
 	for (size_t i = 0; i < l->n_cols; i++) {
 		const struct tui_layout_col *c = &l->c[i];
-		char title[TUI_FILTER_MAX + 16];
-		if (c->col == TUI_COL_NAME && s->filter[0])
-			snprintf(title, sizeof title, "Topic /%s", s->filter);
+		char title[TUI_FILTER_MAX + 48];
+		if (c->col == TUI_COL_NAME && (s->filter[0] || s->file_counts))
+			tui_view_name_title(s, hdr, title, sizeof title);
 		else
 			snprintf(title, sizeof title, "%s", tui_layout_col_title(c->col));
 		tui_view_cell(f, c->x, l->head_y, c->width,
@@ -284,7 +296,8 @@ static void tui_view_col_titles(struct tui_frame *f, const struct tui_state *s,
 }
 
 /* The text of one cell of a topic row. */
-static void tui_view_value(const struct tui_topic *t, enum tui_col c, char *v, size_t n)
+static void tui_view_value(const struct tui_topic *t, const struct tui_counts *k, enum tui_col c,
+			   char *v, size_t n)
 {
 	switch (c) {
 	case TUI_COL_ON: snprintf(v, n, "%s", t->enabled ? "*" : "-"); break;
@@ -302,29 +315,30 @@ static void tui_view_value(const struct tui_topic *t, enum tui_col c, char *v, s
 	case TUI_COL_QOS:
 		snprintf(v, n, "%s/%s", t->reliable ? "R" : "BE", t->transient_local ? "TL" : "V");
 		break;
-	case TUI_COL_MSGS: tui_format_count(t->messages, v, n); break;
+	case TUI_COL_MSGS: tui_format_count(k->messages, v, n); break;
 	case TUI_COL_RATE: tui_format_rate(t->rate_hz, v, n); break;
 	case TUI_COL_BW:
 		tui_format_bytes((uint64_t)(t->bandwidth > 0 ? t->bandwidth : 0), v, n);
 		break;
-	case TUI_COL_BYTES: tui_format_bytes(t->bytes, v, n); break;
-	case TUI_COL_LOST_T: tui_format_count(t->lost_transport, v, n); break;
-	case TUI_COL_LOST_R: tui_format_count(t->lost_recorder, v, n); break;
+	case TUI_COL_BYTES: tui_format_bytes(k->bytes, v, n); break;
+	case TUI_COL_LOST_T: tui_format_count(k->lost_transport, v, n); break;
+	case TUI_COL_LOST_R: tui_format_count(k->lost_recorder, v, n); break;
 	case TUI_COL_COUNT: v[0] = '\0'; break;
 	}
 }
 
-static void tui_view_row(struct tui_frame *f, const struct tui_topic *t, bool selected, int y,
-			 const struct tui_layout *l)
+static void tui_view_row(struct tui_frame *f, const struct tui_topic *t, bool file, bool selected,
+			 int y, const struct tui_layout *l)
 {
 	enum tui_elem base = selected ? TUI_E_SELECTED : t->enabled ? TUI_E_NORMAL : TUI_E_DISABLED;
+	struct tui_counts k = tui_topic_counts(t, file);
 	tui_frame_fill(f, y, 0, f->cols, base);
 	for (size_t i = 0; i < l->n_cols; i++) {
 		const struct tui_layout_col *c = &l->c[i];
 		char v[TUI_NAME_MAX];
-		tui_view_value(t, c->col, v, sizeof v);
-		bool loss = (c->col == TUI_COL_LOST_T && t->lost_transport) ||
-			    (c->col == TUI_COL_LOST_R && t->lost_recorder);
+		tui_view_value(t, &k, c->col, v, sizeof v);
+		bool loss = (c->col == TUI_COL_LOST_T && k.lost_transport) ||
+			    (c->col == TUI_COL_LOST_R && k.lost_recorder);
 		tui_view_cell(f, c->x, y, c->width, loss && !selected ? TUI_E_LOSS : base, v,
 			      tui_layout_col_right(c->col));
 	}
@@ -344,7 +358,7 @@ static void tui_view_rows(struct tui_frame *f, const struct tui_model *m,
 		if (i >= s->n_order)
 			break;
 		const struct tui_topic *t = &m->topics[s->order[i]];
-		tui_view_row(f, t, s->has_sel && i == s->sel_pos, l->table_y + r, l);
+		tui_view_row(f, t, s->file_counts, s->has_sel && i == s->sel_pos, l->table_y + r, l);
 	}
 }
 
@@ -480,7 +494,7 @@ static void tui_view_table(struct tui_frame *f, const struct tui_model *m,
 			   const struct tui_state *s, const struct tui_layout *l)
 {
 	tui_view_header(f, m);
-	tui_view_col_titles(f, s, l);
+	tui_view_col_titles(f, s, &m->hdr, l);
 	tui_view_rows(f, m, s, l);
 	tui_view_event_line(f, m, s, l->event_y);
 	if (s->input == TUI_INPUT_FILTER)

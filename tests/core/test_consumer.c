@@ -382,6 +382,60 @@ static void test_consumer_topics(void **state)
 	fx_free(&f);
 }
 
+/* ---- offered QoS of later publishers ---- */
+
+static const struct bag_topic *md_topic(const struct bag_metadata *md, const char *name)
+{
+	for (size_t i = 0; i < md->n_topics; i++)
+		if (strcmp(md->topics[i].topic.name, name) == 0)
+			return &md->topics[i].topic;
+	fail_msg("%s is not in metadata.yaml", name);
+	return NULL;
+}
+
+/* The newest list posted for a topic reaches the bag (an older one still
+ * waiting is superseded); a list for a topic the consumer has not
+ * registered yet registers it first. */
+static void test_consumer_topic_qos(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, 1 << 20);
+	const char *ty = "std_msgs::msg::dds_::String_";
+	struct rec_topic *q = fx_topic(&f, "rt/q", ty, false);
+	struct bag_qos prof[3];
+	for (size_t i = 0; i < 3; i++) {
+		bag_qos_default(&prof[i]);
+		prof[i].depth = 10 + i;
+	}
+	q->bag.qos = bt_xcalloc(1, sizeof *q->bag.qos);
+	q->bag.qos[0] = prof[0];
+	q->bag.n_qos = 1;
+	atomic_store_explicit(&q->subscribed, true, memory_order_release);
+	struct rec_topic *r = fx_topic(&f, "rt/r", ty, false);
+	fx_start(&f, 0);
+	push_ok(&f, q->index, 0, 20);
+	for (int i = 0; i < 10000 && ld(&q->st.recorded) == 0; i++)
+		usleep(1000);
+	rec_consumer_set_topic_qos(f.cons, q->index, prof, 2);
+	rec_consumer_set_topic_qos(f.cons, q->index, prof, 3);
+	/* Subscribed without topics_changed: the list alone brings it in. */
+	atomic_store_explicit(&r->subscribed, true, memory_order_release);
+	rec_consumer_set_topic_qos(f.cons, r->index, &prof[2], 1);
+	assert_int_equal(fx_stop(&f), BT_OK);
+	struct bag_reader *br = open_bag(f.dir);
+	const struct bag_metadata *md = bag_reader_metadata(br);
+	assert_non_null(md);
+	const struct bag_topic *tq = md_topic(md, "/q"), *tr = md_topic(md, "/r");
+	assert_int_equal(tq->n_qos, 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(tq->qos[i].depth, 10 + i);
+	assert_int_equal(tr->n_qos, 1);
+	assert_int_equal(tr->qos[0].depth, 12);
+	bag_reader_close(br);
+	fx_free(&f);
+}
+
 /* ---- write failure ---- */
 
 /* A file-size limit (soft only, so it can be raised again), and SIGXFSZ
@@ -497,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_consumer_counts),
 		cmocka_unit_test(test_consumer_split),
 		cmocka_unit_test(test_consumer_topics),
+		cmocka_unit_test(test_consumer_topic_qos),
 		cmocka_unit_test(test_consumer_write_failure),
 		cmocka_unit_test(test_consumer_write_failure_split),
 	};

@@ -1,8 +1,9 @@
 /* `bagtop record` and QoS, end to end: a transient-local publisher's
  * history reaches a recorder that starts later, the offered QoS lands in
  * metadata.yaml, rosbag2's override file changes what the recorder asks
- * for, and an incompatible request is warned about once. Real bagtop and
- * tpub processes on loopback-only DDS domains 120..123. */
+ * for, an incompatible request is warned about once, and a publisher
+ * joining later adds its offered QoS. Real bagtop and tpub processes on
+ * loopback-only DDS domains 120..123 and 160. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "bag_metadata.h"
+#include "bag_reader.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
@@ -156,6 +158,89 @@ static void test_record_incompatible_warned(void **state)
 	free(tout);
 }
 
+/* The offered profiles of `topic` in list `q[0..n)`: one reliable
+ * volatile, one best-effort transient-local of depth 3, in that order. */
+static void assert_joiner_profiles(const char *where, const struct bag_qos *q, size_t n)
+{
+	if (n != 2)
+		fail_msg("%s: %zu offered QoS profiles for /q, want 2", where, n);
+	assert_int_equal(q[0].reliability, BAG_RELIABILITY_RELIABLE);
+	assert_int_equal(q[0].durability, BAG_DURABILITY_VOLATILE);
+	assert_int_equal(q[0].depth, 100);
+	assert_int_equal(q[1].reliability, BAG_RELIABILITY_BEST_EFFORT);
+	assert_int_equal(q[1].durability, BAG_DURABILITY_TRANSIENT_LOCAL);
+	assert_int_equal(q[1].depth, 3);
+}
+
+/* The storage file's topics table (the reader without metadata.yaml). */
+static void assert_joiner_in_files(const char *dir)
+{
+	struct bag_reader *br;
+	struct bt_error err;
+	if (bag_reader_open(dir, BAG_READER_IGNORE_METADATA, &br, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	size_t nt;
+	const struct bag_reader_topic *t = bag_reader_topics(br, &nt);
+	assert_int_equal(nt, 1);
+	assert_joiner_profiles("topics table", t[0].topic.qos, t[0].topic.n_qos);
+	bag_reader_close(br);
+}
+
+/* 4. Publisher A (reliable, volatile) is there when /q is subscribed;
+ * publisher B (best effort, transient-local, depth 3) joins 2.5 s later,
+ * and C, offering the same as B, once B has left. All publish into the
+ * bag, and metadata.yaml as well as the file's topics table list A's and
+ * B's offered profiles (C's is B's). */
+static void test_record_qos_joiner(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("qosjoin");
+	char *aout = bt_xasprintf("%s/a.txt", tmp), *bout = bt_xasprintf("%s/b.txt", tmp);
+	char *a_args[] = {"--count", "60", "--rate", "10", "--wait-readers", "1",
+			  "--wait-timeout", "10", NULL};
+	pid_t a = tpub_spawn(160, "rt/q", a_args, aout);
+	rec_sleep(0.5);
+	struct rec r;
+	char *args[] = {"/q", NULL};
+	rec_start(&r, 160, args, NULL);
+	rec_sleep(2.5);
+	char *b_args[] = {"--best-effort", "--transient-local", "--depth", "3", "--count", "20",
+			  "--rate", "10", "--wait-readers", "1", "--wait-timeout", "10", NULL};
+	pid_t b = tpub_spawn(160, "rt/q", b_args, bout);
+	long nb = tpub_finish(b, bout);
+	/* C offers what B did, after B left: it takes over B's entry instead
+	 * of growing the list (see sub_profile_note). */
+	rec_sleep(1.0);
+	b_args[5] = "10"; /* --count */
+	pid_t c3 = tpub_spawn(160, "rt/q", b_args, bout);
+	long nc = tpub_finish(c3, bout), na = tpub_finish(a, aout);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	assert_int_equal(na, 60);
+	assert_int_equal(nb, 20);
+	assert_int_equal(nc, 10);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	/* Every one of A's (reliable); B's best-effort ones on loopback too,
+	 * bar a rare drop while the reader is swapped. */
+	assert_true(counts_of(&c, "/q") >= 60 + 15);
+	counts_free(&c);
+	struct bag_metadata md;
+	struct bt_error err;
+	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
+		fail_msg("metadata.yaml: %s", err.msg);
+	assert_int_equal(md.n_topics, 1);
+	assert_joiner_profiles("metadata.yaml", md.topics[0].topic.qos, md.topics[0].topic.n_qos);
+	bag_metadata_fini(&md);
+	assert_joiner_in_files(r.dir);
+	rec_check(r.dir);
+	rec_free(&r);
+	tu_rmrf(tmp);
+	free(tmp);
+	free(aout);
+	free(bout);
+}
+
 int main(void)
 {
 	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
@@ -166,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_record_tl_late_joiner),
 		cmocka_unit_test(test_record_override_volatile),
 		cmocka_unit_test(test_record_incompatible_warned),
+		cmocka_unit_test(test_record_qos_joiner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,8 +109,9 @@ static const char *json_row(const char *text, const char *name)
 	return p;
 }
 
-/* The unsigned value of "key": in the row (the first occurrence after it). */
-static unsigned long long json_u64(const char *text, const char *name, const char *key)
+/* Where the value of "key" starts: in the row (the first occurrence after
+ * it). */
+static const char *json_at(const char *text, const char *name, const char *key)
 {
 	const char *row = json_row(text, name);
 	char *k = bt_xasprintf("\"%s\":", key);
@@ -119,7 +120,17 @@ static unsigned long long json_u64(const char *text, const char *name, const cha
 	free(k);
 	if (p == NULL)
 		fail_msg("no %s in: %s", key, row);
-	return strtoull(p + kl, NULL, 10);
+	return p + kl;
+}
+
+static unsigned long long json_u64(const char *text, const char *name, const char *key)
+{
+	return strtoull(json_at(text, name, key), NULL, 10);
+}
+
+static double json_dbl(const char *text, const char *name, const char *key)
+{
+	return strtod(json_at(text, name, key), NULL);
 }
 
 static char *stats_json(int domain, int want_rc)
@@ -141,12 +152,14 @@ static void set_chatter(struct fake *f, uint64_t base)
 	set(&s->lost_transport, 7);
 	set(&s->rejected, 2);
 	set(&s->lost_cache, 50);
+	set(&s->lost_compression, 5);
 	set(&s->lost_toobig, 3);
 	set(&s->lost_write, 4);
 	set(&s->file_recorded, base / 2);
 	set(&s->file_bytes, 25 * base);
 	set(&s->file_lost_transport, 3);
 	set(&s->file_lost_recorder, 6);
+	set(&s->file_received_base, base); /* the file opened `base` messages in */
 }
 
 static void check_chatter(const char *out, uint64_t base)
@@ -157,10 +170,12 @@ static void check_chatter(const char *out, uint64_t base)
 	assert_int_equal(json_u64(out, "/chatter", "transport"), 7);
 	assert_int_equal(json_u64(out, "/chatter", "rejected"), 2);
 	assert_int_equal(json_u64(out, "/chatter", "cache_overflow"), 50);
+	assert_int_equal(json_u64(out, "/chatter", "compression_overflow"), 5);
 	assert_int_equal(json_u64(out, "/chatter", "too_large"), 3);
 	assert_int_equal(json_u64(out, "/chatter", "write_failure"), 4);
 	assert_int_equal(json_u64(out, "/chatter", "lost_in_transport"), 9);
-	assert_int_equal(json_u64(out, "/chatter", "lost_in_recorder"), 57);
+	assert_int_equal(json_u64(out, "/chatter", "lost_in_recorder"), 62);
+	assert_int_equal(json_u64(out, "/chatter", "file_received"), 66);
 	assert_int_equal(json_u64(out, "/chatter", "file_recorded"), base / 2);
 	assert_int_equal(json_u64(out, "/chatter", "file_bytes"), 25 * base);
 	assert_int_equal(json_u64(out, "/chatter", "file_lost_in_transport"), 3);
@@ -490,7 +505,12 @@ static void test_stats_recorder(void **state)
 		assert_int_equal(json_u64(out, "/live", "lost_in_recorder"), 0);
 		/* One file so far: it holds everything. */
 		assert_int_equal(json_u64(out, "/live", "file_recorded"), wrote);
+		assert_int_equal(json_u64(out, "/live", "file_received"), wrote);
 		assert_true(json_u64(out, "/live", "file_bytes") > 0);
+		/* wrote messages since the file opened, a few seconds ago. */
+		double hz = json_dbl(out, "/live", "file_average_rate_hz");
+		assert_true(hz > 0.0 && hz < (double)wrote);
+		assert_true(json_u64(out, NULL, "file_start_time") > 0);
 		assert_non_null(strstr(out, r.dir));
 	} else {
 		assert_non_null(strstr(out, "no bagtop recorder answered on domain 146"));

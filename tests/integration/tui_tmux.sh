@@ -14,52 +14,13 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-tui-XXXXXX")
 RUN=0
 SOCK="bagtop-test-$$-$RUN"
 PUBS=""
-tm() { tmux -L "$SOCK" "$@"; }
+. "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
 	tm kill-server 2>/dev/null
 	[ -n "$PUBS" ] && kill $PUBS 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
-screen() { tm capture-pane -p; }
-fail() {
-	echo "FAIL: $*"
-	echo "--- screen:"
-	screen 2>/dev/null
-	exit 1
-}
-# wait_for SECONDS COMMAND...: until COMMAND succeeds (polled every 0.1 s).
-wait_for() {
-	n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
-on_screen() { screen | grep -q -- "$1"; }
-now_ns() { date +%s%N; }
-# Largest timestamp of TOPIC over every file of BAG (0 when none).
-last_stamp() {
-	m=0
-	for f in "$1"/*.db3; do
-		v=$(sqlite3 "$f" "SELECT coalesce(max(m.timestamp), 0) FROM messages m JOIN topics t
-			ON m.topic_id = t.id WHERE t.name = '$2';" 2>/dev/null || echo 0)
-		[ "${v:-0}" -gt "$m" ] && m=$v
-	done
-	echo "$m"
-}
-# Messages of any topic stamped in the open interval (FROM, TO) ns.
-count_between() {
-	c=0
-	for f in "$1"/*.db3; do
-		v=$(sqlite3 "$f" "SELECT count(*) FROM messages WHERE timestamp > $2 AND timestamp < $3;")
-		c=$((c + v))
-	done
-	echo "$c"
-}
 publish() { # publish DOMAIN TOPIC RATE
 	"$P" --domain "$1" --topic "$2" --type string --count 100000 --rate "$3" >/dev/null 2>&1 &
 	PUBS="$PUBS $!"
@@ -109,6 +70,12 @@ tm send-keys / Escape
 tm send-keys n
 wait_for 3 test -e "$T/bag1/bag1_1.db3" || fail "n made no second file"
 wait_for 3 on_screen "split: now writing bag1_1.db3" || fail "no event for the split"
+
+# f: the counters of the file being written (#1 since the split), and back.
+tm send-keys f
+wait_for 2 on_screen "Topic \[file #1\]" || fail "f did not show the file's counters"
+tm send-keys f
+wait_for 2 not_on_screen "\[file #" || fail "f again did not go back to the totals"
 
 # p: paused (nothing recorded), then resumed.
 sleep 0.5

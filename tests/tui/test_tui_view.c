@@ -133,6 +133,35 @@ static void test_many_rows_scrolled(void **state)
 	tui_model_fini(&m);
 }
 
+/* `f`: the counter columns show the current file's figures, the Topic
+ * title says so, and sorting follows what is shown; `f` again goes back. */
+static void test_file_counts(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	for (size_t i = 0; i < m.n_topics; i++) {
+		struct tui_topic *t = &m.topics[i];
+		/* Bytes in the file in the opposite order of the totals. */
+		t->file = (struct tui_counts){t->messages / 10, 1000 * (i + 1), t->lost_transport,
+					      t->lost_recorder / 2};
+	}
+	m.topics[0].file.lost_transport = 7; /* only in the file view */
+	tf_state(&s, &m, 10);
+	tf_keys(&s, &m, KEYS('f', 'B'));
+	assert_true(s.file_counts);
+	assert_int_equal(s.order[0], 3); /* most bytes in this file: /rosout */
+	golden("file_counts_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("file_counts_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	tf_keys(&s, &m, KEYS('f'));
+	assert_false(s.file_counts);
+	tui_state_sync(&s, &m);
+	assert_int_equal(s.order[0], 0); /* most bytes since start: the camera */
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
 static void test_filter_and_message(void **state)
 {
 	(void)state;
@@ -244,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_warnings_mono_ascii),
 		cmocka_unit_test(test_many_rows_scrolled),
+		cmocka_unit_test(test_file_counts),
 		cmocka_unit_test(test_filter_and_message),
 		cmocka_unit_test(test_dialogs),
 		cmocka_unit_test(test_help_and_log),

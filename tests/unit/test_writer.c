@@ -1191,6 +1191,125 @@ static void test_refusals(void **state)
 	free(dir);
 }
 
+/* ---- offered QoS of publishers that join later ---- */
+
+/* Sets topic i's profiles in the writer and in what wt_verify expects. */
+static void wt_set_qos(struct wt_bag *b, size_t i, const struct bag_qos *q, size_t n)
+{
+	struct bt_error err;
+	if (bag_writer_set_topic_qos(b->w, b->topics[i].handle, q, n, &err) != BT_OK)
+		fail_msg("bag_writer_set_topic_qos: %s", err.msg);
+	free(b->topics[i].t.qos);
+	b->topics[i].t.qos = bt_xcalloc(n, sizeof *q);
+	memcpy(b->topics[i].t.qos, q, n * sizeof *q);
+	b->topics[i].t.n_qos = n;
+}
+
+/* The offered_qos_profiles of topic `name` in storage file `fi`. */
+static void wt_assert_file_qos(const struct wt_bag *b, size_t fi, const char *name,
+			       const struct bag_qos *q, size_t n)
+{
+	char *path = bt_xasprintf("%s/%s_%zu.db3", b->dir, b->base, fi);
+	sqlite3 *h = wt_sql_open(path);
+	char *sql = bt_xasprintf("SELECT offered_qos_profiles FROM topics WHERE name = '%s';", name);
+	char *got = wt_sql_text(h, sql);
+	struct bt_buf want = BT_BUF_INIT;
+	assert_int_equal(bag_qos_to_string(q, n, &want), BT_OK);
+	assert_string_equal(got, want.data ? want.data : "");
+	bt_buf_fini(&want);
+	free(got);
+	free(sql);
+	sqlite3_close(h);
+	free(path);
+}
+
+static void wt_assert_yaml_qos(const struct wt_bag *b, const char *name, const struct bag_qos *q,
+			       size_t n)
+{
+	struct bag_metadata md;
+	struct bt_error err;
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
+	size_t t = 0;
+	while (t < md.n_topics && strcmp(md.topics[t].topic.name, name) != 0)
+		t++;
+	assert_true(t < md.n_topics);
+	assert_int_equal(md.topics[t].topic.n_qos, n);
+	for (size_t i = 0; i < n; i++)
+		wt_assert_qos_equal(&md.topics[t].topic.qos[i], &q[i]);
+	bag_metadata_fini(&md);
+}
+
+/* A best-effort transient-local publisher with another depth. */
+static struct bag_qos wt_qos_joiner(uint64_t depth)
+{
+	struct bag_qos q;
+	bag_qos_default(&q);
+	q.history = BAG_HISTORY_KEEP_LAST;
+	q.depth = depth;
+	q.reliability = BAG_RELIABILITY_BEST_EFFORT;
+	q.durability = BAG_DURABILITY_TRANSIENT_LOCAL;
+	return q;
+}
+
+/* The open file's topics row gets the new list at once; metadata.yaml at
+ * the next split; the next file's topics table and every metadata row
+ * after it too (wt_verify checks all of them against the new list). */
+static void test_topic_qos_later(void **state)
+{
+	(void)state;
+	struct wt_bag b;
+	wt_init(&b, "qoslate");
+	wt_open(&b);
+	wt_add_topics(&b, 2, 1); /* topic 1 ("/wt/topic_01"): one profile */
+	assert_int_equal(b.topics[1].t.n_qos, 1);
+	struct wt_msg m = wt_msg(&b, 1, WT_T0, 10);
+	wt_write(&b, &m, 1);
+	struct bag_qos q[3] = {b.topics[1].t.qos[0], wt_qos_joiner(7), wt_qos_joiner(7)};
+	wt_set_qos(&b, 1, q, 2);
+	wt_assert_file_qos(&b, 0, "/wt/topic_01", q, 2);
+	m = wt_msg(&b, 1, WT_T0 + 1000, 10);
+	wt_write(&b, &m, 1);
+	/* Equal profiles stay distinct entries: one per publisher. */
+	wt_set_qos(&b, 1, q, 3);
+	wt_assert_file_qos(&b, 0, "/wt/topic_01", q, 3);
+	wt_split(&b);
+	wt_assert_yaml_qos(&b, "/wt/topic_01", q, 3);
+	wt_assert_file_qos(&b, 1, "/wt/topic_01", q, 3);
+	m = wt_msg(&b, 0, WT_T0 + 2000, 10);
+	wt_write(&b, &m, 1);
+	b.expect_files = 2;
+	wt_close(&b);
+	wt_verify(&b);
+	wt_assert_yaml_qos(&b, "/wt/topic_01", q, 3);
+	wt_fini(&b);
+}
+
+/* After a split the files already closed keep their rows; a topic that had
+ * no profile gets some; an unknown handle is refused. */
+static void test_topic_qos_after_split(void **state)
+{
+	(void)state;
+	struct wt_bag b;
+	wt_init(&b, "qossplit");
+	wt_open(&b);
+	wt_add_topics(&b, 1, 1); /* topic 0: no profile */
+	assert_int_equal(b.topics[0].t.n_qos, 0);
+	struct wt_msg m = wt_msg(&b, 0, WT_T0, 10);
+	wt_write(&b, &m, 1);
+	wt_split(&b);
+	struct bag_qos q = wt_qos_joiner(3);
+	struct bt_error err;
+	assert_int_equal(bag_writer_set_topic_qos(b.w, 5, &q, 1, &err), BT_ERR_USAGE);
+	wt_set_qos(&b, 0, &q, 1);
+	wt_assert_file_qos(&b, 1, "/wt/topic_00", &q, 1);
+	wt_split(&b);
+	wt_assert_file_qos(&b, 2, "/wt/topic_00", &q, 1);
+	wt_close(&b);
+	wt_assert_file_qos(&b, 0, "/wt/topic_00", NULL, 0);
+	wt_assert_yaml_qos(&b, "/wt/topic_00", &q, 1);
+	wt_fini(&b);
+}
+
 static void test_custom_data_and_distro(void **state)
 {
 	(void)state;
@@ -1251,6 +1370,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_max_bag_files, wt_teardown),
 		cmocka_unit_test_teardown(test_refusals, wt_teardown),
 		cmocka_unit_test_teardown(test_custom_data_and_distro, wt_teardown),
+		cmocka_unit_test_teardown(test_topic_qos_later, wt_teardown),
+		cmocka_unit_test_teardown(test_topic_qos_after_split, wt_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,7 @@ static void zt_run(unsigned threads, unsigned batches)
 {
 	struct bag_zpool *p;
 	struct bt_error err;
-	assert_int_equal(bag_zpool_new(threads, &p, &err), BT_OK);
+	assert_int_equal(bag_zpool_new(threads, 0, &p, &err), BT_OK);
 	struct bag_zpool_input *in = bt_xcalloc(ZT_MAX_JOBS, sizeof *in);
 	uint8_t **bufs = bt_xcalloc(ZT_MAX_JOBS, sizeof *bufs);
 	struct bt_buf plain = {0};
@@ -107,7 +107,7 @@ static void test_free_with_batch_in_flight(void **state)
 	(void)state;
 	struct bag_zpool *p;
 	struct bt_error err;
-	assert_int_equal(bag_zpool_new(2, &p, &err), BT_OK);
+	assert_int_equal(bag_zpool_new(2, 0, &p, &err), BT_OK);
 	static uint8_t data[100][512];
 	struct bag_zpool_input in[100];
 	for (size_t i = 0; i < 100; i++) {

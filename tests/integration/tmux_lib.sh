@@ -1,0 +1,44 @@
+# Shared by the tmux tests (sourced): drive a pane of the tmux server on
+# socket $SOCK and read the bag with the sqlite3 shell. The sourcing script
+# sets SOCK and its own cleanup.
+tm() { tmux -L "$SOCK" "$@"; }
+screen() { tm capture-pane -p; }
+fail() {
+	echo "FAIL: $*"
+	echo "--- screen:"
+	screen 2>/dev/null
+	exit 1
+}
+# wait_for SECONDS COMMAND...: until COMMAND succeeds (polled every 0.1 s).
+wait_for() {
+	n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+on_screen() { screen | grep -q -- "$1"; }
+not_on_screen() { ! on_screen "$1"; }
+now_ns() { date +%s%N; }
+# Largest timestamp of TOPIC over every file of BAG (0 when none).
+last_stamp() {
+	m=0
+	for f in "$1"/*.db3; do
+		v=$(sqlite3 "$f" "SELECT coalesce(max(m.timestamp), 0) FROM messages m JOIN topics t
+			ON m.topic_id = t.id WHERE t.name = '$2';" 2>/dev/null || echo 0)
+		[ "${v:-0}" -gt "$m" ] && m=$v
+	done
+	echo "$m"
+}
+# Messages of any topic of BAG stamped in the open interval (FROM, TO) ns.
+count_between() {
+	c=0
+	for f in "$1"/*.db3; do
+		v=$(sqlite3 "$f" "SELECT count(*) FROM messages WHERE timestamp > $2 AND timestamp < $3;")
+		c=$((c + v))
+	done
+	echo "$c"
+}
