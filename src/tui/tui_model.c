@@ -82,9 +82,7 @@ const char *tui_model_state_str(enum tui_rec_state s)
 	return "?";
 }
 
-struct tui_counts tui_topic_counts(const struct tui_topic *t, bool file)
+const struct tui_counts *tui_topic_counts(const struct tui_topic *t, bool file)
 {
-	if (file)
-		return t->file;
-	return (struct tui_counts){t->messages, t->bytes, t->lost_transport, t->lost_recorder};
+	return file ? &t->file : &t->total;
 }

@@ -51,7 +51,7 @@ struct tui_header {
 
 /* A topic's counters, since start or in the file being written. */
 struct tui_counts {
-	uint64_t messages; /* received */
+	uint64_t messages; /* total: arrived, recorded or not; file: received while recording */
 	uint64_t bytes;    /* written to the bag */
 	uint64_t lost_transport;
 	uint64_t lost_recorder;
@@ -66,13 +66,10 @@ struct tui_topic {
 	uint32_t publishers;
 	bool reliable;
 	bool transient_local;
-	uint64_t messages;   /* received since start */
 	double rate_hz;      /* sliding window */
 	double bandwidth;    /* bytes/s, sliding window */
-	uint64_t bytes;      /* written to the bag */
-	uint64_t lost_transport;
-	uint64_t lost_recorder;
-	struct tui_counts file; /* the same, in the file being written now */
+	struct tui_counts total; /* since start */
+	struct tui_counts file;  /* in the file being written now */
 };
 
 struct tui_event {
@@ -107,7 +104,7 @@ void tui_model_event_push(struct tui_model *m, int64_t time_ns, enum tui_severit
 /* Event i, 0 = oldest, ev_count - 1 = newest; NULL when out of range. */
 const struct tui_event *tui_model_event_get(const struct tui_model *m, size_t i);
 /* t's counters since start (file false) or in the current file. */
-struct tui_counts tui_topic_counts(const struct tui_topic *t, bool file);
+const struct tui_counts *tui_topic_counts(const struct tui_topic *t, bool file);
 /* "RECORDING", "PAUSED", "SNAPSHOT-ARMED", "WRITING SNAPSHOT", "STOPPING". */
 const char *tui_model_state_str(enum tui_rec_state s);
 

@@ -85,10 +85,8 @@ static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enu
 	case TUI_COL_MSGS:
 	case TUI_COL_BYTES:
 	case TUI_COL_LOST_T:
-	case TUI_COL_LOST_R: {
-		struct tui_counts ca = tui_topic_counts(a, file), cb = tui_topic_counts(b, file);
-		return tui_cmp_counts(&ca, &cb, c);
-	}
+	case TUI_COL_LOST_R:
+		return tui_cmp_counts(tui_topic_counts(a, file), tui_topic_counts(b, file), c);
 	case TUI_COL_RATE:
 		return tui_cmp_dbl(a->rate_hz, b->rate_hz);
 	case TUI_COL_BW:

@@ -331,14 +331,14 @@ static void tui_view_row(struct tui_frame *f, const struct tui_topic *t, bool fi
 			 int y, const struct tui_layout *l)
 {
 	enum tui_elem base = selected ? TUI_E_SELECTED : t->enabled ? TUI_E_NORMAL : TUI_E_DISABLED;
-	struct tui_counts k = tui_topic_counts(t, file);
+	const struct tui_counts *k = tui_topic_counts(t, file);
 	tui_frame_fill(f, y, 0, f->cols, base);
 	for (size_t i = 0; i < l->n_cols; i++) {
 		const struct tui_layout_col *c = &l->c[i];
 		char v[TUI_NAME_MAX];
-		tui_view_value(t, &k, c->col, v, sizeof v);
-		bool loss = (c->col == TUI_COL_LOST_T && k.lost_transport) ||
-			    (c->col == TUI_COL_LOST_R && k.lost_recorder);
+		tui_view_value(t, k, c->col, v, sizeof v);
+		bool loss = (c->col == TUI_COL_LOST_T && k->lost_transport) ||
+			    (c->col == TUI_COL_LOST_R && k->lost_recorder);
 		tui_view_cell(f, c->x, y, c->width, loss && !selected ? TUI_E_LOSS : base, v,
 			      tui_layout_col_right(c->col));
 	}

@@ -57,12 +57,12 @@ static void fake_fill(void *ctx, struct tui_model *m)
 		t->enabled = f->enabled[i];
 		t->rate_hz = 100.0 - i;
 		if (f->all_change) { /* a busy robot: counts, bytes, bandwidth */
-			t->messages = f->ticks * (100 - i) + i * 7919;
-			t->bytes = t->messages * 1013;
+			t->total.messages = f->ticks * (100 - i) + i * 7919;
+			t->total.bytes = t->total.messages * 1013;
 			t->bandwidth = 100000.0 + (double)((f->ticks * 37 + i) % 900) * 1000.0;
 		}
 	}
-	m->topics[0].messages = f->ticks++; /* at least one number changes per tick */
+	m->topics[0].total.messages = f->ticks++; /* at least one number changes per tick */
 }
 
 static void fake_command(void *ctx, const struct tui_cmd *c)

@@ -144,8 +144,8 @@ static void test_file_counts(void **state)
 	for (size_t i = 0; i < m.n_topics; i++) {
 		struct tui_topic *t = &m.topics[i];
 		/* Bytes in the file in the opposite order of the totals. */
-		t->file = (struct tui_counts){t->messages / 10, 1000 * (i + 1), t->lost_transport,
-					      t->lost_recorder / 2};
+		t->file = (struct tui_counts){t->total.messages / 10, 1000 * (i + 1),
+					      t->total.lost_transport, t->total.lost_recorder / 2};
 	}
 	m.topics[0].file.lost_transport = 7; /* only in the file view */
 	tf_state(&s, &m, 10);

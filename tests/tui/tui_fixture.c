@@ -17,8 +17,8 @@ struct tui_topic *tf_add(struct tui_model *m, uint32_t id, const char *name, con
 	t->reliable = true;
 	t->rate_hz = hz;
 	t->bandwidth = hz * 1000.0;
-	t->messages = (uint64_t)(hz * 60.0);
-	t->bytes = bytes;
+	t->total.messages = (uint64_t)(hz * 60.0);
+	t->total.bytes = bytes;
 	return t;
 }
 
@@ -43,13 +43,13 @@ void tf_model(struct tui_model *m)
 	h->update_hz = 1;
 	tf_add(m, 0, "/camera/front/image_raw/compressed", "sensor_msgs/msg/CompressedImage", 30,
 	       250000000);
-	tf_add(m, 1, "/tf", "tf2_msgs/msg/TFMessage", 100, 1200000)->lost_transport = 3;
+	tf_add(m, 1, "/tf", "tf2_msgs/msg/TFMessage", 100, 1200000)->total.lost_transport = 3;
 	struct tui_topic *t = tf_add(m, 2, "/tf_static", "tf2_msgs/msg/TFMessage", 0, 2000);
 	t->tl_depth = 1;
 	t->transient_local = true;
 	t = tf_add(m, 3, "/rosout", "rcl_interfaces/msg/Log", 2.5, 50000);
 	t->enabled = false;
-	t->lost_recorder = 12;
+	t->total.lost_recorder = 12;
 	t->reliable = false;
 	t->publishers = 4;
 	tui_model_event_push(m, TF_T0, TUI_SEV_INFO, "split: rosbag2_2025_12_01-04_00_00_3.db3");
