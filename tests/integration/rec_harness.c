@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bag_metadata.h"
 #include "bag_reader.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
@@ -151,6 +152,21 @@ void rec_check(const char *dir)
 	if (rc != 0)
 		fail_msg("bagtop check %s: exit %d: %s", dir, rc, out);
 	free(out);
+}
+
+void rec_metadata(const char *dir, struct bag_metadata *md)
+{
+	struct bt_error err;
+	if (bag_metadata_read(dir, md, &err) != BT_OK)
+		fail_msg("%s/metadata.yaml: %s", dir, err.msg);
+}
+
+bool rec_harness_ready(void)
+{
+	if (getenv("BAGTOP_BIN") && getenv("BAGTOP_TPUB"))
+		return true;
+	fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+	return false;
 }
 
 /* Spawns tpub: --domain D --topic T --type string plus extra args. */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -45,6 +46,13 @@ void rec_start(struct rec *r, int domain, char *const args[], const char *env);
 void rec_stop(struct rec *r, int sig);
 void rec_free(struct rec *r);        /* removes the temporary directory */
 void rec_check(const char *dir);     /* `bagtop check DIR` must pass */
+struct bag_metadata;
+/* Reads DIR's metadata.yaml into *md (bag_metadata_fini it); fails the
+ * test when it cannot. */
+void rec_metadata(const char *dir, struct bag_metadata *md);
+/* False (print why; main returns 77, skipped) when ctest did not give the
+ * binaries: BAGTOP_BIN and BAGTOP_TPUB. */
+bool rec_harness_ready(void);
 /* tpub --domain D --topic T --type string EXTRA...; see tests/tools/tpub.c. */
 pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path);
 /* Waits for tpub; asserts exit 0; returns N of "tpub: wrote N". */

@@ -143,10 +143,8 @@ static void test_pause_refused(void **state)
 
 int main(void)
 {
-	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
-		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+	if (!rec_harness_ready())
 		return 77;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pause_resume_by_pid),
 		cmocka_unit_test(test_pause_refused),

@@ -235,10 +235,8 @@ static void test_record_mixed_qos(void **state)
 
 int main(void)
 {
-	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
-		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+	if (!rec_harness_ready())
 		return 77;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_chatter),
 		cmocka_unit_test(test_record_selection),

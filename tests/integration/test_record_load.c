@@ -220,9 +220,7 @@ static void test_record_loss_statistics(void **state)
 	assert_true(v[2] > 0);
 	assert_int_equal(v[0] + v[2], 3000);
 	struct bag_metadata md;
-	struct bt_error err;
-	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
-		fail_msg("metadata: %s", err.msg);
+	rec_metadata(r.dir, &md);
 	assert_true(md.n_files >= 2);
 	assert_int_equal(md.n_topics, 1);
 	const struct bag_topic_info *ti = &md.topics[0];
@@ -275,9 +273,7 @@ static void test_record_compression_loss(void **state)
 	assert_int_equal(v[0] + v[2], 1000);
 	assert_non_null(strstr(r.out, "compression behind"));
 	struct bag_metadata md;
-	struct bt_error err;
-	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
-		fail_msg("metadata: %s", err.msg);
+	rec_metadata(r.dir, &md);
 	const struct bag_stats *st = &md.topics[0].stats;
 	assert_true(md.topics[0].has_stats && st->has_causes);
 	printf("lost: compression %llu, cache %llu of %llu\n",
@@ -356,9 +352,7 @@ static void test_record_transport_loss(void **state)
 	assert_int_equal(v[1], (unsigned long long)(last - first + 1) - n);
 	/* The bag says the same. */
 	struct bag_metadata md;
-	struct bt_error err;
-	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
-		fail_msg("metadata: %s", err.msg);
+	rec_metadata(r.dir, &md);
 	assert_int_equal(md.n_topics, 1);
 	assert_int_equal(md.topics[0].stats.lost_in_transport, v[1]);
 	bag_metadata_fini(&md);
@@ -369,10 +363,8 @@ static void test_record_transport_loss(void **state)
 
 int main(void)
 {
-	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
-		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+	if (!rec_harness_ready())
 		return 77;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_ddsperf),
 		cmocka_unit_test(test_record_cache_zero),

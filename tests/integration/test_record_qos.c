@@ -226,9 +226,7 @@ static void test_record_qos_joiner(void **state)
 	assert_true(counts_of(&c, "/q") >= 60 + 15);
 	counts_free(&c);
 	struct bag_metadata md;
-	struct bt_error err;
-	if (bag_metadata_read(r.dir, &md, &err) != BT_OK)
-		fail_msg("metadata.yaml: %s", err.msg);
+	rec_metadata(r.dir, &md);
 	assert_int_equal(md.n_topics, 1);
 	assert_joiner_profiles("metadata.yaml", md.topics[0].topic.qos, md.topics[0].topic.n_qos);
 	bag_metadata_fini(&md);
@@ -243,10 +241,8 @@ static void test_record_qos_joiner(void **state)
 
 int main(void)
 {
-	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
-		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+	if (!rec_harness_ready())
 		return 77;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_tl_late_joiner),
 		cmocka_unit_test(test_record_override_volatile),

@@ -485,10 +485,8 @@ static void test_snapshot_memory(void **state)
 
 int main(void)
 {
-	if (!getenv("BAGTOP_BIN") || !getenv("BAGTOP_TPUB")) {
-		fprintf(stderr, "BAGTOP_BIN / BAGTOP_TPUB not set\n");
+	if (!rec_harness_ready())
 		return 77;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot_repeat_tl),
 		cmocka_unit_test(test_snapshot_post),
