@@ -89,19 +89,40 @@ int tu_run(char *const argv[], char **out)
 	return WEXITSTATUS(status);
 }
 
-int tu_bagtop(char **out, const char *arg0, ...)
+/* argv: `pre` (n_pre of them), $BAGTOP_BIN, then the arguments in ap. */
+static int tu_bagtop_v(char **out, char *const *pre, size_t n_pre, const char *arg0, va_list ap)
 {
 	const char *bin = getenv("BAGTOP_BIN");
 	char *argv[64];
 	size_t n = 0;
+	for (size_t i = 0; i < n_pre; i++)
+		argv[n++] = pre[i];
 	argv[n++] = (char *)(bin ? bin : "bagtop");
-	va_list ap;
-	va_start(ap, arg0);
 	for (const char *a = arg0; a && n < 63; a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
-	va_end(ap);
 	argv[n] = NULL;
 	return tu_run(argv, out);
+}
+
+int tu_bagtop(char **out, const char *arg0, ...)
+{
+	va_list ap;
+	va_start(ap, arg0);
+	int rc = tu_bagtop_v(out, NULL, 0, arg0, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tu_bagtop_bounded(char **out, unsigned seconds, const char *arg0, ...)
+{
+	char secs[16];
+	snprintf(secs, sizeof secs, "%u", seconds);
+	char *const pre[] = {"timeout", "-s", "KILL", secs};
+	va_list ap;
+	va_start(ap, arg0);
+	int rc = tu_bagtop_v(out, pre, 4, arg0, ap);
+	va_end(ap);
+	return rc;
 }
 
 int tu_files_equal(const char *a, const char *b)

@@ -27,6 +27,9 @@ int tu_run(char *const argv[], char **out);
 bool tu_in_path(const char *prog);
 /* Runs the bagtop binary ($BAGTOP_BIN) with the given arguments. */
 int tu_bagtop(char **out, const char *arg0, ...);
+/* The same, killed (SIGKILL: exit status 137) after `seconds`, so that a
+ * hang fails the test instead of stalling it. */
+int tu_bagtop_bounded(char **out, unsigned seconds, const char *arg0, ...);
 /* Byte-identical files? */
 int tu_files_equal(const char *a, const char *b);
 /* Copies a file; aborts the test on failure. */

@@ -25,8 +25,14 @@ static int app_w_custom(const struct app_cmd *cmd, struct app_writer_cfg *c, con
 	const char *eq = strchr(arg, '=');
 	if (!eq || eq == arg)
 		return app_usage_error(cmd, "--custom-data wants KEY=VALUE, got '%s'", arg);
+	size_t klen = (size_t)(eq - arg);
+	/* A key twice would be written twice: invalid YAML that rosbag2 refuses. */
+	for (size_t i = 0; i < c->n_custom; i++)
+		if (strlen(c->custom[i].key) == klen && !strncmp(c->custom[i].key, arg, klen))
+			return app_usage_error(cmd, "--custom-data key '%s' given twice",
+					       c->custom[i].key);
 	c->custom = bt_xrealloc(c->custom, (c->n_custom + 1) * sizeof *c->custom);
-	c->custom[c->n_custom].key = bt_xstrndup(arg, (size_t)(eq - arg));
+	c->custom[c->n_custom].key = bt_xstrndup(arg, klen);
 	c->custom[c->n_custom].value = bt_xstrdup(eq + 1);
 	c->n_custom++;
 	return 0;

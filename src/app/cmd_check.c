@@ -36,5 +36,6 @@ const struct app_cmd app_cmd_check = {
 	"Verify that a bag's storage files and metadata agree; exit 1 if not.",
 	"\nEvery storage file must open and pass SQLite's quick_check, every message\n"
 	"must read back (and decompress), and metadata.yaml's counts, topics, files,\n"
-	"time range and compression must match the data. Each problem is one line.\n",
+	"time range and compression must match the data, and no key may appear twice\n"
+	"in one mapping of metadata.yaml. Each problem is one line.\n",
 	NULL, 0, check_run};

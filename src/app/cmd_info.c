@@ -96,9 +96,13 @@ static void info_summary(const struct bag_metadata *md, uint64_t size)
 		printf("Compression:       %s (%s)\n", md->compression_format, md->compression_mode);
 	bt_fmt_duration(md->duration, buf, sizeof buf);
 	printf("Duration:          %s\n", buf);
+	int64_t end;
 	if (md->message_count && md->starting_time != BAG_TIME_NONE) {
 		info_time_line("Start:             ", md->starting_time);
-		info_time_line("End:               ", md->starting_time + md->duration);
+		if (__builtin_add_overflow(md->starting_time, md->duration, &end))
+			printf("End:               (beyond the range of a timestamp)\n");
+		else
+			info_time_line("End:               ", end);
 	} else {
 		printf("Start:             (no messages)\nEnd:               (no messages)\n");
 	}
@@ -121,11 +125,26 @@ static void info_files_detail(const struct bag_reader *r)
 		bt_fmt_iec(f->size, size, sizeof size);
 		if (f->message_count) {
 			bt_time_format_date(f->start, start, sizeof start);
-			bt_fmt_duration(f->end - f->start, dur, sizeof dur);
+			bt_fmt_duration(bag_span(f->start, f->end), dur, sizeof dur);
 		}
 		printf("  %-3zu %-32s %10s %6d %10" PRIu64 "  %-30s %s\n", i, f->name, size,
 		       f->schema_version, f->message_count, start, dur);
 	}
+}
+
+/* Under this span a quotient is noise (3 messages in 12 us are not
+ * "164771 Hz"). */
+#define INFO_MIN_RATE_SPAN_NS INT64_C(1000000)
+
+/* The one rate info prints, as average_rate_hz in metadata.yaml: messages
+ * over the bag's duration (over the file's, per file); "-" for fewer than
+ * two messages or a duration under 1 ms. */
+static void info_rate(uint64_t messages, int64_t duration_ns, double rate, char *out, size_t cap)
+{
+	if (messages < 2 || duration_ns < INFO_MIN_RATE_SPAN_NS)
+		snprintf(out, cap, "-");
+	else
+		snprintf(out, cap, "%.3f", rate);
 }
 
 struct info_span {
@@ -177,15 +196,14 @@ static void info_topics_detail(const struct bag_reader *r)
 {
 	size_t n;
 	const struct bag_reader_topic *t = bag_reader_topics(r, &n);
-	printf("\nTopics (as read from disk):\n");
+	int64_t bag_ns = bag_span(bag_reader_start(r), bag_reader_end(r));
+	printf("\nTopics (as read from disk; rate = messages / bag duration):\n");
 	for (size_t i = 0; i < n; i++) {
 		struct info_span s = info_topic_span(r, i);
-		printf("  %s  [%s]  %" PRIu64 " messages", t[i].topic.name, t[i].topic.type,
-		       t[i].count);
-		if (t[i].count > 1 && s.last > s.first)
-			printf(", %.3f Hz average",
-			       (double)(t[i].count - 1) * 1e9 / (double)(s.last - s.first));
-		printf("\n");
+		char rate[64];
+		info_rate(t[i].count, bag_ns, bag_stats_rate(t[i].count, bag_ns), rate, sizeof rate);
+		printf("  %s  [%s]  %" PRIu64 " messages, rate %s Hz\n", t[i].topic.name,
+		       t[i].topic.type, t[i].count, rate);
 		if (t[i].count) {
 			char a[40], b[40];
 			bt_time_format_sec(s.first, a, sizeof a);
@@ -212,12 +230,14 @@ static int info_name_width(const struct bag_metadata *md, int min)
 	return w;
 }
 
-/* Recorded, bytes, rate, and the two loss totals ("unknown" when not
- * known: never a figure that was not measured). */
-static void info_stats_cells(const struct bag_stats *st)
+/* Recorded, bytes, rate over `duration_ns`, and the two loss totals
+ * ("unknown" when not known: never a figure that was not measured). */
+static void info_stats_cells(const struct bag_stats *st, int64_t duration_ns)
 {
-	printf(" %10" PRIu64 " %14" PRIu64 " %10.3f", st->messages_recorded, st->bytes_written,
-	       st->average_rate_hz);
+	char rate[64];
+	info_rate(st->messages_recorded, duration_ns, st->average_rate_hz, rate, sizeof rate);
+	printf(" %10" PRIu64 " %14" PRIu64 " %10s", st->messages_recorded, st->bytes_written,
+	       rate);
 	if (st->losses_known)
 		printf(" %10" PRIu64 " %10" PRIu64, st->lost_in_transport, st->lost_in_recorder);
 	else
@@ -238,7 +258,7 @@ static void info_stats_topics(const struct bag_metadata *md, int w)
 			printf(" (no statistics)\n");
 			continue;
 		}
-		info_stats_cells(&ti->stats);
+		info_stats_cells(&ti->stats, md->duration);
 		const struct bag_losses *c = &ti->stats.causes;
 		if (ti->stats.has_causes)
 			printf(" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
@@ -259,7 +279,7 @@ static void info_stats_files(const struct bag_metadata *md, int w)
 		printf("  %s%s\n", f->path, f->has_stats ? "" : "  (no statistics: not closed)");
 		for (size_t k = 0; k < f->n_topics_stats; k++) {
 			printf("    %-*s", w - 2, f->topics_stats[k].topic);
-			info_stats_cells(&f->topics_stats[k].stats);
+			info_stats_cells(&f->topics_stats[k].stats, f->duration);
 			printf("\n");
 		}
 	}

@@ -59,5 +59,9 @@ const struct app_cmd app_cmd_reindex = {
 	"A FILE-compressed bag's files left uncompressed by the crash are compressed.\n"
 	"Recording statistics (messages, bytes, rates) are recomputed from the data;\n"
 	"loss figures are kept for the files that metadata.yaml, or the file's own\n"
-	"last metadata row, still describes, and left out (unknown) for the others.\n",
+	"last metadata row, still describes, and left out (unknown) for the others.\n"
+	"Nothing is deleted or overwritten: of X.db3 and X.db3.zstd the one with more\n"
+	"messages is kept and the other renamed X...set-aside-by-reindex, as is a\n"
+	"blank BAG_N.db3. A damaged file (integrity check, unreadable messages) is\n"
+	"named and the exit status is 1.\n",
 	NULL, 0, reindex_run};

@@ -83,7 +83,7 @@ static void bc_files_entries(struct bc *c, const struct bag_reader *r,
 		snprintf(what, sizeof what, "%s: starting time", f->name);
 		bc_cmp_i64(c, what, fi->starting_time, f->message_count ? f->start : BAG_TIME_NONE);
 		snprintf(what, sizeof what, "%s: duration", f->name);
-		bc_cmp_i64(c, what, fi->duration, f->message_count ? f->end - f->start : 0);
+		bc_cmp_i64(c, what, fi->duration, f->message_count ? bag_span(f->start, f->end) : 0);
 	}
 }
 
@@ -164,14 +164,33 @@ static void bc_unlisted(struct bc *c, const struct bag_reader *r)
 	bt_fs_free_list(names, n);
 }
 
+/* A key twice in one mapping: bagtop reads the first, rosbag2 refuses the
+ * file. */
+static void bc_duplicate_keys(struct bc *c, const struct bag_reader *r)
+{
+	char *key;
+	size_t line;
+	struct bt_error err;
+	if (bag_metadata_duplicate_key(bag_reader_dir(r), &key, &line, &err) != BT_OK) {
+		bc_problem(c, "%s", err.msg);
+		return;
+	}
+	if (key)
+		bc_problem(c, "metadata.yaml line %zu: key '%s' appears twice in the same mapping "
+			   "(invalid YAML: rosbag2 refuses the file)", line, key);
+	free(key);
+}
+
 static void bc_metadata(struct bc *c, const struct bag_reader *r, const struct bag_metadata *md)
 {
+	bc_duplicate_keys(c, r);
 	if (strcmp(md->storage_identifier, "sqlite3") != 0)
 		bc_problem(c, "storage_identifier is '%s', not sqlite3", md->storage_identifier);
 	uint64_t count = bag_reader_message_count(r);
 	bc_cmp_u64(c, "message count", md->message_count, count);
 	bc_cmp_i64(c, "starting time", md->starting_time, count ? bag_reader_start(r) : BAG_TIME_NONE);
-	bc_cmp_i64(c, "duration", md->duration, count ? bag_reader_end(r) - bag_reader_start(r) : 0);
+	bc_cmp_i64(c, "duration", md->duration,
+		   count ? bag_span(bag_reader_start(r), bag_reader_end(r)) : 0);
 	bc_topics(c, r, md);
 	bc_files_entries(c, r, md);
 	bc_compression(c, r, md);
@@ -358,13 +377,28 @@ static void bc_messages(struct bc *c, struct bag_reader *r, struct bc_bytes *b)
 	free(seen);
 }
 
+/* A bag directory without metadata.yaml whose files do not open: what a
+ * recording leaves when it stopped (disk full, killed) before its first
+ * file was complete. reindex sets such a file aside. */
+static void bc_open_failed(struct bc *c, const char *path, const struct bt_error *err)
+{
+	char *md = bt_fs_join(path, BAG_METADATA_FILE);
+	bool no_md = bt_fs_is_dir(path) && !bt_fs_exists(md);
+	free(md);
+	if (no_md)
+		bc_problem(c, "no metadata.yaml, and %s: the recording stopped before its first "
+			   "file was complete; run 'bagtop reindex %s'", err->msg, path);
+	else
+		bc_problem(c, "%s", err->msg);
+}
+
 size_t bag_check(const char *path, bag_check_report report, void *ctx)
 {
 	struct bc c = {report, ctx, 0};
 	struct bag_reader *r;
 	struct bt_error err;
 	if (bag_reader_open(path, BAG_READER_INTEGRITY, &r, &err) != BT_OK) {
-		bc_problem(&c, "%s", err.msg);
+		bc_open_failed(&c, path, &err);
 		return c.problems;
 	}
 	for (size_t i = 0; i < bag_reader_n_files(r); i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bag_metadata.h"
 #include "bag_qos.h"
@@ -357,9 +358,14 @@ static int bag_db_try_open(struct bag_db *db, const char *name, int flags)
 static bool bag_db_wal_idle(const char *path)
 {
 	unsigned char hdr[20];
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd;
+	if (bt_fs_open_regular(path, &fd, NULL) != BT_OK)
 		return false;
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return false;
+	}
 	size_t n = fread(hdr, 1, sizeof hdr, f);
 	fclose(f);
 	if (n != sizeof hdr || hdr[18] != 2)
@@ -405,6 +411,18 @@ bt_status bag_db_open_read(const char *path, bool recover, struct bag_db **out,
 		return bt_fs_exists(path)
 			? bt_err_set(err, BT_ERR_FORMAT, "%s: not a regular file", path)
 			: bt_err_set(err, BT_ERR_NOTFOUND, "%s: no such file", path);
+	/* SQLite opens these itself when they exist: one that is not a
+	 * regular file (a FIFO) would block it. */
+	static const char *const side[] = {"-journal", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
+		char *p = bt_xasprintf("%s%s", path, side[i]);
+		bool odd = bt_fs_exists(p) && !bt_fs_is_file(p);
+		bt_status st = odd ? bt_err_set(err, BT_ERR_FORMAT, "%s: not a regular file", p)
+				   : BT_OK;
+		free(p);
+		if (st != BT_OK)
+			return st;
+	}
 	struct bag_db *db = bag_db_new(path);
 	bt_status st = bag_db_open_any(db, recover, err);
 	if (st == BT_OK)

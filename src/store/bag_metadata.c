@@ -489,6 +489,14 @@ static bt_status bag_md_parse_files(struct bag_md_ctx *c, struct bag_metadata *m
 	return BT_OK;
 }
 
+static bool bag_kv_find(const struct bag_kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return true;
+	return false;
+}
+
 static bt_status bag_md_parse_custom(struct bag_md_ctx *c, struct bag_metadata *md)
 {
 	yaml_node_t *m = yd_get(c->doc, c->map, "custom_data");
@@ -503,6 +511,12 @@ static bt_status bag_md_parse_custom(struct bag_md_ctx *c, struct bag_metadata *
 		struct bag_kv *kv = &md->custom_data[md->n_custom_data];
 		if (yd_str(yaml_document_get_node(c->doc, p->key), &kv->key) != BT_OK)
 			return bag_md_bad(c, "custom_data", "has a non-string key");
+		if (bag_kv_find(md->custom_data, md->n_custom_data, kv->key)) {
+			/* Invalid YAML (check reports it): the first wins, as in yd_get. */
+			free(kv->key);
+			kv->key = NULL;
+			continue;
+		}
 		md->n_custom_data++;
 		if (yd_str(yaml_document_get_node(c->doc, p->value), &kv->value) != BT_OK)
 			return bag_md_bad(c, "custom_data", "has a non-string value");
@@ -572,6 +586,31 @@ bt_status bag_metadata_from_yaml(const char *text, size_t len, struct bag_metada
 	yaml_document_delete(&doc);
 	if (st != BT_OK)
 		bag_metadata_fini(md);
+	return st;
+}
+
+bt_status bag_metadata_duplicate_key(const char *bag_dir, char **key, size_t *line,
+				     struct bt_error *err)
+{
+	char *path = bt_fs_join(bag_dir, BAG_METADATA_FILE);
+	char *text;
+	size_t len;
+	yaml_document_t doc;
+	*key = NULL;
+	bt_status st = bt_fs_read_all(path, BAG_METADATA_MAX_BYTES, &text, &len, err);
+	if (st == BT_OK) {
+		st = yd_load(&doc, text, len, err);
+		free(text);
+	}
+	if (st == BT_OK) {
+		const yaml_node_t *dup = yd_duplicate_key(&doc);
+		if (dup) {
+			*key = bt_xstrndup((const char *)dup->data.scalar.value, dup->data.scalar.length);
+			*line = dup->start_mark.line + 1;
+		}
+		yaml_document_delete(&doc);
+	}
+	free(path);
 	return st;
 }
 

@@ -57,6 +57,12 @@ BT_MUST_CHECK bt_status bag_metadata_from_yaml(const char *text, size_t len,
 /* Writes <bag_dir>/metadata.yaml atomically (temp, fsync, rename). */
 BT_MUST_CHECK bt_status bag_metadata_write(const char *bag_dir, const struct bag_metadata *md,
 					   struct bt_error *err);
+/* Looks for a key that appears twice in one mapping of
+ * <bag_dir>/metadata.yaml (invalid YAML: rosbag2 refuses the file, while
+ * bag_metadata_read takes the first): *key is the first such key
+ * (malloc'ed) and *line its second occurrence's line, or *key is NULL. */
+BT_MUST_CHECK bt_status bag_metadata_duplicate_key(const char *bag_dir, char **key, size_t *line,
+						   struct bt_error *err);
 /* Reads <bag_dir>/metadata.yaml; BT_ERR_NOTFOUND if absent. */
 BT_MUST_CHECK bt_status bag_metadata_read(const char *bag_dir, struct bag_metadata *md,
 					  struct bt_error *err);

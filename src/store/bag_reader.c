@@ -300,6 +300,9 @@ static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f
 	bt_status st = BT_OK;
 	if (r->flags & BAG_READER_INTEGRITY)
 		st = bag_db_check(db, err);
+	struct bt_error dmg;
+	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) && bag_db_check(db, &dmg) != BT_OK)
+		f->damage = bt_xstrdup(dmg.msg);
 	if (st == BT_OK)
 		st = bag_db_read_topics(db, &t, &n, &f->orphans, err);
 	if (st != BT_OK)
@@ -374,6 +377,7 @@ static bt_status br_open_path(struct bag_reader *r, const char *path, struct bt_
 static void br_file_fini(struct bag_reader_file *f)
 {
 	free(f->inflated);
+	free(f->damage);
 	free(f->name);
 	free(f->path);
 	free(f->topics);

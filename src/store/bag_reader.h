@@ -29,6 +29,10 @@ enum bag_reader_flags {
 	BAG_READER_RECOVER = 1 << 1,
 	/* Run sqlite's quick_check on every file: for check. */
 	BAG_READER_INTEGRITY = 1 << 2,
+	/* The same check, but a file that fails it is kept, its failure noted
+	 * in bag_reader_file.damage: for reindex, which must say what it
+	 * could not recover. */
+	BAG_READER_NOTE_DAMAGE = 1 << 3,
 };
 
 struct bag_reader_file_topic {
@@ -52,6 +56,7 @@ struct bag_reader_file {
 	struct bag_metadata embedded;
 	bool message_compressed; /* a blob looked like a zstd frame */
 	char *inflated;          /* the reader's inflated copy of a .zstd file, or NULL */
+	char *damage; /* BAG_READER_NOTE_DAMAGE: why quick_check failed, or NULL */
 };
 
 struct bag_reader_topic {

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ static void bag_reindex_files(const struct bag_reader *r, struct bag_metadata *m
 		/* rosbag2 keeps the uncompressed name in files[].path. */
 		fi->path = bag_reindex_plain_name(base);
 		fi->starting_time = f->message_count ? f->start : BAG_TIME_NONE;
-		fi->duration = f->message_count ? f->end - f->start : 0;
+		fi->duration = f->message_count ? bag_span(f->start, f->end) : 0;
 		fi->message_count = f->message_count;
 	}
 	md->n_paths = md->n_files = n;
@@ -54,7 +55,7 @@ void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md)
 	bag_reindex_files(r, md);
 	md->message_count = bag_reader_message_count(r);
 	md->starting_time = bag_reader_start(r);
-	md->duration = md->message_count ? bag_reader_end(r) - md->starting_time : 0;
+	md->duration = md->message_count ? bag_span(md->starting_time, bag_reader_end(r)) : 0;
 	size_t n;
 	const struct bag_reader_topic *t = bag_reader_topics(r, &n);
 	md->topics = bt_xcalloc(n, sizeof *md->topics);
@@ -278,17 +279,17 @@ static void bag_reindex_losses(const struct bag_reader *r, const struct bag_meta
 
 /* Adds the statistics to `md` (built by bag_reindex_build from `r`); `old`
  * is the previous metadata.yaml, or NULL. A bag whose messages cannot all
- * be read back gets none (and a warning): half-counted bytes would be
- * invented figures. */
+ * be read back gets none (a warning, and why in *err): half-counted bytes
+ * would be invented figures. */
 static void bag_reindex_stats(struct bag_reader *r, const struct bag_metadata *old,
-			      struct bag_metadata *md, struct bag_reindex_result *res)
+			      struct bag_metadata *md, struct bag_reindex_result *res,
+			      struct bt_error *err)
 {
 	size_t nt, nf = bag_reader_n_files(r);
 	(void)bag_reader_topics(r, &nt);
 	struct bag_rx_tally *tl = bt_xcalloc(nf * nt + 1, sizeof *tl);
-	struct bt_error err;
-	if (bag_reindex_read_all(r, tl, nt, &err) != BT_OK) {
-		bt_log_warn("no statistics written: %s", err.msg);
+	if (bag_reindex_read_all(r, tl, nt, err) != BT_OK) {
+		bt_log_warn("no statistics written: %s", err->msg);
 		res->losses = BAG_REINDEX_LOSSES_NO_STATS;
 		res->files_losses_known = 0;
 		free(tl);
@@ -324,23 +325,183 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
 	return removed;
 }
 
-/* A storage file with no table at all was being created when the writer
- * died: it never held a message. */
-static size_t bag_reindex_remove_blank(const struct bag_reader *r)
+/* What reindex moves out of the way gets this suffix: it no longer looks
+ * like a storage file, and says who moved it. */
+#define BAG_REINDEX_ASIDE ".set-aside-by-reindex"
+
+/* Moves storage file `path`, with the SQLite side files that belong to it,
+ * to "<path>.set-aside-by-reindex" (never over anything), and says why. */
+static bt_status bag_reindex_set_aside(const char *path, const char *why, struct bt_error *err)
 {
-	size_t n, removed = 0;
+	static const char *const side[] = {"-journal", "-wal", "-shm"};
+	char *moved;
+	bt_status st = bt_fs_set_aside(path, BAG_REINDEX_ASIDE, &moved, err);
+	for (size_t i = 0; st == BT_OK && i < sizeof side / sizeof side[0]; i++) {
+		char *from = bt_xasprintf("%s%s", path, side[i]);
+		char *to = bt_xasprintf("%s%s", moved, side[i]);
+		if (bt_fs_exists(from))
+			st = bt_fs_rename_new(from, to, err);
+		free(from);
+		free(to);
+	}
+	if (st == BT_OK) {
+		char *name = bt_fs_basename(moved);
+		bt_log_warn("set aside %s as %s: %s", path, name, why);
+		free(name);
+		free(moved);
+	}
+	return st;
+}
+
+/* Messages in one storage file read on its own (its pending transaction
+ * rolled back); -1 when it does not open. */
+static int64_t bag_reindex_count(const char *path)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(path, BAG_READER_RECOVER, &r, &err) != BT_OK)
+		return -1;
+	int64_t n = (int64_t)bag_reader_message_count(r);
+	bag_reader_close(r);
+	return n;
+}
+
+/* "X.db3" beside "X.db3.zstd": a crash between compressing and removing
+ * the plain file, or a stray copy. Keep the one with more messages (the
+ * .zstd when equal: it is renamed into place only once complete) and set
+ * the other aside, so nothing below can compress one over the other. */
+static bt_status bag_reindex_settle_pair(const char *dir, const char *zname,
+					 struct bt_error *err)
+{
+	char *zpath = bt_fs_join(dir, zname);
+	char *ppath = bt_xstrndup(zpath, strlen(zpath) - 5);
+	int64_t nz = bag_reindex_count(zpath), np = bag_reindex_count(ppath);
+	bool keep_plain = np > nz;
+	const char *lose = keep_plain ? zpath : ppath, *keep = keep_plain ? ppath : zpath;
+	int64_t nl = keep_plain ? nz : np, nk = keep_plain ? np : nz;
+	char *keep_name = bt_fs_basename(keep);
+	char *why = nl < 0 ? bt_xasprintf("it does not open, and %s holds %" PRId64 " messages",
+					  keep_name, nk)
+			   : bt_xasprintf("it holds %" PRId64 " messages, %s holds %" PRId64 "%s", nl,
+					  keep_name, nk, nl == nk ? " (the same: a finished compression)" : "");
+	bt_status st = bag_reindex_set_aside(lose, why, err);
+	free(why);
+	free(keep_name);
+	free(zpath);
+	free(ppath);
+	return st;
+}
+
+static int bag_reindex_cmp_name(const void *key, const void *name)
+{
+	return strcmp(key, *(char *const *)name);
+}
+
+static bt_status bag_reindex_settle_pairs(const char *dir, struct bt_error *err)
+{
+	char **names;
+	size_t n;
+	bt_status st = bt_fs_list_dir(dir, &names, &n, err);
+	if (st != BT_OK)
+		return st;
+	for (size_t i = 0; st == BT_OK && i < n; i++) {
+		if (!bt_str_ends_with(names[i], ".db3.zstd"))
+			continue;
+		char *plain = bt_xstrndup(names[i], strlen(names[i]) - 5);
+		if (bsearch(plain, names, n, sizeof *names, bag_reindex_cmp_name)) /* sorted */
+			st = bag_reindex_settle_pair(dir, names[i], err);
+		free(plain);
+	}
+	bt_fs_free_list(names, n);
+	return st;
+}
+
+/* Length of <prefix> in "<prefix>_<N>.db3" (or .db3.zstd), the recorder's
+ * names; 0 for any other name. */
+static size_t bag_reindex_prefix_len(const char *name)
+{
+	const char *end = strstr(name, ".db3");
+	if (!end || (strcmp(end, ".db3") != 0 && strcmp(end, ".db3.zstd") != 0))
+		return 0;
+	const char *p = end;
+	while (p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == end || p - name < 2 || p[-1] != '_')
+		return 0;
+	return (size_t)(p - 1 - name);
+}
+
+/* Is blank file `path` one of the bag's own: "<prefix>_<N>.db3", <prefix>
+ * being the directory's name or that of the bag's readable files (a
+ * renamed directory), or any prefix when no file is readable (the first
+ * file of a renamed bag)? A user's "notes.db3" never is. */
+static bool bag_reindex_own_name(const char *dir, const struct bag_reader *r, const char *path)
+{
+	char *bag = bt_fs_basename(dir), *name = bt_fs_basename(path);
+	size_t len = bag_reindex_prefix_len(name);
+	bool own = len && (bag_reader_n_files(r) == 0 ||
+			   (len == strlen(bag) && !strncmp(name, bag, len)));
+	for (size_t i = 0; len && !own && i < bag_reader_n_files(r); i++) {
+		char *other = bt_fs_basename(bag_reader_file(r, i)->path);
+		own = bag_reindex_prefix_len(other) == len && !strncmp(other, name, len);
+		free(other);
+	}
+	free(bag);
+	free(name);
+	return own;
+}
+
+/* A storage file with no table at all was being created when the writer
+ * died: it never held a message. The bag's own are set aside; any other
+ * is not reindex's to move (and not part of the bag). */
+static bt_status bag_reindex_blank(const char *dir, const struct bag_reader *r, size_t *moved,
+				   struct bt_error *err)
+{
+	size_t n;
 	const char *const *blank = bag_reader_blank(r, &n);
-	for (size_t i = 0; i < n; i++) {
-		char *journal = bt_xasprintf("%s-journal", blank[i]);
-		unlink(journal);
-		free(journal);
-		if (unlink(blank[i]) == 0) {
-			removed++;
-			bt_log_info("removed %s: its creation was interrupted, it held no message",
-				    blank[i]);
+	bt_status st = BT_OK;
+	for (size_t i = 0; st == BT_OK && i < n; i++) {
+		if (!bag_reindex_own_name(dir, r, blank[i])) {
+			bt_log_warn("left %s alone: it holds no table, and its name is not one of the "
+				    "bag's storage files", blank[i]);
+			continue;
+		}
+		st = bag_reindex_set_aside(blank[i], "its creation was interrupted, it holds no "
+					   "message", err);
+		*moved += st == BT_OK;
+	}
+	return st;
+}
+
+/* After metadata.yaml was rebuilt: a file that fails SQLite's quick_check
+ * or whose messages do not all read back (`lost`, or NULL) is damaged
+ * beyond what reindex repairs. Each is named on stderr; BT_ERR_FORMAT
+ * then, for an exit status that is not success. */
+static bt_status bag_reindex_damage(const char *dir, const struct bag_reader *r,
+				    const struct bt_error *lost, struct bt_error *err)
+{
+	size_t damaged = 0;
+	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
+		const char *why = bag_reader_file(r, i)->damage;
+		if (why) {
+			/* quick_check lists one problem a line, after a heading. */
+			static const char head[] = "*** in database main ***\n";
+			const char *at = strstr(why, head);
+			if (at)
+				bt_log_warn("%.*s%.*s", (int)(at - why), why,
+					    (int)strcspn(at + sizeof head - 1, "\n"), at + sizeof head - 1);
+			else
+				bt_log_warn("%.*s", (int)strcspn(why, "\n"), why);
+			damaged++;
 		}
 	}
-	return removed;
+	if (!damaged && !lost)
+		return BT_OK;
+	return bt_err_set(err, BT_ERR_FORMAT, "%s: metadata.yaml rebuilt, but the bag is damaged "
+			  "and could not be fully recovered (%s): messages in damaged pages "
+			  "are lost, and 'bagtop check' will report it", dir,
+			  damaged ? "a storage file fails SQLite's integrity check"
+				  : "messages do not read back");
 }
 
 /* In a FILE-mode bag whose writer died, closed files may still be plain
@@ -356,7 +517,11 @@ static bt_status bag_reindex_finish_compression(const struct bag_reader *r, size
 		if (f->compressed)
 			continue;
 		char *dst = bt_xasprintf("%s.zstd", f->path);
-		bt_status st = bag_zstd_compress_file(f->path, dst, err);
+		/* bag_reindex_settle_pairs left no pair: anything there now is new. */
+		bt_status st = bt_fs_exists(dst) ? bt_err_set(err, BT_ERR_EXISTS, "%s appeared while "
+							      "reindexing; not compressing %s over it",
+							      dst, f->path)
+						 : bag_zstd_compress_file(f->path, dst, err);
 		if (st == BT_OK && unlink(f->path) != 0)
 			st = bt_err_errno(err, errno, "cannot remove %s", f->path);
 		free(dst);
@@ -371,8 +536,11 @@ static bt_status bag_reindex_finish_compression(const struct bag_reader *r, size
 
 static bt_status bag_reindex_open(const char *dir, struct bag_reader **r, struct bt_error *err)
 {
-	const unsigned flags = BAG_READER_IGNORE_METADATA | BAG_READER_RECOVER;
-	bt_status st = bag_reader_open(dir, flags, r, err);
+	const unsigned flags = BAG_READER_IGNORE_METADATA | BAG_READER_RECOVER |
+			       BAG_READER_NOTE_DAMAGE;
+	bt_status st = bag_reindex_settle_pairs(dir, err);
+	if (st == BT_OK)
+		st = bag_reader_open(dir, flags, r, err);
 	size_t compressed = 0;
 	if (st == BT_OK)
 		st = bag_reindex_finish_compression(*r, &compressed, err);
@@ -412,14 +580,19 @@ bt_status bag_reindex(const char *dir, struct bag_reindex_result *res, struct bt
 	struct bt_error old_err; /* an unreadable metadata.yaml is what reindex repairs */
 	bool have_old = bag_metadata_read(dir, &old, &old_err) == BT_OK;
 	bag_reindex_build(r, &md);
-	bag_reindex_stats(r, have_old ? &old : NULL, &md, res);
+	struct bt_error lost = {0};
+	bag_reindex_stats(r, have_old ? &old : NULL, &md, res, &lost);
 	if (have_old)
 		bag_metadata_fini(&old);
-	size_t removed = bag_reindex_remove_leftovers(dir) + bag_reindex_remove_blank(r);
-	st = bag_metadata_write(dir, &md, err);
+	size_t removed = bag_reindex_remove_leftovers(dir);
+	st = bag_reindex_blank(dir, r, &removed, err);
+	if (st == BT_OK)
+		st = bag_metadata_write(dir, &md, err);
 	res->files = md.n_paths;
 	res->messages = md.message_count;
 	res->leftovers_removed = removed;
+	if (st == BT_OK)
+		st = bag_reindex_damage(dir, r, lost.msg[0] ? &lost : NULL, err);
 	bag_metadata_fini(&md);
 	bag_reader_close(r);
 	return st;

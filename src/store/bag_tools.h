@@ -28,7 +28,7 @@ enum bag_reindex_losses {
 struct bag_reindex_result {
 	size_t files;
 	uint64_t messages;
-	size_t leftovers_removed; /* *.tmp files of an interrupted write */
+	size_t leftovers_removed; /* *.tmp files removed, blank files set aside */
 	enum bag_reindex_losses losses;
 	size_t files_losses_known;
 };
@@ -36,6 +36,14 @@ struct bag_reindex_result {
 /* Rebuilds <dir>/metadata.yaml (atomically) from the storage files, rolling
  * back any transaction a crashed writer left in them. `dir` must be a bag
  * directory.
+ *
+ * Never deletes nor overwrites a storage file: of "X.db3" and "X.db3.zstd"
+ * the one with more messages is kept (the .zstd when equal) and the other
+ * renamed "<name>.set-aside-by-reindex"; so is a blank file (no table)
+ * named like the bag's files, "<prefix>_<N>.db3", with its journal; other
+ * blank files are left alone. Each is logged (warning). A file that fails
+ * SQLite's quick_check or whose messages do not all read back: metadata is
+ * still written, then BT_ERR_FORMAT says the bag was not fully recovered.
  *
  * Statistics: messages recorded, bytes written and rates, per topic and per
  * file, are recomputed from the files (every message is read back, so this

@@ -188,6 +188,14 @@ double bag_stats_rate(uint64_t messages, int64_t duration_ns)
 	return duration_ns > 0 ? (double)messages * 1e9 / (double)duration_ns : 0.0;
 }
 
+int64_t bag_span(int64_t first, int64_t last)
+{
+	int64_t d;
+	if (last <= first)
+		return 0;
+	return __builtin_sub_overflow(last, first, &d) ? INT64_MAX : d;
+}
+
 bool bag_metadata_has_stats(const struct bag_metadata *md)
 {
 	for (size_t i = 0; i < md->n_topics; i++)

@@ -103,6 +103,11 @@ struct bag_stats {
 /* The rate as defined above. */
 double bag_stats_rate(uint64_t messages, int64_t duration_ns);
 
+/* last - first in ns, the duration of a time range: timestamps in a file
+ * may be anything from INT64_MIN to INT64_MAX, so a difference that does
+ * not fit is INT64_MAX, and a range that ends before it starts is 0. */
+int64_t bag_span(int64_t first, int64_t last);
+
 struct bag_topic_info {
 	struct bag_topic topic;
 	uint64_t message_count;

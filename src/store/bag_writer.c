@@ -136,7 +136,7 @@ static void bw_add_file_md(const struct bag_writer *w, const struct bw_file *f, 
 	struct bag_file_info *fi = &md->files[md->n_files++];
 	fi->path = bt_xstrdup(f->name);
 	fi->starting_time = f->start;
-	fi->duration = f->count ? f->end - f->start : 0;
+	fi->duration = f->count ? bag_span(f->start, f->end) : 0;
 	fi->message_count = f->count;
 	md->message_count += f->count;
 	if (f->count && f->start < md->starting_time)
@@ -174,7 +174,7 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 		for (size_t t = 0; t < f->n_topics; t++)
 			md->topics[t].message_count += f->tally[t].recorded;
 	}
-	md->duration = md->message_count ? end - md->starting_time : 0;
+	md->duration = md->message_count ? bag_span(md->starting_time, end) : 0;
 	for (size_t t = 0; t < w->n_topics; t++)
 		bag_topic_copy(&md->topics[t].topic, &w->topics[t].t);
 	md->n_topics = w->n_topics;
@@ -233,11 +233,28 @@ static bt_status bw_publish(struct bag_writer *w, unsigned what, struct bt_error
 
 /* ---- failure ---- */
 
+/* A full disk stops the recording with metadata.yaml as of the last split
+ * (or none at all, if the first file never completed): the error says how
+ * to make the bag whole again. */
+static void bw_full_hint(const struct bag_writer *w, struct bt_error *err)
+{
+	struct bt_error was = *err;
+	if (!w->stats.messages && w->n_files <= 1)
+		bt_err_set(err, was.code, "%s; the recording stopped before its first file was "
+			   "complete (no usable metadata.yaml): once there is room, run 'bagtop "
+			   "reindex %s', or remove it", was.msg, w->dir);
+	else
+		bt_err_set(err, was.code, "%s; metadata.yaml does not count the file being "
+			   "written: once there is room, run 'bagtop reindex %s'", was.msg, w->dir);
+}
+
 static bt_status bw_fail(struct bag_writer *w, bt_status st, struct bt_error *err)
 {
 	if (w->in_txn && w->db)
 		bag_db_rollback(w->db);
 	w->in_txn = false;
+	if (!w->failed && st == BT_ERR_FULL && err)
+		bw_full_hint(w, err);
 	if (!w->failed) {
 		w->failed = st;
 		if (err)
@@ -272,6 +289,8 @@ static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err
 	return st;
 }
 
+static void bw_remove_outputs(struct bag_writer *w, const struct bw_file *f);
+
 static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 {
 	bt_xgrow((void **)&w->files, &w->cap_files, w->n_files + 1, sizeof *w->files);
@@ -287,6 +306,7 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, &w->db, err);
 	free(path);
 	if (st != BT_OK) {
+		bw_remove_outputs(w, f); /* a half-created file (disk full) holds nothing */
 		free(f->name);
 		free(f->rel_path);
 		free(f->tally);
@@ -874,7 +894,13 @@ bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer 
 		char *md = bt_fs_join(w->dir, BAG_METADATA_FILE);
 		unlink(md);
 		free(md);
-		rmdir(w->dir);
+		bool gone = rmdir(w->dir) == 0;
+		if (st == BT_ERR_FULL && err) {
+			struct bt_error was = *err;
+			bt_err_set(err, st, "%s; no room for the bag's first file: nothing was "
+				   "recorded%s", was.msg, gone ? "" : " (run 'bagtop reindex' on what is "
+				   "left, or remove it)");
+		}
 		bw_free(w);
 		return st;
 	}

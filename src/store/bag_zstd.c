@@ -68,11 +68,28 @@ static bt_status bag_zstd_finish(FILE *out, const char *tmp, struct bt_error *er
 	return st;
 }
 
+/* `src` opened for reading, if it is a regular file (a FIFO in a bag
+ * directory must not block the reader). */
+static bt_status bag_zstd_open_src(const char *src, FILE **in, struct bt_error *err)
+{
+	int fd;
+	bt_status st = bt_fs_open_regular(src, &fd, err);
+	if (st != BT_OK)
+		return st;
+	*in = fdopen(fd, "rb");
+	if (!*in) {
+		st = bt_err_errno(err, errno, "cannot open %s", src);
+		close(fd);
+	}
+	return st;
+}
+
 bt_status bag_zstd_compress_file(const char *src, const char *dst, struct bt_error *err)
 {
-	FILE *in = fopen(src, "rb");
-	if (!in)
-		return bt_err_errno(err, errno, "cannot open %s", src);
+	FILE *in;
+	bt_status st0 = bag_zstd_open_src(src, &in, err);
+	if (st0 != BT_OK)
+		return st0;
 	char *tmp = bt_xasprintf("%s.tmp", dst);
 	FILE *out = fopen(tmp, "wb");
 	bt_status st;
@@ -135,9 +152,10 @@ static bt_status bag_zstd_unstream(FILE *in, FILE *out, const char *src, const c
 
 bt_status bag_zstd_decompress_file(const char *src, const char *dst, struct bt_error *err)
 {
-	FILE *in = fopen(src, "rb");
-	if (!in)
-		return bt_err_errno(err, errno, "cannot open %s", src);
+	FILE *in;
+	bt_status st0 = bag_zstd_open_src(src, &in, err);
+	if (st0 != BT_OK)
+		return st0;
 	FILE *out = fopen(dst, "wbx");
 	if (!out) {
 		bt_status st = bt_err_errno(err, errno, "cannot create %s", dst);

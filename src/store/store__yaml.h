@@ -47,6 +47,10 @@ BT_MUST_CHECK bt_status yd_u64(const yaml_node_t *n, uint64_t *out);
 BT_MUST_CHECK bt_status yd_bool(const yaml_node_t *n, bool *out);
 /* A finite, non-negative decimal number. */
 BT_MUST_CHECK bt_status yd_f64(const yaml_node_t *n, double *out);
+/* The first scalar key (in document order of the mappings) that appears
+ * again in the same mapping, or NULL: YAML forbids it, and yd_get sees
+ * only the first. The node's start_mark gives its line. */
+const yaml_node_t *yd_duplicate_key(yaml_document_t *doc);
 size_t yd_len(const yaml_node_t *seq);                         /* items of a sequence */
 yaml_node_t *yd_item(yaml_document_t *doc, yaml_node_t *seq, size_t i);
 

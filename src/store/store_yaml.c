@@ -146,11 +146,32 @@ void ye_key(struct ye *e, const char *k)
 /* libyaml has no nesting limit and its scanner is quadratic in the flow
  * nesting depth (a 2 MB "[[[...]]]" takes some 40 minutes), while rosbag2
  * metadata is at most 8 levels deep: one pass over the first document's
- * events refuses deeper input before it is loaded. A syntax error ends the
+ * events refuses deeper input before it is loaded (and too many anchors,
+ * below). A syntax error ends the
  * pass; the load reports it. */
 #define YD_MAX_DEPTH 64
+/* Its loader also looks every alias up in a list of all anchors so far
+ * (quadratic: 100k anchors in 1.4 MB take 25 s), and rosbag2 writes none:
+ * the same pass refuses more than this many anchors and aliases. */
+#define YD_MAX_ANCHORS 1000
 
-static bt_status yd_check_depth(const char *text, size_t len, struct bt_error *err)
+static bool yd_has_anchor(const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		return ev->data.scalar.anchor != NULL;
+	case YAML_SEQUENCE_START_EVENT:
+		return ev->data.sequence_start.anchor != NULL;
+	case YAML_MAPPING_START_EVENT:
+		return ev->data.mapping_start.anchor != NULL;
+	case YAML_ALIAS_EVENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bt_status yd_check_limits(const char *text, size_t len, struct bt_error *err)
 {
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p))
@@ -158,6 +179,7 @@ static bt_status yd_check_depth(const char *text, size_t len, struct bt_error *e
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	bt_status st = BT_OK;
 	int depth = 0;
+	size_t anchors = 0;
 	bool done = false;
 	yaml_event_t ev;
 	while (!done && st == BT_OK && yaml_parser_parse(&p, &ev)) {
@@ -169,6 +191,11 @@ static bt_status yd_check_depth(const char *text, size_t len, struct bt_error *e
 		if (depth > YD_MAX_DEPTH)
 			st = bt_err_set(err, BT_ERR_FORMAT, "YAML error at line %zu: nested deeper "
 					"than %d levels", ev.start_mark.line + 1, YD_MAX_DEPTH);
+		anchors += yd_has_anchor(&ev);
+		if (st == BT_OK && anchors > YD_MAX_ANCHORS)
+			st = bt_err_set(err, BT_ERR_FORMAT, "YAML error at line %zu: more than %d "
+					"anchors and aliases (rosbag2 metadata has none)",
+					ev.start_mark.line + 1, YD_MAX_ANCHORS);
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
@@ -178,7 +205,7 @@ static bt_status yd_check_depth(const char *text, size_t len, struct bt_error *e
 bt_status yd_load(yaml_document_t *doc, const char *text, size_t len, struct bt_error *err)
 {
 	yaml_parser_t p;
-	bt_status depth_st = yd_check_depth(text, len, err);
+	bt_status depth_st = yd_check_limits(text, len, err);
 	if (depth_st != BT_OK)
 		return depth_st;
 	if (!yaml_parser_initialize(&p))
@@ -308,4 +335,51 @@ yaml_node_t *yd_item(yaml_document_t *doc, yaml_node_t *seq, size_t i)
 	if (i >= yd_len(seq))
 		return NULL;
 	return yaml_document_get_node(doc, seq->data.sequence.items.start[i]);
+}
+
+/* Scalar keys of one mapping, sorted by (length, bytes) to find equal ones. */
+static int yd_cmp_keys(const void *a, const void *b)
+{
+	const yaml_node_t *x = *(yaml_node_t *const *)a, *y = *(yaml_node_t *const *)b;
+	if (x->data.scalar.length != y->data.scalar.length)
+		return x->data.scalar.length < y->data.scalar.length ? -1 : 1;
+	int c = memcmp(x->data.scalar.value, y->data.scalar.value, x->data.scalar.length);
+	if (c)
+		return c;
+	size_t i = x->start_mark.index, j = y->start_mark.index;
+	return i < j ? -1 : i > j;
+}
+
+/* The later of two equal scalar keys of mapping `m`, or NULL. */
+static const yaml_node_t *yd_map_duplicate(yaml_document_t *doc, const yaml_node_t *m)
+{
+	size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start), k = 0;
+	const yaml_node_t **keys = bt_xcalloc(n + 1, sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		const yaml_node_t *key = yaml_document_get_node(doc, m->data.mapping.pairs.start[i].key);
+		if (key && key->type == YAML_SCALAR_NODE)
+			keys[k++] = key;
+	}
+	if (k > 1)
+		qsort(keys, k, sizeof *keys, yd_cmp_keys);
+	const yaml_node_t *dup = NULL;
+	for (size_t i = 1; i < k && !dup; i++)
+		if (keys[i]->data.scalar.length == keys[i - 1]->data.scalar.length &&
+		    !memcmp(keys[i]->data.scalar.value, keys[i - 1]->data.scalar.value,
+			    keys[i]->data.scalar.length))
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
+const yaml_node_t *yd_duplicate_key(yaml_document_t *doc)
+{
+	for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++) {
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		const yaml_node_t *dup = yd_map_duplicate(doc, n);
+		if (dup)
+			return dup;
+	}
+	return NULL;
 }

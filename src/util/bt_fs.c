@@ -128,16 +128,38 @@ out:
 	return st;
 }
 
+bt_status bt_fs_open_regular(const char *path, int *fd, struct bt_error *err)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (f < 0)
+		return bt_err_errno(err, errno, "cannot open %s", path);
+	struct stat st;
+	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(f);
+		return bt_err_set(err, BT_ERR_FORMAT, "%s: not a regular file", path);
+	}
+	int fl = fcntl(f, F_GETFL);
+	if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		bt_status rc = bt_err_errno(err, errno, "cannot open %s", path);
+		close(f);
+		return rc;
+	}
+	*fd = f;
+	return BT_OK;
+}
+
 bt_status bt_fs_read_all(const char *path, size_t max, char **out, size_t *len,
 			 struct bt_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bt_err_errno(err, errno, "cannot open %s", path);
+	int fd;
+	bt_status rc = bt_fs_open_regular(path, &fd, err);
+	if (rc != BT_OK)
+		return rc;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		rc = bt_err_errno(err, errno, "cannot read %s", path);
 		close(fd);
-		return bt_err_set(err, BT_ERR_FORMAT, "%s: not a regular file", path);
+		return rc;
 	}
 	if ((uint64_t)st.st_size > max) {
 		close(fd);
@@ -252,4 +274,50 @@ bt_status bt_fs_free_space(const char *path, uint64_t *avail, struct bt_error *e
 		return bt_err_errno(err, errno, "%s", path);
 	*avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	return BT_OK;
+}
+
+/* Renames without replacing: link() fails with EEXIST where rename()
+ * would overwrite; a file system without hard links gets rename() after a
+ * check (a race there only matters if something else writes the bag). */
+static int bt_fs_rename_new_errno(const char *from, const char *to)
+{
+	if (link(from, to) == 0)
+		return unlink(from);
+	if (errno == EEXIST)
+		return -1;
+	if (bt_fs_exists(to)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(from, to);
+}
+
+bt_status bt_fs_rename_new(const char *from, const char *to, struct bt_error *err)
+{
+	if (bt_fs_rename_new_errno(from, to) != 0)
+		return bt_err_errno(err, errno, "cannot rename %s to %s", from, to);
+	return BT_OK;
+}
+
+bt_status bt_fs_set_aside(const char *path, const char *suffix, char **moved,
+			  struct bt_error *err)
+{
+	for (unsigned i = 0; i < 1000; i++) {
+		char *to = i ? bt_xasprintf("%s%s.%u", path, suffix, i)
+			     : bt_xasprintf("%s%s", path, suffix);
+		if (bt_fs_rename_new_errno(path, to) == 0) {
+			bt_status st = bt_fs_fsync_dir_of(path, err);
+			if (st == BT_OK)
+				*moved = to;
+			else
+				free(to);
+			return st;
+		}
+		int e = errno;
+		free(to);
+		if (e != EEXIST)
+			return bt_err_errno(err, e, "cannot move %s aside", path);
+	}
+	return bt_err_set(err, BT_ERR_EXISTS, "cannot move %s aside: too many set-aside copies",
+			  path);
 }

@@ -16,6 +16,13 @@ bt_status bt_err_errno(struct bt_error *err, int e, const char *fmt, ...) BT_PRI
 bool bt_fs_exists(const char *path);
 bool bt_fs_is_dir(const char *path);
 bool bt_fs_is_file(const char *path);
+/* Opens `path` read-only (close-on-exec) if it is a regular file, else
+ * BT_ERR_FORMAT "<path>: not a regular file". The open itself does not
+ * block (O_NONBLOCK: a FIFO would wait for a writer forever); the
+ * descriptor is made blocking again before it is returned. Every opener of
+ * a file in a bag goes through this (SQLite, which opens its files itself,
+ * gets only paths that are regular files). */
+BT_MUST_CHECK bt_status bt_fs_open_regular(const char *path, int *fd, struct bt_error *err);
 /* Size of a regular file; BT_ERR_NOTFOUND if missing. */
 BT_MUST_CHECK bt_status bt_fs_file_size(const char *path, uint64_t *size, struct bt_error *err);
 /* Creates `path` as a new directory; BT_ERR_EXISTS if anything is there. */
@@ -41,6 +48,13 @@ char *bt_fs_join(const char *a, const char *b);
 char *bt_fs_basename(const char *path);
 /* Directory part ("." if none), malloc'ed. */
 char *bt_fs_dirname(const char *path);
+/* Renames `from` to `to` unless `to` exists (BT_ERR_EXISTS then). */
+BT_MUST_CHECK bt_status bt_fs_rename_new(const char *from, const char *to, struct bt_error *err);
+/* Renames `path` to "<path><suffix>" (or "<path><suffix>.1", ".2", ...
+ * when that exists: nothing is ever replaced); *moved is the new path
+ * (malloc'ed) on BT_OK. */
+BT_MUST_CHECK bt_status bt_fs_set_aside(const char *path, const char *suffix, char **moved,
+					struct bt_error *err);
 /* Free bytes for unprivileged users on the filesystem holding `path`. */
 BT_MUST_CHECK bt_status bt_fs_free_space(const char *path, uint64_t *avail, struct bt_error *err);
 

@@ -4,6 +4,10 @@
 # and exit 1; what was committed must stay readable; once there is room
 # again, `bagtop reindex` and `bagtop check` must accept the bag with every
 # committed message in it.
+# Then what the error says (DDS domains 210, 211): with the resilient
+# preset (WAL) metadata.yaml is as of the last split, so the error must say
+# to run `bagtop reindex`; a disk too small for the bag's first file: the
+# error says so, and no half-made bag is left (or one check recognises).
 set -u
 B=${BAGTOP_BIN:?}
 if ! unshare -rm true 2>/dev/null; then
@@ -32,4 +36,31 @@ mount -o remount,size=16m "$T/mnt" || fail "remount"
 cat "$T/reindex"
 grep -q ", $kept messages\$" "$T/reindex" || fail "reindexed bag does not hold the $kept committed messages"
 "$B" check "$T/mnt/bag" || fail "check"
+
+umount "$T/mnt" && mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || fail "fresh tmpfs"
+timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --storage-preset-profile resilient \
+	--domain 210 --duration 20 >"$T/out" 2>"$T/err"
+rc=$?
+echo "resilient: exit $rc; stderr:"; cat "$T/err"
+[ "$rc" = 1 ] || fail "exit status $rc, want 1"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
+grep -q "no space left on the device.*run 'bagtop reindex $T/mnt/bag'" "$T/err" ||
+	fail "the error does not say to run bagtop reindex"
+mount -o remount,size=16m "$T/mnt" || fail "remount"
+"$B" reindex "$T/mnt/bag" || fail "reindex"
+"$B" check "$T/mnt/bag" || fail "check after reindex"
+
+umount "$T/mnt" && mount -t tmpfs -o size=8k bagtop-tiny "$T/mnt" || fail "tiny tmpfs"
+timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --domain 211 --duration 5 >"$T/out" 2>"$T/err"
+rc=$?
+echo "tiny: exit $rc; stderr:"; cat "$T/err"
+[ "$rc" = 1 ] || fail "exit status $rc, want 1"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
+grep -q "no room for the bag's first file" "$T/err" || fail "the error does not say why"
+if [ -e "$T/mnt/bag" ]; then
+	"$B" check "$T/mnt/bag" >"$T/check" 2>&1
+	cat "$T/check"
+	grep -q "first file was complete" "$T/check" || fail "check does not recognise the bag"
+fi
+exit 0
 INNER

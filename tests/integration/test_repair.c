@@ -1,0 +1,534 @@
+/* test_repair — reindex and check must never destroy, nor trust blindly;
+ * info's rates. The real bagtop binary on bags written here by bag_writer
+ * (real sqlite files) in a scratch directory, then altered the way a crash,
+ * a stray copy, a full disk or a hostile file alters them:
+ *   - a plain .db3 beside a .db3.zstd: the one with more messages is kept,
+ *     the other set aside (never compressed over);
+ *   - blank .db3 files: only the bag's own are set aside, never deleted;
+ *   - page corruption: reindex says what it could not recover, exit 1;
+ *   - a FIFO as metadata.yaml or journal: refused at once, never waited on;
+ *   - INT64_MIN / INT64_MAX timestamps: no overflow, a positive duration;
+ *   - 100k YAML anchors: refused at once;
+ *   - a key twice: --custom-data refuses it, check finds it in any mapping;
+ *   - a bag whose first file never completed: check says so;
+ *   - info -v: one rate per topic, "-" where a quotient would be noise.
+ * Every bagtop run is bounded (timeout -s KILL): a hang fails, it does not
+ * stall the suite. DDS: none, unless a usage error regresses (then domain
+ * 212, for one second). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bag_writer.h"
+#include "bt_buf.h"
+#include "bt_fs.h"
+#include "bt_mem.h"
+#include "test_util.h"
+
+#define RP_T0 INT64_C(1700000000000000000)
+#define RP_GUARD 20 /* seconds any one bagtop run may take */
+
+static char *g_tmp;
+
+/* ---- bags ---- */
+
+struct rp_msg {
+	unsigned topic; /* 0 = "/a", 1 = "/b" */
+	int64_t ts;
+};
+
+/* Writes bag `dir` (which must not exist): the messages, 64 bytes each
+ * (`len` if non-zero), with custom data k=v. */
+static void rp_bag(const char *dir, enum bag_compression comp, const struct rp_msg *m, size_t n,
+		   size_t len)
+{
+	static const struct bag_kv custom[] = {{"k", "v"}};
+	struct bag_writer_options o = {.uri = dir, .compression = comp, .custom_data = custom,
+				       .n_custom_data = 1, .ros_distro = "jazzy"};
+	struct bag_writer *w;
+	struct bt_error err;
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	uint32_t h[2];
+	const char *names[2] = {"/a", "/b"};
+	for (size_t i = 0; i < 2; i++) {
+		struct bag_topic t = {(char *)names[i], "std_msgs/msg/String", "cdr", NULL, 0, ""};
+		assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h[i], &err), BT_OK);
+	}
+	size_t size = len ? len : 64;
+	uint8_t *data = bt_xcalloc(1, size);
+	for (size_t i = 0; i < n; i++) {
+		memset(data + 4, (int)(i & 0x7f), size - 4);
+		struct bag_message msg = {h[m[i].topic], m[i].ts, data, size};
+		assert_int_equal(bag_writer_write(w, &msg, 1, &err), BT_OK);
+	}
+	free(data);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+}
+
+/* n messages on "/a", 1 ms apart. */
+static void rp_bag_n(const char *dir, enum bag_compression comp, size_t n, size_t len)
+{
+	struct rp_msg *m = bt_xcalloc(n, sizeof *m);
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct rp_msg){0, RP_T0 + (int64_t)i * 1000000};
+	rp_bag(dir, comp, m, n, len);
+	free(m);
+}
+
+static char *rp_scratch(const char *tag)
+{
+	static unsigned seq;
+	char *p = bt_xasprintf("%s/%s-%u", g_tmp, tag, seq++);
+	assert_int_equal(mkdir(p, 0755), 0);
+	return p;
+}
+
+static char *rp_path(const char *dir, const char *name)
+{
+	return bt_fs_join(dir, name);
+}
+
+static bool rp_exists(const char *dir, const char *name)
+{
+	char *p = rp_path(dir, name);
+	bool e = bt_fs_exists(p);
+	free(p);
+	return e;
+}
+
+static uint64_t rp_md_count(const char *bag)
+{
+	struct bag_metadata md;
+	struct bt_error err;
+	assert_int_equal(bag_metadata_read(bag, &md, &err), BT_OK);
+	uint64_t n = md.message_count;
+	bag_metadata_fini(&md);
+	return n;
+}
+
+/* ---- running bagtop ---- */
+
+/* Runs bagtop (NULL-terminated arguments) under a kill timeout; returns
+ * the exit status (137: it hung). No sanitizer report is ever allowed. */
+#define rp_run(out, ...) rp_checked(tu_bagtop_bounded((out), RP_GUARD, __VA_ARGS__), (out))
+
+static int rp_checked(int rc, char **out)
+{
+	if (!*out)
+		*out = bt_xstrdup("");
+	if (strstr(*out, "runtime error") || strstr(*out, "Sanitizer")) {
+		fprintf(stderr, "sanitizer report:\n%s\n", *out);
+		fail();
+	}
+	return rc;
+}
+
+static void rp_want(int rc, int want_rc, const char *out, const char *needle)
+{
+	if (rc != want_rc || (needle && !strstr(out, needle))) {
+		fprintf(stderr, "want exit %d and '%s'; got exit %d:\n%s\n", want_rc,
+			needle ? needle : "", rc, out);
+		fail();
+	}
+}
+
+static void rp_check_ok(const char *bag)
+{
+	char *out;
+	int rc = rp_run(&out, "check", bag, NULL);
+	rp_want(rc, 0, out, ": ok");
+	free(out);
+}
+
+/* ---- reindex: a plain file beside its compressed copy ---- */
+
+/* Bag b FILE-compressed with `n_zstd` messages, and a b_0.db3 with
+ * `n_plain` beside its b_0.db3.zstd; reindex must keep `kept` (the file
+ * with more messages) and set the other, `aside`, aside. */
+static void rp_pair(size_t n_zstd, size_t n_plain, const char *kept, const char *aside)
+{
+	char *d1 = rp_scratch("pair"), *d2 = rp_scratch("pair");
+	char *bag = rp_path(d1, "b"), *other = rp_path(d2, "b");
+	rp_bag_n(bag, BAG_COMPRESSION_FILE, n_zstd, 0);
+	rp_bag_n(other, BAG_COMPRESSION_NONE, n_plain, 0);
+	char *src = rp_path(other, "b_0.db3"), *dst = rp_path(bag, "b_0.db3");
+	tu_copy_file(src, dst);
+	char *out, *moved = bt_xasprintf("%s.set-aside-by-reindex", aside);
+	int rc = rp_run(&out, "reindex", bag, NULL);
+	rp_want(rc, 0, out, moved);
+	free(out);
+	assert_true(rp_exists(bag, kept));
+	assert_false(rp_exists(bag, aside));
+	assert_true(rp_exists(bag, moved));
+	assert_int_equal(rp_md_count(bag), n_zstd > n_plain ? n_zstd : n_plain);
+	rp_check_ok(bag);
+	free(moved);
+	free(src);
+	free(dst);
+	free(bag);
+	free(other);
+	free(d1);
+	free(d2);
+}
+
+/* A complete FILE-compressed bag (30 messages) and a stray, shorter
+ * b_0.db3 (10): the .zstd is kept (it used to be overwritten by a
+ * compressed copy of the shorter file). */
+static void test_reindex_keeps_longer_zstd(void **state)
+{
+	(void)state;
+	rp_pair(30, 10, "b_0.db3.zstd", "b_0.db3");
+}
+
+/* The other way round: the plain file is kept (the bag's only file: it
+ * stays uncompressed) and the .zstd set aside. */
+static void test_reindex_keeps_longer_plain(void **state)
+{
+	(void)state;
+	rp_pair(10, 30, "b_0.db3", "b_0.db3.zstd");
+}
+
+/* ---- reindex: blank files ---- */
+
+/* A blank b_1.db3 and its journal (the writer died creating them) are set
+ * aside, not deleted; a blank user_notes.db3 is not the bag's: left alone. */
+static void test_reindex_blank_files(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("blank");
+	char *bag = rp_path(d, "b");
+	rp_bag_n(bag, BAG_COMPRESSION_NONE, 5, 0);
+	static const char *const blank[] = {"b_1.db3", "b_1.db3-journal", "user_notes.db3"};
+	for (size_t i = 0; i < 3; i++) {
+		char *p = rp_path(bag, blank[i]);
+		tu_write_file(p, "", 0);
+		free(p);
+	}
+	char *out;
+	int rc = rp_run(&out, "reindex", bag, NULL);
+	rp_want(rc, 0, out, "b_1.db3.set-aside-by-reindex");
+	rp_want(rc, 0, out, "user_notes.db3");
+	free(out);
+	assert_true(rp_exists(bag, "user_notes.db3"));
+	assert_false(rp_exists(bag, "b_1.db3"));
+	assert_false(rp_exists(bag, "b_1.db3-journal"));
+	assert_true(rp_exists(bag, "b_1.db3.set-aside-by-reindex"));
+	assert_true(rp_exists(bag, "b_1.db3.set-aside-by-reindex-journal"));
+	assert_int_equal(rp_md_count(bag), 5);
+	free(bag);
+	free(d);
+}
+
+/* A recording that stopped before its first file was complete: a 0-byte
+ * b_0.db3 and journal, no metadata.yaml. check says what it is; reindex
+ * sets the file aside and leaves an empty bag that check accepts. */
+static void test_first_file_incomplete(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("first");
+	char *bag = rp_path(d, "b");
+	assert_int_equal(mkdir(bag, 0755), 0);
+	static const char *const blank[] = {"b_0.db3", "b_0.db3-journal"};
+	for (size_t i = 0; i < 2; i++) {
+		char *p = rp_path(bag, blank[i]);
+		tu_write_file(p, "", 0);
+		free(p);
+	}
+	char *out;
+	int rc = rp_run(&out, "check", bag, NULL);
+	rp_want(rc, 1, out, "the recording stopped before its first file was complete");
+	rp_want(rc, 1, out, "bagtop reindex");
+	free(out);
+	rc = rp_run(&out, "reindex", bag, NULL);
+	rp_want(rc, 0, out, "0 messages");
+	free(out);
+	assert_true(rp_exists(bag, "b_0.db3.set-aside-by-reindex"));
+	rp_check_ok(bag);
+	free(bag);
+	free(d);
+}
+
+/* ---- reindex: damaged pages ---- */
+
+/* Overwrites the first page that holds nothing but message 40's payload
+ * (byte 40 repeated: an overflow page, after its 4-byte link) with junk:
+ * the index and the counts stay intact, the message cannot be read. */
+static void rp_scribble_overflow(const char *path)
+{
+	char *data;
+	size_t len;
+	assert_int_equal(bt_fs_read_all(path, 64u << 20, &data, &len, NULL), BT_OK);
+	assert_true(len > 100);
+	size_t page = ((size_t)(unsigned char)data[16] << 8) | (unsigned char)data[17];
+	if (page == 1)
+		page = 65536;
+	size_t at = 0;
+	for (size_t p = page; !at && p + page <= len; p += page) {
+		size_t k = 4;
+		while (k < page && data[p + k] == 40)
+			k++;
+		if (k == page)
+			at = p;
+	}
+	assert_true(at != 0);
+	memset(data + at, 0xa5, page);
+	tu_write_file(path, data, len);
+	free(data);
+}
+
+/* A page of a message overwritten: reindex must not say "rebuilt" and exit
+ * 0 while check rejects the bag. */
+static void test_reindex_damaged(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("damaged");
+	char *bag = rp_path(d, "b");
+	rp_bag_n(bag, BAG_COMPRESSION_NONE, 60, 100000); /* blobs over several pages */
+	char *db = rp_path(bag, "b_0.db3");
+	rp_scribble_overflow(db);
+	char *out;
+	int rc = rp_run(&out, "reindex", bag, NULL);
+	rp_want(rc, 1, out, "could not be fully recovered");
+	rp_want(rc, 1, out, "b_0.db3");
+	free(out);
+	rc = rp_run(&out, "check", bag, NULL);
+	rp_want(rc, 1, out, "integrity");
+	free(out);
+	free(db);
+	free(bag);
+	free(d);
+}
+
+/* ---- FIFOs ---- */
+
+/* A FIFO where a bag file should be: refused at once (it used to block
+ * forever in open(), waiting for a writer). */
+static void test_fifo(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("fifo");
+	char *bag = rp_path(d, "b");
+	rp_bag_n(bag, BAG_COMPRESSION_NONE, 5, 0);
+	char *md = rp_path(bag, "metadata.yaml");
+	assert_int_equal(unlink(md), 0);
+	assert_int_equal(mkfifo(md, 0644), 0);
+	static const char *const cmds[][2] = {{"info", NULL}, {"info", "-v"}, {"check", NULL},
+					      {"reindex", NULL}};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		char *out;
+		int rc = cmds[i][1] ? rp_run(&out, cmds[i][0], cmds[i][1], bag, NULL)
+				    : rp_run(&out, cmds[i][0], bag, NULL);
+		rp_want(rc, 1, out, "not a regular file");
+		free(out);
+	}
+	/* A FIFO journal beside a storage file: SQLite would open it itself. */
+	assert_int_equal(unlink(md), 0);
+	char *journal = rp_path(bag, "b_0.db3-journal");
+	assert_int_equal(mkfifo(journal, 0644), 0);
+	char *out;
+	int rc = rp_run(&out, "info", bag, NULL);
+	rp_want(rc, 1, out, "not a regular file");
+	free(out);
+	free(journal);
+	free(md);
+	free(bag);
+	free(d);
+}
+
+/* ---- extreme timestamps ---- */
+
+/* Messages at INT64_MIN, 0 and INT64_MAX: the duration does not fit and
+ * is INT64_MAX (it was a negative number, from a signed overflow that
+ * UBSan reports). */
+static void test_int64_timestamps(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("int64");
+	char *bag = rp_path(d, "b");
+	const struct rp_msg m[] = {{0, INT64_MIN}, {1, 0}, {0, INT64_MAX}};
+	rp_bag(bag, BAG_COMPRESSION_NONE, m, 3, 0);
+	char *md = rp_path(bag, "metadata.yaml");
+	assert_int_equal(unlink(md), 0);
+	char *out;
+	int rc = rp_run(&out, "reindex", bag, NULL);
+	rp_want(rc, 0, out, "3 messages");
+	free(out);
+	struct bag_metadata got;
+	struct bt_error err;
+	assert_int_equal(bag_metadata_read(bag, &got, &err), BT_OK);
+	assert_true(got.starting_time == INT64_MIN);
+	assert_true(got.duration == INT64_MAX);
+	assert_true(got.files[0].duration == INT64_MAX);
+	bag_metadata_fini(&got);
+	rp_check_ok(bag);
+	rc = rp_run(&out, "info", "-v", bag, NULL);
+	rp_want(rc, 0, out, "Messages:          3");
+	free(out);
+	free(md);
+	free(bag);
+	free(d);
+}
+
+/* ---- YAML ---- */
+
+/* 100k anchors: libyaml's loader is quadratic in them (25 s); refused
+ * before loading, with a message that says why. */
+static void test_anchors_refused(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("anchors");
+	struct bt_buf b = BT_BUF_INIT;
+	assert_int_equal(bt_buf_printf(&b, "rosbag2_bagfile_information:\n  version: 9\n  x: ["),
+			 BT_OK);
+	for (unsigned i = 0; i < 100000; i++)
+		assert_int_equal(bt_buf_printf(&b, "&a%u %u, ", i, i), BT_OK);
+	assert_int_equal(bt_buf_printf(&b, "*a1]\n"), BT_OK);
+	char *md = rp_path(d, "metadata.yaml");
+	tu_write_file(md, b.data, b.len);
+	bt_buf_fini(&b);
+	char *out;
+	/* A hang guard, not a timing test: refused at once, it takes ms. */
+	int rc = rp_checked(tu_bagtop_bounded(&out, 5, "info", d, NULL), &out);
+	rp_want(rc, 1, out, "anchors and aliases");
+	free(out);
+	free(md);
+	free(d);
+}
+
+/* --custom-data with one key twice would write it twice: a usage error. */
+static void test_custom_data_twice(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("custom");
+	char *bag = rp_path(d, "b");
+	char *out;
+	/* demo, bounded in time and on this test's own domain, should the
+	 * options ever be accepted (record and demo share them). */
+	int rc = rp_run(&out, "demo", "--domain", "212", "--duration", "1", "-o", bag,
+			"--custom-data", "k=v", "--custom-data", "k=w", NULL);
+	rp_want(rc, 2, out, "--custom-data key 'k' given twice");
+	assert_true(strchr(out, '\n') == out + strlen(out) - 1); /* one line */
+	free(out);
+	assert_false(bt_fs_exists(bag));
+	free(bag);
+	free(d);
+}
+
+/* A key twice in one mapping of metadata.yaml (invalid YAML, refused by
+ * rosbag2): check reports it, in custom_data as at the top level. */
+static void test_check_duplicate_keys(void **state)
+{
+	(void)state;
+	static const char *const dups[][2] = {
+		{"    k: v\n", "    k: v\n    k: w\n"},
+		{"  version: 9\n", "  version: 9\n  storage_identifier: sqlite3\n"},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *d = rp_scratch("dupkeys");
+		char *bag = rp_path(d, "b");
+		rp_bag_n(bag, BAG_COMPRESSION_NONE, 3, 0);
+		rp_check_ok(bag);
+		char *md = rp_path(bag, "metadata.yaml"), *text;
+		size_t len;
+		assert_int_equal(bt_fs_read_all(md, 1 << 20, &text, &len, NULL), BT_OK);
+		char *at = strstr(text, dups[i][0]);
+		assert_non_null(at);
+		struct bt_buf b = BT_BUF_INIT;
+		assert_int_equal(bt_buf_printf(&b, "%.*s%s%s", (int)(at - text), text, dups[i][1],
+					       at + strlen(dups[i][0])), BT_OK);
+		tu_write_file(md, b.data, b.len);
+		bt_buf_fini(&b);
+		char *out;
+		int rc = rp_run(&out, "check", bag, NULL);
+		rp_want(rc, 1, out, "appears twice");
+		free(out);
+		free(text);
+		free(md);
+		free(bag);
+		free(d);
+	}
+}
+
+/* ---- info -v: one rate ---- */
+
+static const char *rp_line_with(const char *out, const char *needle, char *line, size_t cap)
+{
+	const char *at = strstr(out, needle);
+	if (!at)
+		return NULL;
+	while (at > out && at[-1] != '\n')
+		at--;
+	size_t n = strcspn(at, "\n");
+	snprintf(line, cap, "%.*s", (int)n, at);
+	return line;
+}
+
+/* /a: 3 messages within 12 us; /b: 5 messages over 4 s. One rate per
+ * topic, messages / bag duration, the same in the topic list and in the
+ * statistics ("164771 Hz average" beside "0.697" before). */
+static void test_info_one_rate(void **state)
+{
+	(void)state;
+	char *d = rp_scratch("rate");
+	char *bag = rp_path(d, "b");
+	const int64_t s = INT64_C(1000000000);
+	const struct rp_msg m[] = {{1, RP_T0},         {0, RP_T0 + s},     {0, RP_T0 + s + 6000},
+				   {0, RP_T0 + s + 12000}, {1, RP_T0 + s}, {1, RP_T0 + 2 * s},
+				   {1, RP_T0 + 3 * s},     {1, RP_T0 + 4 * s}};
+	rp_bag(bag, BAG_COMPRESSION_NONE, m, sizeof m / sizeof m[0], 0);
+	char *out, line[512];
+	int rc = rp_run(&out, "info", "-v", bag, NULL);
+	rp_want(rc, 0, out, "/a  [std_msgs/msg/String]  3 messages, rate 0.750 Hz");
+	rp_want(rc, 0, out, "/b  [std_msgs/msg/String]  5 messages, rate 1.250 Hz");
+	assert_null(strstr(out, "Hz average"));
+	assert_non_null(rp_line_with(out, "  /a      ", line, sizeof line));
+	assert_non_null(strstr(line, " 0.750 "));
+	free(out);
+	free(bag);
+	/* The whole bag within 12 us: no rate at all, rather than 166666 Hz. */
+	bag = rp_path(d, "c");
+	rp_bag(bag, BAG_COMPRESSION_NONE, m + 1, 3, 0);
+	rc = rp_run(&out, "info", "-v", bag, NULL);
+	rp_want(rc, 0, out, "/a  [std_msgs/msg/String]  3 messages, rate - Hz");
+	assert_non_null(rp_line_with(out, "  /a      ", line, sizeof line));
+	assert_non_null(strstr(line, " - "));
+	free(out);
+	free(bag);
+	free(d);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	g_tmp = tu_mkdtemp("repair");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	tu_rmrf(g_tmp);
+	free(g_tmp);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reindex_keeps_longer_zstd),
+		cmocka_unit_test(test_reindex_keeps_longer_plain),
+		cmocka_unit_test(test_reindex_blank_files),
+		cmocka_unit_test(test_first_file_incomplete),
+		cmocka_unit_test(test_reindex_damaged),
+		cmocka_unit_test(test_fifo),
+		cmocka_unit_test(test_int64_timestamps),
+		cmocka_unit_test(test_anchors_refused),
+		cmocka_unit_test(test_custom_data_twice),
+		cmocka_unit_test(test_check_duplicate_keys),
+		cmocka_unit_test(test_info_one_rate),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
