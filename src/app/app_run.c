@@ -396,7 +396,7 @@ static void app_run_summary(struct app_run *run)
 			continue;
 		struct rec_topic_stats *s = &tp->st;
 		uint64_t rec = atomic_load(&s->recorded);
-		printf("  %-32s %10llu msg%-3s lost %llu transport, %llu recorder\n", tp->name,
+		printf("  %-32s %10llu msg%-2s lost %llu transport, %llu recorder\n", tp->name,
 		       (unsigned long long)rec, bt_fmt_s(rec),
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
