@@ -4,7 +4,11 @@
 #   ./dev.sh test   install missing packages, build, run the whole test suite
 #   ./dev.sh asan   the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   ./dev.sh tsan   the suite under ThreadSanitizer
+#   ./dev.sh release  the suite built as CMAKE_BUILD_TYPE=Release (-O3), as
+#                   packagers build it
 #   ./dev.sh build | deps
+# Every build here treats warnings as errors (BAGTOP_WERROR=ON); a plain
+# `cmake` build does not.
 # Tests run inside a network namespace that has only loopback (unshare -rn),
 # and always with the loopback-only Cyclone DDS config: DDS traffic never
 # leaves 127.0.0.1.
@@ -36,7 +40,7 @@ deps() {
 build() {
 	dir=$1
 	shift
-	cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+	cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBAGTOP_WERROR=ON "$@" >/dev/null
 	cmake --build "$dir" -j"$JOBS"
 }
 
@@ -64,13 +68,16 @@ demo)
 	deps
 	build build
 	mkdir -p out
-	cd out && exec "$ROOT/build/src/app/bagtop" demo
+	bag="$ROOT/out/demo_$(date +%Y_%m_%d-%H_%M_%S)"
+	echo "dev.sh: the demo records into $bag"
+	exec "$ROOT/build/src/app/bagtop" demo -o "$bag"
 	;;
 test) deps && suite build ;;
 asan) deps && suite build-asan -DBAGTOP_SANITIZE=address,undefined -DBAGTOP_BENCH=OFF ;;
 tsan) deps && suite build-tsan -DBAGTOP_SANITIZE=thread -DBAGTOP_BENCH=OFF ;;
+release) deps && suite build-release -DCMAKE_BUILD_TYPE=Release ;;
 *)
-	echo "usage: ./dev.sh demo|test|asan|tsan|build|deps" >&2
+	echo "usage: ./dev.sh demo|test|asan|tsan|release|build|deps" >&2
 	exit 2
 	;;
 esac

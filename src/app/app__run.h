@@ -47,6 +47,7 @@ struct app_run {
 	uint64_t snap_count;       /* snapshots written */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
+	atomic_bool log_failed;    /* a write to it failed (said once) */
 	size_t file_index;         /* the storage file last said to be current */
 };
 

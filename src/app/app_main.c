@@ -31,7 +31,7 @@ static void app_help(void)
 	printf("Usage: bagtop COMMAND [OPTIONS] [ARGS]\n\n"
 	       "Record DDS / ROS 2 topics into rosbag2 bags from the terminal.\n\nCommands:\n");
 	for (size_t i = 0; i < APP_N_CMDS; i++)
-		printf("  %-10s %s\n", app_cmds[i]->name, app_cmds[i]->summary);
+		app_opts_row(app_cmds[i]->name, 8, app_cmds[i]->summary);
 	printf("\nOptions:\n"
 	       "  -h, --help     show this help and exit\n"
 	       "  -V, --version  show the version and exit\n\n"

@@ -20,6 +20,43 @@ static void app_opts_left(const struct app_opt *o, char *out, size_t n)
 		snprintf(out, n, "    --%s%s%s", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
+/* Help lines fit an 80-column terminal: descriptions start in one column
+ * (a left part wider than APP_HELP_LEFT_MAX puts its description on the
+ * next line) and wrap at word boundaries. */
+#define APP_HELP_COLS 80
+#define APP_HELP_LEFT_MAX 28
+
+void app_opts_row(const char *left, int width, const char *text)
+{
+	if (width > APP_HELP_LEFT_MAX)
+		width = APP_HELP_LEFT_MAX;
+	int indent = 2 + width + 2;
+	int col = printf("  %-*s", width, left);
+	if ((int)strlen(left) > width) {
+		printf("\n");
+		col = 0;
+	}
+	const char *p = text;
+	bool first = true;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (!first && col + 1 + (int)w > APP_HELP_COLS) {
+			printf("\n");
+			col = 0;
+			first = true;
+		}
+		if (col < indent)
+			col += printf("%*s", indent - col, "");
+		else if (!first)
+			col += printf(" ");
+		col += printf("%.*s", (int)w, p);
+		first = false;
+		p += w;
+		p += strspn(p, " ");
+	}
+	printf("\n");
+}
+
 void app_opts_help(const struct app_cmd *cmd)
 {
 	printf("Usage: bagtop %s%s%s%s\n\n%s\n", cmd->name, cmd->n_opts ? " [OPTIONS]" : "",
@@ -37,7 +74,7 @@ void app_opts_help(const struct app_cmd *cmd)
 	for (size_t i = 0; i <= cmd->n_opts; i++) {
 		const struct app_opt *o = i < cmd->n_opts ? &cmd->opts[i] : &app_help_opt;
 		app_opts_left(o, left, sizeof left);
-		printf("  %-*s  %s\n", width, left, o->help);
+		app_opts_row(left, width, o->help);
 	}
 }
 

@@ -17,7 +17,7 @@ struct app_opt {
 			     ros2 bag's nargs='+': the argument and the words
 			     after it up to the next option, each handed to
 			     the handler */
-	const char *help; /* one line */
+	const char *help; /* one sentence; --help wraps it (README says the same) */
 	int id;           /* handed to the command's handler */
 };
 
@@ -41,6 +41,9 @@ typedef int (*app_opt_fn)(void *ctx, const struct app_opt *opt, const char *arg)
 int app_opts_parse(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn, void *ctx,
 		   int *first_operand);
 void app_opts_help(const struct app_cmd *cmd);
+/* Prints one help row: "  LEFT  TEXT", TEXT starting in the column after a
+ * left part of `width` (at most 28) and wrapped to 80 columns. */
+void app_opts_row(const char *left, int width, const char *text);
 /* Parses a command that has no options of its own and takes exactly one
  * operand: 0 with *operand set, -1 after --help, or a usage exit status. */
 int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const char **operand);

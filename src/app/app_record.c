@@ -10,11 +10,15 @@
 
 #include "app.h"
 #include "app__run.h"
+#include "bt_fmt.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
 
 #define APP_DEFAULT_CACHE (UINT64_C(100) * 1024 * 1024)
+/* Under this, --max-cache-size loses ordinary messages (a camera image, a
+ * point cloud): a warning, not a refusal (small tests are legitimate). */
+#define APP_SMALL_CACHE (UINT64_C(1024) * 1024)
 
 void app_record_cfg_init(struct app_record_cfg *c)
 {
@@ -134,6 +138,7 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	if (c->ro.snapshot_mode && c->ro.max_cache_size == 0)
 		return app_usage_error(cmd, "--snapshot-mode needs --max-cache-size above 0 (the "
 				       "snapshot buffer's size)");
+
 	c->ro.stats_rate = c->update_rate;
 	c->ro.version = BAGTOP_VERSION;
 	c->ro.repeat = c->repeat;
@@ -168,6 +173,12 @@ int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c)
 	int rc = app_run_start(&run, cmd, c);
 	if (rc != 0)
 		return rc;
+	if (c->ro.max_cache_size != 0 && c->ro.max_cache_size < APP_SMALL_CACHE) {
+		char sz[32];
+		bt_fmt_iec(c->ro.max_cache_size, sz, sizeof sz);
+		bt_log_warn("--max-cache-size %s is small: every message larger than that is "
+			    "lost (0 = write-through)", sz);
+	}
 	rc = tui ? app_tui_run(&run) : -1;
 	if (rc < 0)
 		rc = app_run_headless(&run);

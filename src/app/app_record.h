@@ -28,41 +28,62 @@ enum {
 	APP_R_NO_KEYS,
 };
 
-/* Which topics (record only; demo records everything). */
+/* Which topics (record only; demo records everything). The help texts are
+ * README's too (tests/docs/options_agree.sh compares them). */
 #define APP_RECORD_SELECT_ROWS                                                                   \
-	{"all", 'a', NULL, "record every topic (hidden ones only with --include-hidden-topics)",   \
+	{"all", 'a', NULL,                                                                         \
+	 "record every topic (hidden ones, a name part starting _, only with "                     \
+	 "--include-hidden-topics)",                                                               \
 	 APP_R_ALL},                                                                               \
-	{"regex", 'e', "REGEX", "record topics whose name matches REGEX (POSIX extended)",         \
+	{"regex", 'e', "REGEX",                                                                    \
+	 "also record topics whose ROS or DDS name matches REGEX (POSIX extended, searched)",     \
 	 APP_R_REGEX},                                                                             \
 	{"exclude-regex", 'x', "REGEX", "do not record topics whose name matches REGEX",          \
 	 APP_R_EXCLUDE_REGEX},                                                                     \
-	{"exclude-topics", 0, "TOPIC...", "do not record these topics", APP_R_EXCLUDE_TOPICS},    \
+	{"exclude-topics", 0, "TOPIC...", "do not record these topics (one or more names)",       \
+	 APP_R_EXCLUDE_TOPICS},                                                                    \
 	{"include-hidden-topics", 0, NULL, "also record hidden topics (a name part starting _)",  \
 	 APP_R_HIDDEN}
 
 /* How to capture and run. */
 #define APP_RECORD_RUN_ROWS                                                                      \
-	{"domain", 0, "ID", "DDS domain id (default: CycloneDDS's default, 0)", APP_R_DOMAIN},     \
-	{"qos-profile-overrides-path", 0, "FILE", "per-topic QoS overrides (rosbag2 YAML)",       \
+	{"domain", 0, "ID", "DDS domain id, 0..232 (default: Cyclone DDS's default, 0)",          \
+	 APP_R_DOMAIN},                                                                            \
+	{"qos-profile-overrides-path", 0, "FILE", "per-topic reader QoS in rosbag2's YAML format", \
 	 APP_R_QOS_OVERRIDES},                                                                     \
-	{"max-cache-size", 0, "BYTES", "message cache size (default 100M; 0 = write-through)",    \
+	{"max-cache-size", 0, "BYTES",                                                             \
+	 "cache between DDS and the writer thread (default 100M; 0 = write-through; under 1M a "   \
+	 "warning); overflow is counted as lost in the recorder",                                  \
 	 APP_R_CACHE},                                                                             \
-	{"start-paused", 0, NULL, "start with recording paused (resume: p, Space, bagtop resume)",\
+	{"start-paused", 0, NULL,                                                                  \
+	 "start with recording paused (resume: p in the live view, Space without it, "             \
+	 "bagtop resume --pid)",                                                                   \
 	 APP_R_START_PAUSED},                                                                      \
-	{"no-tui", 0, NULL, "print status lines instead of the live view", APP_R_NO_TUI},         \
-	{"disable-keyboard-controls", 0, NULL, "no Space to pause/resume without the live view",  \
+	{"no-tui", 0, NULL, "status lines instead of the live view (also without a terminal)",    \
+	 APP_R_NO_TUI},                                                                            \
+	{"disable-keyboard-controls", 0, NULL,                                                     \
+	 "without the live view, leave the terminal alone (else Space pauses/resumes when stdin "  \
+	 "is a terminal)",                                                                         \
 	 APP_R_NO_KEYS},                                                                           \
-	{"statistics-update-rate", 0, "HZ", "status updates per second (default 1; 0 = none)",    \
+	{"statistics-update-rate", 0, "HZ",                                                        \
+	 "status lines, live view and DDS statistics per second (default 1; 0 = none)",            \
 	 APP_R_STATS_RATE},                                                                        \
-	{"snapshot-mode", 0, NULL, "keep the newest messages in memory; write them on a trigger",  \
+	{"snapshot-mode", 0, NULL,                                                                 \
+	 "keep the newest messages in memory (--max-cache-size); write them only on a trigger "    \
+	 "(SIGUSR1, bagtop snapshot --pid, s)",                                                    \
 	 APP_R_SNAPSHOT},                                                                          \
-	{"snapshot-duration", 0, "SECONDS", "snapshot mode: keep at most SECONDS of messages",     \
-	 APP_R_SNAP_DURATION},                                                                     \
-	{"snapshot-post", 0, "SECONDS", "snapshot mode: add SECONDS after the trigger",            \
-	 APP_R_SNAP_POST},                                                                         \
+	{"snapshot-duration", 0, "SECONDS",                                                        \
+	 "snapshot mode: keep at most SECONDS of messages (0 = size only)", APP_R_SNAP_DURATION},  \
+	{"snapshot-post", 0, "SECONDS",                                                            \
+	 "snapshot mode: the messages of SECONDS after a trigger join its file", APP_R_SNAP_POST}, \
 	{"repeat-transient-local", 0, "TOPIC[=N]...",                                             \
-	 "repeat these topics' last N messages (default 1) in every file", APP_R_REPEAT},         \
-	{"log-file", 0, "FILE", "also append log lines and events to FILE", APP_R_LOG_FILE}
+	 "write these topics' last N messages (default 1) at the start of every file and into "    \
+	 "every snapshot",                                                                         \
+	 APP_R_REPEAT},                                                                            \
+	{"log-file", 0, "FILE",                                                                    \
+	 "also append log lines (bagtop's and Cyclone's) and live-view events to FILE, with UTC "  \
+	 "times; a failed write is reported once",                                                 \
+	 APP_R_LOG_FILE}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;

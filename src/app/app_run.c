@@ -55,8 +55,19 @@ static void app_log_write(struct app_run *run, const char *what, const char *tex
 	char when[32];
 	gmtime_r(&secs, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(run->log, "%s.%03dZ %s: %s\n", when, (int)(now / 1000000 % 1000), what, text);
-	fflush(run->log);
+	int w = fprintf(run->log, "%s.%03dZ %s: %s\n", when, (int)(now / 1000000 % 1000), what,
+			text);
+	if ((w < 0 || fflush(run->log) != 0) && !atomic_exchange(&run->log_failed, true)) {
+		/* Said once, and not through bt_log: this may run in its sink. */
+		char msg[TUI_EVENT_TEXT_MAX];
+		snprintf(msg, sizeof msg, "cannot write the log file %s: %s (said once)",
+			 run->cfg->log_file, strerror(errno));
+		if (run->events != NULL)
+			tui_events_push(run->events, now, TUI_SEV_WARN, msg);
+		else
+			fprintf(stderr, "bagtop: warning: %s\n", msg);
+	}
+	clearerr(run->log);
 }
 
 /* bt_log's sink for the whole session (under bt_log's lock): the log file
@@ -166,8 +177,8 @@ void app_run_loss_check(struct app_run *run, int64_t now)
 		return;
 	run->loss_t = now;
 	if (grew > APP_LOSS_TOPICS_SHOWN)
-		app_run_say(run, TUI_SEV_WARN, "LOST %s; and %zu more topics", b.data ? b.data : "",
-			    grew - APP_LOSS_TOPICS_SHOWN);
+		app_run_say(run, TUI_SEV_WARN, "LOST %s; and %zu more topic%s", b.data ? b.data : "",
+			    grew - APP_LOSS_TOPICS_SHOWN, bt_fmt_s(grew - APP_LOSS_TOPICS_SHOWN));
 	else
 		app_run_say(run, TUI_SEV_WARN, "LOST %s", b.data ? b.data : "");
 	bt_buf_fini(&b);
@@ -187,10 +198,11 @@ static void app_status_line(struct app_run *run)
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
 	bt_fmt_iec(rate, bw, sizeof bw);
 	const char *file = strrchr(st.current_file, '/');
-	printf("[%s] %s%zu/%zu topics | %llu msgs, %s (%s/s) | lost %llu transport, %llu recorder "
-	       "| cache %zu%% | %s\n",
+	printf("[%s] %s%zu/%zu topic%s | %llu msg%s, %s (%s/s) | lost %llu transport, %llu "
+	       "recorder | cache %zu%% | %s\n",
 	       el, st.paused ? "PAUSED " : "", st.topics_recorded, st.topics_seen,
-	       (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
+	       bt_fmt_s(st.topics_seen), (unsigned long long)st.recorded, bt_fmt_s(st.recorded),
+	       bytes, bw, (unsigned long long)st.lost_transport,
 	       (unsigned long long)st.lost_recorder,
 	       st.cache_max ? (size_t)(100.0 * (double)st.cache_fill / (double)st.cache_max) : 0,
 	       file ? file + 1 : st.current_file);
@@ -247,8 +259,9 @@ void app_run_snap_done(struct app_run *run)
 	run->snap_count += d.status == BT_OK;
 	char msg[sizeof run->snap.message];
 	if (d.status == BT_OK)
-		snprintf(msg, sizeof msg, "snapshot %llu: %llu messages written to %s/%s",
-			 (unsigned long long)d.id, (unsigned long long)d.messages, run->bag, d.file);
+		snprintf(msg, sizeof msg, "snapshot %llu: %llu message%s written to %s/%s",
+			 (unsigned long long)d.id, (unsigned long long)d.messages,
+			 bt_fmt_s(d.messages), run->bag, d.file);
 	else
 		snprintf(msg, sizeof msg, "snapshot %llu failed: %s", (unsigned long long)d.id,
 			 bt_status_str(d.status));
@@ -362,14 +375,16 @@ static void app_run_summary(struct app_run *run)
 	rec_recorder_get_status(run->rec, &st);
 	char bytes[32];
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
-	printf("Recorded %llu messages (%s) on %zu topics into %s; lost %llu in transport, "
+	printf("Recorded %llu message%s (%s) on %zu topic%s into %s; lost %llu in transport, "
 	       "%llu in the recorder\n",
-	       (unsigned long long)st.recorded, bytes, st.topics_recorded, run->bag,
+	       (unsigned long long)st.recorded, bt_fmt_s(st.recorded), bytes, st.topics_recorded,
+	       bt_fmt_s(st.topics_recorded), run->bag,
 	       (unsigned long long)st.lost_transport, (unsigned long long)st.lost_recorder);
 	if (st.snapshot_mode)
-		printf("Snapshot mode: %llu snapshots; not written by design: %llu messages "
+		printf("Snapshot mode: %llu snapshot%s; not written by design: %llu message%s "
 		       "evicted from the buffer, %llu still in it at the end\n",
-		       (unsigned long long)run->snap_count, (unsigned long long)st.evicted,
+		       (unsigned long long)run->snap_count, bt_fmt_s(run->snap_count),
+		       (unsigned long long)st.evicted, bt_fmt_s(st.evicted),
 		       (unsigned long long)st.snapshot_buffered);
 	if (st.repeated != 0)
 		printf("Repeated transient-local messages written: %llu\n",
@@ -380,8 +395,9 @@ static void app_run_summary(struct app_run *run)
 		if (!atomic_load(&tp->subscribed))
 			continue;
 		struct rec_topic_stats *s = &tp->st;
-		printf("  %-32s %10llu msgs  lost %llu transport, %llu recorder\n", tp->name,
-		       (unsigned long long)atomic_load(&s->recorded),
+		uint64_t rec = atomic_load(&s->recorded);
+		printf("  %-32s %10llu msg%-2s lost %llu transport, %llu recorder\n", tp->name,
+		       (unsigned long long)rec, bt_fmt_s(rec),
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
 	}
@@ -413,6 +429,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	if (pthread_mutex_init(&run->done_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	atomic_init(&run->finished, false);
+	atomic_init(&run->log_failed, false);
 	c->ro.on_snapshot = app_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
 	if (c->log_file != NULL && (run->log = fopen(c->log_file, "a")) == NULL) {
@@ -447,7 +464,7 @@ void app_run_end(struct app_run *run)
 	run->loss = NULL;
 	rec_log_route_dds(false);
 	bt_log_set_sink(NULL, NULL);
-	if (run->log != NULL && fclose(run->log) != 0)
+	if (run->log != NULL && fclose(run->log) != 0 && !atomic_load(&run->log_failed))
 		fprintf(stderr, "bagtop: warning: closing the log file: %s\n", strerror(errno));
 	run->log = NULL;
 	pthread_mutex_destroy(&run->done_mu);

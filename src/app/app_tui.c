@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "app__run.h"
+#include "bt_fmt.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
@@ -187,7 +188,8 @@ static void app_tui_mark(struct app_tui *t, uint32_t id, uint32_t depth)
 	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
 	const char *name = id < rec_topics_count(tt) ? rec_topics_get(tt, id)->name : "?";
 	if (rec_recorder_set_repeat(t->run->rec, id, depth) != BT_OK)
-		app_run_say(t->run, TUI_SEV_WARN, "%s: cannot repeat %u messages", name, depth);
+		app_run_say(t->run, TUI_SEV_WARN, "%s: cannot repeat %u message%s", name, depth,
+			    bt_fmt_s(depth));
 	else if (depth == 0)
 		app_run_say(t->run, TUI_SEV_INFO, "%s: no longer repeated", name);
 	else

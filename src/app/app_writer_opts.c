@@ -8,6 +8,8 @@
 #include "bt_parse.h"
 #include "bt_time.h"
 
+#define APP_MIN_SPLIT_DURATION_NS INT64_C(1000000) /* -d: 1 ms */
+
 void app_writer_cfg_init(struct app_writer_cfg *c)
 {
 	memset(c, 0, sizeof *c);
@@ -53,6 +55,13 @@ static int app_w_numbers(const struct app_cmd *cmd, struct app_writer_cfg *c, in
 	case APP_W_MAX_DURATION:
 		if (bt_parse_seconds(arg, &c->opt.max_bagfile_duration) != BT_OK)
 			return app_usage_error(cmd, "--max-bag-duration wants seconds, got '%s'", arg);
+		/* A value that is not 0 must not round to 0 (never) or split at
+		 * every message. */
+		if ((c->opt.max_bagfile_duration == 0 && strpbrk(arg, "123456789") != NULL) ||
+		    (c->opt.max_bagfile_duration > 0 &&
+		     c->opt.max_bagfile_duration < APP_MIN_SPLIT_DURATION_NS))
+			return app_usage_error(cmd, "--max-bag-duration must be 0 (never) or at least "
+					       "0.001 seconds, got '%s'", arg);
 		return 0;
 	case APP_W_MAX_FILES:
 		if (bt_parse_u64(arg, 0, UINT32_MAX, &c->opt.max_bag_files) != BT_OK)
@@ -81,12 +90,14 @@ int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const st
 	case APP_W_COMP_THREADS:
 		return app_w_numbers(cmd, c, o->id, arg);
 	case APP_W_PRESET:
-		if (bag_preset_parse(arg, &c->opt.preset) != BT_OK)
+		/* The store reads "" as the default (metadata.yaml's way of
+		 * saying none); on the command line it is a mistake. */
+		if (arg[0] == '\0' || bag_preset_parse(arg, &c->opt.preset) != BT_OK)
 			return app_usage_error(cmd, "--storage-preset-profile is none or resilient, "
 					       "not '%s'", arg);
 		return 0;
 	case APP_W_COMP_MODE:
-		if (bag_compression_parse(arg, &c->opt.compression) != BT_OK)
+		if (arg[0] == '\0' || bag_compression_parse(arg, &c->opt.compression) != BT_OK)
 			return app_usage_error(cmd, "--compression-mode is none, file or message, "
 					       "not '%s'", arg);
 		return 0;

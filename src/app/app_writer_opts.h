@@ -18,23 +18,27 @@ enum {
 	APP_W_CUSTOM,
 };
 
-/* Table rows, to put inside a command's option table. */
+/* Table rows, to put inside a command's option table (README says the same). */
 #define APP_WRITER_OPT_ROWS                                                                      \
-	{"output", 'o', "DIR", "bag directory to create (default rosbag2_<date>-<time>)",          \
+	{"output", 'o', "DIR",                                                                     \
+	 "bag directory to create; never overwritten (default rosbag2_YYYY_MM_DD-HH_MM_SS)",       \
 	 APP_W_OUTPUT},                                                                            \
-	{"max-bag-size", 'b', "BYTES", "split when a file reaches BYTES (min 86016; K/M/G ok)",    \
+	{"max-bag-size", 'b', "BYTES",                                                             \
+	 "split when a file reaches BYTES (0 = never, else at least 86016 = 84K)",                 \
 	 APP_W_MAX_SIZE},                                                                          \
-	{"max-bag-duration", 'd', "SECONDS", "split when a file spans more than SECONDS",         \
+	{"max-bag-duration", 'd', "SECONDS",                                                       \
+	 "split when a message is more than SECONDS after the file's first (0 = never, else at "  \
+	 "least 0.001)",                                                                           \
 	 APP_W_MAX_DURATION},                                                                      \
-	{"max-bag-files", 0, "N", "keep only the newest N files, deleting the oldest",            \
+	{"max-bag-files", 0, "N", "keep only the newest N files, deleting the oldest (0 = keep all)",\
 	 APP_W_MAX_FILES},                                                                         \
 	{"storage-preset-profile", 0, "PRESET", "none (default) or resilient", APP_W_PRESET},     \
 	{"compression-mode", 0, "MODE", "none (default), file or message", APP_W_COMP_MODE},      \
-	{"compression-format", 0, "FORMAT", "zstd (the only one)", APP_W_COMP_FORMAT},            \
+	{"compression-format", 0, "FORMAT", "zstd, the only format", APP_W_COMP_FORMAT},          \
 	{"compression-threads", 0, "N", "message-mode compression threads (0 = one per core)",    \
 	 APP_W_COMP_THREADS},                                                                      \
-	{"custom-data", 0, "KEY=VALUE", "store KEY=VALUE in metadata.yaml (repeatable)",          \
-	 APP_W_CUSTOM}
+	{"custom-data", 0, "KEY=VALUE",                                                           \
+	 "stored under custom_data in the metadata; repeatable, each KEY once", APP_W_CUSTOM}
 
 struct app_writer_cfg {
 	struct bag_writer_options opt;

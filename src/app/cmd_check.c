@@ -1,14 +1,22 @@
 /* bagtop check: lists every disagreement between a bag's files and its
  * metadata; exit 1 when there is any. */
 #include <stdio.h>
+#include <string.h>
 
 #include "app.h"
 #include "bag_tools.h"
+#include "bt_fmt.h"
 
+/* "BAG: problem"; a problem that already names the bag first (the
+ * reader's "BAG: no such file or directory") does not name it twice. */
 static void check_report(void *ctx, const char *problem)
 {
+	const char *path = ctx;
+	size_t n = strlen(path);
+	if (!strncmp(problem, path, n) && !strncmp(problem + n, ": ", 2))
+		problem += n + 2;
 	char bag[1024], line[4096];
-	app_escape(ctx, bag, sizeof bag);
+	app_escape(path, bag, sizeof bag);
 	app_escape(problem, line, sizeof line);
 	printf("%s: %s\n", bag, line);
 }
@@ -24,7 +32,7 @@ static int check_run(const struct app_cmd *cmd, int argc, char **argv)
 	app_escape(bag, name, sizeof name);
 	if (problems) {
 		fprintf(stderr, "bagtop: %s: %zu problem%s found\n", name, problems,
-			problems == 1 ? "" : "s");
+			bt_fmt_s(problems));
 		return APP_EXIT_ERROR;
 	}
 	printf("%s: ok\n", name);

@@ -19,7 +19,7 @@
 #define APP_D_DURATION 300
 
 static const struct app_opt demo_opts[] = {
-	{"duration", 0, "SECONDS", "stop after SECONDS (default: run until Ctrl-C)", APP_D_DURATION},
+	{"duration", 0, "SECONDS", "stop after SECONDS (default: until Ctrl-C)", APP_D_DURATION},
 	APP_RECORD_RUN_ROWS,
 	APP_WRITER_OPT_ROWS};
 
@@ -119,5 +119,7 @@ const struct app_cmd app_cmd_demo = {
 	"\nStarts publishers in a child process (/chatter, /tf_static, /map, /imu,\n"
 	"/points, /scan and the plain DDS topic DemoRobotStatus, real ROS 2 types)\n"
 	"and records all of them as 'bagtop record -a' would. When CYCLONEDDS_URI\n"
-	"is unset, DDS stays on 127.0.0.1 (a loopback-only configuration).\n",
+	"is unset, DDS stays on 127.0.0.1 (a loopback-only configuration).\n"
+	"BYTES takes a suffix K, M, G or T (also KiB, MiB, GiB, TiB): powers of\n"
+	"1024, so 100M is 104857600 bytes. Sizes are shown in KiB, MiB, GiB.\n",
 	demo_opts, sizeof demo_opts / sizeof demo_opts[0], demo_run};

@@ -17,7 +17,7 @@
 enum { INFO_VERBOSE = 1 };
 
 static const struct app_opt info_opts[] = {
-	{"verbose", 'v', NULL, "also per-file and per-topic detail", INFO_VERBOSE},
+	{"verbose", 'v', NULL, "also per-file and per-topic detail, as read from the files", INFO_VERBOSE},
 };
 
 struct info_ctx {
@@ -202,8 +202,8 @@ static void info_topics_detail(const struct bag_reader *r)
 		struct info_span s = info_topic_span(r, i);
 		char rate[64];
 		info_rate(t[i].count, bag_ns, bag_stats_rate(t[i].count, bag_ns), rate, sizeof rate);
-		printf("  %s  [%s]  %" PRIu64 " messages, rate %s Hz\n", t[i].topic.name,
-		       t[i].topic.type, t[i].count, rate);
+		printf("  %s  [%s]  %" PRIu64 " message%s, rate %s Hz\n", t[i].topic.name,
+		       t[i].topic.type, t[i].count, bt_fmt_s(t[i].count), rate);
 		if (t[i].count) {
 			char a[40], b[40];
 			bt_time_format_sec(s.first, a, sizeof a);
@@ -308,8 +308,9 @@ static void info_mismatch_note(const struct bag_metadata *md, const struct bag_r
 	uint64_t n = bag_reader_message_count(r);
 	if (md->message_count != n || md->n_paths != bag_reader_n_files(r))
 		printf("\nNote: metadata.yaml does not match the storage files (they hold %" PRIu64
-		       " messages in %zu files); 'bagtop check' lists the differences, "
-		       "'bagtop reindex' rewrites it.\n", n, bag_reader_n_files(r));
+		       " message%s in %zu file%s); 'bagtop check' lists the differences, "
+		       "'bagtop reindex' rewrites it.\n", n, bt_fmt_s(n), bag_reader_n_files(r),
+		       bt_fmt_s(bag_reader_n_files(r)));
 }
 
 static int info_run(const struct app_cmd *cmd, int argc, char **argv)

@@ -12,13 +12,17 @@
 #include "app_pidcmd.h"
 
 static const struct app_opt pause_opts[] = {
-	{"pid", 'p', "PID", "the bagtop record process (required)", APP_PIDCMD_O_PID},
+	{"pid", 'p', "PID", "the recorder's process id (required)", APP_PIDCMD_O_PID},
 	{"timeout", 0, "SECONDS", "give up after SECONDS (default 10)", APP_PIDCMD_O_TIMEOUT},
 };
 
-/* Waits until pause_seq passes `seq0`; prints the state. */
-static int pause_wait(const struct app_pidcmd *a, bool pause, uint64_t seq0)
+/* Waits until pause_seq passes before->pause_seq; prints the state, and
+ * "already ..." when the recorder was in it before: the recorder counts
+ * every pause and resume (keys too) in pause_seq, so when ours is the only
+ * one handled, the state it found is the one read before sending it. */
+static int pause_wait(const struct app_pidcmd *a, bool pause, const struct app_snapstate *before)
 {
+	uint64_t seq0 = before->pause_seq;
 	struct app_snapstate st;
 	bt_status rc = app_pidcmd_await(a, APP_PIDCMD_PAUSES, seq0, &st);
 	if (rc == BT_ERR_NOTFOUND) {
@@ -35,7 +39,10 @@ static int pause_wait(const struct app_pidcmd *a, bool pause, uint64_t seq0)
 			  st.paused ? "paused" : "recording");
 		return APP_EXIT_ERROR;
 	}
-	printf("%s\n", pause ? "paused" : "resumed");
+	if (st.pause_seq == seq0 + 1 && before->paused == pause)
+		printf("%s\n", pause ? "already paused" : "already running");
+	else
+		printf("%s\n", pause ? "paused" : "resumed");
 	return APP_EXIT_OK;
 }
 
@@ -63,7 +70,7 @@ static int pause_run_as(const struct app_cmd *cmd, bool pause, int argc, char **
 		app_error("cannot signal process %ld: %s", a.pid, strerror(errno));
 		return APP_EXIT_ERROR;
 	}
-	return pause_wait(&a, pause, st.pause_seq);
+	return pause_wait(&a, pause, &st);
 }
 
 static int pause_run(const struct app_cmd *cmd, int argc, char **argv)
@@ -80,15 +87,16 @@ const struct app_cmd app_cmd_pause = {
 	"pause", "--pid PID",
 	"Pause a running `bagtop record` (nothing is written until resumed).",
 	"\nAsks process PID to pause recording and waits until it confirms, then\n"
-	"prints \"paused\". Topics stay subscribed; what arrives meanwhile is not\n"
-	"written. Exits 1 with the reason when PID is gone, is not a bagtop\n"
-	"recorder, or does not confirm in time.\n",
+	"prints \"paused\" (\"already paused\" if it was). Topics stay subscribed;\n"
+	"what arrives meanwhile is not written. Exits 1 with the reason when PID\n"
+	"is gone, is not a bagtop recorder, or does not confirm in time.\n",
 	pause_opts, sizeof pause_opts / sizeof pause_opts[0], pause_run};
 
 const struct app_cmd app_cmd_resume = {
 	"resume", "--pid PID",
 	"Resume a paused `bagtop record` (e.g. one started with --start-paused).",
 	"\nAsks process PID to resume recording and waits until it confirms, then\n"
-	"prints \"resumed\". Exits 1 with the reason when PID is gone, is not a\n"
-	"bagtop recorder, or does not confirm in time.\n",
+	"prints \"resumed\" (\"already running\" if it was not paused). Exits 1\n"
+	"with the reason when PID is gone, is not a bagtop recorder, or does not\n"
+	"confirm in time.\n",
 	pause_opts, sizeof pause_opts / sizeof pause_opts[0], resume_run};

@@ -45,5 +45,7 @@ const struct app_cmd app_cmd_record = {
 	"recorded as they appear. SIGINT, SIGTERM and SIGHUP finish the bag\n"
 	"cleanly. Without a terminal (or with --no-tui) a status line is printed\n"
 	"every update period, and Space pauses and resumes when standard input is\n"
-	"a terminal; `bagtop pause|resume --pid` do it from another shell.\n",
+	"a terminal; `bagtop pause|resume --pid` do it from another shell.\n"
+	"BYTES takes a suffix K, M, G or T (also KiB, MiB, GiB, TiB): powers of\n"
+	"1024, so 100M is 104857600 bytes. Sizes are shown in KiB, MiB, GiB.\n",
 	record_opts, sizeof record_opts / sizeof record_opts[0], record_run};

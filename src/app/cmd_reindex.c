@@ -4,6 +4,7 @@
 
 #include "app.h"
 #include "bag_tools.h"
+#include "bt_fmt.h"
 
 /* A second line when loss figures could not all be kept: what is unknown
  * and why (the first line stays as it always was). */
@@ -22,9 +23,9 @@ static void reindex_losses_line(const char *bag, const struct bag_reindex_result
 		       "unknown\n", bag);
 		return;
 	case BAG_REINDEX_LOSSES_PARTIAL:
-		printf("%s: losses cannot be recovered for %zu of %zu files (no metadata describes "
+		printf("%s: losses cannot be recovered for %zu of %zu file%s (no metadata describes "
 		       "their data): written as unknown\n", bag,
-		       res->files - res->files_losses_known, res->files);
+		       res->files - res->files_losses_known, res->files, bt_fmt_s(res->files));
 		return;
 	}
 }
@@ -44,8 +45,8 @@ static int reindex_run(const struct app_cmd *cmd, int argc, char **argv)
 		app_error("%s", err.msg);
 		return APP_EXIT_ERROR;
 	}
-	printf("%s: metadata.yaml rebuilt: %zu file%s, %" PRIu64 " messages\n", bag,
-	       res.files, res.files == 1 ? "" : "s", res.messages);
+	printf("%s: metadata.yaml rebuilt: %zu file%s, %" PRIu64 " message%s\n", bag,
+	       res.files, bt_fmt_s(res.files), res.messages, bt_fmt_s(res.messages));
 	reindex_losses_line(bag, &res);
 	return APP_EXIT_OK;
 }

@@ -9,7 +9,7 @@
 #include "app_pidcmd.h"
 
 static const struct app_opt snapshot_opts[] = {
-	{"pid", 'p', "PID", "the bagtop record process (required)", APP_PIDCMD_O_PID},
+	{"pid", 'p', "PID", "the recorder's process id (required)", APP_PIDCMD_O_PID},
 	{"timeout", 0, "SECONDS", "give up after SECONDS (default 60)", APP_PIDCMD_O_TIMEOUT},
 };
 

@@ -20,7 +20,7 @@ enum { STATS_DOMAIN = 1, STATS_JSON, STATS_TIMEOUT, STATS_WATCH };
 #define STATS_SETTLE_NS (500 * INT64_C(1000000)) /* for writers not yet discovered */
 
 static const struct app_opt stats_opts[] = {
-	{"domain", 0, "ID", "DDS domain id (default: CycloneDDS's default, 0)", STATS_DOMAIN},
+	{"domain", 0, "ID", "DDS domain id (default: Cyclone DDS's default, 0)", STATS_DOMAIN},
 	{"json", 0, NULL, "print JSON instead of tables", STATS_JSON},
 	{"timeout", 0, "SECONDS", "wait this long for recorders (default 2)", STATS_TIMEOUT},
 	{"watch", 0, NULL, "print every new sample until Ctrl-C", STATS_WATCH},

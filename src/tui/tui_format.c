@@ -29,12 +29,23 @@ void tui_format_count(uint64_t v, char *out, size_t n)
 		tui_format_si((double)v, "", "", out, n);
 }
 
+/* IEC units, as bt_fmt_iec and `ros2 bag info`: a 100M cache is "100 MiB".
+ * The next unit starts at 999.5 of this one, so that at most 7 columns are
+ * used ("999 KiB", then "1.0 MiB"). */
 void tui_format_bytes(uint64_t v, char *out, size_t n)
 {
-	if (v < 1000)
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	if (v < 1000) {
 		snprintf(out, n, "%" PRIu64 " B", v);
-	else
-		tui_format_si((double)v, " ", "B", out, n);
+		return;
+	}
+	double x = (double)v / 1024.0;
+	size_t u = 0;
+	while (u + 1 < sizeof units / sizeof units[0] && x >= 999.5) {
+		x /= 1024.0;
+		u++;
+	}
+	snprintf(out, n, x < 9.95 ? "%.1f %s" : "%.0f %s", x, units[u]);
 }
 
 void tui_format_rate(double hz, char *out, size_t n)

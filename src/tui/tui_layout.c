@@ -11,7 +11,7 @@ struct tui_col_spec {
 };
 
 /* Fixed widths fit the formatters: counts and rates at most 5 columns,
- * bytes 6 ("999 kB"). */
+ * bytes 7 ("999 KiB"). */
 static const struct tui_col_spec tui_cols[TUI_COL_COUNT] = {
 	[TUI_COL_ON] = {"R", 1, 0, 9, false},
 	[TUI_COL_TL] = {"TL", 3, 0, 7, true},
@@ -21,7 +21,7 @@ static const struct tui_col_spec tui_cols[TUI_COL_COUNT] = {
 	[TUI_COL_QOS] = {"QoS", 5, 0, 4, false},
 	[TUI_COL_MSGS] = {"Msgs", 5, 0, 3, true},
 	[TUI_COL_RATE] = {"Hz", 5, 0, 8, true},
-	[TUI_COL_BW] = {"BW/s", 6, 0, 6, true},
+	[TUI_COL_BW] = {"BW/s", 7, 0, 6, true},
 	[TUI_COL_BYTES] = {"Written", 7, 0, 5, true},
 	[TUI_COL_LOST_T] = {"LostT", 5, 0, 10, true},
 	[TUI_COL_LOST_R] = {"LostR", 5, 0, 10, true},

@@ -7,7 +7,7 @@
  *
  * After quit (the `q` key confirmed, or the engine reporting
  * TUI_REC_STOPPING on its own, e.g. after SIGINT) it shows "finishing bag:
- * N MB left" from the model, polling fill at 5 Hz, until done() says the
+ * N MiB left" from the model, polling fill at 5 Hz, until done() says the
  * bag is complete. */
 #ifndef TUI_RUN_H
 #define TUI_RUN_H

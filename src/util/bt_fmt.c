@@ -20,6 +20,11 @@ void bt_fmt_iec(uint64_t bytes, char *out, size_t n)
 		snprintf(out, n, "%.1f %s", v, units[u]);
 }
 
+const char *bt_fmt_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 void bt_fmt_duration(int64_t ns, char *out, size_t n)
 {
 	char s[40];

@@ -64,9 +64,23 @@ bt_status bt_fs_file_size(const char *path, uint64_t *size, struct bt_error *err
 
 bt_status bt_fs_mkdir_new(const char *path, struct bt_error *err)
 {
-	if (mkdir(path, 0755) != 0)
-		return bt_err_errno(err, errno, "cannot create bag directory %s", path);
-	return BT_OK;
+	if (mkdir(path, 0755) == 0)
+		return BT_OK;
+	int e = errno;
+	if (e != ENOENT)
+		return bt_err_errno(err, e, "cannot create bag directory %s", path);
+	/* ENOENT alone reads as if the bag were missing: say which part is.
+	 * A parent that exists (/proc) does not allow new directories. */
+	char *dir = bt_fs_dirname(path);
+	bt_status st;
+	if (bt_fs_is_dir(dir))
+		st = bt_err_set(err, BT_ERR_IO, "cannot create bag directory %s: %s does not allow "
+				"new directories (mkdir: %s)", path, dir, strerror(e));
+	else
+		st = bt_err_set(err, BT_ERR_NOTFOUND, "cannot create bag directory %s: %s is not a "
+				"directory or does not exist", path, dir);
+	free(dir);
+	return st;
 }
 
 bt_status bt_fs_fsync_dir_of(const char *path, struct bt_error *err)

@@ -30,7 +30,7 @@ wait_for 5 on_screen "Press SPACE to pause/resume" || fail "no key help line wit
 wait_for 2 sh -c "stty -a <\"\$(tmux -L $SOCK display -p '#{pane_tty}')\" | grep -q -- -icanon" ||
 	fail "the terminal is not in non-canonical mode"
 pane_stty | grep -q -- "-echo " || fail "the terminal still echoes"
-wait_for 3 on_screen "PAUSED 1/1 topics" || fail "/k not subscribed while paused"
+wait_for 3 on_screen "PAUSED 1/1 topic " || fail "/k not subscribed while paused"
 
 RESUME=$(now_ns)
 tm send-keys Space

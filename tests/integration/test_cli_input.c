@@ -207,6 +207,8 @@ static void want_check(const struct cli_res *r, const char *bag, const char *nee
 			continue;
 		if (!cli_starts(l.line[i], head))
 			cli_fail(r, "a line that is neither the summary nor 'BAG: problem'");
+		if (cli_starts(l.line[i] + strlen(head), head))
+			cli_fail(r, "the bag is named twice: 'BAG: BAG: problem'");
 		named = named || !needle || strstr(l.line[i], needle);
 	}
 	if (l.n < 2)
@@ -815,13 +817,22 @@ static void test_demo_refusals(void **state)
 		{"--max-bag-duration", "-1", "--max-bag-duration wants seconds"},
 		{"--compression-format", "lz4", "only zstd"},
 		{"--storage-preset-profile", "max_write", "--storage-preset-profile is none or"},
+		/* Once taken silently: an empty mode or preset (the default then),
+		 * a split duration that rounds to 0 (never) or splits constantly. */
+		{"--compression-mode", "", "--compression-mode is none, file or message, not ''"},
+		{"--storage-preset-profile", "", "--storage-preset-profile is none or resilient"},
+		{"--max-bag-duration", "0.0000000001", "must be 0 (never) or at least 0.001"},
+		{"-d", "0.0005", "must be 0 (never) or at least 0.001"},
 	};
+	/* A value taken by mistake records for a second (domain 200) and fails
+	 * the case, rather than the test hanging. */
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		CLI(&r, "demo", "-o", out, bad[i].opt, bad[i].arg);
+		CLI(&r, "demo", "-o", out, "--duration", "1", "--domain", "200", bad[i].opt,
+		    bad[i].arg);
 		want_usage(&r, "demo", bad[i].says);
 		want_unchanged(&r, &before, top);
 		cli_res_fini(&r);
-		CLI(&r, "demo", bad[i].opt, bad[i].arg);
+		CLI(&r, "demo", "--duration", "1", "--domain", "200", bad[i].opt, bad[i].arg);
 		want_usage(&r, "demo", bad[i].says);
 		want_unchanged(&r, &before, top);
 		cli_res_fini(&r);
@@ -847,6 +858,82 @@ static void test_demo_refusals(void **state)
 	free(cwd);
 	free(out);
 	free(top);
+}
+
+/* Recording goes on, with one warning line at the start: a cache too small
+ * for any message (domain 201), and a log file that cannot be written
+ * (domain 202, said once however many lines fail). */
+static void want_one_warning(const struct cli_res *r, const char *needle)
+{
+	struct cli_lines l;
+	cli_split(r->out, &l);
+	cli_common(r, &l);
+	if (r->rc != 0)
+		cli_fail(r, "want exit status 0: recording goes on");
+	size_t n = 0;
+	for (size_t i = 0; i < l.n; i++)
+		if (strstr(l.line[i], needle)) {
+			n++;
+			if (!cli_starts(l.line[i], "bagtop: warning: "))
+				cli_fail(r, "want 'bagtop: warning: ...'");
+		}
+	if (n != 1)
+		cli_fail(r, needle);
+	cli_lines_fini(&l);
+}
+
+static void test_start_warnings(void **state)
+{
+	(void)state;
+	char *top = scratch("warn");
+	char *a = bt_fs_join(top, "small_cache"), *b = bt_fs_join(top, "log_full");
+	struct cli_res r;
+	CLI(&r, "demo", "-o", a, "--duration", "1", "--domain", "201", "--max-cache-size", "1");
+	want_one_warning(&r, "--max-cache-size 1 B is small");
+	cli_res_fini(&r);
+	if (bt_fs_exists("/dev/full")) {
+		CLI(&r, "demo", "-o", b, "--duration", "1", "--domain", "202", "--log-file",
+		    "/dev/full");
+		want_one_warning(&r, "cannot write the log file /dev/full: No space left");
+		cli_res_fini(&r);
+	} else {
+		printf("note: no /dev/full: a failing log file not checked\n");
+	}
+	free(a);
+	free(b);
+	free(top);
+}
+
+/* A bag directory that cannot be made says why, not just ENOENT: /proc
+ * exists but takes no new directories (domain 203). */
+static void test_output_cannot_create(void **state)
+{
+	(void)state;
+	struct cli_res r;
+	CLI(&r, "demo", "-o", "/proc/bagtop-test", "--duration", "1", "--domain", "203");
+	want_error(&r, "cannot create bag directory /proc/bagtop-test: /proc does not allow new "
+		       "directories");
+	cli_res_fini(&r);
+	char *top = scratch("noparent");
+	char *bag = bt_xasprintf("%s/missing/bag", top);
+	CLI(&r, "demo", "-o", bag, "--duration", "1", "--domain", "203");
+	want_error(&r, "/missing is not a directory or does not exist");
+	cli_res_fini(&r);
+	free(bag);
+	free(top);
+}
+
+/* Counts of one are singular: the demo's /tf_static is published once. */
+static void test_singular(void **state)
+{
+	(void)state;
+	struct cli_res r;
+	CLI(&r, "info", "-v", g_good_db3);
+	if (r.rc != 0 || !strstr(r.out, "[tf2_msgs/msg/TFMessage]  1 message\n"))
+		cli_fail(&r, "want '/tf_static  [tf2_msgs/msg/TFMessage]  1 message'");
+	if (strstr(r.out, " 1 messages") || strstr(r.out, " 1 files") || strstr(r.out, " 1 topics"))
+		cli_fail(&r, "a count of 1 with a plural noun");
+	cli_res_fini(&r);
 }
 
 /* demo -o EXISTING refuses and leaves the directory alone. */
@@ -893,6 +980,9 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_demo_refusals),
 		cmocka_unit_test(test_demo_existing_dir),
+		cmocka_unit_test(test_start_warnings),
+		cmocka_unit_test(test_output_cannot_create),
+		cmocka_unit_test(test_singular),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

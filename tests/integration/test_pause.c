@@ -2,8 +2,10 @@
  * (`bagtop pause|resume --pid`), end to end: a recorder started with
  * --start-paused stamps nothing before `resume` confirms, records after it,
  * and stamps nothing between a confirmed `pause` and the next `resume`;
- * each command prints the new state, and exits 1 with one line for a
- * process that is gone or not a recorder (which gets no signal). Real
+ * each command prints the new state ("already paused" / "already running"
+ * when it was in it before, as the recorder says), and exits 1 with one
+ * line for a process that is gone or not a recorder (which gets no
+ * signal). Real
  * bagtop and tpub processes on loopback-only DDS domains 161..162; the bag
  * is read back with bag_reader. */
 #define _POSIX_C_SOURCE 200809L
@@ -89,16 +91,20 @@ static void test_pause_resume_by_pid(void **state)
 	int64_t t_pause = realtime_ns();
 	control_ok(r.tmp, "pause", r.pid, "paused\n");
 	int64_t t_paused = realtime_ns();
+	control_ok(r.tmp, "pause", r.pid, "already paused\n");
 	rec_sleep(1.5);
 	int64_t t_resume2 = realtime_ns();
 	control_ok(r.tmp, "resume", r.pid, "resumed\n");
 	int64_t t_resumed2 = realtime_ns();
+	control_ok(r.tmp, "resume", r.pid, "already running\n");
 	assert_int_equal(tpub_finish(tp, tout), 100);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_non_null(strstr(r.out, "recording resumed"));
 	assert_non_null(strstr(r.out, "recording paused"));
 	assert_non_null(strstr(r.out, "PAUSED"));
+	assert_non_null(strstr(r.out, "recording already paused"));
+	assert_non_null(strstr(r.out, "recording already running"));
 	/* Nothing before the first resume was sent; 20 Hz for 1.5 s after it. */
 	assert_int_equal(stamped(r.dir, 0, t_resume), 0);
 	assert_true(stamped(r.dir, t_resumed, t_pause) >= 20);

@@ -28,8 +28,16 @@ static void test_bytes_and_rates(void **state)
 	(void)state;
 	CHECK(tui_format_bytes, 0, "0 B");
 	CHECK(tui_format_bytes, 999, "999 B");
-	CHECK(tui_format_bytes, 1500000, "1.5 MB");
-	CHECK(tui_format_bytes, 250000000, "250 MB");
+	/* IEC, as everywhere else: a 100M cache is 100 MiB, not "105 MB". */
+	CHECK(tui_format_bytes, 100 * 1024 * 1024, "100 MiB");
+	CHECK(tui_format_bytes, 1000, "1.0 KiB");
+	CHECK(tui_format_bytes, 1024, "1.0 KiB");
+	CHECK(tui_format_bytes, 1536, "1.5 KiB");
+	CHECK(tui_format_bytes, 1023 * 1024, "1.0 MiB"); /* never "1023 KiB" */
+	CHECK(tui_format_bytes, 999 * 1024, "999 KiB");
+	CHECK(tui_format_bytes, 1500000, "1.4 MiB");
+	CHECK(tui_format_bytes, UINT64_C(3) << 30, "3.0 GiB");
+	CHECK(tui_format_bytes, UINT64_MAX, "16 EiB");
 	CHECK(tui_format_rate, 0.0, "0");
 	CHECK(tui_format_rate, -1.0, "0");
 	CHECK(tui_format_rate, 0.5, "0.50");

@@ -44,7 +44,7 @@ static void fake_fill(void *ctx, struct tui_model *m)
 	m->hdr.state = f->quit_at ? TUI_REC_STOPPING : TUI_REC_RECORDING;
 	m->hdr.update_hz = f->hz;
 	m->hdr.pid = 1;
-	m->hdr.finishing_bytes_left = 5000000;
+	m->hdr.finishing_bytes_left = UINT64_C(5) * 1024 * 1024;
 	snprintf(m->hdr.bag_dir, sizeof m->hdr.bag_dir, "/tmp/bag");
 	tui_model_set_topic_count(m, f->n);
 	for (uint32_t i = 0; i < f->n; i++) {
@@ -286,7 +286,7 @@ static void run_session(const char *term, const char *lang, bool no_color)
 	term_key(&t, "y");
 	term_cmd(&t, line, sizeof line, 2000);
 	assert_string_equal(line, "6 0 0");
-	assert_true(term_wait(&t, mark, "finishing bag: 5.0 MB left", 2000));
+	assert_true(term_wait(&t, mark, "finishing bag: 5.0 MiB left", 2000));
 	assert_int_equal(term_finish(&t), 0);
 	const char *fin = memmem(t.out, t.len, "finishing bag", 13);
 	const char *err = memmem(t.out, t.len, "engine said something on stderr", 31);

@@ -36,8 +36,8 @@ void tf_model(struct tui_model *m)
 	h->write_rate = 1234567;
 	h->disk_free = 120000000000ULL;
 	h->disk_total = 500000000000ULL;
-	h->cache_fill = 30000000;
-	h->cache_max = 100000000;
+	h->cache_fill = UINT64_C(30) * 1024 * 1024;
+	h->cache_max = UINT64_C(100) * 1024 * 1024; /* --max-cache-size 100M */
 	snprintf(h->compression, sizeof h->compression, "none");
 	h->pid = 4242;
 	h->update_hz = 1;
