@@ -929,8 +929,8 @@ static void test_singular(void **state)
 	(void)state;
 	struct cli_res r;
 	CLI(&r, "info", "-v", g_good_db3);
-	if (r.rc != 0 || !strstr(r.out, "[tf2_msgs/msg/TFMessage]  1 message\n"))
-		cli_fail(&r, "want '/tf_static  [tf2_msgs/msg/TFMessage]  1 message'");
+	if (r.rc != 0 || !strstr(r.out, "[tf2_msgs/msg/TFMessage]  1 message, rate - Hz\n"))
+		cli_fail(&r, "want '/tf_static  [tf2_msgs/msg/TFMessage]  1 message, rate - Hz'");
 	if (strstr(r.out, " 1 messages") || strstr(r.out, " 1 files") || strstr(r.out, " 1 topics"))
 		cli_fail(&r, "a count of 1 with a plural noun");
 	cli_res_fini(&r);
