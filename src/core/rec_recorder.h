@@ -92,6 +92,7 @@ struct rec_status {
 	uint64_t snapshot_buffered; /* messages in the snapshot buffer now */
 	uint64_t evicted;           /* left the snapshot buffer unwritten, by design */
 	uint64_t repeated;          /* repeated transient-local copies written */
+	uint64_t repeat_kept;       /* messages kept to repeat (marked topics' last N) */
 };
 
 struct rec_recorder;
@@ -114,8 +115,10 @@ void rec_recorder_split(struct rec_recorder *r);
 enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r);
 const char *rec_trigger_str(enum rec_trigger t); /* one line for the user */
 /* Repeats topic `index`'s last `depth` messages at the start of every file
- * and snapshot (0: stop repeating). Any thread. BT_ERR_USAGE: bad index or
- * depth. */
+ * and snapshot (0: stop repeating). Any thread. Messages that arrived
+ * before the mark are fetched again from the topic's transient-local
+ * publishers, shortly after (status: repeat_kept). BT_ERR_USAGE: bad index
+ * or depth. */
 BT_MUST_CHECK bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t index,
 						uint32_t depth);
 uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
