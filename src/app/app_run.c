@@ -209,18 +209,77 @@ static void app_snap_publish(struct app_run *run, const char *result, const char
 		bt_log_warn("snapshot state for `bagtop snapshot`: %s", e.msg);
 }
 
+static const char *const app_trigger_results[] = {
+	[REC_TRIGGER_STARTED] = "started", [REC_TRIGGER_EMPTY] = "empty",
+	[REC_TRIGGER_BUSY] = "busy", [REC_TRIGGER_STOPPING] = "stopping",
+	[REC_TRIGGER_NOT_SNAPSHOT] = "not-snapshot"};
+
+/* Triggers a snapshot and says what the trigger did; *id: the snapshot's
+ * id when it started. */
+static enum rec_trigger app_snap_start(struct app_run *run, uint64_t *id)
+{
+	enum rec_trigger t = rec_recorder_snapshot(run->rec, id);
+	app_run_say(run, t == REC_TRIGGER_STARTED ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
+		    rec_trigger_str(t));
+	return t;
+}
+
 /* SIGUSR1 (and the TUI's `s`). */
 void app_run_snap_trigger(struct app_run *run)
 {
-	static const char *const results[] = {
-		[REC_TRIGGER_STARTED] = "started", [REC_TRIGGER_EMPTY] = "empty",
-		[REC_TRIGGER_BUSY] = "busy", [REC_TRIGGER_STOPPING] = "stopping",
-		[REC_TRIGGER_NOT_SNAPSHOT] = "not-snapshot"};
-	enum rec_trigger t = rec_recorder_snapshot(run->rec);
-	app_run_say(run, t == REC_TRIGGER_STARTED ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
-		    rec_trigger_str(t));
+	uint64_t id = 0;
+	enum rec_trigger t = app_snap_start(run, &id);
 	if (t != REC_TRIGGER_STARTED) /* else: when it is written */
-		app_snap_publish(run, results[t], rec_trigger_str(t));
+		app_snap_publish(run, app_trigger_results[t], rec_trigger_str(t));
+}
+
+/* Answers one `bagtop snapshot` in its own file. */
+static void app_snap_answer(pid_t to, uint64_t request, const char *result, uint64_t messages,
+			    const char *file, const char *msg)
+{
+	struct app_snapstate a = {.request = request, .messages = messages};
+	snprintf(a.result, sizeof a.result, "%s", result);
+	snprintf(a.file, sizeof a.file, "%s", file);
+	snprintf(a.message, sizeof a.message, "%s", msg);
+	struct bt_error e = {0};
+	if (app_snapfile_answer_write(to, &a, &e) != BT_OK)
+		bt_log_warn("answer to `bagtop snapshot` (process %ld): %s", (long)to, e.msg);
+}
+
+void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request)
+{
+	uint64_t id = 0;
+	enum rec_trigger t = app_snap_start(run, &id);
+	if (t != REC_TRIGGER_STARTED) {
+		app_snap_answer(from, request, app_trigger_results[t], 0, "", rec_trigger_str(t));
+		app_snap_publish(run, app_trigger_results[t], rec_trigger_str(t));
+	} else if (run->n_reqs < APP_SNAP_REQ_MAX) {
+		run->reqs[run->n_reqs++] = (struct app_snap_req){from, request, id};
+	} else { /* it is written all the same; this requester is not told where */
+		app_snap_answer(from, request, "failed", 0, "",
+				"snapshot started, but too many requests are waiting to be "
+				"answered");
+	}
+}
+
+/* Answers the requests that started snapshot `d->id` (or an earlier one,
+ * which no report will come for). */
+static void app_snap_answer_done(struct app_run *run, const struct rec_snapshot_done *d,
+				 const char *msg)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < run->n_reqs; i++) {
+		struct app_snap_req *q = &run->reqs[i];
+		if (q->id > d->id) {
+			run->reqs[kept++] = *q;
+			continue;
+		}
+		bool ok = q->id == d->id && d->status == BT_OK;
+		app_snap_answer(q->pid, q->request, ok ? "ok" : "failed", ok ? d->messages : 0,
+				q->id == d->id ? run->snap.file : "",
+				q->id == d->id ? msg : "snapshot not reported");
+	}
+	run->n_reqs = kept;
 }
 
 /* The writer thread finished a snapshot: hand it to the run loop. */
@@ -260,6 +319,7 @@ void app_run_snap_done(struct app_run *run)
 	snprintf(run->snap.file, sizeof run->snap.file, "%s", abs != NULL ? abs : rel);
 	free(abs);
 	free(rel);
+	app_snap_answer_done(run, &d, msg);
 	app_snap_publish(run, d.status == BT_OK ? "ok" : "failed", msg);
 }
 
@@ -296,6 +356,8 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 	int sig = sigtimedwait(&run->all_sigs, &si, wait);
 	if (sig == SIGUSR1)
 		app_run_snap_trigger(run);
+	else if (sig == APP_SIG_SNAPSHOT)
+		app_run_snap_request(run, si.si_pid, (uint64_t)(unsigned)si.si_value.sival_int);
 	else if (sig == SIGUSR2)
 		app_run_snap_done(run);
 	else if (sig == APP_SIG_PAUSE || sig == APP_SIG_RESUME)
@@ -407,6 +469,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	sigaddset(&run->sigs, SIGHUP);
 	run->all_sigs = run->sigs;
 	sigaddset(&run->all_sigs, SIGUSR1);
+	sigaddset(&run->all_sigs, APP_SIG_SNAPSHOT);
 	sigaddset(&run->all_sigs, SIGUSR2);
 	sigaddset(&run->all_sigs, APP_SIG_PAUSE);
 	sigaddset(&run->all_sigs, APP_SIG_RESUME);

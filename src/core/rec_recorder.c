@@ -163,12 +163,16 @@ void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool o
 		(void)dds_set_guardcondition(r->wake, true);
 }
 
-enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r)
+enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id)
 {
 	if (r->snap == NULL)
 		return REC_TRIGGER_NOT_SNAPSHOT;
-	switch (rec_snap_trigger(r->snap, bt_time_realtime_ns(), NULL)) {
-	case REC_SNAP_TRIGGERED: return REC_TRIGGER_STARTED;
+	struct rec_snap_trigger_info info = {0};
+	switch (rec_snap_trigger(r->snap, bt_time_realtime_ns(), &info)) {
+	case REC_SNAP_TRIGGERED:
+		if (id != NULL)
+			*id = info.id;
+		return REC_TRIGGER_STARTED;
 	case REC_SNAP_EMPTY: return REC_TRIGGER_EMPTY;
 	case REC_SNAP_BUSY: return REC_TRIGGER_BUSY;
 	default: return REC_TRIGGER_STOPPING;

@@ -111,8 +111,10 @@ void rec_recorder_pause(struct rec_recorder *r, bool paused);
  * discovery thread does it at once). */
 void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool on);
 void rec_recorder_split(struct rec_recorder *r);
-/* Triggers a snapshot (any thread): `s`, SIGUSR1. */
-enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r);
+/* Triggers a snapshot (any thread): `s`, SIGUSR1, `bagtop snapshot`. For
+ * REC_TRIGGER_STARTED, *id (may be NULL) is the snapshot's id, the one
+ * on_snapshot reports it with. */
+enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id);
 const char *rec_trigger_str(enum rec_trigger t); /* one line for the user */
 /* Repeats topic `index`'s last `depth` messages at the start of every file
  * and snapshot (0: stop repeating). Any thread. Messages that arrived
