@@ -127,7 +127,11 @@ static void app_loss_append(struct bt_buf *b, const char *name, const struct app
 
 /* One line naming the topics whose losses started or grew since the last
  * such line; called once per status period at most. */
-/* A split (by size, duration or request) starts the next file. */
+/* A split (by size, duration or request) starts the next file. Not in
+ * snapshot mode: there every snapshot gets a file of its own, opened just
+ * before it is written and finished with it, and the snapshot's own line
+ * names it; "now writing" it, said after that line, read as if the file
+ * were for the next snapshot, one behind. */
 static void app_file_check(struct app_run *run)
 {
 	struct rec_status st;
@@ -135,6 +139,8 @@ static void app_file_check(struct app_run *run)
 	if (st.file_index == run->file_index)
 		return;
 	run->file_index = st.file_index;
+	if (st.snapshot_mode)
+		return;
 	const char *slash = strrchr(st.current_file, '/');
 	app_run_say(run, TUI_SEV_INFO, "split: now writing %s",
 		    slash ? slash + 1 : st.current_file);

@@ -177,6 +177,20 @@ static void test_snapshot_repeat_tl(void **state)
 	printf("%s", r.out);
 	assert_int_equal(tpub_finish(tl, o1), 1);
 	/* Every arrival (3000 + 1) is in a file, evicted, or still buffered. */
+	/* The status line names the file of the snapshot just written; no
+	 * "split: now writing" line names it once more as if it were the
+	 * next one's. */
+	assert_null(strstr(r.out, "split: now writing"));
+	const char *base2 = strrchr(file2, '/') + 1;
+	char *stop = strstr(r.out, "Interrupt");
+	assert_non_null(stop);
+	*stop = '\0';
+	const char *last = r.out, *p;
+	while ((p = strstr(last, " topics | ")) != NULL)
+		last = p + 1;
+	if (strncmp(last + strcspn(last, "\n") - strlen(base2), base2, strlen(base2)) != 0)
+		fail_msg("the last status line does not name %s: %.200s", base2, last);
+	*stop = 'I';
 	unsigned long long rec_fast = recorded_of(r.out, "/fast");
 	unsigned long long rec_tl = recorded_of(r.out, "/tl");
 	assert_int_equal(rec_fast, f1.fast + f2.fast);
