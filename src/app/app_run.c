@@ -193,7 +193,7 @@ static void app_status_line(struct app_run *run)
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
 	bt_fmt_iec(rate, bw, sizeof bw);
 	const char *file = strrchr(st.current_file, '/');
-	printf("[%s] %s%zu/%zu topics | %llu msgs, %s (%s/s) | lost %llu transport, %llu recorder "
+	printf("[%s] %s%zu/%zu topics | %llu recorded, %s (%s/s) | lost %llu transport, %llu recorder "
 	       "| cache %zu%% | %s\n",
 	       el, st.paused ? "PAUSED " : "", st.topics_recorded, st.topics_seen,
 	       (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
@@ -448,7 +448,7 @@ static void app_run_summary(struct app_run *run)
 		if (!atomic_load(&tp->subscribed))
 			continue;
 		struct rec_topic_stats *s = &tp->st;
-		printf("  %-32s %10llu msgs  lost %llu transport, %llu recorder\n", tp->name,
+		printf("  %-32s %10llu recorded  lost %llu transport, %llu recorder\n", tp->name,
 		       (unsigned long long)atomic_load(&s->recorded),
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));

@@ -145,11 +145,14 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int6
 	row->publishers = atomic_load(&tp->publishers);
 	row->reliable = atomic_load(&tp->reliable);
 	row->transient_local = atomic_load(&tp->transient_local);
-	/* What arrived, recorded or not: a topic switched off keeps its rates. */
-	uint64_t arrived = atomic_load(&s->received) + atomic_load(&s->ignored);
+	/* The rates count every arrival, recorded or not: a topic switched
+	 * off keeps its rates. Rcvd is `received` as everywhere else (man
+	 * bagtop, STATISTICS): taken while recording, not while paused or off. */
+	uint64_t received = atomic_load(&s->received);
+	uint64_t arrived = received + atomic_load(&s->ignored);
 	tui_rate_push(&t->rates[i], now, arrived, atomic_load(&s->rx_bytes));
 	tui_rate_get(&t->rates[i], TUI_RATE_WINDOW_NS, &row->rate_hz, &row->bandwidth);
-	row->total = (struct tui_counts){arrived, atomic_load(&s->bytes),
+	row->total = (struct tui_counts){received, atomic_load(&s->bytes),
 					 rec_topic_lost_transport(s), rec_topic_lost_recorder(s)};
 	/* The file's figures are the bag's own tally of that file (what its
 	 * statistics will say); received counts from when the file opened. */

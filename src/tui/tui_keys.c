@@ -31,7 +31,7 @@ static const struct tui_key_binding tui_key_table[] = {
 	{K(TUI_KEY_TAB), TUI_ACT_LOG_VIEW, "Log",
 	 "switch between the topic table and the event log"},
 	{K('f'), TUI_ACT_FILE_COUNTS, NULL,
-	 "show Msgs, Written, LostT and LostR for the file being written (again: since start)"},
+	 "show Rcvd, Written, LostT and LostR for the file being written (again: since start)"},
 	{K(TUI_KEY_CTRL_L), TUI_ACT_REDRAW, NULL, "redraw the whole screen"},
 	{K(TUI_KEY_UP, 'k'), TUI_ACT_UP, NULL, "select the row above"},
 	{K(TUI_KEY_DOWN, 'j'), TUI_ACT_DOWN, NULL, "select the row below"},

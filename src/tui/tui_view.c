@@ -213,7 +213,7 @@ static void tui_view_header_totals(struct tui_frame *f, const struct tui_header 
 	tui_view_elapsed(h->elapsed_ns, v, sizeof v);
 	int x = tui_view_pair(f, 0, 1, "Time", v, TUI_E_VALUE);
 	tui_format_count(h->total_msgs, v, sizeof v);
-	x = tui_view_pair(f, x, 1, "Msgs", v, TUI_E_VALUE);
+	x = tui_view_pair(f, x, 1, "Recorded", v, TUI_E_VALUE);
 	tui_format_bytes(h->total_bytes, v, sizeof v);
 	x = tui_view_pair(f, x, 1, "Written", v, TUI_E_VALUE);
 	tui_format_bytes((uint64_t)(h->write_rate > 0 ? h->write_rate : 0), v, sizeof v);
@@ -537,8 +537,10 @@ static void tui_view_log(struct tui_frame *f, const struct tui_model *m, const s
 static const char *const tui_help_notes[] = {
 	"",
 	"Columns: R recorded (* yes, - no); TL repeat-transient-local depth; Pub publishers; "
-	"QoS R/BE reliable or best effort, TL/V transient-local or volatile; Msgs received; "
-	"Hz and BW/s over the last seconds; Written bytes in the bag; LostT lost in transport; "
+	"QoS R/BE reliable or best effort, TL/V transient-local or volatile; Rcvd received "
+	"while recording (not while paused or switched off); Hz and BW/s over the last seconds, "
+	"of every message arriving (also while paused or off); Written bytes in the bag; "
+	"Recorded (top) messages in the bag; LostT lost in transport; "
 	"LostR lost in the recorder (cache full, too big, write errors).",
 };
 

@@ -174,7 +174,7 @@ static void test_record_slow_consumer(void **state)
 	if (!line)
 		fail_msg("no per-topic line for /slow: %s", r.out);
 	unsigned long long rec_n, lost_t, lost_r;
-	if (sscanf(line, "\n  /slow %llu msgs lost %llu transport, %llu recorder", &rec_n,
+	if (sscanf(line, "\n  /slow %llu recorded lost %llu transport, %llu recorder", &rec_n,
 		   &lost_t, &lost_r) != 3)
 		fail_msg("cannot parse: %.120s", line + 1);
 	assert_int_equal(rec_n + lost_r, 2000);

@@ -121,7 +121,7 @@ static unsigned long long recorded_of(const char *out, const char *name)
 	if (!p)
 		fail_msg("no summary line for %s", name);
 	unsigned long long n, lt, lr;
-	if (sscanf(p + strlen(key), "%llu msgs lost %llu transport, %llu recorder", &n, &lt,
+	if (sscanf(p + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &n, &lt,
 		   &lr) != 3)
 		fail_msg("cannot parse: %.100s", p);
 	assert_int_equal(lt + lr, 0);

@@ -2,7 +2,7 @@
 # The live view of the real binary, driven through tmux (80x24, TERM=screen)
 # against real publishers (tpub) on loopback-only DDS domains 155..158:
 # topics with rates on screen, Space stops a topic's recording, `t` marks a
-# topic, `n` splits, `p` pauses, resize to 50x10 and back, `q` + `y`
+# topic, `n` splits, `p` pauses (Rcvd stands still), resize to 50x10 and back, `q` + `y`
 # finishes a complete bag; `s` writes a snapshot; NO_COLOR=1 and TERM=vt100,
 # xterm, linux and tmux-256color show the same text. The bag is checked with sqlite3, not with the view.
 set -u
@@ -41,6 +41,12 @@ rate_shown() {
 		END { n = split(row, f, " "); for (i = 1; i <= n; i++)
 			if (f[i] ~ /^[0-9.]+$/ && f[i] + 0 >= lo && f[i] + 0 <= hi) ok = 1
 		exit !ok }'
+}
+# The Rcvd column of TOPIC's row (the field after its QoS).
+rcvd() {
+	screen | awk -v t="$1" '
+		{ for (i = 1; i <= NF; i++) if ($i == t) for (k = i + 1; k <= NF; k++)
+			if ($k ~ /^(R|BE)\/(V|TL)$/) { print $(k + 1); exit } }'
 }
 
 # ---- 1. record: rates, Space, t, n, p, resize, quit ----------------------
@@ -82,7 +88,13 @@ sleep 0.5
 tm send-keys p
 PAUSE=$(now_ns)
 wait_for 2 on_screen PAUSED || fail "p did not pause"
-sleep 2
+# Rcvd is received while recording: it stands still while paused (the view
+# refreshes every second: the first reading is taken after one refresh).
+sleep 1.2
+R1=$(rcvd /alpha)
+sleep 1.5
+R2=$(rcvd /alpha)
+[ -n "$R1" ] && [ "$R1" = "$R2" ] || fail "/alpha's Rcvd went on while paused ($R1, then $R2)"
 RESUME=$(now_ns)
 tm send-keys p
 wait_for 2 on_screen RECORDING || fail "p did not resume"
