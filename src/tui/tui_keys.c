@@ -40,7 +40,8 @@ static const struct tui_key_binding tui_key_table[] = {
 	{K(TUI_KEY_HOME), TUI_ACT_HOME, NULL, "select the first row"},
 	{K(TUI_KEY_END), TUI_ACT_END, NULL, "select the last row"},
 	{K('q', TUI_KEY_F(10)), TUI_ACT_QUIT, "Quit",
-	 "quit: finish the bag and exit (asks first while recording)"},
+	 "quit: finish the bag and exit (asks first while recording; in snapshot mode, says "
+	 "what the buffer holds and s writes it as a snapshot first)"},
 };
 
 #define TUI_KEYS_N (sizeof tui_key_table / sizeof tui_key_table[0])

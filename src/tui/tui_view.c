@@ -464,7 +464,7 @@ static void tui_view_box(struct tui_frame *f, const char *const *lines, size_t n
 	}
 }
 
-static void tui_view_confirm(struct tui_frame *f)
+static void tui_view_confirm(struct tui_frame *f, const struct tui_header *h)
 {
 	static const char *const lines[] = {
 		"Quit bagtop?",
@@ -473,7 +473,26 @@ static void tui_view_confirm(struct tui_frame *f)
 		"",
 		"y, Enter or q: quit    any other key: back",
 	};
-	tui_view_box(f, lines, sizeof lines / sizeof lines[0]);
+	if (!(h->snapshot_mode && h->snapshot_buffered > 0)) {
+		tui_view_box(f, lines, sizeof lines / sizeof lines[0]);
+		return;
+	}
+	/* Snapshot mode: the buffer is written only by a snapshot. */
+	char count[32], bytes[32], lost[96];
+	tui_format_count(h->snapshot_buffered, count, sizeof count);
+	tui_format_bytes(h->snapshot_bytes, bytes, sizeof bytes);
+	snprintf(lost, sizeof lost, "%s messages (%s) in the snapshot buffer", count, bytes);
+	const char *const snap_lines[] = {
+		"Quit bagtop?",
+		"",
+		lost,
+		"are lost unless a snapshot writes them.",
+		"",
+		"s: write a snapshot, then quit",
+		"y, Enter or q: quit without it",
+		"any other key: back",
+	};
+	tui_view_box(f, snap_lines, sizeof snap_lines / sizeof snap_lines[0]);
 }
 
 static void tui_view_depth(struct tui_frame *f, const struct tui_model *m,
@@ -502,7 +521,7 @@ static void tui_view_table(struct tui_frame *f, const struct tui_model *m,
 	else
 		tui_view_key_bar(f, l->bar_y);
 	if (s->input == TUI_INPUT_CONFIRM_QUIT)
-		tui_view_confirm(f);
+		tui_view_confirm(f, &m->hdr);
 	else if (s->input == TUI_INPUT_DEPTH)
 		tui_view_depth(f, m, s);
 }
