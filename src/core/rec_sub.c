@@ -685,13 +685,7 @@ static bool sub_fill_on_sample(void *arg, const struct rec_raw_sample *smp)
 	m->recv_time = smp->source_time > 0 && smp->source_time < f->now ? smp->source_time
 									 : f->now;
 	m->writer_sn = smp->writer_sn;
-	if (f->batch.tail != NULL)
-		f->batch.tail->next = m;
-	else
-		f->batch.head = m;
-	f->batch.tail = m;
-	f->batch.count++;
-	f->batch.bytes += m->len;
+	rec_batch_append(&f->batch, m);
 	return true;
 }
 

@@ -134,22 +134,38 @@ static void test_toggle_topics(void **state)
 	rig_free(&g);
 }
 
-/* The messages of `topic` in one file of the bag. */
+/* The messages of `topic` in one storage file of the bag. */
 static unsigned long long file_count(const char *path, const char *topic)
 {
-	struct bag_reader *rd;
-	struct bt_error err;
-	if (bag_reader_open(path, 0, &rd, &err) != BT_OK)
-		fail_msg("reader %s: %s", path, err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	int rc;
-	while ((rc = bag_reader_next(rd, &m, &err)) == 1)
-		n += strcmp(m.name, topic) == 0;
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(rd);
+	struct bag_counts c;
+	bag_count(path, &c);
+	unsigned long long n = counts_of(&c, topic);
+	counts_free(&c);
 	return n;
+}
+
+/* Waits up to 20 s until the recorder's status satisfies `reached`. */
+static void wait_status(struct cmd_rig *g, bool (*reached)(const struct rec_status *),
+			const char *what)
+{
+	double end = rec_now() + 20.0;
+	struct rec_status st;
+	for (rec_recorder_get_status(g->rec, &st); !reached(&st);
+	     rec_recorder_get_status(g->rec, &st)) {
+		if (rec_now() > end)
+			fail_msg("%s: not within 20 s", what);
+		rec_sleep(0.05);
+	}
+}
+
+static bool repeat_kept(const struct rec_status *st)
+{
+	return st->repeat_kept >= 1;
+}
+
+static bool split_done(const struct rec_status *st)
+{
+	return st->file_index >= 1;
 }
 
 /* /latched is published once, transient-local (as /tf_static), and
@@ -176,23 +192,12 @@ static void test_repeat_marked_after_arrival(void **state)
 	wait_count(&tp->st.recorded, 0, "/latched recorded");
 
 	assert_int_equal(rec_recorder_set_repeat(g.rec, tp->index, 1), BT_OK);
+	wait_status(&g, repeat_kept, "the message from before the mark kept");
 	struct rec_status st;
-	end = rec_now() + 20.0;
-	for (rec_recorder_get_status(g.rec, &st); st.repeat_kept < 1;
-	     rec_recorder_get_status(g.rec, &st)) {
-		if (rec_now() > end)
-			fail_msg("the message from before the mark is not kept within 20 s");
-		rec_sleep(0.05);
-	}
+	rec_recorder_get_status(g.rec, &st);
 	assert_int_equal(st.repeat_kept, 1); /* once, though the topic's readers saw it twice */
 	rec_recorder_split(g.rec);
-	end = rec_now() + 20.0;
-	for (rec_recorder_get_status(g.rec, &st); st.file_index < 1;
-	     rec_recorder_get_status(g.rec, &st)) {
-		if (rec_now() > end)
-			fail_msg("no split within 20 s");
-		rec_sleep(0.05);
-	}
+	wait_status(&g, split_done, "the split");
 	rig_stop(&g);
 	char *f0 = bt_xasprintf("%s/bag_0.db3", g.bag), *f1 = bt_xasprintf("%s/bag_1.db3", g.bag);
 	assert_int_equal(file_count(f0, "/latched"), 1);
