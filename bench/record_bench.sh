@@ -109,7 +109,7 @@ run_bagtop() {
 	bytes=$(du -sb "$WORK/bag" 2>/dev/null | cut -f1)
 	rm -rf "$WORK/bag"
 	awk -v cpu="$(cpu_of "$WORK/rec.times")" -v bytes="${bytes:-0}" '
-		$1 == "DDSPerfRDataKS" && $3 == "msgs" { rec = $2; tr = $5; lr = $7 }
+		$1 == "DDSPerfRDataKS" && $3 == "recorded" { rec = $2; tr = $5; lr = $7 }
 		END { if (rec == "") exit 1; printf "%d %d %d %s %.0f\n", rec + lr, lr, tr, cpu, bytes }' \
 		"$WORK/rec.out" || { echo "record_bench: bagtop run failed:" >&2; cat "$WORK/rec.out" >&2; exit 1; }
 }

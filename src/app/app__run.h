@@ -25,13 +25,22 @@
 
 struct app_loss; /* a topic's loss counters as last reported */
 
+/* A `bagtop snapshot` waiting for the snapshot its request started. */
+struct app_snap_req {
+	pid_t pid;        /* the requester, answered in its own file */
+	uint64_t request; /* its request number */
+	uint64_t id;      /* the snapshot it started */
+};
+
+#define APP_SNAP_REQ_MAX 32
+
 struct app_run {
 	struct rec_recorder *rec;
 	const struct app_record_cfg *cfg;
 	const char *bag;
 	sigset_t sigs;     /* stop: SIGINT, SIGTERM, SIGHUP */
 	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done)
-			    * + APP_SIG_PAUSE / APP_SIG_RESUME */
+			    * + APP_SIG_PAUSE / APP_SIG_RESUME + APP_SIG_SNAPSHOT */
 	int64_t t0;        /* monotonic start */
 	uint64_t last_bytes;
 	int64_t last_t;
@@ -44,6 +53,8 @@ struct app_run {
 	struct rec_snapshot_done done;
 	bool done_pending;
 	struct app_snapstate snap; /* for `bagtop snapshot` */
+	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
+	size_t n_reqs;
 	uint64_t snap_count;       /* snapshots written */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
@@ -64,13 +75,16 @@ void app_run_set_events(struct app_run *run, struct tui_events *events);
 void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
+/* APP_SIG_SNAPSHOT from `bagtop snapshot` (process `from`, request number
+ * `request`): triggers and answers that process alone (app_snapfile.h). */
+void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request);
 void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
 /* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
  * raise them so that one thread owns the state file): pauses or resumes,
  * says so, and confirms through the state file. `from`: the requesting
  * process (0 or our own pid: a key). */
 void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
-/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2 and the pause
+/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2, APP_SIG_SNAPSHOT and the pause
  * signals itself and returns a stop signal's number, or 0. */
 int app_run_take_signal(struct app_run *run, const struct timespec *wait);
 /* Says which topics lost messages since the last call (1 per second max),

@@ -60,3 +60,21 @@ bt_status app_pidcmd_await(const struct app_pidcmd *a, enum app_pidcmd_counter c
 			return BT_ERR_STATE;
 	}
 }
+
+bt_status app_pidcmd_await_answer(const struct app_pidcmd *a, uint64_t request,
+				  struct app_snapstate *st)
+{
+	int64_t end = bt_time_monotonic_ns() + a->timeout_ns;
+	for (;;) {
+		struct timespec ts = {0, PIDCMD_POLL_NS};
+		nanosleep(&ts, NULL);
+		if (app_snapfile_answer_take((pid_t)a->pid, request, st) == BT_OK)
+			return BT_OK;
+		if (kill((pid_t)a->pid, 0) != 0)
+			return app_snapfile_answer_take((pid_t)a->pid, request, st) == BT_OK
+				       ? BT_OK
+				       : BT_ERR_NOTFOUND;
+		if (bt_time_monotonic_ns() > end)
+			return BT_ERR_STATE;
+	}
+}

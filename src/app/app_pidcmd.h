@@ -34,4 +34,11 @@ BT_MUST_CHECK bt_status app_pidcmd_await(const struct app_pidcmd *a,
 					 enum app_pidcmd_counter counter, uint64_t seq0,
 					 struct app_snapstate *st);
 
+/* Polls every 20 ms for the recorder's answer to request number
+ * `request` (app_snapfile_answer_take): BT_OK with *st read; BT_ERR_NOTFOUND
+ * when the process went away first; BT_ERR_STATE when a->timeout_ns
+ * passed. */
+BT_MUST_CHECK bt_status app_pidcmd_await_answer(const struct app_pidcmd *a, uint64_t request,
+						struct app_snapstate *st);
+
 #endif

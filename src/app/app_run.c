@@ -138,7 +138,11 @@ static void app_loss_append(struct bt_buf *b, const char *name, const struct app
 
 /* One line naming the topics whose losses started or grew since the last
  * such line; called once per status period at most. */
-/* A split (by size, duration or request) starts the next file. */
+/* A split (by size, duration or request) starts the next file. Not in
+ * snapshot mode: there every snapshot gets a file of its own, opened just
+ * before it is written and finished with it, and the snapshot's own line
+ * names it; "now writing" it, said after that line, read as if the file
+ * were for the next snapshot, one behind. */
 static void app_file_check(struct app_run *run)
 {
 	struct rec_status st;
@@ -146,6 +150,8 @@ static void app_file_check(struct app_run *run)
 	if (st.file_index == run->file_index)
 		return;
 	run->file_index = st.file_index;
+	if (st.snapshot_mode)
+		return;
 	const char *slash = strrchr(st.current_file, '/');
 	app_run_say(run, TUI_SEV_INFO, "split: now writing %s",
 		    slash ? slash + 1 : st.current_file);
@@ -198,11 +204,10 @@ static void app_status_line(struct app_run *run)
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
 	bt_fmt_iec(rate, bw, sizeof bw);
 	const char *file = strrchr(st.current_file, '/');
-	printf("[%s] %s%zu/%zu topic%s | %llu msg%s, %s (%s/s) | lost %llu transport, %llu "
+	printf("[%s] %s%zu/%zu topic%s | %llu recorded, %s (%s/s) | lost %llu transport, %llu "
 	       "recorder | cache %zu%% | %s\n",
 	       el, st.paused ? "PAUSED " : "", st.topics_recorded, st.topics_seen,
-	       bt_fmt_s(st.topics_seen), (unsigned long long)st.recorded, bt_fmt_s(st.recorded),
-	       bytes, bw, (unsigned long long)st.lost_transport,
+	       bt_fmt_s(st.topics_seen), (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
 	       (unsigned long long)st.lost_recorder,
 	       st.cache_max ? (size_t)(100.0 * (double)st.cache_fill / (double)st.cache_max) : 0,
 	       file ? file + 1 : st.current_file);
@@ -221,18 +226,77 @@ static void app_snap_publish(struct app_run *run, const char *result, const char
 		bt_log_warn("snapshot state for `bagtop snapshot`: %s", e.msg);
 }
 
+static const char *const app_trigger_results[] = {
+	[REC_TRIGGER_STARTED] = "started", [REC_TRIGGER_EMPTY] = "empty",
+	[REC_TRIGGER_BUSY] = "busy", [REC_TRIGGER_STOPPING] = "stopping",
+	[REC_TRIGGER_NOT_SNAPSHOT] = "not-snapshot"};
+
+/* Triggers a snapshot and says what the trigger did; *id: the snapshot's
+ * id when it started. */
+static enum rec_trigger app_snap_start(struct app_run *run, uint64_t *id)
+{
+	enum rec_trigger t = rec_recorder_snapshot(run->rec, id);
+	app_run_say(run, t == REC_TRIGGER_STARTED ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
+		    rec_trigger_str(t));
+	return t;
+}
+
 /* SIGUSR1 (and the TUI's `s`). */
 void app_run_snap_trigger(struct app_run *run)
 {
-	static const char *const results[] = {
-		[REC_TRIGGER_STARTED] = "started", [REC_TRIGGER_EMPTY] = "empty",
-		[REC_TRIGGER_BUSY] = "busy", [REC_TRIGGER_STOPPING] = "stopping",
-		[REC_TRIGGER_NOT_SNAPSHOT] = "not-snapshot"};
-	enum rec_trigger t = rec_recorder_snapshot(run->rec);
-	app_run_say(run, t == REC_TRIGGER_STARTED ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
-		    rec_trigger_str(t));
+	uint64_t id = 0;
+	enum rec_trigger t = app_snap_start(run, &id);
 	if (t != REC_TRIGGER_STARTED) /* else: when it is written */
-		app_snap_publish(run, results[t], rec_trigger_str(t));
+		app_snap_publish(run, app_trigger_results[t], rec_trigger_str(t));
+}
+
+/* Answers one `bagtop snapshot` in its own file. */
+static void app_snap_answer(pid_t to, uint64_t request, const char *result, uint64_t messages,
+			    const char *file, const char *msg)
+{
+	struct app_snapstate a = {.request = request, .messages = messages};
+	snprintf(a.result, sizeof a.result, "%s", result);
+	snprintf(a.file, sizeof a.file, "%s", file);
+	snprintf(a.message, sizeof a.message, "%s", msg);
+	struct bt_error e = {0};
+	if (app_snapfile_answer_write(to, &a, &e) != BT_OK)
+		bt_log_warn("answer to `bagtop snapshot` (process %ld): %s", (long)to, e.msg);
+}
+
+void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request)
+{
+	uint64_t id = 0;
+	enum rec_trigger t = app_snap_start(run, &id);
+	if (t != REC_TRIGGER_STARTED) {
+		app_snap_answer(from, request, app_trigger_results[t], 0, "", rec_trigger_str(t));
+		app_snap_publish(run, app_trigger_results[t], rec_trigger_str(t));
+	} else if (run->n_reqs < APP_SNAP_REQ_MAX) {
+		run->reqs[run->n_reqs++] = (struct app_snap_req){from, request, id};
+	} else { /* it is written all the same; this requester is not told where */
+		app_snap_answer(from, request, "failed", 0, "",
+				"snapshot started, but too many requests are waiting to be "
+				"answered");
+	}
+}
+
+/* Answers the requests that started snapshot `d->id` (or an earlier one,
+ * which no report will come for). */
+static void app_snap_answer_done(struct app_run *run, const struct rec_snapshot_done *d,
+				 const char *msg)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < run->n_reqs; i++) {
+		struct app_snap_req *q = &run->reqs[i];
+		if (q->id > d->id) {
+			run->reqs[kept++] = *q;
+			continue;
+		}
+		bool ok = q->id == d->id && d->status == BT_OK;
+		app_snap_answer(q->pid, q->request, ok ? "ok" : "failed", ok ? d->messages : 0,
+				q->id == d->id ? run->snap.file : "",
+				q->id == d->id ? msg : "snapshot not reported");
+	}
+	run->n_reqs = kept;
 }
 
 /* The writer thread finished a snapshot: hand it to the run loop. */
@@ -273,6 +337,7 @@ void app_run_snap_done(struct app_run *run)
 	snprintf(run->snap.file, sizeof run->snap.file, "%s", abs != NULL ? abs : rel);
 	free(abs);
 	free(rel);
+	app_snap_answer_done(run, &d, msg);
 	app_snap_publish(run, d.status == BT_OK ? "ok" : "failed", msg);
 }
 
@@ -309,6 +374,8 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 	int sig = sigtimedwait(&run->all_sigs, &si, wait);
 	if (sig == SIGUSR1)
 		app_run_snap_trigger(run);
+	else if (sig == APP_SIG_SNAPSHOT)
+		app_run_snap_request(run, si.si_pid, (uint64_t)(unsigned)si.si_value.sival_int);
 	else if (sig == SIGUSR2)
 		app_run_snap_done(run);
 	else if (sig == APP_SIG_PAUSE || sig == APP_SIG_RESUME)
@@ -395,9 +462,8 @@ static void app_run_summary(struct app_run *run)
 		if (!atomic_load(&tp->subscribed))
 			continue;
 		struct rec_topic_stats *s = &tp->st;
-		uint64_t rec = atomic_load(&s->recorded);
-		printf("  %-32s %10llu msg%-2s lost %llu transport, %llu recorder\n", tp->name,
-		       (unsigned long long)rec, bt_fmt_s(rec),
+		printf("  %-32s %10llu recorded  lost %llu transport, %llu recorder\n", tp->name,
+		       (unsigned long long)atomic_load(&s->recorded),
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
 	}
@@ -423,6 +489,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	sigaddset(&run->sigs, SIGHUP);
 	run->all_sigs = run->sigs;
 	sigaddset(&run->all_sigs, SIGUSR1);
+	sigaddset(&run->all_sigs, APP_SIG_SNAPSHOT);
 	sigaddset(&run->all_sigs, SIGUSR2);
 	sigaddset(&run->all_sigs, APP_SIG_PAUSE);
 	sigaddset(&run->all_sigs, APP_SIG_RESUME);

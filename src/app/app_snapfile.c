@@ -53,7 +53,9 @@ uint64_t app_snapfile_starttime(pid_t pid)
 	return t;
 }
 
-bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err)
+/* Writes *s to path atomically. */
+static bt_status snapfile_write_to(const char *path, const struct app_snapstate *s,
+				  struct bt_error *err)
 {
 	struct app_snapstate c = *s;
 	snapfile_line(c.result);
@@ -62,18 +64,39 @@ bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = bt_buf_printf(&b, SNAPFILE_MAGIC "\nseq %llu\nresult %s\nmessages %llu\n"
 				     "file %s\nmessage %s\npause_seq %llu\npaused %d\n"
-				     "starttime %llu\n", (unsigned long long)c.seq, c.result,
+				     "starttime %llu\nrequests 1\nrequest %llu\n",
+				     (unsigned long long)c.seq, c.result,
 				     (unsigned long long)c.messages, c.file, c.message,
 				     (unsigned long long)c.pause_seq, c.paused ? 1 : 0,
-				     (unsigned long long)app_snapfile_starttime(getpid()));
-	char path[APP_SNAPFILE_PATH_MAX];
-	app_snapfile_path(getpid(), NULL, path, sizeof path);
+				     (unsigned long long)app_snapfile_starttime(getpid()),
+				     (unsigned long long)c.request);
 	if (st == BT_OK)
 		st = bt_fs_write_atomic(path, b.data, b.len, err);
 	else
 		st = bt_err_set(err, st, "out of memory");
 	bt_buf_fini(&b);
 	return st;
+}
+
+bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err)
+{
+	char path[APP_SNAPFILE_PATH_MAX];
+	app_snapfile_path(getpid(), NULL, path, sizeof path);
+	return snapfile_write_to(path, s, err);
+}
+
+void app_snapfile_answer_path(pid_t rec, pid_t req, const char *dir, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/bagtop-%ld.snapshot-%ld", dir ? dir : snapfile_dir(), (long)rec,
+		 (long)req);
+}
+
+bt_status app_snapfile_answer_write(pid_t req, const struct app_snapstate *s,
+				    struct bt_error *err)
+{
+	char path[APP_SNAPFILE_PATH_MAX];
+	app_snapfile_answer_path(getpid(), req, NULL, path, sizeof path);
+	return snapfile_write_to(path, s, err);
 }
 
 void app_snapfile_remove(void)
@@ -112,6 +135,10 @@ static bt_status snapfile_parse(char *text, struct app_snapstate *s)
 			s->paused = strcmp(val, "1") == 0;
 		} else if (strcmp(line, "starttime") == 0) {
 			s->starttime = strtoull(val, NULL, 10);
+		} else if (strcmp(line, "requests") == 0) {
+			s->requests = strcmp(val, "1") == 0;
+		} else if (strcmp(line, "request") == 0) {
+			s->request = strtoull(val, NULL, 10);
 		}
 	}
 	return s->result[0] != '\0' ? BT_OK : BT_ERR_FORMAT;
@@ -143,4 +170,26 @@ bt_status app_snapfile_read(pid_t pid, struct app_snapstate *s, struct bt_error 
 	}
 	return bt_err_set(err, BT_ERR_NOTFOUND, "process %ld is not a running bagtop record "
 			  "(no bagtop state file)", (long)pid);
+}
+
+bt_status app_snapfile_answer_take(pid_t rec, uint64_t request, struct app_snapstate *s)
+{
+	const char *dirs[2] = {getenv("XDG_RUNTIME_DIR"), "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		if (dirs[i] == NULL || dirs[i][0] != '/')
+			continue;
+		char path[APP_SNAPFILE_PATH_MAX];
+		app_snapfile_answer_path(rec, getpid(), dirs[i], path, sizeof path);
+		char *text = NULL;
+		size_t len;
+		if (bt_fs_read_all(path, 1 << 16, &text, &len, NULL) != BT_OK)
+			continue;
+		memset(s, 0, sizeof *s);
+		bt_status st = snapfile_parse(text, s);
+		free(text);
+		(void)unlink(path); /* ours to remove, whatever it says */
+		if (st == BT_OK && s->request == request)
+			return BT_OK;
+	}
+	return BT_ERR_NOTFOUND;
 }

@@ -13,11 +13,24 @@
  *   pause_seq N        pause/resume requests handled so far (0 at start)
  *   paused 0|1         recording is paused now
  *   starttime T        the recorder's start time (/proc/PID/stat field 22)
+ *   requests 1         it answers APP_SIG_SNAPSHOT requests (below)
  *
  * and removes it at exit. Readers ignore keys they do not know, so the
  * magic stays at 1. `starttime` tells a stale file (its recorder was
  * killed and the pid reused) from a live one: no signal goes to a process
- * that is not the recorder that wrote the file. */
+ * that is not the recorder that wrote the file.
+ *
+ * Two `bagtop snapshot` at once must each get their own answer: SIGUSR1s
+ * sent together merge into one, and both would read the one outcome the
+ * state file then holds. So `bagtop snapshot` sends APP_SIG_SNAPSHOT, a
+ * real-time signal (queued, one per request) carrying a request number
+ * (sigqueue); the recorder knows the requester's pid (si_pid) and answers
+ * in a file of that requester's own, next to the state file
+ * (app_snapfile_answer_path), in the same format, with `request N`: the
+ * outcome of this request's trigger ("busy" only when another snapshot was
+ * being written at that moment), or, once written, the snapshot's file.
+ * The requester removes it. SIGUSR1 (kill -USR1, the `s` key) stays as
+ * it was: answered through the state file's seq. */
 #ifndef APP_SNAPFILE_H
 #define APP_SNAPFILE_H
 
@@ -34,6 +47,7 @@
  * SIGUSR1/SIGUSR2. SIGRTMIN itself is left to libraries that take one. */
 #define APP_SIG_PAUSE (SIGRTMIN + 1)
 #define APP_SIG_RESUME (SIGRTMIN + 2)
+#define APP_SIG_SNAPSHOT (SIGRTMIN + 3) /* sival_int: the request number */
 
 struct app_snapstate {
 	uint64_t seq;
@@ -45,6 +59,8 @@ struct app_snapstate {
 	bool paused;
 	bool has_pause; /* read: the file has pause_seq (a recorder that knows pause) */
 	uint64_t starttime; /* 0: unknown */
+	bool requests;      /* the recorder answers APP_SIG_SNAPSHOT */
+	uint64_t request;   /* an answer's request number */
 };
 
 /* The state file path for `pid` in directory `dir` (NULL: the writer's
@@ -55,6 +71,19 @@ uint64_t app_snapfile_starttime(pid_t pid);
 /* Writes the state of this process atomically (starttime filled in). */
 BT_MUST_CHECK bt_status app_snapfile_write(const struct app_snapstate *s, struct bt_error *err);
 void app_snapfile_remove(void);
+/* The answer file for requester `req` of recorder `rec` in `dir` (NULL:
+ * the writer's choice, as for the state file). */
+void app_snapfile_answer_path(pid_t rec, pid_t req, const char *dir, char *out, size_t cap);
+/* Writes the answer to requester `req` atomically (this process is the
+ * recorder). */
+BT_MUST_CHECK bt_status app_snapfile_answer_write(pid_t req, const struct app_snapstate *s,
+						  struct bt_error *err);
+/* Reads and removes this process's answer from recorder `rec` when its
+ * request number is `request`: BT_OK; BT_ERR_NOTFOUND when there is none
+ * (yet); an answer to another request (left from an earlier process with
+ * this pid) is removed. */
+BT_MUST_CHECK bt_status app_snapfile_answer_take(pid_t rec, uint64_t request,
+						 struct app_snapstate *s);
 /* Reads `pid`'s state, looking in $XDG_RUNTIME_DIR then /tmp.
  * BT_ERR_NOTFOUND when there is none or it is stale (`pid` is another
  * process now); BT_ERR_FORMAT when unreadable. */

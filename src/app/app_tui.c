@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app__run.h"
@@ -38,6 +39,7 @@ struct app_tui {
 	struct tui_rate write_rate;
 	atomic_bool stop_started;
 	atomic_bool quit; /* the signal thread may go */
+	atomic_bool snap_then_quit; /* quit confirmed with `s`: the signal thread's job */
 	pthread_mutex_t stop_mu; /* guards starting the stopper */
 	pthread_t stopper, signals;
 	bool stopper_started, signals_started;
@@ -72,6 +74,25 @@ static void app_tui_begin_stop(struct app_tui *t, const char *why)
 		app_tui_stopper(t);
 }
 
+/* Quit with `s` in snapshot mode: the buffer is written as a snapshot,
+ * then the bag finished (closing the buffer ends a post window early; the
+ * snapshot triggered before is still written). On the signal thread, which
+ * owns the snapshot state. One still being written is waited for (10 s at
+ * most): the trigger would be refused. */
+static void app_tui_snap_then_quit(struct app_tui *t)
+{
+	struct rec_status st;
+	int64_t end = bt_time_monotonic_ns() + INT64_C(10000000000);
+	for (rec_recorder_get_status(t->run->rec, &st);
+	     st.snapshot_busy && bt_time_monotonic_ns() < end;
+	     rec_recorder_get_status(t->run->rec, &st)) {
+		struct timespec ts = {0, 20000000L};
+		nanosleep(&ts, NULL);
+	}
+	app_run_snap_trigger(t->run);
+	app_tui_begin_stop(t, "quit after a snapshot");
+}
+
 static void *app_tui_signals(void *arg)
 {
 	struct app_tui *t = arg;
@@ -83,6 +104,8 @@ static void *app_tui_signals(void *arg)
 		int sig = app_run_take_signal(run, &ts);
 		if (sig > 0)
 			app_tui_begin_stop(t, strsignal(sig));
+		if (atomic_exchange(&t->snap_then_quit, false))
+			app_tui_snap_then_quit(t);
 		if (duration > 0 && !atomic_load(&t->stop_started) &&
 		    bt_time_monotonic_ns() - run->t0 >= duration)
 			app_tui_begin_stop(t, "--duration reached");
@@ -131,6 +154,8 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	h->pid = (long)getpid();
 	h->update_hz = c->update_rate;
 	h->finishing_bytes_left = st->cache_fill;
+	h->snapshot_buffered = st->snapshot_buffered;
+	h->snapshot_bytes = st->snapshot_mode ? st->cache_fill : 0;
 }
 
 static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int64_t now)
@@ -146,11 +171,14 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int6
 	row->publishers = atomic_load(&tp->publishers);
 	row->reliable = atomic_load(&tp->reliable);
 	row->transient_local = atomic_load(&tp->transient_local);
-	/* What arrived, recorded or not: a topic switched off keeps its rates. */
-	uint64_t arrived = atomic_load(&s->received) + atomic_load(&s->ignored);
+	/* The rates count every arrival, recorded or not: a topic switched
+	 * off keeps its rates. Rcvd is `received` as everywhere else (man
+	 * bagtop, STATISTICS): taken while recording, not while paused or off. */
+	uint64_t received = atomic_load(&s->received);
+	uint64_t arrived = received + atomic_load(&s->ignored);
 	tui_rate_push(&t->rates[i], now, arrived, atomic_load(&s->rx_bytes));
 	tui_rate_get(&t->rates[i], TUI_RATE_WINDOW_NS, &row->rate_hz, &row->bandwidth);
-	row->total = (struct tui_counts){arrived, atomic_load(&s->bytes),
+	row->total = (struct tui_counts){received, atomic_load(&s->bytes),
 					 rec_topic_lost_transport(s), rec_topic_lost_recorder(s)};
 	/* The file's figures are the bag's own tally of that file (what its
 	 * statistics will say); received counts from when the file opened. */
@@ -235,6 +263,7 @@ static void app_tui_command(void *ctx, const struct tui_cmd *cmd)
 		app_run_say(t->run, TUI_SEV_INFO, "split requested");
 		break;
 	case TUI_CMD_QUIT: app_tui_begin_stop(t, "quit"); break;
+	case TUI_CMD_SNAPSHOT_QUIT: atomic_store(&t->snap_then_quit, true); break;
 	default: break;
 	}
 }
@@ -261,6 +290,7 @@ int app_tui_run(struct app_run *run)
 	struct app_tui t = {.run = run};
 	atomic_init(&t.stop_started, false);
 	atomic_init(&t.quit, false);
+	atomic_init(&t.snap_then_quit, false);
 	tui_rate_init(&t.write_rate);
 	if (pthread_mutex_init(&t.stop_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */

@@ -1,5 +1,7 @@
 /* bagtop snapshot: asks a `bagtop record --snapshot-mode` process to write
- * a snapshot (SIGUSR1) and waits until the file is complete. */
+ * a snapshot and waits until the file is complete: a request of its own
+ * (APP_SIG_SNAPSHOT, answered to this process alone: app_snapfile.h), or
+ * SIGUSR1 for a recorder that does not know requests. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -7,17 +9,20 @@
 
 #include "app.h"
 #include "app_pidcmd.h"
+#include "bt_time.h"
 
 static const struct app_opt snapshot_opts[] = {
 	{"pid", 'p', "PID", "the recorder's process id (required)", APP_PIDCMD_O_PID},
 	{"timeout", 0, "SECONDS", "give up after SECONDS (default 60)", APP_PIDCMD_O_TIMEOUT},
 };
 
-/* Waits until the state file reports an outcome after `seq0`. */
-static int snapshot_wait(const struct app_pidcmd *a, uint64_t seq0)
+/* Waits for the answer: to request number `request`, or (0) the state
+ * file's next outcome after `seq0`. */
+static int snapshot_wait(const struct app_pidcmd *a, uint64_t request, uint64_t seq0)
 {
 	struct app_snapstate st;
-	bt_status rc = app_pidcmd_await(a, APP_PIDCMD_SNAPSHOTS, seq0, &st);
+	bt_status rc = request != 0 ? app_pidcmd_await_answer(a, request, &st)
+				    : app_pidcmd_await(a, APP_PIDCMD_SNAPSHOTS, seq0, &st);
 	if (rc == BT_ERR_NOTFOUND) {
 		app_error("process %ld stopped before the snapshot was reported", a->pid);
 		return APP_EXIT_ERROR;
@@ -46,18 +51,31 @@ static int snapshot_run(const struct app_cmd *cmd, int argc, char **argv)
 		app_error("%s", err.msg[0] ? err.msg : "no such process");
 		return APP_EXIT_ERROR;
 	}
-	if (kill((pid_t)a.pid, SIGUSR1) != 0) {
+	/* A number no other request of this pid had: the answer file is
+	 * named after the pid, and one left from an earlier process with
+	 * the same pid must not pass for ours. */
+	uint64_t request = 0;
+	int sent;
+	if (st.requests) {
+		request = ((uint64_t)bt_time_realtime_ns() & 0x7ffffffe) | 1u;
+		union sigval v = {.sival_int = (int)request};
+		sent = sigqueue((pid_t)a.pid, APP_SIG_SNAPSHOT, v);
+	} else {
+		sent = kill((pid_t)a.pid, SIGUSR1);
+	}
+	if (sent != 0) {
 		app_error("cannot signal process %ld: %s", a.pid, strerror(errno));
 		return APP_EXIT_ERROR;
 	}
-	return snapshot_wait(&a, st.seq);
+	return snapshot_wait(&a, request, st.seq);
 }
 
 const struct app_cmd app_cmd_snapshot = {
 	"snapshot", "--pid PID",
 	"Make a `bagtop record --snapshot-mode` process write a snapshot.",
-	"\nSends SIGUSR1 to PID and waits until the snapshot file is complete, then\n"
-	"prints its path. Exits non-zero, with the recorder's reason, when no\n"
-	"snapshot was written (nothing buffered, one still being written, not in\n"
-	"snapshot mode, the process stopped).\n",
+	"\nSignals PID and waits until the snapshot file is complete, then prints\n"
+	"its path. Exits non-zero, with the recorder's reason, when no snapshot\n"
+	"was written for this request (nothing buffered, another one still being\n"
+	"written, not in snapshot mode, the process stopped). Requests made at\n"
+	"the same time each get their own answer.\n",
 	snapshot_opts, sizeof snapshot_opts / sizeof snapshot_opts[0], snapshot_run};

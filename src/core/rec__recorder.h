@@ -61,6 +61,14 @@ struct rec_sub {
 	pthread_mutex_t sn_lock;
 	struct rec_sn *sns;
 	size_t n_sns, cap_sns;
+	/* A topic marked for repeating while recorded (rec_sub_fill_start):
+	 * a short-lived transient-local reader fetching its publishers'
+	 * history into the repeat store only. 0 when none. */
+	dds_entity_t fill_reader;
+	dds_entity_t fill_cond; /* its read condition, on the discovery waitset */
+	int64_t fill_until;     /* monotonic ns: deleted by then at the latest */
+	uint32_t fill_depth;
+	size_t fill_got;
 };
 
 /* A --repeat-transient-local topic, as given and as a DDS name. */
@@ -95,6 +103,10 @@ struct rec_recorder {
 	atomic_bool stopping;
 	atomic_bool paused;
 	atomic_bool subscribe_requested; /* some topic's want_subscribe is set */
+	/* Per topic index (REC_TOPICS_MAX): the depth a run-time mark asked
+	 * the discovery thread to fetch history for, 0 = none. */
+	atomic_uint *want_fill;
+	atomic_bool fill_requested; /* some want_fill is set */
 	struct rec_sub **subs;   /* by topic index; discovery thread only */
 	size_t cap_subs;
 	int64_t started_mono;
@@ -120,6 +132,11 @@ void rec_sub_tick(struct rec_sub *s);
 bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih);
 /* Deletes the reader (waits for its running callbacks). */
 void rec_sub_unsubscribe(struct rec_sub *s);
+/* The topic was just marked to repeat its last `depth` messages: when it
+ * is recorded and some publisher offers transient-local durability,
+ * creates a reader fetching that history (rec_sub_tick takes it into the
+ * repeat store, then deletes the reader). Discovery thread. */
+void rec_sub_fill_start(struct rec_sub *s, uint32_t depth);
 
 /* rec_discovery.c */
 bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err);

@@ -47,6 +47,10 @@
 #define DEMO_MS INT64_C(1000000)
 #define DEMO_STOP_POLL_NS (10 * DEMO_MS)
 #define DEMO_NEVER INT64_MAX
+/* A publisher waits this long at most for a reader (the recorder's): its
+ * first message would otherwise go out before the recorder subscribed. */
+#define DEMO_MATCH_WAIT_NS (10 * 1000 * DEMO_MS)
+#define DEMO_MATCH_POLL_NS (5 * DEMO_MS)
 
 /* sensor_msgs/PointField constants (.msg constants are not in our IDL). */
 #define DEMO_POINTFIELD_FLOAT32 7
@@ -154,6 +158,7 @@ static const struct demo_spec demo_specs[DEMO_N] = {
 struct demo {
 	dds_entity_t pp, wr[DEMO_N];
 	int64_t next[DEMO_N]; /* CLOCK_MONOTONIC deadline */
+	bool ready[DEMO_N];   /* matched a reader (or waited long enough) */
 	uint32_t seq[DEMO_N]; /* publications so far */
 	int64_t t0;           /* CLOCK_MONOTONIC at start: the scene's clock */
 	int64_t started;      /* CLOCK_REALTIME at start: the map's load time */
@@ -443,11 +448,36 @@ static void demo_sleep_until(int64_t mono)
 	(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* The recorder runs beside us and subscribes once it has discovered a
+ * publisher: a topic publishes its first message only once a reader
+ * matched it (DEMO_MATCH_WAIT_NS at most), so the bag starts with message
+ * 1 ("Hello from bagtop demo: 1"), not with whatever came after the
+ * recorder's reader appeared. Each topic on its own: one the recorder
+ * leaves out (-x) must not hold the others back. */
+static bool demo_ready(struct demo *d, int i, int64_t now)
+{
+	if (d->ready[i])
+		return true;
+	dds_publication_matched_status_t st;
+	if ((dds_get_publication_matched_status(d->wr[i], &st) == DDS_RETCODE_OK &&
+	     st.current_count > 0) ||
+	    now - d->t0 >= DEMO_MATCH_WAIT_NS) {
+		d->ready[i] = true;
+		d->next[i] = now;
+	}
+	return d->ready[i];
+}
+
 /* Publishes what is due at `now`; returns the earliest next deadline. */
 static int64_t demo_tick(struct demo *d, int64_t now, uint64_t *failed)
 {
 	int64_t wake = DEMO_NEVER;
 	for (int i = 0; i < DEMO_N; i++) {
+		if (!demo_ready(d, i, now)) {
+			if (now + DEMO_MATCH_POLL_NS < wake)
+				wake = now + DEMO_MATCH_POLL_NS;
+			continue;
+		}
 		if (now >= d->next[i]) {
 			if (demo_publish_one(d, (enum demo_pub)i, now) < 0)
 				(*failed)++;

@@ -9,7 +9,9 @@
  *   /scan        sensor_msgs/msg/LaserScan      40 Hz, best-effort
  *   DemoRobotStatus (plain DDS, keyed by robot id) 5 Hz, two instances
  * Runs in its own process (the caller forks before any DDS call), so the
- * recorder records it like any other publisher. */
+ * recorder records it like any other publisher. Each topic starts
+ * publishing once a reader matched it (10 s at most), so a recorder
+ * started beside it gets every topic's first message. */
 #ifndef REC_DEMO_H
 #define REC_DEMO_H
 

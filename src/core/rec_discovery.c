@@ -144,6 +144,19 @@ static void disc_subscribe_requested(struct rec_recorder *r)
 	}
 }
 
+/* Topics marked for repeating at run time: fetch what arrived before. */
+static void disc_fill_requested(struct rec_recorder *r)
+{
+	if (!atomic_exchange(&r->fill_requested, false))
+		return;
+	size_t n = rec_topics_count(r->topics);
+	for (size_t i = 0; i < n && i < r->cap_subs; i++) {
+		unsigned depth = atomic_exchange(&r->want_fill[i], 0);
+		if (depth != 0 && r->subs[i] != NULL)
+			rec_sub_fill_start(r->subs[i], depth);
+	}
+}
+
 /* Once, 5 s in: repeated topics nobody published, or published without
  * transient-local durability (a late-joining recorder then misses what
  * was published before it). */
@@ -183,6 +196,7 @@ static void *disc_main(void *arg)
 			if (r->subs[i] != NULL)
 				rec_sub_tick(r->subs[i]);
 		disc_subscribe_requested(r);
+		disc_fill_requested(r);
 		disc_warn_explicit(r);
 		disc_warn_repeat(r);
 	}

@@ -93,6 +93,9 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 {
 	r->topics = rec_topics_new();
 	r->tl = rec_tl_new();
+	r->want_fill = bt_xcalloc(REC_TOPICS_MAX, sizeof *r->want_fill);
+	for (size_t i = 0; i < REC_TOPICS_MAX; i++)
+		atomic_init(&r->want_fill[i], 0);
 	rec_repeat_names(r);
 	if (r->opt.snapshot_mode) {
 		struct rec_snap_options so = {r->opt.max_cache_size, r->opt.snapshot_duration_ns,
@@ -129,6 +132,7 @@ bt_status rec_recorder_start(const struct rec_recorder_options *opt, struct rec_
 	atomic_init(&r->stopping, false);
 	atomic_init(&r->paused, opt->start_paused);
 	atomic_init(&r->subscribe_requested, false);
+	atomic_init(&r->fill_requested, false);
 	bt_status st = rec_prepare(r, err);
 	if (st == BT_OK)
 		st = rec_start_threads(r, err);
@@ -159,12 +163,16 @@ void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool o
 		(void)dds_set_guardcondition(r->wake, true);
 }
 
-enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r)
+enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id)
 {
 	if (r->snap == NULL)
 		return REC_TRIGGER_NOT_SNAPSHOT;
-	switch (rec_snap_trigger(r->snap, bt_time_realtime_ns(), NULL)) {
-	case REC_SNAP_TRIGGERED: return REC_TRIGGER_STARTED;
+	struct rec_snap_trigger_info info = {0};
+	switch (rec_snap_trigger(r->snap, bt_time_realtime_ns(), &info)) {
+	case REC_SNAP_TRIGGERED:
+		if (id != NULL)
+			*id = info.id;
+		return REC_TRIGGER_STARTED;
 	case REC_SNAP_EMPTY: return REC_TRIGGER_EMPTY;
 	case REC_SNAP_BUSY: return REC_TRIGGER_BUSY;
 	default: return REC_TRIGGER_STOPPING;
@@ -186,7 +194,16 @@ bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t index, uint32_t
 {
 	if (index >= rec_topics_count(r->topics))
 		return BT_ERR_USAGE;
-	return rec_tl_set_depth(r->tl, (uint32_t)index, depth);
+	bt_status st = rec_tl_set_depth(r->tl, (uint32_t)index, depth);
+	if (st != BT_OK || depth == 0)
+		return st;
+	/* What arrived before the mark: the discovery thread asks the
+	 * topic's transient-local publishers for it (rec_sub_fill_start). */
+	atomic_store(&r->want_fill[index], depth);
+	atomic_store(&r->fill_requested, true);
+	if (r->wake > 0)
+		(void)dds_set_guardcondition(r->wake, true);
+	return BT_OK;
 }
 
 uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index)
@@ -225,6 +242,11 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 		st->lost_recorder += rec_topic_lost_recorder(s);
 		st->lost_transport += rec_topic_lost_transport(s);
 		st->repeated += ld(&s->repeated);
+	}
+	if (r->tl != NULL) {
+		struct rec_tl_stats ts;
+		rec_tl_get_stats(r->tl, &ts);
+		st->repeat_kept = ts.messages;
 	}
 	if (r->snap != NULL) {
 		struct rec_snap_stats ss;
@@ -315,6 +337,7 @@ void rec_recorder_free(struct rec_recorder *r)
 	rec_cache_free(r->cache);
 	rec_snap_free(r->snap);
 	rec_tl_free(r->tl);
+	free(r->want_fill);
 	for (size_t i = 0; i < r->n_repeat; i++) {
 		free(r->repeat[i].arg);
 		free(r->repeat[i].dds);

@@ -92,6 +92,7 @@ struct rec_status {
 	uint64_t snapshot_buffered; /* messages in the snapshot buffer now */
 	uint64_t evicted;           /* left the snapshot buffer unwritten, by design */
 	uint64_t repeated;          /* repeated transient-local copies written */
+	uint64_t repeat_kept;       /* messages kept to repeat (marked topics' last N) */
 };
 
 struct rec_recorder;
@@ -110,12 +111,16 @@ void rec_recorder_pause(struct rec_recorder *r, bool paused);
  * discovery thread does it at once). */
 void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool on);
 void rec_recorder_split(struct rec_recorder *r);
-/* Triggers a snapshot (any thread): `s`, SIGUSR1. */
-enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r);
+/* Triggers a snapshot (any thread): `s`, SIGUSR1, `bagtop snapshot`. For
+ * REC_TRIGGER_STARTED, *id (may be NULL) is the snapshot's id, the one
+ * on_snapshot reports it with. */
+enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id);
 const char *rec_trigger_str(enum rec_trigger t); /* one line for the user */
 /* Repeats topic `index`'s last `depth` messages at the start of every file
- * and snapshot (0: stop repeating). Any thread. BT_ERR_USAGE: bad index or
- * depth. */
+ * and snapshot (0: stop repeating). Any thread. Messages that arrived
+ * before the mark are fetched again from the topic's transient-local
+ * publishers, shortly after (status: repeat_kept). BT_ERR_USAGE: bad index
+ * or depth. */
 BT_MUST_CHECK bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t index,
 						uint32_t depth);
 uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);

@@ -599,8 +599,115 @@ bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)
 	return true;
 }
 
+/* ---- history for a topic marked at run time ----
+ *
+ * Marking a topic (`t`) after its only message arrived (/tf_static,
+ * published once) must still repeat that message. Two ways were open:
+ * keep the last message of every transient-local topic all the time, or
+ * ask the publishers again when the mark lands. The first costs a copy per
+ * message on the receive path of every transient-local topic, marked or
+ * not, and still only gives depth 1. The second costs nothing until a
+ * mark: transient-local publishers keep their history for exactly this
+ * purpose, and a new transient-local reader receives it (as deep as they
+ * keep it). So a mark creates a short-lived reader here, on the discovery
+ * thread (never in a listener); it has no listener: its read condition
+ * wakes the discovery thread, which takes the samples into the repeat
+ * store only (rec_tl_fill: never into the cache, never counted as
+ * received), and deletes it once it holds `depth` samples or after
+ * SUB_FILL_MAX_NS. Volatile publishers keep no history: nothing to ask. */
+
+#define SUB_FILL_MAX_NS (INT64_C(3) * 1000000000)
+
+static bool sub_any_tl_pub(const struct rec_sub *s)
+{
+	for (size_t i = 0; i < s->n_pubs; i++)
+		if (s->pubs[i].off.qos.durability == BAG_DURABILITY_TRANSIENT_LOCAL)
+			return true;
+	return false;
+}
+
+static void sub_fill_stop(struct rec_sub *s)
+{
+	if (s->fill_reader <= 0)
+		return;
+	if (s->fill_cond > 0)
+		(void)dds_waitset_detach(s->r->waitset, s->fill_cond);
+	(void)dds_delete(s->fill_reader); /* its read condition with it */
+	s->fill_reader = 0;
+	s->fill_cond = 0;
+}
+
+void rec_sub_fill_start(struct rec_sub *s, uint32_t depth)
+{
+	sub_fill_stop(s); /* a new mark: ask again, at the new depth */
+	if (s->reader <= 0 || depth == 0 || !sub_any_tl_pub(s))
+		return;
+	struct rec_requested q = s->req; /* shallow: sub_reader_qos only reads it */
+	q.transient_local = true;
+	q.reliable = true; /* the history comes through the reliable protocol */
+	q.keep_all = false;
+	q.depth = depth;
+	dds_qos_t *qos = sub_reader_qos(&q);
+	s->fill_reader = dds_create_reader(s->r->pp, s->topic, qos, NULL);
+	dds_delete_qos(qos);
+	if (s->fill_reader < 0) {
+		bt_log_warn("%s: cannot ask its publishers for messages from before the mark: %s",
+			    s->tp->name, dds_strretcode(s->fill_reader));
+		s->fill_reader = 0;
+		return;
+	}
+	s->fill_cond = dds_create_readcondition(s->fill_reader, DDS_ANY_STATE);
+	if (s->fill_cond < 0 || dds_waitset_attach(s->r->waitset, s->fill_cond, 0) < 0)
+		s->fill_cond = 0; /* polled every discovery tick instead */
+	s->fill_depth = depth;
+	s->fill_got = 0;
+	s->fill_until = bt_time_monotonic_ns() + SUB_FILL_MAX_NS;
+}
+
+struct sub_fill_take {
+	uint32_t topic;
+	int64_t now;
+	struct rec_batch batch;
+};
+
+/* A copy of each historical sample (the receive path may have adopted the
+ * same buffer); timestamped with its source time, the best guess of when
+ * it arrived first. A copy that cannot be made is skipped: the mark then
+ * repeats fewer messages, as if fewer were kept. */
+static bool sub_fill_on_sample(void *arg, const struct rec_raw_sample *smp)
+{
+	struct sub_fill_take *f = arg;
+	struct rec_msg *m = rec_msg_new(f->topic, smp->len);
+	if (m == NULL)
+		return true;
+	memcpy(m->data, smp->data, smp->len);
+	m->source_time = smp->source_time;
+	m->recv_time = smp->source_time > 0 && smp->source_time < f->now ? smp->source_time
+									 : f->now;
+	m->writer_sn = smp->writer_sn;
+	rec_batch_append(&f->batch, m);
+	return true;
+}
+
+static void sub_fill_tick(struct rec_sub *s)
+{
+	if (s->fill_reader <= 0)
+		return;
+	struct sub_fill_take f = {.topic = s->tp->index, .now = bt_time_realtime_ns()};
+	if (rec_raw_take(s->fill_reader, sub_fill_on_sample, &f) > 0) {
+		s->fill_got += f.batch.count;
+		size_t kept = rec_tl_fill(s->r->tl, s->tp->index, &f.batch);
+		bt_log_debug("%s: %zu message%s from before the mark kept for repeating",
+			     s->tp->name, kept, kept == 1 ? "" : "s");
+	}
+	rec_msg_free_list(f.batch.head); /* only when nothing was taken */
+	if (s->fill_got >= s->fill_depth || bt_time_monotonic_ns() >= s->fill_until)
+		sub_fill_stop(s);
+}
+
 void rec_sub_tick(struct rec_sub *s)
 {
+	sub_fill_tick(s);
 	if (s->retiring <= 0)
 		return;
 	dds_return_t matched = dds_get_matched_publications(s->reader, NULL, 0);
@@ -613,6 +720,7 @@ void rec_sub_tick(struct rec_sub *s)
 
 void rec_sub_unsubscribe(struct rec_sub *s)
 {
+	sub_fill_stop(s);
 	if (s->retiring > 0)
 		(void)dds_delete(s->retiring);
 	s->retiring = 0;

@@ -189,6 +189,108 @@ void rec_tl_offer(struct rec_tl *tl, const struct rec_msg *m)
 	tl_entry_put_list(gone);
 }
 
+/* ---- history from before the mark ---- */
+
+static bool tl_holds(const struct tl_topic *t, const struct rec_msg *m)
+{
+	for (const struct tl_entry *e = t->head; e != NULL; e = e->next)
+		if (e->m->writer_sn == m->writer_sn && e->m->len == m->len &&
+		    memcmp(e->m->data, m->data, m->len) == 0)
+			return true;
+	return false;
+}
+
+/* The batch as entries (one reference each, adopting the messages);
+ * messages for which no entry could be made are freed and counted. */
+static struct tl_entry *tl_entries_of(struct rec_tl *tl, struct rec_batch *batch)
+{
+	struct tl_entry *head = NULL, **last = &head;
+	struct rec_msg *m = batch->head;
+	*batch = (struct rec_batch){0};
+	while (m != NULL) {
+		struct rec_msg *next = m->next;
+		m->next = NULL;
+		struct tl_entry *e = malloc(sizeof *e);
+		if (e == NULL) {
+			rec_msg_free(m);
+			atomic_fetch_add_explicit(&tl->alloc_failed, 1, memory_order_relaxed);
+		} else {
+			e->next = NULL;
+			atomic_init(&e->refs, 1);
+			e->m = m;
+			*last = e;
+			last = &e->next;
+		}
+		m = next;
+	}
+	return head;
+}
+
+/* Links the entries of `in` the topic does not hold yet before its stored
+ * ones (mu held); returns the rest, and what the trim dropped, for
+ * tl_entry_put_list after unlocking. */
+static struct tl_entry *tl_prepend(struct rec_tl *tl, struct tl_topic *t, struct tl_entry *in,
+				   size_t *kept)
+{
+	struct tl_entry *gone = NULL, *front = NULL, *front_tail = NULL;
+	/* Earlier than the oldest stored: rec_tl_copy sorts by recv_time. */
+	int64_t cap = t->head != NULL && t->head->m->recv_time > INT64_MIN ? t->head->m->recv_time - 1
+									     : INT64_MAX;
+	while (in != NULL) {
+		struct tl_entry *e = in;
+		in = in->next;
+		e->next = NULL;
+		if (t->depth == 0 || tl_holds(t, e->m)) {
+			e->next = gone;
+			gone = e;
+			continue;
+		}
+		if (e->m->recv_time > cap)
+			e->m->recv_time = cap;
+		e->order = tl->order++;
+		if (front_tail != NULL)
+			front_tail->next = e;
+		else
+			front = e;
+		front_tail = e;
+		t->count++;
+		tl->messages++;
+		tl->bytes += e->m->len;
+		(*kept)++;
+	}
+	if (front != NULL) {
+		front_tail->next = t->head;
+		if (t->head == NULL)
+			t->tail = front_tail;
+		t->head = front;
+	}
+	struct tl_entry *trimmed = tl_trim(tl, t);
+	if (trimmed != NULL) {
+		struct tl_entry *e = trimmed;
+		while (e->next != NULL)
+			e = e->next;
+		e->next = gone;
+		gone = trimmed;
+	}
+	return gone;
+}
+
+size_t rec_tl_fill(struct rec_tl *tl, uint32_t topic, struct rec_batch *batch)
+{
+	size_t kept = 0;
+	if (topic >= REC_TOPICS_MAX) {
+		rec_msg_free_list(batch->head);
+		*batch = (struct rec_batch){0};
+		return 0;
+	}
+	struct tl_entry *in = tl_entries_of(tl, batch);
+	pthread_mutex_lock(&tl->mu);
+	struct tl_entry *gone = tl_prepend(tl, &tl->topics[topic], in, &kept);
+	pthread_mutex_unlock(&tl->mu);
+	tl_entry_put_list(gone);
+	return kept;
+}
+
 /* ---- reading ---- */
 
 /* References to every stored entry (mu held), into arr (cap entries).

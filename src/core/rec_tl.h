@@ -6,7 +6,9 @@
  * Producers offer every message before pushing it to the cache (the push
  * moves it): rec_tl_offer copies it when its topic is marked. The store
  * owns its copies and never hands them out: readers get fresh copies
- * (rec_tl_copy), which rec_repeat restamps and merges.
+ * (rec_tl_copy), which rec_repeat restamps and merges. A topic marked
+ * while it is recorded also gets what arrived before the mark, fetched
+ * again from its transient-local publishers (rec_tl_fill, from rec_sub).
  *
  * Marks are by topic index, so a topic can be marked before its first
  * message (or before it has any publisher); the discovery wiring marks a
@@ -58,6 +60,16 @@ void rec_tl_offer(struct rec_tl *tl, const struct rec_msg *m);
  * they were offered). Returns how many could not be copied (no memory;
  * also counted in alloc_failed). The lock is held only to take references. */
 size_t rec_tl_copy(struct rec_tl *tl, struct rec_batch *out);
+/* Messages of `topic` that arrived before it was marked (its
+ * transient-local publishers' history, fetched after the mark: rec_sub),
+ * oldest first. Consumes *batch (the store adopts the messages, no copy).
+ * Each one the store already holds (same writer_sn, length and bytes: it
+ * also arrived after the mark) is dropped; the others go before the
+ * topic's stored messages, recv_time clamped to before the oldest of
+ * those, and the topic is trimmed to its depth (the oldest go first).
+ * Nothing is kept when the topic is no longer marked. Returns how many
+ * were kept. */
+size_t rec_tl_fill(struct rec_tl *tl, uint32_t topic, struct rec_batch *batch);
 void rec_tl_get_stats(struct rec_tl *tl, struct rec_tl_stats *out);
 
 /* Parses one `--repeat-transient-local` argument "TOPIC[=N]": *name a

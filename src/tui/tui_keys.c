@@ -31,7 +31,7 @@ static const struct tui_key_binding tui_key_table[] = {
 	{K(TUI_KEY_TAB), TUI_ACT_LOG_VIEW, "Log",
 	 "switch between the topic table and the event log"},
 	{K('f'), TUI_ACT_FILE_COUNTS, NULL,
-	 "show Msgs, Written, LostT and LostR for the file being written (again: since start)"},
+	 "show Rcvd, Written, LostT and LostR for the file being written (again: since start)"},
 	{K(TUI_KEY_CTRL_L), TUI_ACT_REDRAW, NULL, "redraw the whole screen"},
 	{K(TUI_KEY_UP, 'k'), TUI_ACT_UP, NULL, "select the row above"},
 	{K(TUI_KEY_DOWN, 'j'), TUI_ACT_DOWN, NULL, "select the row below"},
@@ -40,7 +40,8 @@ static const struct tui_key_binding tui_key_table[] = {
 	{K(TUI_KEY_HOME), TUI_ACT_HOME, NULL, "select the first row"},
 	{K(TUI_KEY_END), TUI_ACT_END, NULL, "select the last row"},
 	{K('q', TUI_KEY_F(10)), TUI_ACT_QUIT, "Quit",
-	 "quit: finish the bag and exit (asks first while recording)"},
+	 "quit: finish the bag and exit (asks first while recording; in snapshot mode, says "
+	 "what the buffer holds and s writes it as a snapshot first)"},
 };
 
 #define TUI_KEYS_N (sizeof tui_key_table / sizeof tui_key_table[0])

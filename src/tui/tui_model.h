@@ -47,11 +47,15 @@ struct tui_header {
 	long pid;
 	double update_hz;
 	uint64_t finishing_bytes_left; /* while STOPPING */
+	/* Snapshot mode: what the buffer holds now, lost at quit unless a
+	 * snapshot writes it first (the quit confirmation says so). */
+	uint64_t snapshot_buffered; /* messages */
+	uint64_t snapshot_bytes;
 };
 
 /* A topic's counters, since start or in the file being written. */
 struct tui_counts {
-	uint64_t messages; /* total: arrived, recorded or not; file: received while recording */
+	uint64_t messages; /* received while recording (total: since start; file: in it) */
 	uint64_t bytes;    /* written to the bag */
 	uint64_t lost_transport;
 	uint64_t lost_recorder;

@@ -421,8 +421,21 @@ static unsigned tui_state_depth_key(struct tui_state *s, int key, struct tui_cmd
 	return TUI_F_REDRAW;
 }
 
-static unsigned tui_state_confirm_key(struct tui_state *s, int key, struct tui_cmd *cmd)
+/* Snapshot mode with messages in the buffer: quitting loses them unless a
+ * snapshot writes them first; the confirmation offers that (`s`). */
+static bool tui_state_buffer_at_stake(const struct tui_model *m)
 {
+	return m->hdr.snapshot_mode && m->hdr.snapshot_buffered > 0;
+}
+
+static unsigned tui_state_confirm_key(struct tui_state *s, const struct tui_model *m, int key,
+				      struct tui_cmd *cmd)
+{
+	if ((key == 's' || key == 'S') && tui_state_buffer_at_stake(m)) {
+		tui_state_quit(s, cmd);
+		cmd->kind = TUI_CMD_SNAPSHOT_QUIT;
+		return TUI_F_REDRAW | TUI_F_COMMAND;
+	}
 	if (key == 'y' || key == 'Y' || key == TUI_KEY_ENTER || key == '\r' ||
 	    tui_keys_action(key) == TUI_ACT_QUIT) {
 		tui_state_quit(s, cmd);
@@ -438,7 +451,7 @@ static unsigned tui_state_dispatch(struct tui_state *s, const struct tui_model *
 	switch (s->input) {
 	case TUI_INPUT_FILTER: return tui_state_filter_key(s, m, key);
 	case TUI_INPUT_DEPTH: return tui_state_depth_key(s, key, cmd);
-	case TUI_INPUT_CONFIRM_QUIT: return tui_state_confirm_key(s, key, cmd);
+	case TUI_INPUT_CONFIRM_QUIT: return tui_state_confirm_key(s, m, key, cmd);
 	case TUI_INPUT_NONE: break;
 	}
 	enum tui_action a = tui_keys_action(key);

@@ -39,7 +39,8 @@ enum tui_cmd_kind {
 	TUI_CMD_MARK_TL,      /* topic_id, depth; depth 0 = unmark */
 	TUI_CMD_PAUSE_TOGGLE,
 	TUI_CMD_SPLIT,
-	TUI_CMD_QUIT          /* stop recording and finish the bag */
+	TUI_CMD_QUIT,         /* stop recording and finish the bag */
+	TUI_CMD_SNAPSHOT_QUIT /* snapshot mode: write a snapshot, then as TUI_CMD_QUIT */
 };
 
 struct tui_cmd {

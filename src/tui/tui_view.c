@@ -213,7 +213,7 @@ static void tui_view_header_totals(struct tui_frame *f, const struct tui_header 
 	tui_view_elapsed(h->elapsed_ns, v, sizeof v);
 	int x = tui_view_pair(f, 0, 1, "Time", v, TUI_E_VALUE);
 	tui_format_count(h->total_msgs, v, sizeof v);
-	x = tui_view_pair(f, x, 1, "Msgs", v, TUI_E_VALUE);
+	x = tui_view_pair(f, x, 1, "Recorded", v, TUI_E_VALUE);
 	tui_format_bytes(h->total_bytes, v, sizeof v);
 	x = tui_view_pair(f, x, 1, "Written", v, TUI_E_VALUE);
 	tui_format_bytes((uint64_t)(h->write_rate > 0 ? h->write_rate : 0), v, sizeof v);
@@ -464,7 +464,7 @@ static void tui_view_box(struct tui_frame *f, const char *const *lines, size_t n
 	}
 }
 
-static void tui_view_confirm(struct tui_frame *f)
+static void tui_view_confirm(struct tui_frame *f, const struct tui_header *h)
 {
 	static const char *const lines[] = {
 		"Quit bagtop?",
@@ -473,7 +473,26 @@ static void tui_view_confirm(struct tui_frame *f)
 		"",
 		"y, Enter or q: quit    any other key: back",
 	};
-	tui_view_box(f, lines, sizeof lines / sizeof lines[0]);
+	if (!(h->snapshot_mode && h->snapshot_buffered > 0)) {
+		tui_view_box(f, lines, sizeof lines / sizeof lines[0]);
+		return;
+	}
+	/* Snapshot mode: the buffer is written only by a snapshot. */
+	char count[32], bytes[32], lost[96];
+	tui_format_count(h->snapshot_buffered, count, sizeof count);
+	tui_format_bytes(h->snapshot_bytes, bytes, sizeof bytes);
+	snprintf(lost, sizeof lost, "%s messages (%s) in the snapshot buffer", count, bytes);
+	const char *const snap_lines[] = {
+		"Quit bagtop?",
+		"",
+		lost,
+		"are lost unless a snapshot writes them.",
+		"",
+		"s: write a snapshot, then quit",
+		"y, Enter or q: quit without it",
+		"any other key: back",
+	};
+	tui_view_box(f, snap_lines, sizeof snap_lines / sizeof snap_lines[0]);
 }
 
 static void tui_view_depth(struct tui_frame *f, const struct tui_model *m,
@@ -502,7 +521,7 @@ static void tui_view_table(struct tui_frame *f, const struct tui_model *m,
 	else
 		tui_view_key_bar(f, l->bar_y);
 	if (s->input == TUI_INPUT_CONFIRM_QUIT)
-		tui_view_confirm(f);
+		tui_view_confirm(f, &m->hdr);
 	else if (s->input == TUI_INPUT_DEPTH)
 		tui_view_depth(f, m, s);
 }
@@ -537,8 +556,10 @@ static void tui_view_log(struct tui_frame *f, const struct tui_model *m, const s
 static const char *const tui_help_notes[] = {
 	"",
 	"Columns: R recorded (* yes, - no); TL repeat-transient-local depth; Pub publishers; "
-	"QoS R/BE reliable or best effort, TL/V transient-local or volatile; Msgs received; "
-	"Hz and BW/s over the last seconds; Written bytes in the bag; LostT lost in transport; "
+	"QoS R/BE reliable or best effort, TL/V transient-local or volatile; Rcvd received "
+	"while recording (not while paused or switched off); Hz and BW/s over the last seconds, "
+	"of every message arriving (also while paused or off); Written bytes in the bag; "
+	"Recorded (top) messages in the bag; LostT lost in transport; "
 	"LostR lost in the recorder (cache full, too big, write errors).",
 };
 

@@ -1,7 +1,8 @@
 /* The recorder's command API against real publishers (tpub processes) on
- * loopback-only DDS domains 85..86: switching a recorded topic off stops
- * its recording but not its live counts; switching on a topic the
- * selection left out subscribes and records it; pause and resume. */
+ * loopback-only DDS domains 85..86 and 190: switching a recorded topic off
+ * stops its recording but not its live counts; switching on a topic the
+ * selection left out subscribes and records it; pause and resume; marking
+ * a topic for repeating after its only message arrived repeats it. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -133,6 +134,83 @@ static void test_toggle_topics(void **state)
 	rig_free(&g);
 }
 
+/* The messages of `topic` in one storage file of the bag. */
+static unsigned long long file_count(const char *path, const char *topic)
+{
+	struct bag_counts c;
+	bag_count(path, &c);
+	unsigned long long n = counts_of(&c, topic);
+	counts_free(&c);
+	return n;
+}
+
+/* Waits up to 20 s until the recorder's status satisfies `reached`. */
+static void wait_status(struct cmd_rig *g, bool (*reached)(const struct rec_status *),
+			const char *what)
+{
+	double end = rec_now() + 20.0;
+	struct rec_status st;
+	for (rec_recorder_get_status(g->rec, &st); !reached(&st);
+	     rec_recorder_get_status(g->rec, &st)) {
+		if (rec_now() > end)
+			fail_msg("%s: not within 20 s", what);
+		rec_sleep(0.05);
+	}
+}
+
+static bool repeat_kept(const struct rec_status *st)
+{
+	return st->repeat_kept >= 1;
+}
+
+static bool split_done(const struct rec_status *st)
+{
+	return st->file_index >= 1;
+}
+
+/* /latched is published once, transient-local (as /tf_static), and
+ * recorded. Marked for repeating only after that message arrived, then a
+ * split: the new file must start with it (the `t` then `n` of the live
+ * view). */
+static void test_repeat_marked_after_arrival(void **state)
+{
+	(void)state;
+	struct cmd_rig g;
+	const char *topics[] = {"/latched"};
+	rig_start(&g, 190, topics, 1);
+	char *out = bt_xasprintf("%s/p.txt", g.tmp);
+	char *extra[] = {"--count", "1", "--transient-local", "--wait-readers", "1",
+			 "--wait-timeout", "20", "--linger", "30", NULL};
+	pid_t p = tpub_spawn(190, "rt/latched", extra, out);
+	double end = rec_now() + 20.0;
+	struct rec_topic *tp;
+	while (!(tp = topic_named(&g, "/latched"))) {
+		if (rec_now() > end)
+			fail_msg("/latched not discovered within 20 s");
+		rec_sleep(0.05);
+	}
+	wait_count(&tp->st.recorded, 0, "/latched recorded");
+
+	assert_int_equal(rec_recorder_set_repeat(g.rec, tp->index, 1), BT_OK);
+	wait_status(&g, repeat_kept, "the message from before the mark kept");
+	struct rec_status st;
+	rec_recorder_get_status(g.rec, &st);
+	assert_int_equal(st.repeat_kept, 1); /* once, though the topic's readers saw it twice */
+	rec_recorder_split(g.rec);
+	wait_status(&g, split_done, "the split");
+	rig_stop(&g);
+	char *f0 = bt_xasprintf("%s/bag_0.db3", g.bag), *f1 = bt_xasprintf("%s/bag_1.db3", g.bag);
+	assert_int_equal(file_count(f0, "/latched"), 1);
+	assert_int_equal(file_count(f1, "/latched"), 1);
+	assert_int_equal(ld(&tp->st.received), 1); /* the history is not received again */
+	kill(p, SIGTERM);
+	(void)rec_wait(p, 10.0, "tpub");
+	free(f0);
+	free(f1);
+	free(out);
+	rig_free(&g);
+}
+
 int main(void)
 {
 	if (!getenv("BAGTOP_TPUB")) {
@@ -141,6 +219,7 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toggle_topics),
+		cmocka_unit_test(test_repeat_marked_after_arrival),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

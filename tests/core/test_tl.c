@@ -117,6 +117,53 @@ static void test_tl_depth_five(void **state)
 	rec_tl_free(tl); /* frees the copies (ASan checks) */
 }
 
+/* History fetched after a mark: goes before what arrived since, without
+ * the messages the store already holds, trimmed to the depth; an unmarked
+ * topic keeps nothing. */
+static void test_tl_fill(void **state)
+{
+	(void)state;
+	struct rec_tl *tl = rec_tl_new();
+	assert_int_equal(rec_tl_set_depth(tl, 2, 3), BT_OK);
+	offer(tl, 2, 5, 8, 500); /* arrived after the mark */
+	struct rec_batch b = {0};
+	rec_batch_append(&b, msg(2, 3, 8, 300));
+	rec_batch_append(&b, msg(2, 4, 8, 400));
+	rec_batch_append(&b, msg(2, 5, 8, 500)); /* the same as the stored one */
+	assert_int_equal(rec_tl_fill(tl, 2, &b), 2);
+	assert_null(b.head);
+	uint32_t t[] = {2, 2, 2};
+	int64_t s[] = {3, 4, 5};
+	copy_check(tl, t, s, 3);
+	rec_batch_append(&b, msg(2, 1, 8, 100));
+	rec_batch_append(&b, msg(2, 2, 8, 200));
+	assert_int_equal(rec_tl_fill(tl, 2, &b), 2);
+	copy_check(tl, t, s, 3); /* the oldest went: depth 3 */
+	struct rec_tl_stats st;
+	rec_tl_get_stats(tl, &st);
+	assert_int_equal(st.messages, 3);
+	assert_int_equal(st.bytes, 24);
+	rec_batch_append(&b, msg(9, 1, 8, 100));
+	assert_int_equal(rec_tl_fill(tl, 9, &b), 0); /* not marked */
+	/* A fetched message newer than the oldest stored is placed before
+	 * it all the same, its time clamped so the copy stays in order. */
+	assert_int_equal(rec_tl_set_depth(tl, 4, 2), BT_OK);
+	offer(tl, 4, 8, 4, 800);
+	rec_batch_append(&b, msg(4, 7, 4, 900));
+	assert_int_equal(rec_tl_fill(tl, 4, &b), 1);
+	struct rec_batch c;
+	assert_int_equal(rec_tl_copy(tl, &c), 0);
+	assert_int_equal(c.count, 5);
+	const struct rec_msg *m = c.head;
+	for (int i = 0; i < 3; i++)
+		m = m->next;
+	assert_int_equal(m->writer_sn, 7);
+	assert_int_equal(m->recv_time, 799);
+	assert_int_equal(m->next->writer_sn, 8);
+	rec_msg_free_list(c.head);
+	rec_tl_free(tl);
+}
+
 static void test_tl_sorted(void **state)
 {
 	(void)state;
@@ -345,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_tl_depth_one),
 		cmocka_unit_test(test_tl_depth_five),
 		cmocka_unit_test(test_tl_sorted),
+		cmocka_unit_test(test_tl_fill),
 		cmocka_unit_test(test_tl_mark_unmark),
 		cmocka_unit_test(test_tl_alloc_failure),
 		cmocka_unit_test(test_tl_parse_spec),

@@ -1,7 +1,7 @@
 /* `bagtop record` end to end: a real recorder on a loopback-only DDS domain
  * (CYCLONEDDS_URI from ctest) fed by the test publisher (BAGTOP_TPUB),
  * stopped by a signal, the bag read back with bag_reader. Each case uses
- * its own DDS domain (110..129). */
+ * its own DDS domain (110..129, and 193 for the demo). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -174,7 +174,7 @@ static void test_record_slow_consumer(void **state)
 	if (!line)
 		fail_msg("no per-topic line for /slow: %s", r.out);
 	unsigned long long rec_n, lost_t, lost_r;
-	if (sscanf(line, "\n  /slow %llu msgs lost %llu transport, %llu recorder", &rec_n,
+	if (sscanf(line, "\n  /slow %llu recorded lost %llu transport, %llu recorder", &rec_n,
 		   &lost_t, &lost_r) != 3)
 		fail_msg("cannot parse: %.120s", line + 1);
 	assert_int_equal(rec_n + lost_r, 2000);
@@ -233,6 +233,48 @@ static void test_record_mixed_qos(void **state)
 	rec_free(&r);
 }
 
+/* 7. `bagtop demo`: the bag's first /chatter message is the first the demo
+ * published (its publishers wait for the recorder's readers), and the
+ * /chatter messages follow on without a gap. */
+static void test_demo_first_message(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("demo");
+	char *bag = bt_xasprintf("%s/bag", tmp);
+	char *out = NULL;
+	int rc = tu_bagtop(&out, "demo", "--duration", "4", "--no-tui", "--domain", "193", "-o",
+			   bag, NULL);
+	if (rc != 0)
+		fail_msg("bagtop demo: exit %d: %s", rc, out);
+	struct bag_reader *rd;
+	struct bt_error err;
+	if (bag_reader_open(bag, 0, &rd, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	struct bag_read_msg m;
+	unsigned expect = 1, n = 0;
+	while ((rc = bag_reader_next(rd, &m, &err)) == 1) {
+		if (strcmp(m.name, "/chatter") != 0)
+			continue;
+		/* CDR: 4 bytes of encapsulation, the length, the text. */
+		assert_true(m.len > 8);
+		char text[128];
+		snprintf(text, sizeof text, "%.*s", (int)(m.len - 8), (const char *)m.data + 8);
+		char want[64];
+		snprintf(want, sizeof want, "Hello from bagtop demo: %u", expect++);
+		if (strcmp(text, want) != 0)
+			fail_msg("/chatter message %u: \"%s\", expected \"%s\"", n + 1, text, want);
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	bag_reader_close(rd);
+	printf("demo: %u /chatter messages, the first \"Hello from bagtop demo: 1\"\n", n);
+	assert_true(n >= 10);
+	free(out);
+	tu_rmrf(tmp);
+	free(tmp);
+	free(bag);
+}
+
 int main(void)
 {
 	if (!rec_harness_ready())
@@ -244,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_record_slow_consumer),
 		cmocka_unit_test(test_record_late_publisher),
 		cmocka_unit_test(test_record_mixed_qos),
+		cmocka_unit_test(test_demo_first_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

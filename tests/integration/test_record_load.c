@@ -18,14 +18,14 @@
 #include "test_util.h"
 
 
-/* "NAME N msgs lost T transport, R recorder" from the summary. */
+/* "NAME N recorded lost T transport, R recorder" from the summary. */
 static void summary_of(const char *out, const char *name, unsigned long long v[3])
 {
 	char *key = bt_xasprintf("\n  %s ", name);
 	const char *line = strstr(out, key);
 	if (!line)
 		fail_msg("no summary line for %s in: %s", name, out);
-	if (sscanf(line + strlen(key), "%llu msgs lost %llu transport, %llu recorder", &v[0],
+	if (sscanf(line + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &v[0],
 		   &v[1], &v[2]) != 3)
 		fail_msg("cannot parse: %.120s", line + 1);
 	free(key);

@@ -1,6 +1,6 @@
 /* Snapshot mode and repeat-transient-local, end to end: `bagtop record
  * --snapshot-mode` with real publishers (tpub) on loopback-only DDS domains
- * 150..154 and 159, triggered by `bagtop snapshot --pid` and SIGUSR1; each
+ * 150..154, 159 and 191, triggered by `bagtop snapshot --pid` and SIGUSR1; each
  * snapshot file read back on its own. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -121,7 +121,7 @@ static unsigned long long recorded_of(const char *out, const char *name)
 	if (!p)
 		fail_msg("no summary line for %s", name);
 	unsigned long long n, lt, lr;
-	if (sscanf(p + strlen(key), "%llu msgs lost %llu transport, %llu recorder", &n, &lt,
+	if (sscanf(p + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &n, &lt,
 		   &lr) != 3)
 		fail_msg("cannot parse: %.100s", p);
 	assert_int_equal(lt + lr, 0);
@@ -177,6 +177,20 @@ static void test_snapshot_repeat_tl(void **state)
 	printf("%s", r.out);
 	assert_int_equal(tpub_finish(tl, o1), 1);
 	/* Every arrival (3000 + 1) is in a file, evicted, or still buffered. */
+	/* The status line names the file of the snapshot just written; no
+	 * "split: now writing" line names it once more as if it were the
+	 * next one's. */
+	assert_null(strstr(r.out, "split: now writing"));
+	const char *base2 = strrchr(file2, '/') + 1;
+	char *stop = strstr(r.out, "Interrupt");
+	assert_non_null(stop);
+	*stop = '\0';
+	const char *last = r.out, *p;
+	while ((p = strstr(last, " topics | ")) != NULL)
+		last = p + 1;
+	if (strncmp(last + strcspn(last, "\n") - strlen(base2), base2, strlen(base2)) != 0)
+		fail_msg("the last status line does not name %s: %.200s", base2, last);
+	*stop = 'I';
 	unsigned long long rec_fast = recorded_of(r.out, "/fast");
 	unsigned long long rec_tl = recorded_of(r.out, "/tl");
 	assert_int_equal(rec_fast, f1.fast + f2.fast);
@@ -483,6 +497,77 @@ static void test_snapshot_memory(void **state)
 	rec_free(&r);
 }
 
+/* One `bagtop snapshot --pid PID` started as a process, its output to `out`. */
+static pid_t snapshot_spawn(pid_t pid, const char *out)
+{
+	char p[32];
+	snprintf(p, sizeof p, "%ld", (long)pid);
+	char *argv[] = {getenv("BAGTOP_BIN"), "snapshot", "--pid", p, "--timeout", "30", NULL};
+	return rec_spawn(argv, out, NULL);
+}
+
+/* 7. Two `bagtop snapshot --pid` at once, five rounds: each gets its own
+ * answer. Both a file (two different ones), or one a file and the other
+ * the refusal that another snapshot is being written (true: its sibling's
+ * is); never the same file twice, never both refused. */
+static void test_snapshot_concurrent(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/fast", "--snapshot-mode", "--max-cache-size", "50M", NULL};
+	rec_start(&r, 191, args, NULL);
+	char *o = bt_xasprintf("%s/fast.txt", r.tmp);
+	char *fast_args[] = {"--size", "1000", "--count", "40000", "--rate", "4000",
+			     "--wait-readers", "1", NULL};
+	pid_t fast = tpub_spawn(191, "rt/fast", fast_args, o);
+	rec_sleep(2.0);
+	char *files[10] = {0};
+	size_t n_files = 0;
+	for (int round = 0; round < 5; round++) {
+		char *oa = bt_xasprintf("%s/a%d.txt", r.tmp, round);
+		char *ob = bt_xasprintf("%s/b%d.txt", r.tmp, round);
+		pid_t a = snapshot_spawn(r.pid, oa), b = snapshot_spawn(r.pid, ob);
+		int rc[2] = {rec_wait(a, 40.0, "bagtop snapshot"),
+			     rec_wait(b, 40.0, "bagtop snapshot")};
+		char *text[2] = {rec_read(oa), rec_read(ob)};
+		printf("round %d: [%d] %s[%d] %s", round, rc[0], text[0], rc[1], text[1]);
+		assert_true(rc[0] == 0 || rc[1] == 0);
+		for (int k = 0; k < 2; k++) {
+			if (rc[k] != 0) {
+				assert_int_equal(rc[k], 1);
+				assert_non_null(strstr(text[k], "still being written"));
+				continue;
+			}
+			chomp(text[k]);
+			assert_true(text[k][0] == '/');
+			for (size_t i = 0; i < n_files; i++)
+				if (strcmp(files[i], text[k]) == 0)
+					fail_msg("round %d: %s answered twice", round, text[k]);
+			struct snapfile f;
+			snapfile_read(text[k], &f);
+			assert_true(f.fast > 0);
+			files[n_files++] = bt_xstrdup(text[k]);
+		}
+		free(text[0]);
+		free(text[1]);
+		free(oa);
+		free(ob);
+		rec_sleep(0.3); /* the buffer fills again */
+	}
+	kill(fast, SIGTERM);
+	(void)rec_wait(fast, 10.0, "tpub");
+	rec_stop(&r, SIGINT);
+	rec_check(r.dir);
+	char key[64];
+	snprintf(key, sizeof key, "Snapshot mode: %zu snapshots", n_files);
+	if (strstr(r.out, key) == NULL)
+		fail_msg("expected \"%s\" in: %s", key, r.out);
+	for (size_t i = 0; i < n_files; i++)
+		free(files[i]);
+	free(o);
+	rec_free(&r);
+}
+
 int main(void)
 {
 	if (!rec_harness_ready())
@@ -494,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_usage),
 		cmocka_unit_test(test_repeat_split),
 		cmocka_unit_test(test_snapshot_memory),
+		cmocka_unit_test(test_snapshot_concurrent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

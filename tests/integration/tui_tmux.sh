@@ -2,9 +2,11 @@
 # The live view of the real binary, driven through tmux (80x24, TERM=screen)
 # against real publishers (tpub) on loopback-only DDS domains 155..158:
 # topics with rates on screen, Space stops a topic's recording, `t` marks a
-# topic, `n` splits, `p` pauses, resize to 50x10 and back, `q` + `y`
-# finishes a complete bag; `s` writes a snapshot; NO_COLOR=1 and TERM=vt100,
-# xterm, linux and tmux-256color show the same text. The bag is checked with sqlite3, not with the view.
+# topic, `n` splits, `p` pauses (Rcvd stands still), resize to 50x10 and
+# back, `q` + `y` finishes a complete bag; `s` writes a snapshot, `q` `s`
+# one more before quitting; NO_COLOR=1 and TERM=vt100, xterm, linux and
+# tmux-256color show the same text. The bag is checked with sqlite3, not
+# with the view.
 set -u
 B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
@@ -41,6 +43,12 @@ rate_shown() {
 		END { n = split(row, f, " "); for (i = 1; i <= n; i++)
 			if (f[i] ~ /^[0-9.]+$/ && f[i] + 0 >= lo && f[i] + 0 <= hi) ok = 1
 		exit !ok }'
+}
+# The Rcvd column of TOPIC's row (the field after its QoS).
+rcvd() {
+	screen | awk -v t="$1" '
+		{ for (i = 1; i <= NF; i++) if ($i == t) for (k = i + 1; k <= NF; k++)
+			if ($k ~ /^(R|BE)\/(V|TL)$/) { print $(k + 1); exit } }'
 }
 
 # ---- 1. record: rates, Space, t, n, p, resize, quit ----------------------
@@ -82,7 +90,13 @@ sleep 0.5
 tm send-keys p
 PAUSE=$(now_ns)
 wait_for 2 on_screen PAUSED || fail "p did not pause"
-sleep 2
+# Rcvd is received while recording: it stands still while paused (the view
+# refreshes every second: the first reading is taken after one refresh).
+sleep 1.2
+R1=$(rcvd /alpha)
+sleep 1.5
+R2=$(rcvd /alpha)
+[ -n "$R1" ] && [ "$R1" = "$R2" ] || fail "/alpha's Rcvd went on while paused ($R1, then $R2)"
 RESUME=$(now_ns)
 tm send-keys p
 wait_for 2 on_screen RECORDING || fail "p did not resume"
@@ -124,10 +138,18 @@ tm send-keys s
 wait_for 5 on_screen "snapshot 1: " || fail "s wrote no snapshot"
 N=$(sqlite3 "$T/bag2/bag2_0.db3" "SELECT count(*) FROM messages;")
 [ "$N" -gt 10 ] || fail "the snapshot file holds $N messages"
-tm send-keys q y
-wait_for 10 test -s "$T/exit" || fail "snapshot mode: no exit"
+# q says what quitting loses; s writes it as a snapshot, then quits.
+sleep 1.5 # the buffer fills again
+tm send-keys q
+wait_for 2 on_screen "in the snapshot buffer" || fail "q in snapshot mode did not say what is lost"
+tm send-keys s
+wait_for 10 test -s "$T/exit" || fail "snapshot mode: no exit after q s"
+[ "$(cat "$T/exit")" = 0 ] || fail "q s: bagtop exited with $(cat "$T/exit")"
+test -e "$T/bag2/bag2_1.db3" || fail "q s wrote no second snapshot file"
+N2=$(sqlite3 "$T/bag2/bag2_1.db3" "SELECT count(*) FROM messages;")
+[ "$N2" -gt 10 ] || fail "the snapshot written at quit holds $N2 messages"
 "$B" check "$T/bag2" >/dev/null || fail "bagtop check failed on the snapshot bag"
-echo "ok 2: s wrote a snapshot of $N messages"
+echo "ok 2: s wrote a snapshot of $N messages; q s one of $N2 before quitting"
 
 # ---- 3. NO_COLOR=1 and other terminals show the same text ----------------
 # The same lines that do not hold live numbers: the column header and the

@@ -117,7 +117,8 @@ static void test_man_section(void **state)
 		tp++;
 	assert_int_equal(tp, n);
 	assert_non_null(strstr(buf, ".TP\n.B \"q, F10\"\nQuit: finish the bag and exit (asks "
-				    "first while recording).\n"));
+				    "first while recording; in snapshot mode, says what the buffer "
+				    "holds and s writes it as a snapshot first).\n"));
 	assert_non_null(strstr(buf, ".B \"Ctrl\\-L\"\n"));
 	assert_non_null(strstr(buf, "repeat\\-transient\\-local, depth 1.\n"));
 	free(buf);

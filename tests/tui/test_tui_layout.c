@@ -45,7 +45,7 @@ static void test_80x24(void **state)
 	tui_layout_build(&l, 80, 24);
 	assert_false(l.too_small);
 	check_columns(&l);
-	assert_string_equal(titles(&l), "R TL Topic Pub QoS Msgs Hz BW/s Written LostT LostR");
+	assert_string_equal(titles(&l), "R TL Topic Pub QoS Rcvd Hz BW/s Written LostT LostR");
 	assert_int_equal(col_width(&l, TUI_COL_NAME), 24);
 	/* The name takes what is left: the last column ends at the edge. */
 	assert_int_equal(l.c[l.n_cols - 1].x + l.c[l.n_cols - 1].width, 80);
@@ -76,7 +76,7 @@ static void test_132x43(void **state)
 	tui_layout_build(&l, 132, 43);
 	check_columns(&l);
 	assert_string_equal(titles(&l),
-			    "R TL Topic Type Pub QoS Msgs Hz BW/s Written LostT LostR");
+			    "R TL Topic Type Pub QoS Rcvd Hz BW/s Written LostT LostR");
 	assert_int_equal(col_width(&l, TUI_COL_TYPE), 28);
 	assert_int_equal(col_width(&l, TUI_COL_NAME), 47);
 	assert_int_equal(l.table_h, 37);

@@ -249,6 +249,25 @@ static void test_confirm_quit(void **state)
 	c = tf_keys(&s, &m, KEYS('q'));
 	assert_int_equal(c.kind, TUI_CMD_QUIT);
 	tui_state_fini(&s);
+	/* Snapshot mode: q then s writes a snapshot before quitting, when the
+	 * buffer holds something; an empty buffer has nothing to write (s is
+	 * "any other key": back). */
+	m.hdr.state = TUI_REC_SNAPSHOT_ARMED;
+	m.hdr.snapshot_mode = true;
+	tf_state(&s, &m, 10);
+	c = tf_keys(&s, &m, KEYS('q', 's'));
+	assert_int_equal(c.kind, TUI_CMD_NONE);
+	assert_int_equal(s.input, TUI_INPUT_NONE);
+	assert_false(s.finishing);
+	m.hdr.snapshot_buffered = 3;
+	c = tf_keys(&s, &m, KEYS('q', 's'));
+	assert_int_equal(c.kind, TUI_CMD_SNAPSHOT_QUIT);
+	assert_true(s.finishing);
+	tui_state_fini(&s);
+	tf_state(&s, &m, 10);
+	c = tf_keys(&s, &m, KEYS('q', 'y'));
+	assert_int_equal(c.kind, TUI_CMD_QUIT);
+	tui_state_fini(&s);
 	tui_model_fini(&m);
 }
 

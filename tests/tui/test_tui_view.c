@@ -189,6 +189,15 @@ static void test_dialogs(void **state)
 	tf_keys(&s, &m, KEYS('q'));
 	golden("confirm_80x24", &m, &s, 80, 24, true, TEXT);
 	golden("confirm_80x24_ascii_mono", &m, &s, 80, 24, false, MONO);
+	/* Snapshot mode: what quitting loses, and `s` to write it first. */
+	m.hdr.snapshot_mode = true;
+	m.hdr.state = TUI_REC_SNAPSHOT_ARMED;
+	m.hdr.snapshot_buffered = 12345;
+	m.hdr.snapshot_bytes = 40u << 20;
+	golden("confirm_snapshot_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("confirm_snapshot_60x12_ascii", &m, &s, 60, 12, false, TEXT);
+	m.hdr.snapshot_mode = false;
+	m.hdr.state = TUI_REC_RECORDING;
 	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'j', 'T', '4', '2'));
 	golden("depth_80x24_ascii", &m, &s, 80, 24, false, TEXT);
 	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'T', '0', TUI_KEY_ENTER));
