@@ -54,7 +54,10 @@ struct bag_message;
 
 struct bag_writer_options {
 	const char *uri;               /* bag directory; must not exist */
-	uint64_t max_bagfile_size;     /* bytes; 0 = never, else >= BAG_MIN_SPLIT_SIZE */
+	/* bytes; 0 = never, else >= BAG_MIN_SPLIT_SIZE. The messages' share of
+	 * a file: its fixed part (topics, definitions, metadata row) comes on
+	 * top, so with many topics a file holds messages all the same. */
+	uint64_t max_bagfile_size;
 	int64_t max_bagfile_duration;  /* ns; 0 = never */
 	uint64_t max_bag_files;        /* keep at most this many files; 0 = all */
 	enum bag_preset preset;
@@ -134,6 +137,9 @@ BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *
 BT_MUST_CHECK bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err);
 
 void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *st);
+/* How many files the writer keeps a record of: those that exist (the open
+ * one included; none that --max-bag-files deleted). */
+size_t bag_writer_file_count(const struct bag_writer *w);
 /* Path of the current storage file; valid until the next write/split. */
 const char *bag_writer_current_file(const struct bag_writer *w);
 /* True while the writer thread is blocked waiting for the MESSAGE-mode
