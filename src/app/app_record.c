@@ -14,6 +14,8 @@
 #include "bt_mem.h"
 #include "bt_parse.h"
 
+#define APP_RATE_MIN_HZ 0.001 /* a status every 1000 s */
+#define APP_RATE_MAX_HZ 100.0
 #define APP_DEFAULT_CACHE (UINT64_C(100) * 1024 * 1024)
 
 void app_record_cfg_init(struct app_record_cfg *c)
@@ -60,11 +62,13 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 		c->ro.max_cache_size = (size_t)u;
 		return 0;
 	default: { /* APP_R_STATS_RATE */
-		char *end = NULL;
-		double hz = strtod(arg, &end);
-		if (end == arg || *end != '\0' || !(hz >= 0.0 && hz <= 100.0))
-			return app_usage_error(cmd, "--statistics-update-rate wants 0..100 Hz, "
-					       "got '%s'", arg);
+		double hz;
+		/* Under 1/1000 Hz a period would outlast any recording (and
+		 * 1e9 / rate overflows far below). */
+		if (bt_parse_decimal(arg, 0.0, APP_RATE_MAX_HZ, &hz) != BT_OK ||
+		    (hz != 0.0 && hz < APP_RATE_MIN_HZ))
+			return app_usage_error(cmd, "--statistics-update-rate wants 0 or a decimal "
+					       "number from 0.001 to 100 (Hz), got '%s'", arg);
 		c->update_rate = hz;
 		return 0;
 	}

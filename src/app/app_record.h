@@ -52,7 +52,7 @@ enum {
 	{"no-tui", 0, NULL, "print status lines instead of the live view", APP_R_NO_TUI},         \
 	{"disable-keyboard-controls", 0, NULL, "no Space to pause/resume without the live view",  \
 	 APP_R_NO_KEYS},                                                                           \
-	{"statistics-update-rate", 0, "HZ", "status updates per second (default 1; 0 = none)",    \
+	{"statistics-update-rate", 0, "HZ", "status updates a second (1; 0 = none; 0.001..100)",   \
 	 APP_R_STATS_RATE},                                                                        \
 	{"snapshot-mode", 0, NULL, "keep the newest messages in memory; write them on a trigger",  \
 	 APP_R_SNAPSHOT},                                                                          \

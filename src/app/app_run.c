@@ -36,6 +36,9 @@ struct app_loss {
 
 #define APP_LOSS_TOPICS_SHOWN 4
 #define APP_LOSS_PERIOD_NS INT64_C(1000000000) /* one loss line a second at most */
+/* Status line periods: the option's 100 Hz .. 0.001 Hz, whatever is given. */
+#define APP_MIN_PERIOD_NS INT64_C(10000000)
+#define APP_MAX_PERIOD_NS (INT64_C(1000) * BT_NS_PER_S)
 
 static void app_elapsed(const struct app_run *run, int64_t now, char *el, size_t n)
 {
@@ -290,10 +293,23 @@ void app_run_set_paused(struct app_run *run, bool paused, pid_t from)
 	app_state_publish(run);
 }
 
+/* A signal wait that failed (not a timeout, not an interruption): said
+ * once, and a pause instead, so that no caller's loop spins. */
+static void app_wait_failed(int e)
+{
+	static atomic_bool said;
+	if (!atomic_exchange(&said, true))
+		bt_log_error("waiting for signals failed: %s", strerror(e));
+	struct timespec pause = {0, 10 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+}
+
 int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 {
 	siginfo_t si;
 	int sig = sigtimedwait(&run->all_sigs, &si, wait);
+	if (sig < 0 && errno != EAGAIN && errno != EINTR)
+		app_wait_failed(errno);
 	if (sig == SIGUSR1)
 		app_run_snap_trigger(run);
 	else if (sig == SIGUSR2)
@@ -309,15 +325,15 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait)
  * printing a status line every period. Returns the signal, or 0. */
 static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
 {
-	int64_t period = rate > 0 ? (int64_t)(1e9 / rate) : INT64_C(1000000000);
+	int64_t period = rate > 0 ? bt_time_period_ns(rate, APP_MIN_PERIOD_NS, APP_MAX_PERIOD_NS)
+				  : BT_NS_PER_S;
 	int64_t next = run->t0 + period;
 	for (;;) {
 		int64_t now = bt_time_monotonic_ns();
 		int64_t until = next;
 		if (duration_ns > 0 && run->t0 + duration_ns < until)
 			until = run->t0 + duration_ns;
-		int64_t wait = until > now ? until - now : 0;
-		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
+		struct timespec ts = bt_time_timespec(until - now);
 		int sig = app_run_take_signal(run, &ts);
 		if (sig > 0)
 			return sig;

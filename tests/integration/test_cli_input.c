@@ -814,6 +814,15 @@ static void test_demo_refusals(void **state)
 		{"--max-bag-duration", "-1", "--max-bag-duration wants seconds"},
 		{"--compression-format", "lz4", "only zstd"},
 		{"--storage-preset-profile", "max_write", "--storage-preset-profile is none or"},
+		/* 1e9 / rate overflowed: a spinning statistics thread, no stop. */
+		{"--statistics-update-rate", "1e-300", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "0x10", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "inf", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "nan", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "0.0001", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "-1", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "101", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "1.", "--statistics-update-rate wants 0 or"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CLI(&r, "demo", "-o", out, bad[i].opt, bad[i].arg);
