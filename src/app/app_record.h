@@ -26,6 +26,7 @@ enum {
 	APP_R_REPEAT,
 	APP_R_LOG_FILE,
 	APP_R_NO_KEYS,
+	APP_R_STOP_TIMEOUT,
 };
 
 /* Which topics (record only; demo records everything). */
@@ -62,7 +63,9 @@ enum {
 	 APP_R_SNAP_POST},                                                                         \
 	{"repeat-transient-local", 0, "TOPIC[=N]...",                                             \
 	 "repeat these topics' last N messages (default 1) in every file", APP_R_REPEAT},         \
-	{"log-file", 0, "FILE", "also append log lines and events to FILE", APP_R_LOG_FILE}
+	{"log-file", 0, "FILE", "also append log lines and events to FILE", APP_R_LOG_FILE},     \
+	{"stop-timeout", 0, "SECONDS",                                                             \
+	 "finishing longer: abandon the unwritten rest (30; 0 = wait)", APP_R_STOP_TIMEOUT}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -79,6 +82,9 @@ struct app_record_cfg {
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	const char *log_file; /* borrowed from argv, NULL = none */
 	int64_t duration_ns; /* 0 = until a signal */
+	/* --stop-timeout: finishing the bag longer than this abandons what is
+	 * not written yet (as a second stop request does); 0 = no limit. */
+	int64_t stop_timeout_ns;
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

@@ -6,8 +6,10 @@
  * the mask) and received in one place with sigtimedwait; nothing runs in a
  * signal handler. Headless, Space toggles pause when stdin is a terminal
  * (app_keys.c raises the signals). While the
- * bag is being finished a small thread answers further stop signals by
- * saying what is still being written: nothing is cut short. */
+ * bag is being finished a small thread answers a further stop signal, or
+ * the end of --stop-timeout, by abandoning what is not written yet: the
+ * bag keeps what was committed, with its metadata, and the log says what
+ * was abandoned (exit status 1). */
 #include "app__run.h"
 
 #include <errno.h>
@@ -355,18 +357,49 @@ static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
 	}
 }
 
-/* While the bag is being finished: a second Ctrl-C says what is going on. */
+void app_run_abandon(struct app_run *run, const char *why)
+{
+	if (atomic_load(&run->finished) || atomic_exchange(&run->abandoning, true))
+		return;
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	char fill[32];
+	bt_fmt_iec(st.cache_fill, fill, sizeof fill);
+	app_run_say(run, TUI_SEV_WARN, "%s: abandoning what is not written yet (%s still in the "
+		    "cache) in %s: what is committed is kept, with its metadata", why, fill,
+		    run->bag);
+	rec_recorder_abandon(run->rec);
+}
+
+void app_run_stop_tick(struct app_run *run)
+{
+	int64_t t0 = atomic_load(&run->stop_t0), limit = run->cfg->stop_timeout_ns;
+	if (t0 == 0 || limit <= 0 || atomic_load(&run->abandoning) ||
+	    bt_time_monotonic_ns() - t0 < limit)
+		return;
+	char why[64];
+	snprintf(why, sizeof why, "still finishing after --stop-timeout %.3g s",
+		 (double)limit / 1e9);
+	app_run_abandon(run, why);
+}
+
+/* While the bag is being finished: a second stop signal, or the end of
+ * --stop-timeout, abandons what is still buffered. */
 static void *app_watch(void *arg)
 {
 	struct app_run *run = arg;
+	pthread_setname_np(pthread_self(), "app-watch");
 	while (!atomic_load(&run->finished)) {
 		struct timespec ts = {0, 100 * 1000 * 1000};
 		int sig = sigtimedwait(&run->sigs, NULL, &ts);
-		if (sig > 0 && !atomic_load(&run->finished))
-			fprintf(stderr,
-				"bagtop: still finishing %s (writing what was received, then the "
-				"metadata); it stops by itself, nothing is cut short\n",
-				run->bag);
+		if (sig < 0 && errno != EAGAIN && errno != EINTR)
+			app_wait_failed(errno);
+		if (sig > 0) {
+			char why[64];
+			snprintf(why, sizeof why, "%s again", strsignal(sig));
+			app_run_abandon(run, why);
+		}
+		app_run_stop_tick(run);
 	}
 	return NULL;
 }
@@ -429,6 +462,8 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	if (pthread_mutex_init(&run->done_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	atomic_init(&run->finished, false);
+	atomic_init(&run->stop_t0, 0);
+	atomic_init(&run->abandoning, false);
 	c->ro.on_snapshot = app_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
 	if (c->log_file != NULL && (run->log = fopen(c->log_file, "a")) == NULL) {
@@ -476,6 +511,7 @@ void app_run_end(struct app_run *run)
 
 bt_status app_run_stop(struct app_run *run, struct bt_error *err)
 {
+	atomic_store(&run->stop_t0, bt_time_monotonic_ns());
 	bt_status st = rec_recorder_stop(run->rec, err);
 	atomic_store(&run->finished, true);
 	return st;
@@ -485,10 +521,19 @@ int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err
 {
 	app_run_summary(run);
 	fflush(stdout);
-	if (st == BT_OK)
-		return APP_EXIT_OK;
 	struct rec_status rs;
 	rec_recorder_get_status(run->rec, &rs);
+	if (st == BT_OK && rs.abandoned != 0) {
+		char size[32];
+		bt_fmt_iec(rs.abandoned_bytes, size, sizeof size);
+		app_error("stopped before everything was written: %llu messages (%s) abandoned, "
+			  "counted as lost; %s holds the %llu committed before",
+			  (unsigned long long)rs.abandoned, size, run->bag,
+			  (unsigned long long)rs.recorded);
+		return APP_EXIT_ERROR;
+	}
+	if (st == BT_OK)
+		return APP_EXIT_OK;
 	app_error("%s (the %llu messages committed before are kept in %s)", err->msg,
 		  (unsigned long long)rs.recorded, run->bag);
 	return APP_EXIT_ERROR;
@@ -509,7 +554,8 @@ int app_run_headless(struct app_run *run)
 	int sig = app_wait(run, c->update_rate, c->duration_ns);
 	app_keys_stop(&keys); /* the terminal as it was, before the summary */
 	if (sig > 0)
-		fprintf(stderr, "bagtop: %s: finishing the bag %s\n", strsignal(sig), run->bag);
+		fprintf(stderr, "bagtop: %s: finishing the bag %s (again: abandon what is not "
+			"written yet)\n", strsignal(sig), run->bag);
 	pthread_t watcher;
 	bool watching = pthread_create(&watcher, NULL, app_watch, run) == 0;
 	struct bt_error err = {0};

@@ -93,6 +93,7 @@ struct rec_recorder {
 	pthread_t discovery;
 	bool discovery_started;
 	atomic_bool stopping;
+	atomic_bool abandon; /* rec_recorder_abandon: the writer and consumer stop writing */
 	atomic_bool paused;
 	atomic_bool subscribe_requested; /* some topic's want_subscribe is set */
 	struct rec_sub **subs;   /* by topic index; discovery thread only */

@@ -106,6 +106,8 @@ struct bag_writer {
 	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
 	void *on_split_ctx;
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
+	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
+	uint32_t test_write_delay_us;
 };
 
 /* ---- metadata ---- */
@@ -766,6 +768,8 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 		w->in_txn = true;
 	const void *data = NULL;
 	size_t len = 0;
+	if (st == BT_OK && w->test_write_delay_us != 0)
+		usleep(w->test_write_delay_us); /* a wedged disk, for the stop tests */
 	if (st == BT_OK)
 		st = bw_payload(w, i, m, &data, &len, err);
 	bool stored;
@@ -782,6 +786,16 @@ static void bw_submit(struct bag_writer *w, const struct bag_message *msgs, size
 		w->zin[i].len = msgs[i].len;
 	}
 	bag_zpool_submit(w->zpool, w->zin, n);
+}
+
+static bool bw_cancelled(const struct bag_writer *w)
+{
+	return w->cancel != NULL && atomic_load_explicit(w->cancel, memory_order_relaxed);
+}
+
+void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag)
+{
+	w->cancel = flag;
 }
 
 bool bag_writer_compression_behind(const struct bag_writer *w)
@@ -806,16 +820,14 @@ bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 	if (w->zpool && n)
 		bw_submit(w, msgs, n);
 	bt_status st = BT_OK;
-	for (size_t i = 0; st == BT_OK && i < n; i++)
+	size_t i = 0;
+	for (; st == BT_OK && i < n && !bw_cancelled(w); i++)
 		st = bw_write_one(w, i, &msgs[i], err);
 	if (st == BT_OK)
 		st = bw_commit(w, err);
-	if (st != BT_OK) {
-		if (w->zpool)
-			bag_zpool_drain(w->zpool);
-		return bw_fail(w, st, err);
-	}
-	return BT_OK;
+	if (w->zpool && (st != BT_OK || i < n))
+		bag_zpool_drain(w->zpool); /* the rest of the batch, unused */
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
 bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
@@ -888,6 +900,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->max_duration = o->max_bagfile_duration;
 	w->max_files = o->max_bag_files;
 	w->compression = o->compression;
+	w->test_write_delay_us = o->test_write_delay_us;
 	bw_pend_reset(w);
 }
 

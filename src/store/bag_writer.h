@@ -33,6 +33,7 @@
 #ifndef BAG_WRITER_H
 #define BAG_WRITER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,7 @@ struct bag_writer_options {
 	enum bag_compression compression;
 	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
 	uint32_t test_compress_delay_us; /* test hook: each compression sleeps first; 0 */
+	uint32_t test_write_delay_us; /* test hook: each message insert sleeps first; 0 */
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
@@ -127,9 +129,15 @@ BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct 
 BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 						 const struct bag_qos *profiles, size_t n,
 						 struct bt_error *err);
-/* Writes `n` messages in order, splitting first where a limit is reached. */
+/* Writes `n` messages in order, splitting first where a limit is reached.
+ * Once the cancel flag (bag_writer_set_cancel) is set it inserts no more:
+ * it commits those already inserted and returns BT_OK; the stats say how
+ * many were committed (a prefix of msgs). */
 BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 					 size_t n, struct bt_error *err);
+/* From now on, bag_writer_write stops early once `*flag` is true (set
+ * from any thread; it must outlive the writer). NULL: never. */
+void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
 /* Closes the current file and starts the next one now. */
 BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
 /* Finishes the bag (final metadata, waits for FILE compression) and frees
