@@ -298,8 +298,8 @@ static void bw_check_base(struct bag_writer *w)
 	bt_fmt_iec(w->base_size, need, sizeof need);
 	bt_fmt_iec(w->max_size, lim, sizeof lim);
 	bt_log_warn("each file's topics, definitions and metadata (%s for %zu topics) alone exceed "
-		    "--max-bag-size %s: files split on their messages' %s, so each is about %s "
-		    "larger", need, w->n_topics, lim, lim, need);
+		    "--max-bag-size %s: that part does not count, a file splits once its messages "
+		    "reach %s", need, w->n_topics, lim, lim);
 }
 
 static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)

@@ -823,6 +823,8 @@ static void test_demo_refusals(void **state)
 		{"--statistics-update-rate", "-1", "--statistics-update-rate wants 0 or"},
 		{"--statistics-update-rate", "101", "--statistics-update-rate wants 0 or"},
 		{"--statistics-update-rate", "1.", "--statistics-update-rate wants 0 or"},
+		{"--stop-timeout", "-1", "--stop-timeout wants seconds"},
+		{"--stop-timeout", "soon", "--stop-timeout wants seconds"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CLI(&r, "demo", "-o", out, bad[i].opt, bad[i].arg);
