@@ -13,6 +13,7 @@
  *    --stop-timeout). */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,49 +132,55 @@ static void stop_publish(struct rec *r, int domain, const char *topic)
 	free(tout);
 }
 
-/* The wedged writer takes 50 ms a message (30 s for what was received):
- * a second SIGINT abandons the rest within a couple of seconds. */
-static void test_second_sigint_abandons(void **state)
+/* A wedged writer (50 ms a message: 30 s for what was received) is
+ * stopped: a second SIGINT 0.5 s after the first (`timeout` false), or a
+ * single SIGTERM with --stop-timeout 2 (`timeout` true), abandons the rest
+ * within a couple of seconds, says so, exits 1, and leaves an honest bag. */
+static void stop_wedged_case(int domain, const char *topic, bool timeout)
 {
-	(void)state;
 	struct rec r;
-	char *args[] = {"/wedged", NULL};
-	rec_start(&r, 181, args, "BAGTOP_TEST_WRITE_DELAY_US=50000");
-	stop_publish(&r, 181, "rt/wedged");
-	kill(r.pid, SIGINT);
-	rec_sleep(0.5);
+	char dds[64];
+	snprintf(dds, sizeof dds, "rt%s", topic);
+	char *args[] = {(char *)topic, timeout ? "--stop-timeout" : NULL, "2", NULL};
+	rec_start(&r, domain, args, "BAGTOP_TEST_WRITE_DELAY_US=50000");
+	stop_publish(&r, domain, dds);
+	if (!timeout) {
+		kill(r.pid, SIGINT);
+		rec_sleep(0.5);
+	}
 	double t_sig = rec_now();
-	kill(r.pid, SIGINT);
+	kill(r.pid, timeout ? SIGTERM : SIGINT);
 	double took = stop_wait(&r, t_sig, 10.0);
-	assert_true(took < 3.0);
+	if (timeout)
+		assert_true(took >= 1.9 && took < 5.0);
+	else
+		assert_true(took < 3.0);
 	assert_int_equal(r.rc, 1);
-	assert_non_null(strstr(r.out, "abandoning what is not written yet"));
-	assert_non_null(strstr(r.out, "abandoned at stop: "));
-	assert_non_null(strstr(r.out, "/wedged "));
+	assert_non_null(strstr(r.out, timeout ? "--stop-timeout 2 s: abandoning what is not "
+					      "written yet"
+					    : "Interrupt again: abandoning what is not written yet"));
+	/* The log line: how many, and per topic. */
+	char *per_topic = bt_xasprintf("): %s ", topic);
+	const char *line = strstr(r.out, "abandoned at stop: ");
+	assert_non_null(line);
+	assert_non_null(strstr(line, per_topic));
 	assert_non_null(strstr(r.out, "stopped before everything was written"));
 	unsigned long long lost = stop_bag_honest(r.dir, 600);
 	assert_true(lost > 0 && lost < 600);
+	free(per_topic);
 	rec_free(&r);
 }
 
-/* --stop-timeout 2 and a single SIGTERM: the stop abandons after ~2 s. */
+static void test_second_sigint_abandons(void **state)
+{
+	(void)state;
+	stop_wedged_case(181, "/wedged", false);
+}
+
 static void test_stop_timeout_abandons(void **state)
 {
 	(void)state;
-	struct rec r;
-	char *args[] = {"/wedged_t", "--stop-timeout", "2", NULL};
-	rec_start(&r, 182, args, "BAGTOP_TEST_WRITE_DELAY_US=50000");
-	stop_publish(&r, 182, "rt/wedged_t");
-	double t_sig = rec_now();
-	kill(r.pid, SIGTERM);
-	double took = stop_wait(&r, t_sig, 10.0);
-	assert_true(took >= 1.9 && took < 5.0);
-	assert_int_equal(r.rc, 1);
-	assert_non_null(strstr(r.out, "--stop-timeout 2 s"));
-	assert_non_null(strstr(r.out, "abandoned at stop: "));
-	unsigned long long lost = stop_bag_honest(r.dir, 600);
-	assert_true(lost > 0 && lost < 600);
-	rec_free(&r);
+	stop_wedged_case(182, "/wedged_t", true);
 }
 
 /* A slow writer (5 ms a message: 3 s for all, so some are left at the
