@@ -757,6 +757,11 @@ static bt_status bw_do_split(struct bag_writer *w, struct bt_error *err)
 	return st;
 }
 
+static bool bw_cancelled(const struct bag_writer *w)
+{
+	return w->cancel != NULL && atomic_load_explicit(w->cancel, memory_order_relaxed);
+}
+
 static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_message *m,
 			      struct bt_error *err)
 {
@@ -764,6 +769,8 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 	bt_status st = bw_need_split(w, m, &split, err);
 	if (st == BT_OK && split && (st = bw_commit(w, err)) == BT_OK)
 		st = bw_do_split(w, err);
+	if (st == BT_OK && split && bw_cancelled(w))
+		return BT_OK; /* cancelled during the split: m is not written */
 	if (st == BT_OK && !w->in_txn && (st = bag_db_begin(w->db, err)) == BT_OK)
 		w->in_txn = true;
 	const void *data = NULL;
@@ -786,11 +793,6 @@ static void bw_submit(struct bag_writer *w, const struct bag_message *msgs, size
 		w->zin[i].len = msgs[i].len;
 	}
 	bag_zpool_submit(w->zpool, w->zin, n);
-}
-
-static bool bw_cancelled(const struct bag_writer *w)
-{
-	return w->cancel != NULL && atomic_load_explicit(w->cancel, memory_order_relaxed);
 }
 
 void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag)

@@ -5,6 +5,7 @@
  * Ground truth: ROSBAG2_FORMAT.md §1-§7. Every bag lives in a tu_mkdtemp
  * directory removed at the end of its test. */
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -944,6 +945,55 @@ static void test_rotation_forgets(void **state)
 	free(dir);
 }
 
+/* The cancel flag, set by on_split (the writer's own thread, midway in a
+ * batch): the messages before it are committed, those after are not
+ * written, and the bag closes complete. */
+static atomic_bool wt_cancel;
+static size_t wt_cancel_on_split(void *ctx, int64_t t_last, const struct bag_message **msgs)
+{
+	(void)ctx;
+	(void)t_last;
+	*msgs = NULL;
+	atomic_store(&wt_cancel, true);
+	return 0;
+}
+
+static void test_cancel(void **state)
+{
+	(void)state;
+	char *tmp = wt_scratch_new("cancel");
+	char *dir = bt_fs_join(tmp, "cancel_bag");
+	struct bag_writer_options o = {.uri = dir, .ros_distro = "jazzy",
+				       .max_bagfile_duration = 1000,
+				       .on_split = wt_cancel_on_split};
+	struct bag_writer *w;
+	struct bt_error err;
+	atomic_init(&wt_cancel, false);
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	bag_writer_set_cancel(w, &wt_cancel);
+	struct bag_topic t = {"/cancel", "std_msgs/msg/String", "cdr", NULL, 0, ""};
+	uint32_t h;
+	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
+	static const uint8_t data[8] = {0, 1, 0, 0, 1, 2, 3, 4};
+	struct bag_message m[10];
+	for (size_t i = 0; i < 10; i++) /* a split (by duration) before the 6th */
+		m[i] = (struct bag_message){h, WT_T0 + (int64_t)(i < 5 ? i : 5000 + i), data,
+					    sizeof data};
+	assert_int_equal(bag_writer_write(w, m, 10, &err), BT_OK);
+	struct bag_writer_stats st;
+	bag_writer_get_stats(w, &st);
+	assert_int_equal(st.messages, 5);
+	assert_int_equal(bag_writer_write(w, m, 10, &err), BT_OK); /* nothing more */
+	bag_writer_get_stats(w, &st);
+	assert_int_equal(st.messages, 5);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	struct bag_metadata md;
+	assert_int_equal(bag_metadata_read(dir, &md, &err), BT_OK);
+	assert_int_equal(md.message_count, 5);
+	bag_metadata_fini(&md);
+	free(dir);
+}
+
 static void test_split_by_duration(void **state)
 {
 	(void)state;
@@ -1446,6 +1496,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_split_by_size, wt_teardown),
 		cmocka_unit_test_teardown(test_split_overhead, wt_teardown),
 		cmocka_unit_test_teardown(test_rotation_forgets, wt_teardown),
+		cmocka_unit_test_teardown(test_cancel, wt_teardown),
 		cmocka_unit_test_teardown(test_split_by_duration, wt_teardown),
 		cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_none, wt_teardown),
