@@ -45,6 +45,8 @@ struct app_run {
 	uint64_t last_bytes;
 	int64_t last_t;
 	atomic_bool finished; /* the bag is complete */
+	atomic_int_fast64_t stop_t0; /* monotonic ns the stop began; 0: not yet */
+	atomic_bool abandoning;      /* app_run_abandon was called */
 	struct app_loss *loss;
 	size_t n_loss;
 	int64_t loss_t; /* when the last loss line was said */
@@ -90,6 +92,14 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait);
 /* Says which topics lost messages since the last call (1 per second max),
  * and when the bag moved on to another file (a split). */
 void app_run_loss_check(struct app_run *run, int64_t now);
+/* While the bag is being finished, from any thread but the stopping one:
+ * abandons what is not written yet (rec_recorder_abandon), once, saying
+ * why and how much the cache still holds. The stop then ends at once with
+ * what was committed; app_run_report exits 1. */
+void app_run_abandon(struct app_run *run, const char *why);
+/* Abandons once the stop has lasted --stop-timeout (0: never). Call it
+ * periodically while the bag is being finished. */
+void app_run_stop_tick(struct app_run *run);
 /* Stops the recorder (finishes the bag) and sets `finished`. Any one
  * thread; a snapshot finished meanwhile is for app_run_snap_done. */
 bt_status app_run_stop(struct app_run *run, struct bt_error *err);

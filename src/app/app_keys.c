@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app_snapfile.h"
+#include "bt_log.h"
 
 #define KEYS_POLL_MS 100 /* how soon a stop request is seen */
 
@@ -84,6 +85,10 @@ static void *keys_main(void *arg)
 		int n = poll(fg ? &pfd : NULL, fg ? 1 : 0, KEYS_POLL_MS);
 		if (n > 0 && !keys_read(k))
 			break; /* no more input: nothing to wait for */
+		if (n < 0 && errno != EINTR) {
+			bt_log_warn("keyboard controls off: %s", strerror(errno));
+			break; /* would fail again at once */
+		}
 		keys_apply(k);
 	}
 	keys_restore(k);

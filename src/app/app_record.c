@@ -15,10 +15,13 @@
 #include "bt_mem.h"
 #include "bt_parse.h"
 
+#define APP_RATE_MIN_HZ 0.001 /* a status every 1000 s */
+#define APP_RATE_MAX_HZ 100.0
 #define APP_DEFAULT_CACHE (UINT64_C(100) * 1024 * 1024)
 /* Under this, --max-cache-size loses ordinary messages (a camera image, a
  * point cloud): a warning, not a refusal (small tests are legitimate). */
 #define APP_SMALL_CACHE (UINT64_C(1024) * 1024)
+#define APP_DEFAULT_STOP_TIMEOUT_NS (INT64_C(30) * 1000000000)
 
 void app_record_cfg_init(struct app_record_cfg *c)
 {
@@ -27,6 +30,7 @@ void app_record_cfg_init(struct app_record_cfg *c)
 	c->ro.domain_id = REC_DOMAIN_DEFAULT;
 	c->ro.max_cache_size = APP_DEFAULT_CACHE;
 	c->update_rate = 1.0;
+	c->stop_timeout_ns = APP_DEFAULT_STOP_TIMEOUT_NS;
 }
 
 void app_record_cfg_fini(struct app_record_cfg *c)
@@ -64,11 +68,13 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 		c->ro.max_cache_size = (size_t)u;
 		return 0;
 	default: { /* APP_R_STATS_RATE */
-		char *end = NULL;
-		double hz = strtod(arg, &end);
-		if (end == arg || *end != '\0' || !(hz >= 0.0 && hz <= 100.0))
-			return app_usage_error(cmd, "--statistics-update-rate wants 0..100 Hz, "
-					       "got '%s'", arg);
+		double hz;
+		/* Under 1/1000 Hz a period would outlast any recording (and
+		 * 1e9 / rate overflows far below). */
+		if (bt_parse_decimal(arg, 0.0, APP_RATE_MAX_HZ, &hz) != BT_OK ||
+		    (hz != 0.0 && hz < APP_RATE_MIN_HZ))
+			return app_usage_error(cmd, "--statistics-update-rate wants 0 or a decimal "
+					       "number from 0.001 to 100 (Hz), got '%s'", arg);
 		c->update_rate = hz;
 		return 0;
 	}
@@ -91,8 +97,14 @@ static int app_r_snapshot(const struct app_cmd *cmd, struct app_record_cfg *c, i
 	int64_t ns;
 	if (bt_parse_seconds(arg, &ns) != BT_OK || ns < 0)
 		return app_usage_error(cmd, "--%s wants seconds (0 or more), got '%s'",
-				       id == APP_R_SNAP_POST ? "snapshot-post" : "snapshot-duration",
+				       id == APP_R_SNAP_POST	? "snapshot-post"
+				       : id == APP_R_STOP_TIMEOUT ? "stop-timeout"
+								  : "snapshot-duration",
 				       arg);
+	if (id == APP_R_STOP_TIMEOUT) {
+		c->stop_timeout_ns = ns;
+		return 0;
+	}
 	if (id == APP_R_SNAP_POST)
 		c->ro.snapshot_post_ns = ns;
 	else
@@ -119,6 +131,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_LOG_FILE: c->log_file = arg; return 0;
 	case APP_R_SNAP_DURATION:
 	case APP_R_SNAP_POST:
+	case APP_R_STOP_TIMEOUT:
 	case APP_R_REPEAT: return app_r_snapshot(cmd, c, o->id, arg);
 	case APP_R_DOMAIN:
 	case APP_R_CACHE:
@@ -153,6 +166,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	uint64_t us;
 	if (delay != NULL && bt_parse_u64(delay, 0, 10000000, &us) == BT_OK)
 		c->ro.test_consumer_delay_us = (uint32_t)us;
+	/* A wedged writer: each message insert stalls (the stop tests). */
+	delay = getenv("BAGTOP_TEST_WRITE_DELAY_US");
+	if (delay != NULL && bt_parse_u64(delay, 0, 10000000, &us) == BT_OK)
+		c->ro.writer.test_write_delay_us = (uint32_t)us;
 	/* Slow MESSAGE compression, so that the cache overflows behind it. */
 	delay = getenv("BAGTOP_TEST_COMPRESS_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)

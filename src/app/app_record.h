@@ -26,6 +26,7 @@ enum {
 	APP_R_REPEAT,
 	APP_R_LOG_FILE,
 	APP_R_NO_KEYS,
+	APP_R_STOP_TIMEOUT,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -66,7 +67,8 @@ enum {
 	 "is a terminal)",                                                                         \
 	 APP_R_NO_KEYS},                                                                           \
 	{"statistics-update-rate", 0, "HZ",                                                        \
-	 "status lines, live view and DDS statistics per second (default 1; 0 = none)",            \
+	 "status lines, live view and DDS statistics per second (default 1; 0 = none; else "    \
+	 "0.001 to 100)",                                                                          \
 	 APP_R_STATS_RATE},                                                                        \
 	{"snapshot-mode", 0, NULL,                                                                 \
 	 "keep the newest messages in memory (--max-cache-size); write them only on a trigger "    \
@@ -83,7 +85,11 @@ enum {
 	{"log-file", 0, "FILE",                                                                    \
 	 "also append log lines (bagtop's and Cyclone's) and live-view events to FILE, with UTC "  \
 	 "times; a failed write is reported once",                                                 \
-	 APP_R_LOG_FILE}
+	 APP_R_LOG_FILE},                                                                          \
+	{"stop-timeout", 0, "SECONDS",                                                             \
+	 "finishing the bag longer than SECONDS abandons what is not written yet, as a second "   \
+	 "Ctrl-C does (default 30; 0 = no limit)",                                                 \
+	 APP_R_STOP_TIMEOUT}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -100,6 +106,9 @@ struct app_record_cfg {
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	const char *log_file; /* borrowed from argv, NULL = none */
 	int64_t duration_ns; /* 0 = until a signal */
+	/* --stop-timeout: finishing the bag longer than this abandons what is
+	 * not written yet (as a second stop request does); 0 = no limit. */
+	int64_t stop_timeout_ns;
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

@@ -6,8 +6,10 @@
  * the mask) and received in one place with sigtimedwait; nothing runs in a
  * signal handler. Headless, Space toggles pause when stdin is a terminal
  * (app_keys.c raises the signals). While the
- * bag is being finished a small thread answers further stop signals by
- * saying what is still being written: nothing is cut short. */
+ * bag is being finished a small thread answers a further stop signal, or
+ * the end of --stop-timeout, by abandoning what is not written yet: the
+ * bag keeps what was committed, with its metadata, and the log says what
+ * was abandoned (exit status 1). */
 #include "app__run.h"
 
 #include <errno.h>
@@ -36,6 +38,9 @@ struct app_loss {
 
 #define APP_LOSS_TOPICS_SHOWN 4
 #define APP_LOSS_PERIOD_NS INT64_C(1000000000) /* one loss line a second at most */
+/* Status line periods: the option's 100 Hz .. 0.001 Hz, whatever is given. */
+#define APP_MIN_PERIOD_NS INT64_C(10000000)
+#define APP_MAX_PERIOD_NS (INT64_C(1000) * BT_NS_PER_S)
 
 static void app_elapsed(const struct app_run *run, int64_t now, char *el, size_t n)
 {
@@ -368,10 +373,23 @@ void app_run_set_paused(struct app_run *run, bool paused, pid_t from)
 	app_state_publish(run);
 }
 
+/* A signal wait that failed (not a timeout, not an interruption): said
+ * once, and a pause instead, so that no caller's loop spins. */
+static void app_wait_failed(int e)
+{
+	static atomic_bool said;
+	if (!atomic_exchange(&said, true))
+		bt_log_error("waiting for signals failed: %s", strerror(e));
+	struct timespec pause = {0, 10 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+}
+
 int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 {
 	siginfo_t si;
 	int sig = sigtimedwait(&run->all_sigs, &si, wait);
+	if (sig < 0 && errno != EAGAIN && errno != EINTR)
+		app_wait_failed(errno);
 	if (sig == SIGUSR1)
 		app_run_snap_trigger(run);
 	else if (sig == APP_SIG_SNAPSHOT)
@@ -389,15 +407,15 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait)
  * printing a status line every period. Returns the signal, or 0. */
 static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
 {
-	int64_t period = rate > 0 ? (int64_t)(1e9 / rate) : INT64_C(1000000000);
+	int64_t period = rate > 0 ? bt_time_period_ns(rate, APP_MIN_PERIOD_NS, APP_MAX_PERIOD_NS)
+				  : BT_NS_PER_S;
 	int64_t next = run->t0 + period;
 	for (;;) {
 		int64_t now = bt_time_monotonic_ns();
 		int64_t until = next;
 		if (duration_ns > 0 && run->t0 + duration_ns < until)
 			until = run->t0 + duration_ns;
-		int64_t wait = until > now ? until - now : 0;
-		struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
+		struct timespec ts = bt_time_timespec(until - now);
 		int sig = app_run_take_signal(run, &ts);
 		if (sig > 0)
 			return sig;
@@ -419,18 +437,49 @@ static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
 	}
 }
 
-/* While the bag is being finished: a second Ctrl-C says what is going on. */
+void app_run_abandon(struct app_run *run, const char *why)
+{
+	if (atomic_load(&run->finished) || atomic_exchange(&run->abandoning, true))
+		return;
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	char fill[32];
+	bt_fmt_iec(st.cache_fill, fill, sizeof fill);
+	app_run_say(run, TUI_SEV_WARN, "%s: abandoning what is not written yet (%s still in the "
+		    "cache) in %s: what is committed is kept, with its metadata", why, fill,
+		    run->bag);
+	rec_recorder_abandon(run->rec);
+}
+
+void app_run_stop_tick(struct app_run *run)
+{
+	int64_t t0 = atomic_load(&run->stop_t0), limit = run->cfg->stop_timeout_ns;
+	if (t0 == 0 || limit <= 0 || atomic_load(&run->abandoning) ||
+	    bt_time_monotonic_ns() - t0 < limit)
+		return;
+	char why[64];
+	snprintf(why, sizeof why, "still finishing after --stop-timeout %.3g s",
+		 (double)limit / 1e9);
+	app_run_abandon(run, why);
+}
+
+/* While the bag is being finished: a second stop signal, or the end of
+ * --stop-timeout, abandons what is still buffered. */
 static void *app_watch(void *arg)
 {
 	struct app_run *run = arg;
+	pthread_setname_np(pthread_self(), "app-watch");
 	while (!atomic_load(&run->finished)) {
 		struct timespec ts = {0, 100 * 1000 * 1000};
 		int sig = sigtimedwait(&run->sigs, NULL, &ts);
-		if (sig > 0 && !atomic_load(&run->finished))
-			fprintf(stderr,
-				"bagtop: still finishing %s (writing what was received, then the "
-				"metadata); it stops by itself, nothing is cut short\n",
-				run->bag);
+		if (sig < 0 && errno != EAGAIN && errno != EINTR)
+			app_wait_failed(errno);
+		if (sig > 0) {
+			char why[64];
+			snprintf(why, sizeof why, "%s again", strsignal(sig));
+			app_run_abandon(run, why);
+		}
+		app_run_stop_tick(run);
 	}
 	return NULL;
 }
@@ -497,6 +546,8 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 		abort(); /* cannot fail on Linux */
 	atomic_init(&run->finished, false);
 	atomic_init(&run->log_failed, false);
+	atomic_init(&run->stop_t0, 0);
+	atomic_init(&run->abandoning, false);
 	c->ro.on_snapshot = app_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
 	if (c->log_file != NULL && (run->log = fopen(c->log_file, "a")) == NULL) {
@@ -544,6 +595,7 @@ void app_run_end(struct app_run *run)
 
 bt_status app_run_stop(struct app_run *run, struct bt_error *err)
 {
+	atomic_store(&run->stop_t0, bt_time_monotonic_ns());
 	bt_status st = rec_recorder_stop(run->rec, err);
 	atomic_store(&run->finished, true);
 	return st;
@@ -553,10 +605,19 @@ int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err
 {
 	app_run_summary(run);
 	fflush(stdout);
-	if (st == BT_OK)
-		return APP_EXIT_OK;
 	struct rec_status rs;
 	rec_recorder_get_status(run->rec, &rs);
+	if (st == BT_OK && rs.abandoned != 0) {
+		char size[32];
+		bt_fmt_iec(rs.abandoned_bytes, size, sizeof size);
+		app_error("stopped before everything was written: %llu messages (%s) abandoned, "
+			  "counted as lost; %s holds the %llu committed before",
+			  (unsigned long long)rs.abandoned, size, run->bag,
+			  (unsigned long long)rs.recorded);
+		return APP_EXIT_ERROR;
+	}
+	if (st == BT_OK)
+		return APP_EXIT_OK;
 	app_error("%s (the %llu messages committed before are kept in %s)", err->msg,
 		  (unsigned long long)rs.recorded, run->bag);
 	return APP_EXIT_ERROR;
@@ -577,7 +638,8 @@ int app_run_headless(struct app_run *run)
 	int sig = app_wait(run, c->update_rate, c->duration_ns);
 	app_keys_stop(&keys); /* the terminal as it was, before the summary */
 	if (sig > 0)
-		fprintf(stderr, "bagtop: %s: finishing the bag %s\n", strsignal(sig), run->bag);
+		fprintf(stderr, "bagtop: %s: finishing the bag %s (again: abandon what is not "
+			"written yet)\n", strsignal(sig), run->bag);
 	pthread_t watcher;
 	bool watching = pthread_create(&watcher, NULL, app_watch, run) == 0;
 	struct bt_error err = {0};

@@ -66,10 +66,10 @@ static void app_tui_begin_stop(struct app_tui *t, const char *why)
 		t->stopper_started = pthread_create(&t->stopper, NULL, app_tui_stopper, t) == 0;
 	pthread_mutex_unlock(&t->stop_mu);
 	if (first)
-		app_run_say(t->run, TUI_SEV_INFO, "%s: finishing the bag %s", why, t->run->bag);
+		app_run_say(t->run, TUI_SEV_INFO, "%s: finishing the bag %s (q or Ctrl-C again: "
+			    "abandon what is not written yet)", why, t->run->bag);
 	else
-		app_run_say(t->run, TUI_SEV_WARN, "still finishing %s (writing what was received, "
-			    "then the metadata); nothing is cut short", t->run->bag);
+		app_run_abandon(t->run, why);
 	if (first && !t->stopper_started) /* no thread: finish here */
 		app_tui_stopper(t);
 }
@@ -109,6 +109,7 @@ static void *app_tui_signals(void *arg)
 		if (duration > 0 && !atomic_load(&t->stop_started) &&
 		    bt_time_monotonic_ns() - run->t0 >= duration)
 			app_tui_begin_stop(t, "--duration reached");
+		app_run_stop_tick(run);
 	}
 	return NULL;
 }

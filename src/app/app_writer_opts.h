@@ -24,7 +24,8 @@ enum {
 	 "bag directory to create; never overwritten (default rosbag2_YYYY_MM_DD-HH_MM_SS)",       \
 	 APP_W_OUTPUT},                                                                            \
 	{"max-bag-size", 'b', "BYTES",                                                             \
-	 "split when a file reaches BYTES (0 = never, else at least 86016 = 84K)",                 \
+	 "split when a file's messages reach BYTES (its topic rows do not count; 0 = never, else " \
+	 "at least 86016 = 84K)",                                                                  \
 	 APP_W_MAX_SIZE},                                                                          \
 	{"max-bag-duration", 'd', "SECONDS",                                                       \
 	 "split when a message is more than SECONDS after the file's first (0 = never, else at "  \

@@ -101,6 +101,7 @@ struct rec_recorder {
 	pthread_t discovery;
 	bool discovery_started;
 	atomic_bool stopping;
+	atomic_bool abandon; /* rec_recorder_abandon: the writer and consumer stop writing */
 	atomic_bool paused;
 	atomic_bool subscribe_requested; /* some topic's want_subscribe is set */
 	/* Per topic index (REC_TOPICS_MAX): the depth a run-time mark asked

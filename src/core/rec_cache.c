@@ -142,8 +142,9 @@ static void cache_wait_data(struct rec_cache *c, int64_t timeout_ns)
 	if (timeout_ns <= 0)
 		return;
 	struct timespec dl = cache_deadline(timeout_ns);
+	/* Any error ends the wait like a timeout (the caller polls again). */
 	while (c->prod.count == 0 && !c->woken && !c->closed)
-		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) != 0)
 			break;
 }
 
@@ -159,7 +160,7 @@ static void cache_gather(struct rec_cache *c)
 		dl.tv_sec++;
 	}
 	while (c->prod.bytes < c->max_bytes / 2 && !c->woken && !c->closed)
-		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) != 0)
 			break;
 }
 

@@ -18,6 +18,12 @@
  * The rest are lost_write, except the store's too-large refusals (per-topic
  * delta of bag_writer_topic_dropped), which are lost_toobig.
  *
+ * Abandon (opt.abandon, a second stop request): the writer stops within
+ * its batch (same flag), the consumer writes nothing more and frees what
+ * the cache still holds. Each message not written is lost_write, so the
+ * bag's statistics stay whole, and counted here as abandoned; one warning
+ * at the end says what, per topic.
+ *
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
  * discovery thread as whole lists per topic under `qos_mu`; the consumer
  * takes the queue by swapping pointers and hands each list to the writer
@@ -37,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_buf.h"
+#include "bt_fmt.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
@@ -99,6 +107,10 @@ struct rec_consumer {
 	struct bag_message *bm;
 	const struct rec_msg **mp;
 	size_t cap;
+	/* Abandoned: totals for any thread, per topic for the warning (NULL
+	 * until something is abandoned; counted in total only without it). */
+	atomic_uint_fast64_t abandoned, abandoned_bytes;
+	uint64_t *ab_topic;
 	/* First error and the current file; read from any thread. */
 	pthread_mutex_t err_mu;
 	struct bt_error first;
@@ -445,9 +457,56 @@ static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
 	c->n_touched = 0;
 }
 
+static bool cons_abandoning(const struct rec_consumer *c)
+{
+	return c->opt.abandon != NULL && atomic_load_explicit(c->opt.abandon, memory_order_relaxed);
+}
+
+/* The chunk's messages from `from` on are not written: abandoned. */
+static void cons_abandon_rest(struct rec_consumer *c, size_t from, size_t n)
+{
+	if (c->ab_topic == NULL)
+		c->ab_topic = calloc(REC_TOPICS_MAX, sizeof *c->ab_topic);
+	uint64_t msgs = 0, bytes = 0;
+	for (size_t i = from; i < n; i++) {
+		if (c->mp[i]->repeat)
+			continue; /* a copy, not an arrival */
+		msgs++;
+		bytes += c->mp[i]->len;
+		if (c->ab_topic != NULL)
+			c->ab_topic[c->mp[i]->topic]++;
+	}
+	cons_count(&c->abandoned, msgs);
+	cons_count(&c->abandoned_bytes, bytes);
+}
+
+/* One warning at the end: what was abandoned, in total and per topic. */
+static void cons_abandon_report(struct rec_consumer *c)
+{
+	uint64_t msgs = atomic_load(&c->abandoned), bytes = atomic_load(&c->abandoned_bytes);
+	if (msgs == 0)
+		return;
+	struct bt_buf b = {0};
+	size_t n = rec_topics_count(c->opt.topics), topics = 0;
+	for (size_t i = 0; c->ab_topic != NULL && i < n; i++)
+		if (c->ab_topic[i] != 0 &&
+		    bt_buf_printf(&b, "%s%s %llu", topics++ ? ", " : "",
+				  rec_topics_get(c->opt.topics, i)->name,
+				  (unsigned long long)c->ab_topic[i]) != BT_OK)
+			break; /* out of memory: the total still goes out */
+	char size[32];
+	bt_fmt_iec(bytes, size, sizeof size);
+	bt_log_warn("abandoned at stop: %llu messages (%s) not written, counted as lost in the "
+		    "recorder (write)%s%s", (unsigned long long)msgs, size, b.len ? ": " : "",
+		    b.len ? b.data : "");
+	bt_buf_fini(&b);
+}
+
 static void cons_write_chunk(struct rec_consumer *c, size_t n)
 {
-	if (c->failed) {
+	if (c->failed || cons_abandoning(c)) {
+		if (!c->failed)
+			cons_abandon_rest(c, 0, n);
 		cons_account(c, n, 0);
 		return;
 	}
@@ -457,7 +516,10 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 	bt_status st = bag_writer_write(c->opt.writer, c->bm, n, &e);
 	bag_writer_get_stats(c->opt.writer, &after);
 	/* Repeated messages written at a split are not the chunk's. */
-	cons_account(c, n, (after.messages - before.messages) - (after.repeated - before.repeated));
+	uint64_t done = (after.messages - before.messages) - (after.repeated - before.repeated);
+	if (st == BT_OK && done < n && cons_abandoning(c))
+		cons_abandon_rest(c, (size_t)done, n); /* the writer stopped early */
+	cons_account(c, n, done);
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
 }
@@ -548,6 +610,7 @@ static void *cons_main(void *arg)
 		cons_register_all(c);
 		cons_apply_qos(c);
 		cons_sync_losses(c);
+		cons_abandon_report(c);
 		return NULL;
 	}
 	struct rec_batch b;
@@ -563,7 +626,7 @@ static void *cons_main(void *arg)
 		if (bt_time_monotonic_ns() - c->loss_sync_t >= CONS_LOSS_SYNC_NS)
 			cons_sync_losses(c);
 		atomic_fetch_add_explicit(&c->batches, 1, memory_order_relaxed);
-		if (c->opt.test_delay_us != 0)
+		if (c->opt.test_delay_us != 0 && !cons_abandoning(c))
 			usleep(c->opt.test_delay_us);
 	}
 	/* Topics subscribed just before the close still belong in the bag;
@@ -572,6 +635,7 @@ static void *cons_main(void *arg)
 	cons_register_all(c);
 	cons_apply_qos(c);
 	cons_sync_losses(c);
+	cons_abandon_report(c);
 	return NULL;
 }
 
@@ -583,6 +647,7 @@ static void cons_free(struct rec_consumer *c)
 	free(c->tally);
 	free(c->handles);
 	free(c->sent);
+	free(c->ab_topic);
 	rec_msg_free_list(c->rep.head);
 	free(c->rep_bm);
 	rec_repeat_seen_free(c->seen);
@@ -602,6 +667,8 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	atomic_init(&c->split_requested, false);
 	atomic_init(&c->topics_gen, 1u); /* != seen_gen: register at once */
 	atomic_init(&c->batches, 0);
+	atomic_init(&c->abandoned, 0);
+	atomic_init(&c->abandoned_bytes, 0);
 	c->handles = bt_xmalloc(REC_TOPICS_MAX * sizeof *c->handles);
 	memset(c->handles, 0xff, REC_TOPICS_MAX * sizeof *c->handles); /* CONS_HANDLE_NONE */
 	c->tally = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->tally);
@@ -685,6 +752,13 @@ void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *in
 	*index = c->file_index;
 	*start = c->file_start;
 	pthread_mutex_unlock(&c->err_mu);
+}
+
+void rec_consumer_abandoned(const struct rec_consumer *c, uint64_t *msgs, uint64_t *bytes)
+{
+	struct rec_consumer *m = (struct rec_consumer *)c; /* atomics: read-only use */
+	*msgs = atomic_load_explicit(&m->abandoned, memory_order_relaxed);
+	*bytes = atomic_load_explicit(&m->abandoned_bytes, memory_order_relaxed);
 }
 
 uint64_t rec_consumer_batches(const struct rec_consumer *c)

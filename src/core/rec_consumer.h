@@ -30,6 +30,7 @@
 #ifndef REC_CONSUMER_H
 #define REC_CONSUMER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "bag_writer.h"
@@ -53,6 +54,11 @@ struct rec_consumer_options {
 	struct bag_writer *writer; /* borrowed; only the consumer uses it until stop */
 	/* Test hook: sleep this long after each batch (a slow disk on purpose). */
 	uint32_t test_delay_us;
+	/* Set (by any thread) to abandon what is not written yet: no more
+	 * writes; the rest is counted lost_write and reported (see
+	 * rec_consumer_abandoned). Borrowed; NULL: never. The writer should
+	 * have the same flag (bag_writer_set_cancel) to stop within a batch. */
+	const atomic_bool *abandon;
 	struct rec_snap *snap;     /* borrowed; snapshot mode when not NULL */
 	struct rec_tl *tl;         /* borrowed; repeated transient-local messages, or NULL */
 	/* Called on the consumer thread when a snapshot file is finished. */
@@ -77,6 +83,8 @@ void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const st
 				size_t n);
 /* Any thread: the first write error so far, BT_OK if none (msg copied). */
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err);
+/* Messages (and their payload bytes) abandoned so far; any thread. */
+void rec_consumer_abandoned(const struct rec_consumer *c, uint64_t *msgs, uint64_t *bytes);
 /* Any thread: the path and index N of the bag file being written (as of
  * the last batch), copied into buf, and when it was opened (realtime ns). */
 void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *index,

@@ -186,7 +186,13 @@ static void *disc_main(void *arg)
 	struct rec_recorder *r = arg;
 	pthread_setname_np(pthread_self(), "rec-discovery");
 	while (!atomic_load(&r->stopping)) {
-		(void)dds_waitset_wait(r->waitset, NULL, 0, DISC_TICK);
+		dds_return_t rc = dds_waitset_wait(r->waitset, NULL, 0, DISC_TICK);
+		if (rc < 0) { /* said once; then a tick's pause: no spinning */
+			static atomic_bool said;
+			if (!atomic_exchange(&said, true))
+				bt_log_error("discovery: waiting failed: %s", dds_strretcode(rc));
+			dds_sleepfor(DISC_TICK);
+		}
 		if (atomic_load(&r->stopping))
 			break;
 		bool woken;

@@ -55,6 +55,8 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	}
 	if (st == BT_OK)
 		st = bag_writer_open(&wo, &r->writer, err);
+	if (st == BT_OK)
+		bag_writer_set_cancel(r->writer, &r->abandon);
 	return st;
 }
 
@@ -111,6 +113,7 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 					  .topics = r->topics,
 					  .writer = r->writer,
 					  .test_delay_us = r->opt.test_consumer_delay_us,
+					  .abandon = &r->abandon,
 					  .snap = r->snap,
 					  .tl = r->tl,
 					  .on_snapshot = r->opt.on_snapshot,
@@ -130,6 +133,7 @@ bt_status rec_recorder_start(const struct rec_recorder_options *opt, struct rec_
 	r->opt = *opt;
 	r->started_mono = bt_time_monotonic_ns();
 	atomic_init(&r->stopping, false);
+	atomic_init(&r->abandon, false);
 	atomic_init(&r->paused, opt->start_paused);
 	atomic_init(&r->subscribe_requested, false);
 	atomic_init(&r->fill_requested, false);
@@ -266,6 +270,17 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 		rec_consumer_file(r->consumer, st->current_file, sizeof st->current_file,
 				  &st->file_index, &st->file_start);
 	st->write_failed = r->consumer != NULL && rec_consumer_error(r->consumer, NULL) != BT_OK;
+	if (r->consumer != NULL)
+		rec_consumer_abandoned(r->consumer, &st->abandoned, &st->abandoned_bytes);
+}
+
+void rec_recorder_abandon(struct rec_recorder *r)
+{
+	atomic_store(&r->abandon, true);
+	if (r->cache != NULL)
+		rec_cache_wake(r->cache);
+	if (r->snap != NULL)
+		rec_snap_wake(r->snap);
 }
 
 static void rec_delete_readers(struct rec_recorder *r)

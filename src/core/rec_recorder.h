@@ -93,6 +93,8 @@ struct rec_status {
 	uint64_t evicted;           /* left the snapshot buffer unwritten, by design */
 	uint64_t repeated;          /* repeated transient-local copies written */
 	uint64_t repeat_kept;       /* messages kept to repeat (marked topics' last N) */
+	uint64_t abandoned;         /* not written: rec_recorder_abandon (also in lost_recorder) */
+	uint64_t abandoned_bytes;   /* their payload bytes */
 };
 
 struct rec_recorder;
@@ -131,6 +133,12 @@ const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);
 /* Stops recording and finishes the bag (see the order above). Idempotent:
  * later calls return the first call's result. */
 BT_MUST_CHECK bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err);
+/* Abandons what is not written yet (any thread, typically while another
+ * is in rec_recorder_stop): the writer stops within its batch, commits
+ * what it inserted, and the consumer drops what the cache still holds,
+ * counting it lost_write (and `abandoned` in the status); the stop then
+ * finishes at once, metadata included. Cannot be undone. */
+void rec_recorder_abandon(struct rec_recorder *r);
 /* Stops if needed, then frees. */
 void rec_recorder_free(struct rec_recorder *r);
 

@@ -243,8 +243,8 @@ bool rec_snap_take_wait(struct rec_snap *s, int64_t timeout_ns, struct rec_batch
 	if (timeout_ns > 0) {
 		struct timespec dl = snap_deadline(timeout_ns);
 		while (s->held.count == 0 && !s->woken && !s->closed)
-			if (pthread_cond_timedwait(&s->cv, &s->mu, &dl) == ETIMEDOUT)
-				break;
+			if (pthread_cond_timedwait(&s->cv, &s->mu, &dl) != 0)
+				break; /* timed out, or failed: the caller polls again */
 	}
 	s->woken = false;
 	if (s->held.count != 0) {

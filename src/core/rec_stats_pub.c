@@ -36,6 +36,8 @@
 #define STATS_BLOCK_MS 100
 #define STATS_LOSS_DEPTH 16
 #define STATS_MIN_PERIOD_NS INT64_C(1000000) /* 1000 Hz: far above the option's limit */
+/* 1000 s: the option's lower limit; keeps deadlines far from overflow. */
+#define STATS_MAX_PERIOD_NS (INT64_C(1000) * BT_NS_PER_S)
 
 /* Per-topic state kept between ticks (indexed by topic index). */
 struct stats_slot {
@@ -271,8 +273,12 @@ static bool stats_sleep(struct rec_stats_pub *p, int64_t deadline)
 	struct timespec ts = {(time_t)(deadline / BT_NS_PER_S), (long)(deadline % BT_NS_PER_S)};
 	pthread_mutex_lock(&p->mu);
 	int rc = 0;
-	while (!p->stop && rc != ETIMEDOUT)
+	/* ETIMEDOUT ends the wait; so does any other error (EINVAL for a
+	 * deadline out of range), rather than spinning here with mu held. */
+	while (!p->stop && rc == 0)
 		rc = pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+	if (rc != 0 && rc != ETIMEDOUT)
+		bt_log_error("statistics thread: timed wait failed: %s", strerror(rc));
 	bool stop = p->stop;
 	pthread_mutex_unlock(&p->mu);
 	return stop;
@@ -370,8 +376,7 @@ static struct rec_stats_pub *stats_new(const struct rec_stats_pub_options *opt)
 	p->opt.bag = p->opt.version = NULL; /* not borrowed past start */
 	if (gethostname(p->host, sizeof p->host - 1) != 0)
 		snprintf(p->host, sizeof p->host, "unknown");
-	double period = 1e9 / opt->update_rate;
-	p->period_ns = period < (double)STATS_MIN_PERIOD_NS ? STATS_MIN_PERIOD_NS : (int64_t)period;
+	p->period_ns = bt_time_period_ns(opt->update_rate, STATS_MIN_PERIOD_NS, STATS_MAX_PERIOD_NS);
 	p->start_mono = bt_time_monotonic_ns();
 	p->start_real = bt_time_realtime_ns();
 	pthread_condattr_t ca;

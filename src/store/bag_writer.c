@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bag_metadata.h"
+#include "bt_fmt.h"
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
@@ -39,6 +40,7 @@ struct bw_topic {
 };
 
 struct bw_file {
+	size_t seq;     /* the N of its name */
 	char *name;     /* "<bag>_<N>.db3" */
 	char *rel_path; /* name, or name + ".zstd" once compressed */
 	int64_t start;  /* BAG_TIME_NONE when empty */
@@ -48,7 +50,6 @@ struct bw_file {
 	 * the file was the current one) are the file's topics. */
 	struct bw_tally *tally;
 	size_t cap_tally, n_topics;
-	bool removed;     /* rotated out by max_bag_files */
 	bool compressing; /* queued for FILE compression */
 	uint64_t repeated; /* messages written by on_split at its start */
 };
@@ -73,13 +74,27 @@ struct bag_writer {
 	size_t n_topics, cap_topics;
 	struct bag_msgdef *types; /* one definition per type, in first-seen order */
 	size_t n_types, cap_types;
+	/* The files that exist: those --max-bag-files deleted leave the array
+	 * (their figures leave the bag's totals with them), so memory and
+	 * the metadata rebuilt at each split do not grow with the splits. */
 	struct bw_file *files;
 	size_t n_files, cap_files;
+	size_t next_seq; /* N of the next file */
+	/* Deleted while still being compressed: deleted when that ends. */
+	size_t *doomed;
+	size_t n_doomed, cap_doomed;
 	struct bag_db *db; /* open file: files[n_files - 1] */
 	bool in_txn;
 	/* Split-size check: the file size last read, and how much it may have
 	 * grown since (UINT64_MAX: unknown, read it). */
 	uint64_t size_seen, size_slack;
+	/* The open file's fixed part: what its topics, definitions and
+	 * metadata row added to the empty schema before any message, plus
+	 * what topics added later grew it by. It does not count towards
+	 * max_size; the schema's few pages do, as in rosbag2, so with a few
+	 * topics files split where rosbag2's would. */
+	uint64_t base_size;
+	bool warned_base; /* said once that the fixed part exceeds max_size */
 	struct bw_pending pend;
 	struct bag_zpool *zpool;
 	struct bag_zpool_input *zin;
@@ -91,6 +106,8 @@ struct bag_writer {
 	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
 	void *on_split_ctx;
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
+	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
+	uint32_t test_write_delay_us;
 };
 
 /* ---- metadata ---- */
@@ -165,8 +182,6 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 	int64_t end = INT64_MIN;
 	for (size_t i = 0; i < w->n_files; i++) {
 		const struct bw_file *f = &w->files[i];
-		if (f->removed)
-			continue;
 		bool open = i == w->n_files - 1 && w->db && !closing;
 		bw_add_file_md(w, f, !open, md);
 		if (f->count && f->end > end)
@@ -289,14 +304,30 @@ static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err
 	return st;
 }
 
-static void bw_remove_outputs(struct bag_writer *w, const struct bw_file *f);
+static void bw_remove_outputs(struct bag_writer *w, size_t seq);
+
+/* Says once when the topics alone need more than max_size per file: each
+ * file then holds up to max_size of messages beyond its fixed part. */
+static void bw_check_base(struct bag_writer *w)
+{
+	if (!w->max_size || w->warned_base || w->base_size < w->max_size)
+		return;
+	w->warned_base = true;
+	char need[32], lim[32];
+	bt_fmt_iec(w->base_size, need, sizeof need);
+	bt_fmt_iec(w->max_size, lim, sizeof lim);
+	bt_log_warn("each file's topics, definitions and metadata (%s for %zu topics) alone exceed "
+		    "--max-bag-size %s: that part does not count, a file splits once its messages "
+		    "reach %s", need, w->n_topics, lim, lim);
+}
 
 static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 {
 	bt_xgrow((void **)&w->files, &w->cap_files, w->n_files + 1, sizeof *w->files);
 	struct bw_file *f = &w->files[w->n_files];
 	memset(f, 0, sizeof *f);
-	f->name = bt_xasprintf("%s_%zu.db3", w->base, w->n_files);
+	f->seq = w->next_seq;
+	f->name = bt_xasprintf("%s_%zu.db3", w->base, f->seq);
 	f->rel_path = bt_xstrdup(f->name);
 	f->start = BAG_TIME_NONE;
 	f->end = INT64_MIN;
@@ -306,52 +337,92 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, &w->db, err);
 	free(path);
 	if (st != BT_OK) {
-		bw_remove_outputs(w, f); /* a half-created file (disk full) holds nothing */
+		bw_remove_outputs(w, f->seq); /* a half-created file (disk full) holds nothing */
 		free(f->name);
 		free(f->rel_path);
 		free(f->tally);
 		return st;
 	}
 	w->n_files++;
-	w->stats.file_index = w->n_files - 1;
+	w->next_seq++;
+	w->stats.file_index = f->seq;
 	w->size_slack = UINT64_MAX;
-	st = bw_create_topic_rows(w, err);
+	uint64_t empty = 0;
+	st = bag_db_size(w->db, &empty, err);
+	if (st == BT_OK)
+		st = bw_create_topic_rows(w, err);
 	if (st == BT_OK)
 		st = bw_publish(w, BW_ROW | BW_YAML, err);
+	if (st == BT_OK)
+		st = bag_db_size(w->db, &w->base_size, err);
+	if (st == BT_OK) {
+		w->base_size = w->base_size > empty ? w->base_size - empty : 0;
+		bw_check_base(w);
+	}
 	return st;
 }
 
-static void bw_remove_outputs(struct bag_writer *w, const struct bw_file *f)
+static void bw_remove_outputs(struct bag_writer *w, size_t seq)
 {
 	const char *suffixes[] = {"", ".zstd", ".zstd.tmp", "-journal", "-wal", "-shm"};
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-		char *p = bt_xasprintf("%s/%s%s", w->dir, f->name, suffixes[i]);
+		char *p = bt_xasprintf("%s/%s_%zu.db3%s", w->dir, w->base, seq, suffixes[i]);
 		unlink(p);
 		free(p);
 	}
 }
 
+static void bw_file_fini(struct bw_file *f)
+{
+	free(f->name);
+	free(f->rel_path);
+	free(f->tally);
+}
+
 /* Deletes the oldest closed files so at most max_files remain, counting the
- * one about to be opened. A file still being compressed is deleted when
- * its compression finishes. */
+ * one about to be opened, and forgets them. A file still being compressed
+ * is deleted when its compression finishes. */
 static void bw_rotate(struct bag_writer *w)
 {
 	if (!w->max_files)
 		return;
-	size_t live = 1;
-	for (size_t i = 0; i < w->n_files; i++)
-		live += !w->files[i].removed;
-	for (size_t i = 0; i < w->n_files && live > w->max_files; i++) {
-		struct bw_file *f = &w->files[i];
-		if (f->removed)
-			continue;
-		f->removed = true;
-		live--;
+	size_t gone = 0;
+	while (w->n_files - gone + 1 > w->max_files && gone < w->n_files) {
+		struct bw_file *f = &w->files[gone++];
 		w->stats.files_removed++;
-		if (!f->compressing)
-			bw_remove_outputs(w, f);
+		if (f->compressing) {
+			bt_xgrow((void **)&w->doomed, &w->cap_doomed, w->n_doomed + 1,
+				 sizeof *w->doomed);
+			w->doomed[w->n_doomed++] = f->seq;
+		} else {
+			bw_remove_outputs(w, f->seq);
+		}
 		bt_log_info("removed %s (--max-bag-files %llu)", f->name,
 			    (unsigned long long)w->max_files);
+		bw_file_fini(f);
+	}
+	memmove(w->files, w->files + gone, (w->n_files - gone) * sizeof *w->files);
+	w->n_files -= gone;
+}
+
+/* The file whose N is `seq`, or NULL if it was deleted. */
+static struct bw_file *bw_file_by_seq(struct bag_writer *w, size_t seq)
+{
+	for (size_t i = 0; i < w->n_files; i++)
+		if (w->files[i].seq == seq)
+			return &w->files[i];
+	return NULL;
+}
+
+/* A deleted file whose compression ended: delete its outputs now. */
+static void bw_doomed_done(struct bag_writer *w, size_t seq)
+{
+	for (size_t i = 0; i < w->n_doomed; i++) {
+		if (w->doomed[i] != seq)
+			continue;
+		bw_remove_outputs(w, seq);
+		w->doomed[i] = w->doomed[--w->n_doomed];
+		return;
 	}
 }
 
@@ -369,7 +440,7 @@ static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 	if (st2 == BT_OK && w->fcomp) {
 		char *path = bt_fs_join(w->dir, f->name);
 		f->compressing = true;
-		bag_fcomp_push(w->fcomp, w->n_files - 1, path);
+		bag_fcomp_push(w->fcomp, f->seq, path);
 		free(path);
 	}
 	return st;
@@ -381,12 +452,12 @@ static bool bw_poll_fcomp(struct bag_writer *w, bool wait)
 	struct bag_fcomp_result r;
 	bool changed = false;
 	while (w->fcomp && bag_fcomp_poll(w->fcomp, wait, &r)) {
-		struct bw_file *f = &w->files[r.file_index];
-		f->compressing = false;
-		if (f->removed) {
-			bw_remove_outputs(w, f);
+		struct bw_file *f = bw_file_by_seq(w, r.file_index);
+		if (f == NULL) {
+			bw_doomed_done(w, r.file_index);
 			continue;
 		}
+		f->compressing = false;
 		if (r.status != BT_OK) {
 			bt_log_warn("%s stays uncompressed: %s", f->name, r.msg);
 			continue;
@@ -445,9 +516,17 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	bw_tally_grow(&f->tally, &f->cap_tally, w->n_topics);
 	f->n_topics = w->n_topics;
 	bw_tally_grow(&w->pend.tally, &w->pend.cap, w->n_topics);
-	bt_status st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
+	/* The rows added here are part of the file's fixed part. */
+	uint64_t before = 0, after = 0;
+	bt_status st = w->max_size ? bag_db_size(w->db, &before, err) : BT_OK;
+	if (st == BT_OK)
+		st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
 	if (st == BT_OK && new_type)
 		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index], err);
+	if (st == BT_OK && w->max_size && (st = bag_db_size(w->db, &after, err)) == BT_OK) {
+		w->base_size += after > before ? after - before : 0;
+		bw_check_base(w);
+	}
 	if (st != BT_OK)
 		return bw_fail(w, st, err);
 	*handle = (uint32_t)(w->n_topics - 1);
@@ -558,7 +637,10 @@ static void bw_size_grow(struct bag_writer *w, size_t len)
 }
 
 /* rosbag2's check before each message: size >= limit, or the message is
- * more than max_duration after the file's first message. */
+ * more than max_duration after the file's first message. The size is that
+ * of the messages: the file's fixed part (base_size) does not count, or
+ * with many topics and a small limit every file would be over it with
+ * its first message, and every message would split again. */
 static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m, bool *yes,
 			       struct bt_error *err)
 {
@@ -578,13 +660,16 @@ static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m
 	/* SQLite re-prepares PRAGMA page_count at every step (pragmas run once):
 	 * ~1 us, as much as inserting a 1 KiB message. So read the size only
 	 * when the file may have reached the limit. */
+	uint64_t limit = w->max_size + w->base_size;
+	if (limit < w->max_size)
+		limit = UINT64_MAX;
 	if (w->max_size && (w->size_slack == UINT64_MAX ||
-			    w->size_seen + w->size_slack >= w->max_size)) {
+			    w->size_seen + w->size_slack >= limit)) {
 		bt_status st = bag_db_size(w->db, &w->size_seen, err);
 		if (st != BT_OK)
 			return st;
 		w->size_slack = 0;
-		*yes = w->size_seen >= w->max_size;
+		*yes = w->size_seen >= limit;
 	}
 	return BT_OK;
 }
@@ -692,6 +777,11 @@ static bt_status bw_do_split(struct bag_writer *w, struct bt_error *err)
 	return st;
 }
 
+static bool bw_cancelled(const struct bag_writer *w)
+{
+	return w->cancel != NULL && atomic_load_explicit(w->cancel, memory_order_relaxed);
+}
+
 static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_message *m,
 			      struct bt_error *err)
 {
@@ -699,10 +789,14 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 	bt_status st = bw_need_split(w, m, &split, err);
 	if (st == BT_OK && split && (st = bw_commit(w, err)) == BT_OK)
 		st = bw_do_split(w, err);
+	if (st == BT_OK && split && bw_cancelled(w))
+		return BT_OK; /* cancelled during the split: m is not written */
 	if (st == BT_OK && !w->in_txn && (st = bag_db_begin(w->db, err)) == BT_OK)
 		w->in_txn = true;
 	const void *data = NULL;
 	size_t len = 0;
+	if (st == BT_OK && w->test_write_delay_us != 0)
+		usleep(w->test_write_delay_us); /* a wedged disk, for the stop tests */
 	if (st == BT_OK)
 		st = bw_payload(w, i, m, &data, &len, err);
 	bool stored;
@@ -719,6 +813,11 @@ static void bw_submit(struct bag_writer *w, const struct bag_message *msgs, size
 		w->zin[i].len = msgs[i].len;
 	}
 	bag_zpool_submit(w->zpool, w->zin, n);
+}
+
+void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag)
+{
+	w->cancel = flag;
 }
 
 bool bag_writer_compression_behind(const struct bag_writer *w)
@@ -743,16 +842,14 @@ bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 	if (w->zpool && n)
 		bw_submit(w, msgs, n);
 	bt_status st = BT_OK;
-	for (size_t i = 0; st == BT_OK && i < n; i++)
+	size_t i = 0;
+	for (; st == BT_OK && i < n && !bw_cancelled(w); i++)
 		st = bw_write_one(w, i, &msgs[i], err);
 	if (st == BT_OK)
 		st = bw_commit(w, err);
-	if (st != BT_OK) {
-		if (w->zpool)
-			bag_zpool_drain(w->zpool);
-		return bw_fail(w, st, err);
-	}
-	return BT_OK;
+	if (w->zpool && (st != BT_OK || i < n))
+		bag_zpool_drain(w->zpool); /* the rest of the batch, unused */
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
 bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
@@ -825,6 +922,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->max_duration = o->max_bagfile_duration;
 	w->max_files = o->max_bag_files;
 	w->compression = o->compression;
+	w->test_write_delay_us = o->test_write_delay_us;
 	bw_pend_reset(w);
 }
 
@@ -849,11 +947,9 @@ static void bw_free(struct bag_writer *w)
 		bag_topic_fini(&w->topics[i].t);
 	for (size_t i = 0; i < w->n_types; i++)
 		bag_msgdef_fini(&w->types[i]);
-	for (size_t i = 0; i < w->n_files; i++) {
-		free(w->files[i].name);
-		free(w->files[i].rel_path);
-		free(w->files[i].tally);
-	}
+	for (size_t i = 0; i < w->n_files; i++)
+		bw_file_fini(&w->files[i]);
+	free(w->doomed);
 	bag_kv_free(w->custom, w->n_custom);
 	free(w->topics);
 	free(w->types);
@@ -890,7 +986,7 @@ bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer 
 		bag_db_discard(w->db);
 		w->db = NULL;
 		for (size_t i = 0; i < w->n_files; i++)
-			bw_remove_outputs(w, &w->files[i]);
+			bw_remove_outputs(w, w->files[i].seq);
 		char *md = bt_fs_join(w->dir, BAG_METADATA_FILE);
 		unlink(md);
 		free(md);
@@ -936,6 +1032,11 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *st)
 {
 	*st = w->stats;
+}
+
+size_t bag_writer_file_count(const struct bag_writer *w)
+{
+	return w->n_files;
 }
 
 const char *bag_writer_current_file(const struct bag_writer *w)

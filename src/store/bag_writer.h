@@ -33,6 +33,7 @@
 #ifndef BAG_WRITER_H
 #define BAG_WRITER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,13 +55,17 @@ struct bag_message;
 
 struct bag_writer_options {
 	const char *uri;               /* bag directory; must not exist */
-	uint64_t max_bagfile_size;     /* bytes; 0 = never, else >= BAG_MIN_SPLIT_SIZE */
+	/* bytes; 0 = never, else >= BAG_MIN_SPLIT_SIZE. The messages' share of
+	 * a file: its fixed part (topics, definitions, metadata row) comes on
+	 * top, so with many topics a file holds messages all the same. */
+	uint64_t max_bagfile_size;
 	int64_t max_bagfile_duration;  /* ns; 0 = never */
 	uint64_t max_bag_files;        /* keep at most this many files; 0 = all */
 	enum bag_preset preset;
 	enum bag_compression compression;
 	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
 	uint32_t test_compress_delay_us; /* test hook: each compression sleeps first; 0 */
+	uint32_t test_write_delay_us; /* test hook: each message insert sleeps first; 0 */
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
@@ -124,9 +129,15 @@ BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct 
 BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 						 const struct bag_qos *profiles, size_t n,
 						 struct bt_error *err);
-/* Writes `n` messages in order, splitting first where a limit is reached. */
+/* Writes `n` messages in order, splitting first where a limit is reached.
+ * Once the cancel flag (bag_writer_set_cancel) is set it inserts no more:
+ * it commits those already inserted and returns BT_OK; the stats say how
+ * many were committed (a prefix of msgs). */
 BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 					 size_t n, struct bt_error *err);
+/* From now on, bag_writer_write stops early once `*flag` is true (set
+ * from any thread; it must outlive the writer). NULL: never. */
+void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
 /* Closes the current file and starts the next one now. */
 BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
 /* Finishes the bag (final metadata, waits for FILE compression) and frees
@@ -134,6 +145,9 @@ BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *
 BT_MUST_CHECK bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err);
 
 void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *st);
+/* How many files the writer keeps a record of: those that exist (the open
+ * one included; none that --max-bag-files deleted). */
+size_t bag_writer_file_count(const struct bag_writer *w);
 /* Path of the current storage file; valid until the next write/split. */
 const char *bag_writer_current_file(const struct bag_writer *w);
 /* True while the writer thread is blocked waiting for the MESSAGE-mode

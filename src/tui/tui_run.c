@@ -30,7 +30,8 @@ static int64_t tui_run_period(const struct tui_run *r)
 		return TUI_RUN_FINISH_POLL_NS;
 	if (!(r->m.hdr.update_hz > 0))
 		return 0;
-	return (int64_t)((double)BT_NS_PER_S / r->m.hdr.update_hz);
+	/* Bounded: a tiny rate must not overflow the next tick's time. */
+	return bt_time_period_ns(r->m.hdr.update_hz, 1, INT64_C(1000) * BT_NS_PER_S);
 }
 
 static void tui_run_fill(struct tui_run *r)

@@ -26,7 +26,8 @@ struct tui_run_ops {
 	 * after commands and while finishing). Called on the UI thread at the
 	 * update rate, after each command and once before the first frame. */
 	void (*fill)(void *ctx, struct tui_model *m);
-	/* Hands a command to the engine (TUI_CMD_QUIT: start stopping, do not
+	/* Hands a command to the engine (TUI_CMD_QUIT: start stopping, or
+	 * while finishing abandon what is not written yet; do not
 	 * wait). Called on the UI thread; must not block on I/O. */
 	void (*command)(void *ctx, const struct tui_cmd *cmd);
 	/* True once recording has stopped and the bag is complete: tui_run

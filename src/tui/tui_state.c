@@ -475,8 +475,14 @@ unsigned tui_state_handle_key(struct tui_state *s, const struct tui_model *m, in
 	*out_cmd = (struct tui_cmd){TUI_CMD_NONE, 0, 0};
 	if (key == TUI_KEY_RESIZE)
 		return TUI_F_RELAYOUT | TUI_F_REDRAW;
-	if (s->finishing)
+	if (s->finishing) {
+		/* Quit again: the engine abandons what is not written yet. */
+		if (key == 'q' || key == TUI_KEY_F(10)) {
+			out_cmd->kind = TUI_CMD_QUIT;
+			return TUI_F_COMMAND;
+		}
 		return key == TUI_KEY_CTRL_L ? TUI_F_REDRAW | TUI_F_CLEAR : 0;
+	}
 	unsigned flags = s->message[0] ? TUI_F_REDRAW : 0;
 	s->message[0] = '\0';
 	flags |= tui_state_dispatch(s, m, key, out_cmd);

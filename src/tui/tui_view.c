@@ -644,6 +644,11 @@ static void tui_view_finishing(struct tui_frame *f, const struct tui_model *m)
 	char dir[TUI_PATH_MAX];
 	int used = tui_layout_fit(m->hdr.bag_dir, f->cols, f->utf8, dir, sizeof dir);
 	tui_frame_put(f, (f->cols - used) / 2, y + 1, TUI_E_DIM, dir, used);
+	static const char hint[] = "q again: stop writing, keep what is committed";
+	int hw = (int)strlen(hint);
+	if (y + 2 < f->rows)
+		tui_frame_put(f, hw < f->cols ? (f->cols - hw) / 2 : 0, y + 2, TUI_E_DIM, hint,
+			      f->cols);
 }
 
 static void tui_view_too_small(struct tui_frame *f, const struct tui_layout *l)

@@ -31,6 +31,28 @@ bt_status bt_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 	return BT_OK;
 }
 
+bt_status bt_parse_decimal(const char *s, double min, double max, double *out)
+{
+	if (!s || !isdigit((unsigned char)s[0]))
+		return BT_ERR_USAGE;
+	size_t dots = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '.' && p[1] != '\0')
+			dots++;
+		else if (!isdigit((unsigned char)*p))
+			return BT_ERR_USAGE;
+	}
+	if (dots > 1)
+		return BT_ERR_USAGE;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || *end || !(v >= min && v <= max))
+		return BT_ERR_USAGE;
+	*out = v;
+	return BT_OK;
+}
+
 static int bt_parse_suffix_shift(const char *suf)
 {
 	static const struct {

@@ -14,6 +14,10 @@ BT_MUST_CHECK bt_status bt_parse_i64(const char *s, int64_t min, int64_t max, in
 /* A byte count: digits with an optional binary suffix K, M, G, T (also KiB,
  * MiB, GiB, TiB); "100M" = 100 * 1024 * 1024. */
 BT_MUST_CHECK bt_status bt_parse_size(const char *s, uint64_t *out);
+/* A plain decimal number: digits with an optional fraction ("0.5", "10");
+ * no sign, exponent, hex, inf or nan, so what is read is what was meant.
+ * Must lie in [min, max]. */
+BT_MUST_CHECK bt_status bt_parse_decimal(const char *s, double min, double max, double *out);
 /* A non-negative duration in seconds, decimals allowed ("1.5"), to ns. */
 BT_MUST_CHECK bt_status bt_parse_seconds(const char *s, int64_t *ns);
 

@@ -66,3 +66,20 @@ void bt_time_format_bagname(int64_t ns, const char *prefix, char *out, size_t n)
 		strftime(stamp, sizeof stamp, "%Y_%m_%d-%H_%M_%S", &tm);
 	snprintf(out, n, "%s%s", prefix, stamp);
 }
+
+int64_t bt_time_period_ns(double hz, int64_t min_ns, int64_t max_ns)
+{
+	if (!(hz > 0.0))
+		return max_ns;
+	double period = 1e9 / hz;
+	if (!(period < (double)max_ns))
+		return max_ns;
+	return period < (double)min_ns ? min_ns : (int64_t)period;
+}
+
+struct timespec bt_time_timespec(int64_t ns)
+{
+	if (ns < 0)
+		ns = 0;
+	return (struct timespec){(time_t)(ns / BT_NS_PER_S), (long)(ns % BT_NS_PER_S)};
+}

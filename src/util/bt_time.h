@@ -4,11 +4,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define BT_NS_PER_S INT64_C(1000000000)
 
 int64_t bt_time_realtime_ns(void);  /* CLOCK_REALTIME, ns since the epoch */
 int64_t bt_time_monotonic_ns(void); /* CLOCK_MONOTONIC */
+/* The period of `hz` events a second in ns, within [min_ns, max_ns]:
+ * never overflows (hz tiny, 0, negative or nan gives max_ns). */
+int64_t bt_time_period_ns(double hz, int64_t min_ns, int64_t max_ns);
+/* A timespec for `ns` (negative: 0), for relative waits. */
+struct timespec bt_time_timespec(int64_t ns);
 /* "Apr  2 2020 22:23:55.112411371" in local time, as `ros2 bag info`. */
 void bt_time_format_date(int64_t ns, char *out, size_t n);
 /* "1585866235.112411371" (sign kept for negative values). */

@@ -823,6 +823,17 @@ static void test_demo_refusals(void **state)
 		{"--storage-preset-profile", "", "--storage-preset-profile is none or resilient"},
 		{"--max-bag-duration", "0.0000000001", "must be 0 (never) or at least 0.001"},
 		{"-d", "0.0005", "must be 0 (never) or at least 0.001"},
+		/* 1e9 / rate overflowed: a spinning statistics thread, no stop. */
+		{"--statistics-update-rate", "1e-300", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "0x10", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "inf", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "nan", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "0.0001", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "-1", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "101", "--statistics-update-rate wants 0 or"},
+		{"--statistics-update-rate", "1.", "--statistics-update-rate wants 0 or"},
+		{"--stop-timeout", "-1", "--stop-timeout wants seconds"},
+		{"--stop-timeout", "soon", "--stop-timeout wants seconds"},
 	};
 	/* A value taken by mistake records for a second (domain 200) and fails
 	 * the case, rather than the test hanging. */

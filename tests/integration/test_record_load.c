@@ -1,9 +1,9 @@
 /* `bagtop record` under load and abuse, end to end: ddsperf's keyed topic
  * at 1 KiB and 100 KiB (every message well-formed, no sequence gap, the
  * summary agreeing with the bag), write-through (--max-cache-size 0),
- * SIGKILL then `bagtop reindex`, and a second Ctrl-C while the bag is
- * being finished. Real processes on loopback-only DDS domains 124..130
- * and 170. Also the loss statistics in the bag, and their causes. */
+ * SIGKILL then `bagtop reindex` (a second Ctrl-C while the bag is being
+ * finished: test_stop.c). Real processes on loopback-only DDS domains
+ * 124..130 and 170. Also the loss statistics in the bag, and their causes. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -164,37 +164,6 @@ static void test_record_sigkill_reindex(void **state)
 	printf("%s", out);
 	free(out);
 	rec_expect_count(r.dir, "/k", 300);
-	free(tout);
-	rec_free(&r);
-}
-
-/* A second Ctrl-C while a slow writer finishes (one second's pause after
- * each batch, so finishing takes at least that): bagtop says it is still
- * finishing, does not stop short, and what it received is in the bag. */
-static void test_record_second_interrupt(void **state)
-{
-	(void)state;
-	struct rec r;
-	char *args[] = {"/s2", NULL};
-	rec_start(&r, 128, args, "BAGTOP_TEST_CONSUMER_DELAY_US=1000000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
-	char *extra[] = {"--count", "400", "--rate", "100", "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(128, "rt/s2", extra, tout);
-	rec_sleep(1.5);
-	kill(r.pid, SIGINT);
-	rec_sleep(0.3);
-	kill(r.pid, SIGINT);
-	r.rc = rec_wait(r.pid, 30.0, "bagtop record");
-	r.out = rec_read(r.out_path);
-	printf("%s", r.out);
-	assert_int_equal(r.rc, 0);
-	assert_non_null(strstr(r.out, "still finishing"));
-	assert_int_equal(tpub_finish(tp, tout), 400);
-	unsigned long long v[3];
-	summary_of(r.out, "/s2", v);
-	assert_true(v[0] > 0);
-	assert_int_equal(v[2], 0);
-	rec_expect_count(r.dir, "/s2", v[0]);
 	free(tout);
 	rec_free(&r);
 }
@@ -369,7 +338,6 @@ int main(void)
 		cmocka_unit_test(test_record_ddsperf),
 		cmocka_unit_test(test_record_cache_zero),
 		cmocka_unit_test(test_record_sigkill_reindex),
-		cmocka_unit_test(test_record_second_interrupt),
 		cmocka_unit_test(test_record_loss_statistics),
 		cmocka_unit_test(test_record_compression_loss),
 		cmocka_unit_test(test_record_transport_loss),

@@ -234,10 +234,13 @@ static void test_confirm_quit(void **state)
 	assert_int_equal(c.kind, TUI_CMD_QUIT);
 	assert_true(f & TUI_F_COMMAND);
 	assert_true(s.finishing);
-	/* Finishing: keys do nothing more. */
+	/* Finishing: keys do nothing more, but q again asks to abandon. */
 	f = tui_state_handle_key(&s, &m, 'p', &c);
 	assert_int_equal(c.kind, TUI_CMD_NONE);
 	assert_int_equal(f, 0);
+	f = tui_state_handle_key(&s, &m, 'q', &c);
+	assert_int_equal(c.kind, TUI_CMD_QUIT);
+	assert_true(f & TUI_F_COMMAND);
 	tui_state_fini(&s);
 	/* q q and F10 F10 confirm too; paused, q quits at once. */
 	tf_state(&s, &m, 10);

@@ -5,6 +5,7 @@
  * Ground truth: ROSBAG2_FORMAT.md §1-§7. Every bag lives in a tu_mkdtemp
  * directory removed at the end of its test. */
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "bag_reader.h"
 #include "bag_writer.h"
 #include "bt_fs.h"
+#include "bt_log.h"
 #include "bt_mem.h"
 #include "store__zstd.h" /* to inflate FILE-mode files and MESSAGE blobs */
 #include "test_util.h"
@@ -859,6 +861,139 @@ static void test_split_by_size(void **state)
 	wt_fini(&b);
 }
 
+/* Counts warnings logged while a test runs. */
+static void wt_count_warn(void *ctx, enum bt_log_level level, const char *line)
+{
+	(void)line;
+	if (level == BT_LOG_WARN)
+		++*(size_t *)ctx;
+}
+
+/* 200 topics need more than the minimum split size before any message
+ * (topic rows, definitions, metadata row): the split counts only what the
+ * messages add, so files hold many messages each (before: one each, a
+ * split per message), and the user is warned once. */
+static void test_split_overhead(void **state)
+{
+	(void)state;
+	struct wt_bag b;
+	wt_init(&b, "overhead");
+	b.o.max_bagfile_size = BAG_MIN_SPLIT_SIZE;
+	b.files_known = false;
+	size_t warns = 0;
+	bt_log_set_sink(wt_count_warn, &warns);
+	wt_open(&b);
+	wt_add_topics(&b, 200, 4);
+	struct wt_msg batch[200];
+	size_t payload = 0;
+	for (size_t r = 0; r < 10; r++) {
+		for (size_t k = 0; k < 200; k++) {
+			batch[k] = wt_msg(&b, (uint32_t)k, wt_ts(r, k, 200), 100 + (k * 13) % 200);
+			payload += batch[k].len;
+		}
+		wt_write(&b, batch, 200);
+	}
+	wt_close(&b);
+	bt_log_set_sink(NULL, NULL);
+	assert_int_equal(warns, 1);
+	wt_verify(&b);
+	struct bag_metadata md;
+	struct bt_error err;
+	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	/* ~400 KiB of payload in 84 KiB of messages per file: a handful. */
+	assert_true(md.n_paths >= 2);
+	assert_true(md.n_paths <= 2 * payload / BAG_MIN_SPLIT_SIZE + 2);
+	for (size_t i = 0; i + 1 < md.n_paths; i++)
+		assert_true(md.files[i].message_count >= 100);
+	bag_metadata_fini(&md);
+	wt_fini(&b);
+}
+
+/* Files deleted by max_bag_files leave the writer's records: 2000 splits
+ * keep 3 files, and the bag's metadata lists those 3. */
+static void test_rotation_forgets(void **state)
+{
+	(void)state;
+	char *tmp = wt_scratch_new("forget");
+	char *dir = bt_fs_join(tmp, "forget_bag");
+	struct bag_writer_options o = {.uri = dir, .max_bag_files = 3, .ros_distro = "jazzy"};
+	struct bag_writer *w;
+	struct bt_error err;
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_topic t = {"/forget", "std_msgs/msg/String", "cdr", NULL, 0, ""};
+	uint32_t h;
+	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
+	static const uint8_t data[8] = {0, 1, 0, 0, 1, 2, 3, 4};
+	for (size_t i = 0; i < 2000; i++) {
+		struct bag_message m = {h, WT_T0 + (int64_t)i, data, sizeof data};
+		assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
+		assert_int_equal(bag_writer_split(w, &err), BT_OK);
+		assert_true(bag_writer_file_count(w) <= 3);
+	}
+	struct bag_writer_stats st;
+	bag_writer_get_stats(w, &st);
+	assert_int_equal(st.file_index, 2000);
+	assert_int_equal(st.files_removed, 1998);
+	assert_int_equal(bag_writer_file_count(w), 3);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	struct bag_metadata md;
+	assert_int_equal(bag_metadata_read(dir, &md, &err), BT_OK);
+	assert_int_equal(md.n_paths, 3);
+	assert_string_equal(md.relative_file_paths[2], "forget_bag_2000.db3");
+	assert_int_equal(md.message_count, 2); /* the last file is empty */
+	bag_metadata_fini(&md);
+	free(dir);
+}
+
+/* The cancel flag, set by on_split (the writer's own thread, midway in a
+ * batch): the messages before it are committed, those after are not
+ * written, and the bag closes complete. */
+static atomic_bool wt_cancel;
+static size_t wt_cancel_on_split(void *ctx, int64_t t_last, const struct bag_message **msgs)
+{
+	(void)ctx;
+	(void)t_last;
+	*msgs = NULL;
+	atomic_store(&wt_cancel, true);
+	return 0;
+}
+
+static void test_cancel(void **state)
+{
+	(void)state;
+	char *tmp = wt_scratch_new("cancel");
+	char *dir = bt_fs_join(tmp, "cancel_bag");
+	struct bag_writer_options o = {.uri = dir, .ros_distro = "jazzy",
+				       .max_bagfile_duration = 1000,
+				       .on_split = wt_cancel_on_split};
+	struct bag_writer *w;
+	struct bt_error err;
+	atomic_init(&wt_cancel, false);
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	bag_writer_set_cancel(w, &wt_cancel);
+	struct bag_topic t = {"/cancel", "std_msgs/msg/String", "cdr", NULL, 0, ""};
+	uint32_t h;
+	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
+	static const uint8_t data[8] = {0, 1, 0, 0, 1, 2, 3, 4};
+	struct bag_message m[10];
+	for (size_t i = 0; i < 10; i++) /* a split (by duration) before the 6th */
+		m[i] = (struct bag_message){h, WT_T0 + (int64_t)(i < 5 ? i : 5000 + i), data,
+					    sizeof data};
+	assert_int_equal(bag_writer_write(w, m, 10, &err), BT_OK);
+	struct bag_writer_stats st;
+	bag_writer_get_stats(w, &st);
+	assert_int_equal(st.messages, 5);
+	assert_int_equal(bag_writer_write(w, m, 10, &err), BT_OK); /* nothing more */
+	bag_writer_get_stats(w, &st);
+	assert_int_equal(st.messages, 5);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	struct bag_metadata md;
+	assert_int_equal(bag_metadata_read(dir, &md, &err), BT_OK);
+	assert_int_equal(md.message_count, 5);
+	bag_metadata_fini(&md);
+	free(dir);
+}
+
 static void test_split_by_duration(void **state)
 {
 	(void)state;
@@ -1359,6 +1494,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_many_topics, wt_teardown),
 		cmocka_unit_test_teardown(test_split_by_size, wt_teardown),
+		cmocka_unit_test_teardown(test_split_overhead, wt_teardown),
+		cmocka_unit_test_teardown(test_rotation_forgets, wt_teardown),
+		cmocka_unit_test_teardown(test_cancel, wt_teardown),
 		cmocka_unit_test_teardown(test_split_by_duration, wt_teardown),
 		cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_none, wt_teardown),

@@ -1,0 +1,216 @@
+/* The stop always stops, end to end with real processes (bagtop record,
+ * tpub) on loopback-only DDS domains 180..183:
+ *  - many topics and a small -b: the files split on their messages, not
+ *    at every message (the split storm), and SIGINT ends the recording
+ *    within 5 s with every message in a bag `bagtop check` accepts;
+ *  - a wedged writer (BAGTOP_TEST_WRITE_DELAY_US): a second SIGINT, or
+ *    --stop-timeout with a single SIGTERM, abandons what is not written
+ *    yet within a couple of seconds; exit status 1, the log says what was
+ *    abandoned, the bag passes `bagtop check`, its metadata counts equal
+ *    its rows, and recorded + lost in the recorder = published;
+ *  - a slow but sound writer: one SIGINT and
+ *    patience write everything (nothing is abandoned by itself before
+ *    --stop-timeout). */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bag_reader.h"
+#include "bt_mem.h"
+#include "rec_harness.h"
+#include "test_util.h"
+
+/* Messages in the bag, all topics, read back row by row. */
+static unsigned long long stop_rows(const char *dir)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
+		fail_msg("reader: %s", err.msg);
+	struct bag_read_msg m;
+	unsigned long long n = 0;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1)
+		n++;
+	if (rc != 0)
+		fail_msg("reader next: %s", err.msg);
+	bag_reader_close(r);
+	return n;
+}
+
+/* Waits for the recorder after a stop signal sent at `t_sig`; returns the
+ * seconds it took. Fails (and kills it) after `limit` seconds. */
+static double stop_wait(struct rec *r, double t_sig, double limit)
+{
+	r->rc = rec_wait(r->pid, limit - (rec_now() - t_sig), "bagtop record");
+	double took = rec_now() - t_sig;
+	r->out = rec_read(r->out_path);
+	printf("%s\n(exit %d, %.2f s after the stop signal)\n", r->out, r->rc, took);
+	return took;
+}
+
+/* The bag holds what metadata.yaml says, `check` passes, and what was
+ * recorded plus what was lost in the recorder is what was published.
+ * Returns the losses in the recorder. */
+static unsigned long long stop_bag_honest(const char *dir, unsigned long long published)
+{
+	rec_check(dir);
+	unsigned long long rows = stop_rows(dir);
+	struct bag_metadata md;
+	rec_metadata(dir, &md);
+	assert_int_equal(md.message_count, rows);
+	unsigned long long recorded = 0, lost = 0, per_file = 0;
+	for (size_t i = 0; i < md.n_topics; i++) {
+		assert_true(md.topics[i].has_stats);
+		recorded += md.topics[i].stats.messages_recorded;
+		lost += md.topics[i].stats.lost_in_recorder;
+		assert_int_equal(md.topics[i].stats.lost_in_transport, 0);
+	}
+	for (size_t f = 0; f < md.n_files; f++)
+		per_file += md.files[f].message_count;
+	assert_int_equal(recorded, rows);
+	assert_int_equal(per_file, rows);
+	assert_int_equal(recorded + lost, published);
+	bag_metadata_fini(&md);
+	return lost;
+}
+
+/* 200 topics, -b 90K: a new file's topic rows, definitions and metadata
+ * row alone exceed 90 KiB. Before, every message split again (thousands
+ * of one-message files) and SIGINT could not end it. */
+static void test_split_storm(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"-e", "^/storm_", "-b", "90K", NULL};
+	rec_start(&r, 180, args, NULL);
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	/* 200 x 20 messages of 200 bytes, once the recorder has had time to
+	 * subscribe to all the topics. */
+	char *extra[] = {"--topics", "200", "--count", "4000", "--size", "200", "--rate", "4000",
+			 "--wait-readers", "1", "--start-delay", "4", "--linger", "1", NULL};
+	pid_t tp = tpub_spawn(180, "rt/storm", extra, tout);
+	long published = tpub_finish(tp, tout);
+	assert_int_equal(published, 4000);
+	rec_sleep(1.0);
+	double t_sig = rec_now();
+	kill(r.pid, SIGINT);
+	stop_wait(&r, t_sig, 5.0);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "alone exceed --max-bag-size")); /* said once */
+	assert_null(strstr(strstr(r.out, "alone exceed --max-bag-size") + 1,
+			   "alone exceed --max-bag-size"));
+	assert_int_equal(stop_bag_honest(r.dir, 4000), 0);
+	struct bag_metadata md;
+	rec_metadata(r.dir, &md);
+	/* ~800 KiB of payload (and row overhead) in 90 KiB per file: about
+	 * ten files, far from one per message. */
+	printf("%zu files\n", md.n_files);
+	assert_true(md.n_files >= 2 && md.n_files <= 40);
+	for (size_t f = 0; f + 1 < md.n_files; f++)
+		assert_true(md.files[f].message_count >= 100);
+	bag_metadata_fini(&md);
+	free(tout);
+	rec_free(&r);
+}
+
+/* Publishes 600 messages on `topic` in about a second; the recorder's
+ * writer, wedged, has written only a few of them when this returns. */
+static void stop_publish(struct rec *r, int domain, const char *topic)
+{
+	char *tout = bt_xasprintf("%s/tpub.txt", r->tmp);
+	char *extra[] = {"--count", "600", "--size", "100", "--rate", "600", "--wait-readers",
+			 "1", "--linger", "1", NULL};
+	pid_t tp = tpub_spawn(domain, topic, extra, tout);
+	assert_int_equal(tpub_finish(tp, tout), 600);
+	free(tout);
+}
+
+/* A wedged writer (50 ms a message: 30 s for what was received) is
+ * stopped: a second SIGINT 0.5 s after the first (`timeout` false), or a
+ * single SIGTERM with --stop-timeout 2 (`timeout` true), abandons the rest
+ * within a couple of seconds, says so, exits 1, and leaves an honest bag. */
+static void stop_wedged_case(int domain, const char *topic, bool timeout)
+{
+	struct rec r;
+	char dds[64];
+	snprintf(dds, sizeof dds, "rt%s", topic);
+	char *args[] = {(char *)topic, timeout ? "--stop-timeout" : NULL, "2", NULL};
+	rec_start(&r, domain, args, "BAGTOP_TEST_WRITE_DELAY_US=50000");
+	stop_publish(&r, domain, dds);
+	if (!timeout) {
+		kill(r.pid, SIGINT);
+		rec_sleep(0.5);
+	}
+	double t_sig = rec_now();
+	kill(r.pid, timeout ? SIGTERM : SIGINT);
+	double took = stop_wait(&r, t_sig, 10.0);
+	if (timeout)
+		assert_true(took >= 1.9 && took < 5.0);
+	else
+		assert_true(took < 3.0);
+	assert_int_equal(r.rc, 1);
+	assert_non_null(strstr(r.out, timeout ? "--stop-timeout 2 s: abandoning what is not "
+					      "written yet"
+					    : "Interrupt again: abandoning what is not written yet"));
+	/* The log line: how many, and per topic. */
+	char *per_topic = bt_xasprintf("): %s ", topic);
+	const char *line = strstr(r.out, "abandoned at stop: ");
+	assert_non_null(line);
+	assert_non_null(strstr(line, per_topic));
+	assert_non_null(strstr(r.out, "stopped before everything was written"));
+	unsigned long long lost = stop_bag_honest(r.dir, 600);
+	assert_true(lost > 0 && lost < 600);
+	free(per_topic);
+	rec_free(&r);
+}
+
+static void test_second_sigint_abandons(void **state)
+{
+	(void)state;
+	stop_wedged_case(181, "/wedged", false);
+}
+
+static void test_stop_timeout_abandons(void **state)
+{
+	(void)state;
+	stop_wedged_case(182, "/wedged_t", true);
+}
+
+/* A slow writer (5 ms a message: 3 s for all, so some are left at the
+ * stop) and one SIGINT: everything is written, nothing abandoned, exit 0. */
+static void test_patient_stop_writes_all(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/slow", NULL};
+	rec_start(&r, 183, args, "BAGTOP_TEST_WRITE_DELAY_US=5000");
+	stop_publish(&r, 183, "rt/slow");
+	double t_sig = rec_now();
+	kill(r.pid, SIGINT);
+	stop_wait(&r, t_sig, 30.0);
+	assert_int_equal(r.rc, 0);
+	assert_null(strstr(r.out, "abandoned at stop"));
+	assert_int_equal(stop_bag_honest(r.dir, 600), 0);
+	rec_expect_count(r.dir, "/slow", 600);
+	rec_free(&r);
+}
+
+int main(void)
+{
+	if (!rec_harness_ready())
+		return 77;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_storm),
+		cmocka_unit_test(test_second_sigint_abandons),
+		cmocka_unit_test(test_stop_timeout_abandons),
+		cmocka_unit_test(test_patient_stop_writes_all),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
