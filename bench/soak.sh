@@ -116,7 +116,7 @@ REC=""
 
 R2=$(awk '$1 <= 120 { r = $2 } END { print r + 0 }' "$WORK/rss")
 RN=$(awk '{ r = $2 } END { print r + 0 }' "$WORK/rss")
-TOTAL=$(sed -n 's/^Recorded \([0-9]*\) messages.*/\1/p' "$WORK/rec.out")
+TOTAL=$(sed -n 's/^Recorded \([0-9]*\) message.*/\1/p' "$WORK/rec.out")
 LOST=$(sed -n 's/^Recorded .*; lost \([0-9]*\) in transport, \([0-9]*\) in the recorder.*/\1 \2/p' \
 	"$WORK/rec.out")
 NFILES=$(find "$WORK/bag" -name '*.db3*' | wc -l)
