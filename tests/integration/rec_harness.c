@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,9 +19,7 @@
 
 double rec_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return tu_now();
 }
 
 void rec_sleep(double s)
@@ -41,47 +38,18 @@ char *rec_read(const char *path)
 	return text;
 }
 
-/* fork/exec argv with stdout+stderr to out_path (or /dev/null); `env`
- * "NAME=VALUE" or NULL is added to the child's environment. */
 pid_t rec_spawn(char *const argv[], const char *out_path, const char *env)
 {
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (env)
-			putenv((char *)env);
-		if (!freopen(out_path ? out_path : "/dev/null", "w", stdout))
-			_exit(126);
-		if (dup2(fileno(stdout), 2) < 0)
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
+	return tu_spawn(argv, &(struct tu_spawn_opts){.out_path = out_path, .env = env});
 }
 
-/* Waits up to `secs` for pid; kill -9 and fail when it does not end. */
 int rec_wait(pid_t pid, double secs, const char *what)
 {
-	double end = rec_now() + secs;
-	int status;
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		assert_true(r == 0);
-		if (rec_now() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			fail_msg("%s did not exit within %.0f s", what, secs);
-		}
-		rec_sleep(0.05);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	int rc = tu_wait(pid, secs);
+	if (rc == TU_TIMED_OUT)
+		fail_msg("%s did not exit within %.0f s", what, secs);
+	return rc;
 }
-
 
 /* Starts `bagtop record ARGS... --domain D -o DIR --no-tui`, waits for
  * "Recording to" and a second for discovery. */
@@ -111,14 +79,12 @@ void rec_start(struct rec *r, int domain, char *const args[], const char *env)
 		free(text);
 		if (found)
 			break;
-		int status;
-		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+		if (tu_poll(r->pid) != TU_RUNNING) {
 			text = rec_read(r->out_path);
 			fail_msg("bagtop record exited early: %s", text);
 		}
 		if (rec_now() > end) {
-			kill(r->pid, SIGKILL);
-			waitpid(r->pid, &status, 0);
+			tu_stop(r->pid, SIGKILL, -1);
 			fail_msg("bagtop record never said \"Recording to\"");
 		}
 		rec_sleep(0.05);

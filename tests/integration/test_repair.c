@@ -12,7 +12,7 @@
  *   - a key twice: --custom-data refuses it, check finds it in any mapping;
  *   - a bag whose first file never completed: check says so;
  *   - info -v: one rate per topic, "-" where a quotient would be noise.
- * Every bagtop run is bounded (timeout -s KILL): a hang fails, it does not
+ * Every bagtop run is bounded (tu_bagtop_bounded kills it): a hang fails, it does not
  * stall the suite. DDS: none, unless a usage error regresses (then domain
  * 212, for one second). */
 #include <stdio.h>

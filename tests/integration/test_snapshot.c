@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -445,8 +444,7 @@ static void test_snapshot_memory(void **state)
 	bool triggered = false;
 	double t0 = rec_now();
 	for (;;) {
-		int status;
-		if (waitpid(pb, &status, WNOHANG) == pb) {
+		if (tu_poll(pb) != TU_RUNNING) {
 			pb = 0;
 			break;
 		}
