@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "bag_metadata.h"
-#include "bag_reader.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 double rec_now(void)
@@ -173,35 +173,29 @@ void counts_free(struct bag_counts *c)
 	}
 }
 
+static void bag_count_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			  void *arg)
+{
+	struct bag_counts *c = arg;
+	size_t i;
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->name[i], m->name))
+			break;
+	if (i == c->n) {
+		assert_true(c->n < REC_MAX_TOPICS);
+		c->name[i] = bt_xasprintf("%s", m->name);
+		c->type[i] = bt_xasprintf("%s", t ? t->topic.type : "?");
+		c->n++;
+	}
+	c->count[i]++;
+	c->total++;
+}
+
 /* Messages per topic as read from the bag (only topics with messages). */
 void bag_count(const char *dir, struct bag_counts *c)
 {
 	memset(c, 0, sizeof *c);
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	size_t nt;
-	const struct bag_reader_topic *t = bag_reader_topics(r, &nt);
-	struct bag_read_msg m;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		size_t i;
-		for (i = 0; i < c->n; i++)
-			if (!strcmp(c->name[i], m.name))
-				break;
-		if (i == c->n) {
-			assert_true(c->n < REC_MAX_TOPICS);
-			c->name[i] = bt_xasprintf("%s", m.name);
-			c->type[i] = bt_xasprintf("%s", m.topic < nt ? t[m.topic].topic.type : "?");
-			c->n++;
-		}
-		c->count[i]++;
-		c->total++;
-	}
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
+	tb_each(dir, 0, bag_count_one, c);
 }
 
 unsigned long long counts_of(const struct bag_counts *c, const char *name)

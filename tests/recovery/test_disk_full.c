@@ -12,6 +12,7 @@
 #include "bag_reader.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 /* In the child: the file-size limit (hard too: bagtop cannot lift it). */
@@ -40,23 +41,18 @@ static int full_run(const char *dir, rlim_t limit, char *const extra[], const ch
 	return rc;
 }
 
+static void full_intact(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			void *arg)
+{
+	(void)t;
+	(void)arg;
+	assert_true(m->len >= 4);
+	assert_int_equal(m->data[0], 0); /* every message is intact CDR */
+}
+
 static unsigned long long full_count_messages(const char *dir)
 {
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		assert_true(m.len >= 4);
-		assert_int_equal(m.data[0], 0); /* every message is intact CDR */
-		n++;
-	}
-	assert_int_equal(rc, 0);
-	bag_reader_close(r);
-	return n;
+	return tb_each(dir, 0, full_intact, NULL);
 }
 
 static void full_case(rlim_t limit, char *const extra[])
