@@ -232,6 +232,46 @@ int tu_bagtop_bounded(char **out, unsigned seconds, const char *arg0, ...)
 	return rc;
 }
 
+void tu_check_bag(const char *dir)
+{
+	char *out = NULL;
+	int rc = tu_bagtop(&out, "check", dir, NULL);
+	if (rc != 0)
+		fail_msg("bagtop check %s: exit %d: %s", dir, rc, out);
+	free(out);
+}
+
+int tu_scratch_setup(void **state)
+{
+	*state = tu_mkdtemp("case");
+	return 0;
+}
+
+int tu_scratch_teardown(void **state)
+{
+	if (*state) {
+		tu_rmrf(*state);
+		free(*state);
+		*state = NULL;
+	}
+	return 0;
+}
+
+char *tu_group_tmp;
+
+int tu_group_tmp_setup(void **state)
+{
+	(void)state;
+	tu_group_tmp = tu_mkdtemp("group");
+	return 0;
+}
+
+int tu_group_tmp_teardown(void **state)
+{
+	(void)state;
+	return tu_scratch_teardown((void **)&tu_group_tmp);
+}
+
 int tu_files_equal(const char *a, const char *b)
 {
 	char *const argv[] = {"cmp", "-s", (char *)a, (char *)b, NULL};

@@ -63,6 +63,18 @@ int tu_bagtop(char **out, const char *arg0, ...);
 /* The same, killed (SIGKILL: exit status 137) after `seconds`, so that a
  * hang fails the test instead of stalling it. */
 int tu_bagtop_bounded(char **out, unsigned seconds, const char *arg0, ...);
+/* `bagtop check DIR` must pass (exit 0); fails the test with its output
+ * otherwise. */
+void tu_check_bag(const char *dir);
+/* A cmocka test setup putting a fresh scratch directory (tu_mkdtemp) in
+ * *state, and the teardown removing it, also when an assertion ended the
+ * test (NULL *state: nothing to remove). */
+int tu_scratch_setup(void **state);
+int tu_scratch_teardown(void **state);
+/* The same for a group: the directory is tu_group_tmp. */
+extern char *tu_group_tmp;
+int tu_group_tmp_setup(void **state);
+int tu_group_tmp_teardown(void **state);
 /* Byte-identical files? */
 int tu_files_equal(const char *a, const char *b);
 /* Copies a file; aborts the test on failure. */

@@ -113,11 +113,7 @@ void rec_free(struct rec *r)
 
 void rec_check(const char *dir)
 {
-	char *out = NULL;
-	int rc = tu_bagtop(&out, "check", dir, NULL);
-	if (rc != 0)
-		fail_msg("bagtop check %s: exit %d: %s", dir, rc, out);
-	free(out);
+	tu_check_bag(dir);
 }
 
 void rec_metadata(const char *dir, struct bag_metadata *md)

@@ -45,7 +45,7 @@ void rec_start(struct rec *r, int domain, char *const args[], const char *env);
 /* Sends `sig` after a second, waits, reads the output; fails unless exit 0. */
 void rec_stop(struct rec *r, int sig);
 void rec_free(struct rec *r);        /* removes the temporary directory */
-void rec_check(const char *dir);     /* `bagtop check DIR` must pass */
+void rec_check(const char *dir);     /* tu_check_bag */
 struct bag_metadata;
 /* Reads DIR's metadata.yaml into *md (bag_metadata_fini it); fails the
  * test when it cannot. */

@@ -161,10 +161,7 @@ static void test_blank_file(void **state)
 	assert_non_null(strstr(out, want));
 	free(out);
 	assert_int_equal(access(blank, F_OK), -1);
-	rc = tu_bagtop(&out, "check", dir, NULL);
-	if (rc != 0)
-		fail_msg("check: %s", out);
-	free(out);
+	tu_check_bag(dir);
 	tu_rmrf(tmp);
 	free(blank);
 	free(dir);

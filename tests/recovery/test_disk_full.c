@@ -78,11 +78,7 @@ static void full_case(rlim_t limit, char *const extra[])
 	assert_int_equal(sscanf(p, "(the %llu messages committed", &kept), 1);
 	assert_true(kept > 0);
 	assert_int_equal(full_count_messages(dir), kept);
-	char *out;
-	rc = tu_bagtop(&out, "check", dir, NULL);
-	if (rc != 0)
-		fail_msg("check: %s", out);
-	free(out);
+	tu_check_bag(dir);
 	free(text);
 	tu_rmrf(tmp);
 	free(err_path);

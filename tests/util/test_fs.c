@@ -11,27 +11,10 @@
 #include "bt_mem.h"
 #include "test_util.h"
 
-static char *tmp; /* the scratch directory of the group */
-
-static int group_setup(void **state)
-{
-	(void)state;
-	tmp = tu_mkdtemp("util-fs");
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	tu_rmrf(tmp);
-	free(tmp);
-	return 0;
-}
-
-/* <tmp>/name, malloc'ed. */
+/* <the group's scratch directory>/name, malloc'ed. */
 static char *at(const char *name)
 {
-	return bt_fs_join(tmp, name);
+	return bt_fs_join(tu_group_tmp, name);
 }
 
 struct path_case {
@@ -105,7 +88,7 @@ static void test_open_regular(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(bt_fs_open_regular(fifo, &fd, &err), BT_ERR_FORMAT);
 	assert_non_null(strstr(err.msg, "not a regular file"));
-	assert_int_equal(bt_fs_open_regular(tmp, &fd, &err), BT_ERR_FORMAT);
+	assert_int_equal(bt_fs_open_regular(tu_group_tmp, &fd, &err), BT_ERR_FORMAT);
 	assert_int_equal(bt_fs_open_regular(missing, &fd, &err), BT_ERR_NOTFOUND);
 	free(file);
 	free(fifo);
@@ -170,7 +153,7 @@ static void test_rename_aside(void **state)
 	assert_true(bt_fs_exists(c));
 	assert_int_equal(bt_fs_set_aside(b, ".old", &moved, &err), BT_ERR_NOTFOUND);
 	uint64_t avail = 0;
-	assert_int_equal(bt_fs_free_space(tmp, &avail, &err), BT_OK);
+	assert_int_equal(bt_fs_free_space(tu_group_tmp, &avail, &err), BT_OK);
 	assert_true(avail > 0);
 	free(a);
 	free(b);
@@ -184,5 +167,5 @@ int main(void)
 		cmocka_unit_test(test_open_regular), cmocka_unit_test(test_mkdir_list),
 		cmocka_unit_test(test_rename_aside),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
 }
