@@ -11,15 +11,32 @@
 #include "bt_time.h"
 #include "test_util.h"
 
-struct iec_case {
-	uint64_t bytes;
+/* A value and the text a formatter must make of it (an int64_t value as
+ * its two's complement). */
+struct fcase {
+	uint64_t v;
 	const char *text;
 };
+
+typedef void fmt_fn(uint64_t v, char *out, size_t n);
+
+static void run_cases(const char *what, fmt_fn *fmt, const struct fcase *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char out[48];
+		fmt(c[i].v, out, sizeof out);
+		if (strcmp(out, c[i].text))
+			fail_msg("%s(%llu / %lld) = \"%s\", want \"%s\"", what,
+				 (unsigned long long)c[i].v, (long long)c[i].v, out, c[i].text);
+	}
+}
+
+#define RUN(what, fmt, cases) run_cases(what, fmt, cases, sizeof cases / sizeof cases[0])
 
 static void test_iec(void **state)
 {
 	(void)state;
-	static const struct iec_case cases[] = {
+	static const struct fcase cases[] = {
 		{0, "0 B"},
 		{1, "1 B"},
 		{1023, "1023 B"},
@@ -34,13 +51,7 @@ static void test_iec(void **state)
 		{UINT64_C(1) << 50, "1024.0 TiB"}, /* TiB is the largest unit */
 		{UINT64_MAX, "16777216.0 TiB"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char out[32];
-		bt_fmt_iec(cases[i].bytes, out, sizeof out);
-		if (strcmp(out, cases[i].text))
-			fail_msg("bt_fmt_iec(%llu) = \"%s\", want \"%s\"",
-				 (unsigned long long)cases[i].bytes, out, cases[i].text);
-	}
+	RUN("bt_fmt_iec", bt_fmt_iec, cases);
 	char small[6];
 	bt_fmt_iec(UINT64_MAX, small, sizeof small); /* truncated, still terminated */
 	assert_string_equal(small, "16777");
@@ -55,37 +66,36 @@ static void test_plural(void **state)
 	assert_string_equal(bt_fmt_s(UINT64_MAX), "s");
 }
 
-struct ns_case {
-	int64_t ns;
-	const char *text;
-};
+static void format_sec(uint64_t v, char *out, size_t n)
+{
+	bt_time_format_sec((int64_t)v, out, n);
+}
 
 static void test_seconds(void **state)
 {
 	(void)state;
-	static const struct ns_case cases[] = {
+	static const struct fcase cases[] = {
 		{0, "0.000000000"},
 		{1, "0.000000001"},
 		{999999999, "0.999999999"},
 		{1000000000, "1.000000000"},
 		{1585866235112411371, "1585866235.112411371"},
-		{-1, "-0.000000001"},
-		{-500000000, "-0.500000000"},
-		{-1000000000, "-1.000000000"},
-		{-1500000000, "-1.500000000"},
+		{(uint64_t)-1, "-0.000000001"},
+		{(uint64_t)-500000000, "-0.500000000"},
+		{(uint64_t)-1000000000, "-1.000000000"},
+		{(uint64_t)-1500000000, "-1.500000000"},
 		{INT64_MAX, "9223372036.854775807"},
-		{INT64_MIN, "-9223372036.854775808"},
+		{(uint64_t)INT64_MIN, "-9223372036.854775808"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char out[40], dur[40], want[48];
-		bt_time_format_sec(cases[i].ns, out, sizeof out);
-		if (strcmp(out, cases[i].text))
-			fail_msg("bt_time_format_sec(%lld) = \"%s\", want \"%s\"",
-				 (long long)cases[i].ns, out, cases[i].text);
-		bt_fmt_duration(cases[i].ns, dur, sizeof dur);
-		snprintf(want, sizeof want, "%ss", cases[i].text);
-		assert_string_equal(dur, want);
-	}
+	RUN("bt_time_format_sec", format_sec, cases);
+	/* A duration is the same with an "s". */
+	char out[48];
+	bt_fmt_duration(4531096768, out, sizeof out);
+	assert_string_equal(out, "4.531096768s");
+	bt_fmt_duration(-1500000000, out, sizeof out);
+	assert_string_equal(out, "-1.500000000s");
+	bt_fmt_duration(INT64_MIN, out, sizeof out);
+	assert_string_equal(out, "-9223372036.854775808s");
 }
 
 static void test_date(void **state)
