@@ -72,6 +72,21 @@ static bt_status seconds(const char *s, uint64_t *v)
 #define OK(s, v) {s, BT_OK, (uint64_t)(v)}
 #define NO(s) {s, BT_ERR_USAGE, 0}
 
+/* Forms every parser refuses: blanks, a sign other than '-', other bases,
+ * exponents, words, and more digits than any value has. */
+static void test_refused_by_all(void **state)
+{
+	(void)state;
+	static const struct pcase cases[] = {
+		NO(""), NO(" 1"), NO("1 "), NO("1\n"), NO("+1"), NO("0x10"), NO("1e3"), NO("abc"),
+		NO("99999999999999999999999"),
+	};
+	RUN("bt_parse_u64", u64_any, cases);
+	RUN("bt_parse_i64", i64_any, cases);
+	RUN("bt_parse_size", bt_parse_size, cases);
+	RUN("bt_parse_seconds", seconds, cases);
+}
+
 static void test_u64(void **state)
 {
 	(void)state;
@@ -81,18 +96,9 @@ static void test_u64(void **state)
 		OK("007", 7),
 		OK("18446744073709551615", UINT64_MAX),
 		NO("18446744073709551616"), /* overflow */
-		NO("99999999999999999999999"),
-		NO(""),
 		NO("-1"),
-		NO("+1"),
-		NO(" 1"),
-		NO("1 "),
-		NO("1\n"),
-		NO("0x10"),
-		NO("1e3"),
 		NO("1.0"),
 		NO("1K"),
-		NO("abc"),
 	};
 	static const struct pcase bounded[] = {
 		OK("5", 5), /* the bounds are inclusive */
@@ -115,10 +121,8 @@ static void test_i64(void **state)
 		OK("-9223372036854775808", INT64_MIN),
 		NO("9223372036854775808"),
 		NO("-9223372036854775809"),
-		NO(""),
 		NO("-"),
 		NO("--1"),
-		NO("+1"),
 		NO(" -1"),
 		NO("- 1"),
 		NO("-1 "),
@@ -157,7 +161,6 @@ static void test_size(void **state)
 		NO("16777216T"), /* 2^64: one past the top */
 		NO("17592186044416M"),
 		NO("18446744073709551616"),
-		NO(""),
 		NO("K"),
 		NO("-1"),
 		NO("-1K"),
@@ -171,7 +174,6 @@ static void test_size(void **state)
 		NO("1P"),
 		NO("1B"),
 		NO("1.5M"),
-		NO("0x10"),
 		NO("1e6"),
 		NO("1KK"),
 	};
@@ -192,18 +194,13 @@ static void test_seconds(void **state)
 		OK("9223372035.999999999", INT64_C(9223372035999999999)),
 		NO("9223372036"), /* its ns would not fit with a fraction */
 		NO("99999999999999999999"),
-		NO(""),
 		NO(".5"),
 		NO("1."),
 		NO("-1"),
-		NO(" 1"),
-		NO("1 "),
 		NO("1.5 "),
 		NO("1.5s"),
 		NO("1..5"),
 		NO("1.-5"),
-		NO("1e3"),
-		NO("0x10"),
 		NO("inf"),
 		NO("nan"),
 	};
@@ -213,6 +210,7 @@ static void test_seconds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refused_by_all),
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_i64),
 		cmocka_unit_test(test_size),
