@@ -1,5 +1,8 @@
-/* test_util — helpers shared by bagtop's tests: scratch directories, the
- * fixture location, running the bagtop binary and capturing its output. */
+/* test_util — helpers shared by bagtop's tests: scratch directories and
+ * their cmocka fixtures, the fixture location, child processes (the one way
+ * tests start, bound, signal and reap bagtop, tpub, ddsperf or a forked
+ * function) and running the bagtop binary with its output captured.
+ * Reading bags back is test_bag.h. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
