@@ -193,39 +193,43 @@ static void test_scroll(void **state)
 
 static void test_confirm_quit(void **state)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
 	struct tui_cmd c;
-	unsigned f = tui_state_handle_key(s, m, 'q', &c);
+	tf_model(&m);
+	tf_state(&s, &m, 10);
+	unsigned f = tui_state_handle_key(&s, &m, 'q', &c);
 	assert_int_equal(c.kind, TUI_CMD_NONE);
 	assert_int_equal(f & TUI_F_COMMAND, 0);
-	assert_int_equal(s->input, TUI_INPUT_CONFIRM_QUIT);
-	c = tf_keys(s, m, KEYS('n'));
+	assert_int_equal(s.input, TUI_INPUT_CONFIRM_QUIT);
+	c = tf_keys(&s, &m, KEYS('n'));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	assert_int_equal(s->input, TUI_INPUT_NONE);
-	assert_false(s->finishing);
-	c = tf_keys(s, m, KEYS(TUI_KEY_F(10), TUI_KEY_ESC));
+	assert_int_equal(s.input, TUI_INPUT_NONE);
+	assert_false(s.finishing);
+	c = tf_keys(&s, &m, KEYS(TUI_KEY_F(10), TUI_KEY_ESC));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	f = tui_state_handle_key(s, m, 'q', &c);
-	f = tui_state_handle_key(s, m, 'y', &c);
+	f = tui_state_handle_key(&s, &m, 'q', &c);
+	f = tui_state_handle_key(&s, &m, 'y', &c);
 	assert_int_equal(c.kind, TUI_CMD_QUIT);
 	assert_true(f & TUI_F_COMMAND);
-	assert_true(s->finishing);
+	assert_true(s.finishing);
 	/* Finishing: keys do nothing more. */
-	f = tui_state_handle_key(s, m, 'p', &c);
+	f = tui_state_handle_key(&s, &m, 'p', &c);
 	assert_int_equal(c.kind, TUI_CMD_NONE);
 	assert_int_equal(f, 0);
-	tui_state_fini(s);
+	tui_state_fini(&s);
 	/* q q and F10 F10 confirm too; paused, q quits at once. */
-	tf_state(s, m, 10);
-	c = tf_keys(s, m, KEYS(TUI_KEY_F(10), TUI_KEY_F(10)));
+	tf_state(&s, &m, 10);
+	c = tf_keys(&s, &m, KEYS(TUI_KEY_F(10), TUI_KEY_F(10)));
 	assert_int_equal(c.kind, TUI_CMD_QUIT);
-	tui_state_fini(s);
-	tf_state(s, m, 10);
-	m->hdr.state = TUI_REC_PAUSED;
-	c = tf_keys(s, m, KEYS('q'));
+	tui_state_fini(&s);
+	tf_state(&s, &m, 10);
+	m.hdr.state = TUI_REC_PAUSED;
+	c = tf_keys(&s, &m, KEYS('q'));
 	assert_int_equal(c.kind, TUI_CMD_QUIT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
 }
 
 static void test_depth_prompt(void **state)
@@ -338,7 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sort_keys, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_filter, tf_setup, tf_teardown),
 		cmocka_unit_test(test_scroll),
-		cmocka_unit_test_setup_teardown(test_confirm_quit, tf_setup, tf_teardown),
+		cmocka_unit_test(test_confirm_quit),
 		cmocka_unit_test_setup_teardown(test_depth_prompt, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_commands, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_views_and_flags, tf_setup, tf_teardown),

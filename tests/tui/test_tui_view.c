@@ -173,16 +173,20 @@ static void test_filter_and_message(void **state)
 
 static void test_dialogs(void **state)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
-	tf_keys(s, m, KEYS('q'));
-	golden("confirm_80x24", m, s, 80, 24, true, TEXT);
-	golden("confirm_80x24_ascii_mono", m, s, 80, 24, false, MONO);
-	tf_keys(s, m, KEYS(TUI_KEY_ESC, 'j', 'T', '4', '2'));
-	golden("depth_80x24_ascii", m, s, 80, 24, false, TEXT);
-	tf_keys(s, m, KEYS(TUI_KEY_ESC, 'T', '0', TUI_KEY_ENTER));
-	golden("depth_rejected_60x12", m, s, 60, 12, true, TEXT);
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	tf_state(&s, &m, 10);
+	tf_keys(&s, &m, KEYS('q'));
+	golden("confirm_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("confirm_80x24_ascii_mono", &m, &s, 80, 24, false, MONO);
+	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'j', 'T', '4', '2'));
+	golden("depth_80x24_ascii", &m, &s, 80, 24, false, TEXT);
+	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'T', '0', TUI_KEY_ENTER));
+	golden("depth_rejected_60x12", &m, &s, 60, 12, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
 }
 
 static void test_help_and_log(void **state)
@@ -259,7 +263,7 @@ int main(void)
 		cmocka_unit_test(test_many_rows_scrolled),
 		cmocka_unit_test(test_file_counts),
 		cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_dialogs, tf_setup, tf_teardown),
+		cmocka_unit_test(test_dialogs),
 		cmocka_unit_test(test_help_and_log),
 		cmocka_unit_test_setup_teardown(test_finishing_and_too_small, tf_setup, tf_teardown),
 		cmocka_unit_test(test_frame),
