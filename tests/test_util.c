@@ -2,11 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bt_buf.h"
@@ -50,79 +53,223 @@ void tu_require_fixtures(void)
 	}
 }
 
-int tu_run(char *const argv[], char **out)
+/* In the child: `fd` becomes `target`; false when it cannot. */
+static bool tu_redirect(int target, const char *path, int flags)
 {
-	int pfd[2];
-	if (pipe(pfd) != 0)
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	bool ok = dup2(fd, target) == target;
+	close(fd);
+	return ok;
+}
+
+/* In the child: stdin, stdout and stderr as `o` says; false on failure. */
+static bool tu_child_io(const struct tu_spawn_opts *o, int pipe_wr)
+{
+	const int w = O_WRONLY | O_CREAT | O_TRUNC;
+	if (!tu_redirect(0, "/dev/null", O_RDONLY))
+		return false;
+	if (pipe_wr >= 0) {
+		if (dup2(pipe_wr, 1) != 1)
+			return false;
+	} else if (!tu_redirect(1, o->out_path ? o->out_path : "/dev/null", w)) {
+		return false;
+	}
+	if (o->keep_stderr)
+		return true;
+	if (o->err_path)
+		return tu_redirect(2, o->err_path, w);
+	return dup2(1, 2) == 2;
+}
+
+pid_t tu_spawn(char *const argv[], const struct tu_spawn_opts *o)
+{
+	static const struct tu_spawn_opts none;
+	if (!o)
+		o = &none;
+	int pfd[2] = {-1, -1};
+	if (o->out_fd && pipe2(pfd, O_CLOEXEC) != 0)
 		abort();
+	fflush(stdout);
+	fflush(stderr);
 	pid_t pid = fork();
 	if (pid < 0)
 		abort();
 	if (pid == 0) {
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
+		if (o->env)
+			putenv((char *)o->env);
+		if (!tu_child_io(o, pfd[1]))
+			_exit(126);
+		if (!argv)
+			_exit(o->in_child(o->arg));
+		if (o->in_child && o->in_child(o->arg) != 0)
+			_exit(126);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	close(pfd[1]);
+	if (o->out_fd) {
+		close(pfd[1]);
+		*o->out_fd = pfd[0];
+	}
+	return pid;
+}
+
+int tu_poll(pid_t pid)
+{
+	int status;
+	pid_t r;
+	while ((r = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		abort(); /* not our child, or reaped twice: a bug in the test */
+	if (r == 0)
+		return TU_RUNNING;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+double tu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int tu_wait(pid_t pid, double secs)
+{
+	double end = tu_now() + secs;
+	int st;
+	while ((st = tu_poll(pid)) == TU_RUNNING) {
+		if (secs >= 0 && tu_now() > end) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			return TU_TIMED_OUT;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return st;
+}
+
+int tu_stop(pid_t pid, int sig, double secs)
+{
+	kill(pid, sig);
+	return tu_wait(pid, secs);
+}
+
+int tu_run_bounded(char *const argv[], char **out, double secs)
+{
+	int fd;
+	pid_t pid = tu_spawn(argv, &(struct tu_spawn_opts){.out_fd = &fd});
 	struct bt_buf b = BT_BUF_INIT;
 	char chunk[4096];
-	ssize_t n;
-	while ((n = read(pfd[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && bt_buf_append(&b, chunk, (size_t)n) != BT_OK)
+	double end = tu_now() + secs;
+	bool killed = false;
+	for (;;) {
+		int ms = -1;
+		if (secs >= 0 && !killed)
+			ms = end > tu_now() ? (int)((end - tu_now()) * 1000) + 1 : 0;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r = poll(&p, 1, ms);
+		if (r == 0) { /* the time is up: kill, then read what is left */
+			kill(pid, SIGKILL);
+			killed = true;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		ssize_t n = r < 0 ? -1 : read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (bt_buf_append(&b, chunk, (size_t)n) != BT_OK)
 			abort();
-	close(pfd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	}
+	close(fd);
+	int st = tu_wait(pid, -1);
 	if (out)
 		*out = bt_buf_steal(&b);
 	else
 		bt_buf_fini(&b);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return st;
 }
 
-/* argv: `pre` (n_pre of them), $BAGTOP_BIN, then the arguments in ap. */
-static int tu_bagtop_v(char **out, char *const *pre, size_t n_pre, const char *arg0, va_list ap)
+int tu_run(char *const argv[], char **out)
+{
+	return tu_run_bounded(argv, out, -1);
+}
+
+/* $BAGTOP_BIN, then the arguments in ap; run within `secs` (< 0: no limit). */
+static int tu_bagtop_v(char **out, double secs, const char *arg0, va_list ap)
 {
 	const char *bin = getenv("BAGTOP_BIN");
 	char *argv[64];
 	size_t n = 0;
-	for (size_t i = 0; i < n_pre; i++)
-		argv[n++] = pre[i];
 	argv[n++] = (char *)(bin ? bin : "bagtop");
 	for (const char *a = arg0; a && n < 63; a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
 	argv[n] = NULL;
-	return tu_run(argv, out);
+	return tu_run_bounded(argv, out, secs);
 }
 
 int tu_bagtop(char **out, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
-	int rc = tu_bagtop_v(out, NULL, 0, arg0, ap);
+	int rc = tu_bagtop_v(out, -1, arg0, ap);
 	va_end(ap);
 	return rc;
 }
 
 int tu_bagtop_bounded(char **out, unsigned seconds, const char *arg0, ...)
 {
-	char secs[16];
-	snprintf(secs, sizeof secs, "%u", seconds);
-	char *const pre[] = {"timeout", "-s", "KILL", secs};
 	va_list ap;
 	va_start(ap, arg0);
-	int rc = tu_bagtop_v(out, pre, 4, arg0, ap);
+	int rc = tu_bagtop_v(out, seconds, arg0, ap);
 	va_end(ap);
 	return rc;
+}
+
+void tu_check_bag(const char *dir)
+{
+	char *out = NULL;
+	int rc = tu_bagtop(&out, "check", dir, NULL);
+	if (rc != 0)
+		fail_msg("bagtop check %s: exit %d: %s", dir, rc, out);
+	free(out);
+}
+
+int tu_scratch_setup(void **state)
+{
+	*state = tu_mkdtemp("case");
+	return 0;
+}
+
+int tu_scratch_teardown(void **state)
+{
+	if (*state) {
+		tu_rmrf(*state);
+		free(*state);
+		*state = NULL;
+	}
+	return 0;
+}
+
+char *tu_group_tmp;
+
+int tu_group_tmp_setup(void **state)
+{
+	(void)state;
+	tu_group_tmp = tu_mkdtemp("group");
+	return 0;
+}
+
+int tu_group_tmp_teardown(void **state)
+{
+	(void)state;
+	return tu_scratch_teardown((void **)&tu_group_tmp);
 }
 
 int tu_files_equal(const char *a, const char *b)

@@ -1,5 +1,8 @@
-/* test_util — helpers shared by bagtop's tests: scratch directories, the
- * fixture location, running the bagtop binary and capturing its output. */
+/* test_util — helpers shared by bagtop's tests: scratch directories and
+ * their cmocka fixtures, the fixture location, child processes (the one way
+ * tests start, bound, signal and reap bagtop, tpub, ddsperf or a forked
+ * function) and running the bagtop binary with its output captured.
+ * Reading bags back is test_bag.h. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
@@ -8,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cmocka.h>
 
@@ -19,10 +23,42 @@ void tu_rmrf(const char *path);
 const char *tu_fixtures(void);
 /* Exits 77 (ctest: skipped) with a message when the fixtures are absent. */
 void tu_require_fixtures(void);
-/* Runs `argv` (NULL-terminated) with stdout+stderr captured into a
- * malloc'ed string *out (may be NULL); returns the exit status, or
- * 128+signal. */
+/* How tu_spawn wires a child. All zero: stdin, stdout and stderr on
+ * /dev/null, the test's environment. stdin is always /dev/null. */
+struct tu_spawn_opts {
+	const char *env;      /* "NAME=VALUE" added to the child's environment */
+	const char *out_path; /* stdout (and stderr) to this file, truncated */
+	const char *err_path; /* stderr to this file instead */
+	int *out_fd;          /* stdout (and stderr) to a pipe; its read end here */
+	bool keep_stderr;     /* stderr stays the test's own */
+	/* Runs in the child after the redirections: before the exec (non-zero
+	 * return: exit 126), or instead of it when argv is NULL (the child
+	 * exits with what it returns). */
+	int (*in_child)(void *arg);
+	void *arg;
+};
+/* Starts argv (NULL-terminated; argv[0] is looked up in $PATH when it has
+ * no '/'; exit 127 when it cannot be run) as `o` says (NULL: all zero);
+ * returns its pid. Aborts the test when fork fails. */
+pid_t tu_spawn(char *const argv[], const struct tu_spawn_opts *o);
+/* The exit status of pid (128 + signal when a signal ended it) once it has
+ * ended and been reaped; TU_RUNNING while it runs (never blocks). */
+int tu_poll(pid_t pid);
+#define TU_RUNNING (-1)
+/* Waits up to `secs` (< 0: without limit) for pid and returns tu_poll's
+ * status; when it is still running then, kills it (SIGKILL), reaps it and
+ * returns TU_TIMED_OUT, so that a hang fails the test instead of stalling. */
+int tu_wait(pid_t pid, double secs);
+#define TU_TIMED_OUT (-2)
+/* CLOCK_MONOTONIC seconds. */
+double tu_now(void);
+/* kill(pid, sig), then tu_wait(pid, secs). */
+int tu_stop(pid_t pid, int sig, double secs);
+/* Runs `argv` with stdout+stderr captured into a malloc'ed string *out
+ * (may be NULL); returns the exit status, or 128+signal. */
 int tu_run(char *const argv[], char **out);
+/* The same, killed after `secs` (the status is then 137, 128 + SIGKILL). */
+int tu_run_bounded(char *const argv[], char **out, double secs);
 /* Is `prog` an executable in $PATH? */
 bool tu_in_path(const char *prog);
 /* Runs the bagtop binary ($BAGTOP_BIN) with the given arguments. */
@@ -30,6 +66,18 @@ int tu_bagtop(char **out, const char *arg0, ...);
 /* The same, killed (SIGKILL: exit status 137) after `seconds`, so that a
  * hang fails the test instead of stalling it. */
 int tu_bagtop_bounded(char **out, unsigned seconds, const char *arg0, ...);
+/* `bagtop check DIR` must pass (exit 0); fails the test with its output
+ * otherwise. */
+void tu_check_bag(const char *dir);
+/* A cmocka test setup putting a fresh scratch directory (tu_mkdtemp) in
+ * *state, and the teardown removing it, also when an assertion ended the
+ * test (NULL *state: nothing to remove). */
+int tu_scratch_setup(void **state);
+int tu_scratch_teardown(void **state);
+/* The same for a group: the directory is tu_group_tmp. */
+extern char *tu_group_tmp;
+int tu_group_tmp_setup(void **state);
+int tu_group_tmp_teardown(void **state);
 /* Byte-identical files? */
 int tu_files_equal(const char *a, const char *b);
 /* Copies a file; aborts the test on failure. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rec_cache.h"
+#include "core_fixture.h"
 #include "test_util.h"
 
 #define MS INT64_C(1000000)
@@ -25,11 +26,7 @@ static int64_t now_ns(void)
 /* A message whose first bytes say who pushed it and in which order. */
 static struct rec_msg *msg(uint32_t producer, uint32_t seq, size_t len)
 {
-	struct rec_msg *m = rec_msg_new(producer, len);
-	assert_non_null(m);
-	m->writer_sn = seq;
-	memset(m->data, (int)(seq & 0xff), len);
-	return m;
+	return cf_msg(producer, seq, len, 0, 0);
 }
 
 static void test_cache_bound(void **state)

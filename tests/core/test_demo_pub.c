@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,41 +38,32 @@ static void child_on_term(int sig)
 	child_stop = 1;
 }
 
+/* In the child: stop on SIGTERM; 30 s is a safety net if the parent dies. */
+static int demo_child(void *arg)
+{
+	(void)arg;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = child_on_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	return rec_demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S);
+}
+
 static pid_t demo_spawn(void)
 {
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = child_on_term;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGTERM, &sa, NULL);
-		/* 30 s: a safety net if the parent dies; normally SIGTERM stops it. */
-		_exit(rec_demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S));
-	}
-	return pid;
+	return tu_spawn(NULL, &(struct tu_spawn_opts){.in_child = demo_child, .keep_stderr = true});
 }
 
 /* SIGTERM, then waits (bounded) for exit status 0; returns ms to exit. */
 static int64_t demo_reap(pid_t pid)
 {
-	int status = 0;
 	int64_t t0 = bt_time_monotonic_ns();
-	kill(pid, SIGTERM);
-	for (int i = 0; i < 500; i++) { /* up to 5 s */
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			assert_true(WIFEXITED(status));
-			assert_int_equal(WEXITSTATUS(status), 0);
-			return (bt_time_monotonic_ns() - t0) / MS;
-		}
-		struct timespec ts = {0, 10 * MS};
-		nanosleep(&ts, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	fail_msg("demo child did not stop within 5 s of SIGTERM");
-	return -1;
+	int st = tu_stop(pid, SIGTERM, 5.0);
+	if (st == TU_TIMED_OUT)
+		fail_msg("demo child did not stop within 5 s of SIGTERM");
+	assert_int_equal(st, 0);
+	return (bt_time_monotonic_ns() - t0) / MS;
 }
 
 /* ---- discovery ---- */
@@ -389,21 +379,19 @@ static void test_publish(void **state)
 	assert_true(ms < 3000); /* stop poll ≤ 10 ms plus Cyclone's writer linger */
 }
 
+static int bad_domain_child(void *arg)
+{
+	(void)arg;
+	volatile sig_atomic_t stop = 0;
+	return rec_demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S);
+}
+
 /* A child that cannot start DDS says why and returns 3. */
 static void test_bad_domain(void **state)
 {
 	(void)state;
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		volatile sig_atomic_t stop = 0;
-		freopen("/dev/null", "w", stderr);
-		_exit(rec_demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S));
-	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 3);
+	pid_t pid = tu_spawn(NULL, &(struct tu_spawn_opts){.in_child = bad_domain_child});
+	assert_int_equal(tu_wait(pid, 30.0), 3);
 }
 
 /* ---- definitions ---- */

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "std_msgs/msg/String.h"
 #include "test_util.h"
 
-extern char **environ;
 
 #define TPUB_DOMAIN 61
 #define PERF_DOMAIN_1K 62
@@ -109,55 +107,6 @@ static int item_cmp(const void *a, const void *b)
 
 /* ---- time and child processes ---------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Starts argv with stdout+stderr to `out`; returns the pid. */
-static pid_t child_spawn(char *const argv[], const char *out)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		fail_msg("spawn %s: %s", argv[0], strerror(rc));
-	return pid;
-}
-
-/* Exit status of pid if it has ended, else -1 (no wait). */
-static int child_poll(pid_t pid)
-{
-	int status;
-	pid_t r = waitpid(pid, &status, WNOHANG);
-	if (r != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Waits at most timeout_s for pid; kills it (by pid) when it overruns. */
-static int child_wait(pid_t pid, double timeout_s)
-{
-	double deadline = now_s() + timeout_s;
-	int st;
-	while ((st = child_poll(pid)) < 0 && now_s() < deadline)
-		usleep(20000);
-	if (st >= 0)
-		return st;
-	kill(pid, SIGKILL);
-	int status;
-	waitpid(pid, &status, 0);
-	fprintf(stderr, "child %d did not end within %.0f s: killed\n", (int)pid, timeout_s);
-	return 137;
-}
-
 static char *file_text(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -173,10 +122,11 @@ static char *file_text(const char *path)
 
 static void child_expect_ok(pid_t pid, const char *out, double timeout_s, const char *want)
 {
-	int st = child_wait(pid, timeout_s);
+	int st = tu_wait(pid, timeout_s);
 	char *text = file_text(out);
 	if (st != 0 || (want && !strstr(text, want)))
-		fail_msg("child exit %d, output:\n%s", st, text);
+		fail_msg("child exit %d (%d: killed after %.0f s), output:\n%s", st, TU_TIMED_OUT,
+			 timeout_s, text);
 	free(text);
 }
 
@@ -227,18 +177,18 @@ static void rig_reader(struct rig *r, const char *topic, const char *type, bool 
 static int rig_collect(struct rig *r, rec_raw_sample_fn fn, void *arg, const size_t *have,
 		       size_t want, double timeout_s, double settle_s, pid_t pid)
 {
-	double deadline = now_s() + timeout_s, settle_end = 0.0;
+	double deadline = tu_now() + timeout_s, settle_end = 0.0;
 	int st = -1;
-	for (int iter = 0; iter < 1000000 && now_s() < deadline; iter++) {
+	for (int iter = 0; iter < 1000000 && tu_now() < deadline; iter++) {
 		(void)dds_waitset_wait(r->ws, NULL, 0, DDS_MSECS(50));
 		int32_t n = rec_raw_take(r->reader, fn, arg);
 		assert_true(n >= 0);
 		if (want > 0 && *have >= want && settle_end == 0.0)
-			settle_end = now_s() + settle_s;
-		if (settle_end > 0.0 && now_s() >= settle_end)
+			settle_end = tu_now() + settle_s;
+		if (settle_end > 0.0 && tu_now() >= settle_end)
 			break;
-		if (pid > 0 && want == 0 && st < 0 && (st = child_poll(pid)) >= 0)
-			settle_end = now_s() + settle_s;
+		if (pid > 0 && want == 0 && st < 0 && (st = tu_poll(pid)) >= 0)
+			settle_end = tu_now() + settle_s;
 	}
 	return st;
 }
@@ -348,7 +298,7 @@ static void run_tpub(const struct tpub_case *c, struct list *got, struct list *o
 	for (size_t i = 0; c->extra[i] && n < 38; i++)
 		argv[n++] = (char *)c->extra[i];
 	argv[n] = NULL;
-	pid_t pid = child_spawn(argv, out);
+	pid_t pid = tu_spawn(argv, &(struct tu_spawn_opts){.out_path = out});
 	rig_collect(&r, on_sample_keep, got, &got->n, (size_t)c->count, 30.0, 0.3, 0);
 	char want[64];
 	snprintf(want, sizeof want, "tpub: wrote %ld", c->count);
@@ -436,10 +386,10 @@ static void test_raw_transient_local(void **state)
 	char *argv[] = {(char *)tpub_bin(), "--domain", dom, "--topic", r.topic_name, "--type",
 			"string", "--count", "20", "--rate", "500", "--transient-local",
 			"--depth", "5", "--oracle", orc, "--linger", "4", NULL};
-	pid_t pid = child_spawn(argv, out);
+	pid_t pid = tu_spawn(argv, &(struct tu_spawn_opts){.out_path = out});
 	struct list oracle = {0};
-	double deadline = now_s() + 20.0;
-	while (oracle.n < 20 && now_s() < deadline && child_poll(pid) < 0) {
+	double deadline = tu_now() + 20.0;
+	while (oracle.n < 20 && tu_now() < deadline && tu_poll(pid) < 0) {
 		usleep(50000);
 		list_free(&oracle);
 		oracle_load(orc, &oracle);
@@ -566,11 +516,11 @@ static void run_ddsperf(dds_domainid_t domain, const char *size, size_t expect_l
 	char dom[16];
 	snprintf(dom, sizeof dom, "%d", (int)domain);
 	char *argv[] = {"ddsperf", "-D", "3", "-i", dom, "pub", "size", (char *)size, NULL};
-	pid_t pid = child_spawn(argv, out);
+	pid_t pid = tu_spawn(argv, &(struct tu_spawn_opts){.out_path = out});
 	struct perf_stats p = {.expect_len = expect_len};
 	int st = rig_collect(&r, on_sample_perf, &p, &p.n, 0, 30.0, 0.5, pid);
 	if (st < 0)
-		st = child_wait(pid, 10.0);
+		st = tu_wait(pid, 10.0);
 	char *text = file_text(out);
 	printf("ddsperf pub size %s: %zu samples, %zu writer(s), gaps %zu, reorders %zu\n", size,
 	       p.n, p.nwriters, p.gaps, p.reorders);

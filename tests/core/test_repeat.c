@@ -11,17 +11,12 @@
 #include "rec_repeat.h"
 #include "rec_snap.h"
 #include "rec_tl.h"
+#include "core_fixture.h"
 #include "test_util.h"
 
 static struct rec_msg *msg(uint32_t topic, int64_t seq, size_t len, int64_t t)
 {
-	struct rec_msg *m = rec_msg_new(topic, len);
-	assert_non_null(m);
-	m->writer_sn = seq;
-	m->recv_time = t;
-	m->source_time = t;
-	memset(m->data, (int)(seq & 0xff), len);
-	return m;
+	return cf_msg(topic, seq, len, t, t);
 }
 
 /* What a file received: (topic, seq, timestamp) in write order. */
@@ -38,23 +33,14 @@ struct file {
 
 static void check_list(const struct rec_batch *b, const struct wrote *want, size_t n)
 {
-	size_t i = 0, bytes = 0;
-	for (const struct rec_msg *m = b->head; m != NULL; m = m->next, i++) {
-		assert_true(i < n);
+	size_t i = 0;
+	for (const struct rec_msg *m = b->head; m != NULL && i < n; m = m->next, i++)
 		if (m->topic != want[i].topic || m->writer_sn != want[i].seq ||
 		    m->recv_time != want[i].ts)
 			fail_msg("entry %zu: got (%u, %lld, %lld), want (%u, %lld, %lld)", i,
 				 m->topic, (long long)m->writer_sn, (long long)m->recv_time,
 				 want[i].topic, (long long)want[i].seq, (long long)want[i].ts);
-		for (size_t k = 0; k < m->len; k++)
-			assert_int_equal(m->data[k], (unsigned char)(m->writer_sn & 0xff));
-		bytes += m->len;
-		if (m->next == NULL)
-			assert_ptr_equal(b->tail, m);
-	}
-	assert_int_equal(i, n);
-	assert_int_equal(b->count, n);
-	assert_int_equal(b->bytes, bytes);
+	cf_check_batch(b, n);
 }
 
 /* ---- split ---- */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rec_snap.h"
+#include "core_fixture.h"
 #include "test_util.h"
 
 #define MS INT64_C(1000000)
@@ -20,12 +21,7 @@
 /* A message of `topic` saying its sequence number, stamped at t. */
 static struct rec_msg *msg(uint32_t topic, int64_t seq, size_t len, int64_t t)
 {
-	struct rec_msg *m = rec_msg_new(topic, len);
-	assert_non_null(m);
-	m->writer_sn = seq;
-	m->recv_time = t;
-	memset(m->data, (int)(seq & 0xff), len);
-	return m;
+	return cf_msg(topic, seq, len, t, 0);
 }
 
 static struct rec_snap *snap_new(size_t max_bytes, int64_t duration, int64_t post)
@@ -37,17 +33,10 @@ static struct rec_snap *snap_new(size_t max_bytes, int64_t duration, int64_t pos
 /* Checks that b holds exactly the given sequence numbers, in order. */
 static void check_seqs(const struct rec_batch *b, const int64_t *seqs, size_t n)
 {
-	size_t i = 0, bytes = 0;
-	for (const struct rec_msg *m = b->head; m != NULL; m = m->next, i++) {
-		assert_true(i < n);
+	size_t i = 0;
+	for (const struct rec_msg *m = b->head; m != NULL && i < n; m = m->next, i++)
 		assert_int_equal(m->writer_sn, seqs[i]);
-		bytes += m->len;
-		if (m->next == NULL)
-			assert_ptr_equal(m, b->tail);
-	}
-	assert_int_equal(i, n);
-	assert_int_equal(b->count, n);
-	assert_int_equal(b->bytes, bytes);
+	cf_check_batch(b, n);
 }
 
 /* Triggers and takes the snapshot (the consumer's two steps). */

@@ -11,17 +11,12 @@
 
 #include "rec_tl.h"
 #include "rec_topics.h"
+#include "core_fixture.h"
 #include "test_util.h"
 
 static struct rec_msg *msg(uint32_t topic, int64_t seq, size_t len, int64_t t)
 {
-	struct rec_msg *m = rec_msg_new(topic, len);
-	assert_non_null(m);
-	m->writer_sn = seq;
-	m->recv_time = t;
-	m->source_time = t - 1;
-	memset(m->data, (int)(seq & 0xff), len);
-	return m;
+	return cf_msg(topic, seq, len, t, t - 1);
 }
 
 /* Offers a message the way a producer does: the store copies, the
@@ -38,21 +33,13 @@ static void offer(struct rec_tl *tl, uint32_t topic, int64_t seq, size_t len, in
 static void check_copy(const struct rec_batch *b, const uint32_t *topics, const int64_t *seqs,
 		       size_t n)
 {
-	size_t i = 0, bytes = 0;
-	for (const struct rec_msg *m = b->head; m != NULL; m = m->next, i++) {
-		assert_true(i < n);
+	size_t i = 0;
+	for (const struct rec_msg *m = b->head; m != NULL && i < n; m = m->next, i++) {
 		assert_int_equal(m->topic, topics[i]);
 		assert_int_equal(m->writer_sn, seqs[i]);
 		assert_int_equal(m->source_time, m->recv_time - 1);
-		for (size_t k = 0; k < m->len; k++)
-			assert_int_equal(m->data[k], (unsigned char)(seqs[i] & 0xff));
-		bytes += m->len;
-		if (m->next == NULL)
-			assert_ptr_equal(b->tail, m);
 	}
-	assert_int_equal(i, n);
-	assert_int_equal(b->count, n);
-	assert_int_equal(b->bytes, bytes);
+	cf_check_batch(b, n);
 }
 
 static void copy_check(struct rec_tl *tl, const uint32_t *topics, const int64_t *seqs, size_t n)

@@ -7,22 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bag_metadata.h"
-#include "bag_reader.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 double rec_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return tu_now();
 }
 
 void rec_sleep(double s)
@@ -41,47 +38,18 @@ char *rec_read(const char *path)
 	return text;
 }
 
-/* fork/exec argv with stdout+stderr to out_path (or /dev/null); `env`
- * "NAME=VALUE" or NULL is added to the child's environment. */
 pid_t rec_spawn(char *const argv[], const char *out_path, const char *env)
 {
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (env)
-			putenv((char *)env);
-		if (!freopen(out_path ? out_path : "/dev/null", "w", stdout))
-			_exit(126);
-		if (dup2(fileno(stdout), 2) < 0)
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
+	return tu_spawn(argv, &(struct tu_spawn_opts){.out_path = out_path, .env = env});
 }
 
-/* Waits up to `secs` for pid; kill -9 and fail when it does not end. */
 int rec_wait(pid_t pid, double secs, const char *what)
 {
-	double end = rec_now() + secs;
-	int status;
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		assert_true(r == 0);
-		if (rec_now() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			fail_msg("%s did not exit within %.0f s", what, secs);
-		}
-		rec_sleep(0.05);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	int rc = tu_wait(pid, secs);
+	if (rc == TU_TIMED_OUT)
+		fail_msg("%s did not exit within %.0f s", what, secs);
+	return rc;
 }
-
 
 /* Starts `bagtop record ARGS... --domain D -o DIR --no-tui`, waits for
  * "Recording to" and a second for discovery. */
@@ -111,14 +79,12 @@ void rec_start(struct rec *r, int domain, char *const args[], const char *env)
 		free(text);
 		if (found)
 			break;
-		int status;
-		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+		if (tu_poll(r->pid) != TU_RUNNING) {
 			text = rec_read(r->out_path);
 			fail_msg("bagtop record exited early: %s", text);
 		}
 		if (rec_now() > end) {
-			kill(r->pid, SIGKILL);
-			waitpid(r->pid, &status, 0);
+			tu_stop(r->pid, SIGKILL, -1);
 			fail_msg("bagtop record never said \"Recording to\"");
 		}
 		rec_sleep(0.05);
@@ -147,11 +113,7 @@ void rec_free(struct rec *r)
 
 void rec_check(const char *dir)
 {
-	char *out = NULL;
-	int rc = tu_bagtop(&out, "check", dir, NULL);
-	if (rc != 0)
-		fail_msg("bagtop check %s: exit %d: %s", dir, rc, out);
-	free(out);
+	tu_check_bag(dir);
 }
 
 void rec_metadata(const char *dir, struct bag_metadata *md)
@@ -207,35 +169,29 @@ void counts_free(struct bag_counts *c)
 	}
 }
 
+static void bag_count_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			  void *arg)
+{
+	struct bag_counts *c = arg;
+	size_t i;
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->name[i], m->name))
+			break;
+	if (i == c->n) {
+		assert_true(c->n < REC_MAX_TOPICS);
+		c->name[i] = bt_xasprintf("%s", m->name);
+		c->type[i] = bt_xasprintf("%s", t ? t->topic.type : "?");
+		c->n++;
+	}
+	c->count[i]++;
+	c->total++;
+}
+
 /* Messages per topic as read from the bag (only topics with messages). */
 void bag_count(const char *dir, struct bag_counts *c)
 {
 	memset(c, 0, sizeof *c);
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	size_t nt;
-	const struct bag_reader_topic *t = bag_reader_topics(r, &nt);
-	struct bag_read_msg m;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		size_t i;
-		for (i = 0; i < c->n; i++)
-			if (!strcmp(c->name[i], m.name))
-				break;
-		if (i == c->n) {
-			assert_true(c->n < REC_MAX_TOPICS);
-			c->name[i] = bt_xasprintf("%s", m.name);
-			c->type[i] = bt_xasprintf("%s", m.topic < nt ? t[m.topic].topic.type : "?");
-			c->n++;
-		}
-		c->count[i]++;
-		c->total++;
-	}
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
+	tb_each(dir, 0, bag_count_one, c);
 }
 
 unsigned long long counts_of(const struct bag_counts *c, const char *name)

@@ -33,10 +33,10 @@ struct bag_counts {
 double rec_now(void);                /* CLOCK_MONOTONIC seconds */
 void rec_sleep(double s);
 char *rec_read(const char *path);    /* whole file ("" when unreadable); free() it */
-/* fork/exec argv, stdout+stderr to out_path (or /dev/null); `env` is a
- * "NAME=VALUE" added to the child's environment, or NULL. */
+/* tu_spawn: argv with stdout+stderr to out_path (or /dev/null); `env` is
+ * a "NAME=VALUE" added to the child's environment, or NULL. */
 pid_t rec_spawn(char *const argv[], const char *out_path, const char *env);
-/* Waits up to `secs`; kills and fails the test when pid does not end.
+/* tu_wait up to `secs`; kills and fails the test when pid does not end.
  * Returns the exit status, or 128 + signal. */
 int rec_wait(pid_t pid, double secs, const char *what);
 /* `bagtop record ARGS... --domain D -o <tmp>/bag --no-tui`; waits for
@@ -45,7 +45,7 @@ void rec_start(struct rec *r, int domain, char *const args[], const char *env);
 /* Sends `sig` after a second, waits, reads the output; fails unless exit 0. */
 void rec_stop(struct rec *r, int sig);
 void rec_free(struct rec *r);        /* removes the temporary directory */
-void rec_check(const char *dir);     /* `bagtop check DIR` must pass */
+void rec_check(const char *dir);     /* tu_check_bag */
 struct bag_metadata;
 /* Reads DIR's metadata.yaml into *md (bag_metadata_fini it); fails the
  * test when it cannot. */

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bag_reader.h"
+#include "test_bag.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
 #include "test_util.h"
@@ -56,23 +56,6 @@ static void control_ok(const char *tmp, const char *verb, pid_t pid, const char 
 	free(out);
 }
 
-/* Messages of the bag stamped in [from, to). */
-static unsigned long long stamped(const char *dir, int64_t from, int64_t to)
-{
-	struct bag_reader *br;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &br, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	int rc;
-	while ((rc = bag_reader_next(br, &m, &err)) == 1)
-		n += m.timestamp >= from && m.timestamp < to;
-	assert_int_equal(rc, 0);
-	bag_reader_close(br);
-	return n;
-}
-
 /* 1. --start-paused, resume, pause, resume, each confirmed. */
 static void test_pause_resume_by_pid(void **state)
 {
@@ -106,10 +89,10 @@ static void test_pause_resume_by_pid(void **state)
 	assert_non_null(strstr(r.out, "recording already paused"));
 	assert_non_null(strstr(r.out, "recording already running"));
 	/* Nothing before the first resume was sent; 20 Hz for 1.5 s after it. */
-	assert_int_equal(stamped(r.dir, 0, t_resume), 0);
-	assert_true(stamped(r.dir, t_resumed, t_pause) >= 20);
-	assert_int_equal(stamped(r.dir, t_paused + PAUSE_MARGIN_NS, t_resume2), 0);
-	assert_true(stamped(r.dir, t_resumed2, INT64_MAX) >= 1);
+	assert_int_equal(tb_count(r.dir, NULL, 0, t_resume), 0);
+	assert_true(tb_count(r.dir, NULL, t_resumed, t_pause) >= 20);
+	assert_int_equal(tb_count(r.dir, NULL, t_paused + PAUSE_MARGIN_NS, t_resume2), 0);
+	assert_true(tb_count(r.dir, NULL, t_resumed2, INT64_MAX) >= 1);
 	rec_check(r.dir);
 	free(tout);
 	rec_free(&r);

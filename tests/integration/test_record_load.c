@@ -15,6 +15,7 @@
 #include "bag_reader.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 
@@ -40,33 +41,34 @@ static uint32_t le32(const unsigned char *p)
  * sequence<octet> baggage} in little-endian XCDR1 after the 4-byte
  * encapsulation header. Every message `len` bytes, sequence numbers
  * consecutive (one key). Returns the count. */
+struct keyedseq {
+	size_t len;
+	unsigned long long n;
+	uint32_t prev;
+};
+
+static void keyedseq_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			 void *arg)
+{
+	(void)t;
+	struct keyedseq *k = arg;
+	static const unsigned char hdr[4] = {0x00, 0x01, 0x00, 0x00};
+	if (m->len != k->len || memcmp(m->data, hdr, 4) != 0)
+		fail_msg("message %llu: %zu bytes or header %02x%02x, want %zu, 0001", k->n,
+			 m->len, m->data[0], m->data[1], k->len);
+	uint32_t seq = le32(m->data + 4);
+	if (k->n > 0 && seq != k->prev + 1)
+		fail_msg("message %llu: sequence %u after %u", k->n, seq, k->prev);
+	if (le32(m->data + 12) != k->len - 16)
+		fail_msg("message %llu: baggage length %u", k->n, le32(m->data + 12));
+	k->prev = seq;
+	k->n++;
+}
+
 static unsigned long long check_keyedseq(const char *dir, size_t len)
 {
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	uint32_t prev = 0;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		static const unsigned char hdr[4] = {0x00, 0x01, 0x00, 0x00};
-		if (m.len != len || memcmp(m.data, hdr, 4) != 0)
-			fail_msg("message %llu: %zu bytes or header %02x%02x, want %zu, 0001", n,
-				 m.len, m.data[0], m.data[1], len);
-		uint32_t seq = le32(m.data + 4);
-		if (n > 0 && seq != prev + 1)
-			fail_msg("message %llu: sequence %u after %u", n, seq, prev);
-		if (le32(m.data + 12) != len - 16)
-			fail_msg("message %llu: baggage length %u", n, le32(m.data + 12));
-		prev = seq;
-		n++;
-	}
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
-	return n;
+	struct keyedseq k = {.len = len};
+	return tb_each(dir, 0, keyedseq_one, &k);
 }
 
 /* ddsperf pub at a rate the recorder sustains, for 3 s. */
@@ -262,32 +264,34 @@ static void test_record_compression_loss(void **state)
 /* Messages of /be in the bag: count, and the first and last "hello N"
  * index (tpub writes "hello <index>"; the writer's sequence number is the
  * index + 1). */
+struct be_range {
+	unsigned long long n;
+	long first, last;
+};
+
+static void be_range_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			 void *arg)
+{
+	(void)t;
+	struct be_range *b = arg;
+	long idx;
+	/* CDR: 4-byte header, uint32 length, then the characters. */
+	if (m->len < 14 || sscanf((const char *)m->data + 8, "hello %ld", &idx) != 1)
+		fail_msg("message %llu is not tpub's", b->n);
+	if (b->first < 0 || idx < b->first)
+		b->first = idx;
+	if (idx > b->last)
+		b->last = idx;
+	b->n++;
+}
+
 static unsigned long long be_range(const char *dir, long *first, long *last)
 {
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	*first = -1;
-	*last = -1;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		long idx;
-		/* CDR: 4-byte header, uint32 length, then the characters. */
-		if (m.len < 14 || sscanf((const char *)m.data + 8, "hello %ld", &idx) != 1)
-			fail_msg("message %llu is not tpub's", n);
-		if (*first < 0 || idx < *first)
-			*first = idx;
-		if (idx > *last)
-			*last = idx;
-		n++;
-	}
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
-	return n;
+	struct be_range b = {0, -1, -1};
+	tb_each(dir, 0, be_range_one, &b);
+	*first = b.first;
+	*last = b.last;
+	return b.n;
 }
 
 /* Losses in transport: a best-effort publisher faster than a receive path

@@ -12,7 +12,7 @@
  *   - a key twice: --custom-data refuses it, check finds it in any mapping;
  *   - a bag whose first file never completed: check says so;
  *   - info -v: one rate per topic, "-" where a quotient would be noise.
- * Every bagtop run is bounded (timeout -s KILL): a hang fails, it does not
+ * Every bagtop run is bounded (tu_bagtop_bounded kills it): a hang fails, it does not
  * stall the suite. DDS: none, unless a usage error regresses (then domain
  * 212, for one second). */
 #include <stdio.h>
@@ -30,8 +30,6 @@
 
 #define RP_T0 INT64_C(1700000000000000000)
 #define RP_GUARD 20 /* seconds any one bagtop run may take */
-
-static char *g_tmp;
 
 /* ---- bags ---- */
 
@@ -81,7 +79,7 @@ static void rp_bag_n(const char *dir, enum bag_compression comp, size_t n, size_
 static char *rp_scratch(const char *tag)
 {
 	static unsigned seq;
-	char *p = bt_xasprintf("%s/%s-%u", g_tmp, tag, seq++);
+	char *p = bt_xasprintf("%s/%s-%u", tu_group_tmp, tag, seq++);
 	assert_int_equal(mkdir(p, 0755), 0);
 	return p;
 }
@@ -500,21 +498,6 @@ static void test_info_one_rate(void **state)
 	free(d);
 }
 
-static int group_setup(void **state)
-{
-	(void)state;
-	g_tmp = tu_mkdtemp("repair");
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	tu_rmrf(g_tmp);
-	free(g_tmp);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,5 +513,5 @@ int main(void)
 		cmocka_unit_test(test_check_duplicate_keys),
 		cmocka_unit_test(test_info_one_rate),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
 }

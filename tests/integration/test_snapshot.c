@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bag_reader.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 /* One snapshot file: per topic count, the /tl timestamps, the range. */
@@ -23,35 +23,32 @@ struct snapfile {
 	int64_t first, last; /* smallest and largest timestamp */
 };
 
+static void snapfile_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			 void *arg)
+{
+	(void)t;
+	struct snapfile *f = arg;
+	if (m->timestamp < f->first)
+		f->first = m->timestamp;
+	if (m->timestamp > f->last)
+		f->last = m->timestamp;
+	if (strcmp(m->name, "/fast") == 0) {
+		f->fast++;
+	} else if (strcmp(m->name, "/tl") == 0) {
+		if (f->tl < 4)
+			f->tl_time[f->tl] = m->timestamp;
+		f->tl++;
+	} else {
+		fail_msg("unexpected topic %s", m->name);
+	}
+}
+
 static void snapfile_read(const char *path, struct snapfile *f)
 {
 	memset(f, 0, sizeof *f);
 	f->first = INT64_MAX;
 	f->last = INT64_MIN;
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(path, 0, &r, &err) != BT_OK)
-		fail_msg("reader %s: %s", path, err.msg);
-	struct bag_read_msg m;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		if (m.timestamp < f->first)
-			f->first = m.timestamp;
-		if (m.timestamp > f->last)
-			f->last = m.timestamp;
-		if (strcmp(m.name, "/fast") == 0) {
-			f->fast++;
-		} else if (strcmp(m.name, "/tl") == 0) {
-			if (f->tl < 4)
-				f->tl_time[f->tl] = m.timestamp;
-			f->tl++;
-		} else {
-			fail_msg("unexpected topic %s", m.name);
-		}
-	}
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
+	tb_each(path, 0, snapfile_one, f);
 }
 
 /* `bagtop snapshot --pid PID`: exit status, output in *out. */
@@ -313,6 +310,24 @@ struct filestat {
 	int64_t max; /* the file's last timestamp */
 };
 
+static void filestat_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			 void *arg)
+{
+	(void)t;
+	struct filestat *f = arg;
+	if (m->timestamp > f->max)
+		f->max = m->timestamp;
+	for (int i = 0; i < 4 && f->names[i]; i++) {
+		if (strcmp(m->name, f->names[i]) != 0)
+			continue;
+		f->n[i]++;
+		if (m->timestamp < f->first[i])
+			f->first[i] = m->timestamp;
+		if (m->timestamp > f->last[i])
+			f->last[i] = m->timestamp;
+	}
+}
+
 static void filestat_read(const char *path, struct filestat *f)
 {
 	for (int i = 0; i < 4; i++) {
@@ -321,28 +336,7 @@ static void filestat_read(const char *path, struct filestat *f)
 		f->last[i] = INT64_MIN;
 	}
 	f->max = INT64_MIN;
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(path, 0, &r, &err) != BT_OK)
-		fail_msg("reader %s: %s", path, err.msg);
-	struct bag_read_msg m;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		if (m.timestamp > f->max)
-			f->max = m.timestamp;
-		for (int i = 0; i < 4 && f->names[i]; i++) {
-			if (strcmp(m.name, f->names[i]) != 0)
-				continue;
-			f->n[i]++;
-			if (m.timestamp < f->first[i])
-				f->first[i] = m.timestamp;
-			if (m.timestamp > f->last[i])
-				f->last[i] = m.timestamp;
-		}
-	}
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
+	tb_each(path, 0, filestat_one, f);
 }
 
 /* 5. Repeat at split (-d 1): every later file starts with /tl1 (depth 1)
@@ -459,8 +453,7 @@ static void test_snapshot_memory(void **state)
 	bool triggered = false;
 	double t0 = rec_now();
 	for (;;) {
-		int status;
-		if (waitpid(pb, &status, WNOHANG) == pb) {
+		if (tu_poll(pb) != TU_RUNNING) {
 			pb = 0;
 			break;
 		}

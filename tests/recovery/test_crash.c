@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,22 +26,13 @@ struct crash_case {
 /* Starts the child; returns its pid and the read end of its stdout. */
 static pid_t crash_spawn(const char *dir, const struct crash_case *c, FILE **out)
 {
-	int pfd[2];
-	assert_int_equal(pipe(pfd), 0);
 	char batch[16];
 	snprintf(batch, sizeof batch, "%u", c->batch);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		close(pfd[0]);
-		close(pfd[1]);
-		execl(child_bin, child_bin, dir, batch, c->preset, c->compression, c->max_size,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	*out = fdopen(pfd[0], "r");
+	char *argv[] = {(char *)child_bin, (char *)dir, batch, (char *)c->preset,
+			(char *)c->compression, (char *)c->max_size, NULL};
+	int fd;
+	pid_t pid = tu_spawn(argv, &(struct tu_spawn_opts){.out_fd = &fd, .keep_stderr = true});
+	*out = fdopen(fd, "r");
 	return pid;
 }
 
@@ -57,10 +47,7 @@ static unsigned long long crash_kill(pid_t pid, FILE *out, unsigned reports)
 			last = v;
 	struct timespec ts = {0, (long)(rand() % 25) * 1000000L};
 	nanosleep(&ts, NULL);
-	kill(pid, SIGKILL);
-	int status;
-	waitpid(pid, &status, 0);
-	assert_true(WIFSIGNALED(status));
+	assert_int_equal(tu_stop(pid, SIGKILL, 30.0), 128 + SIGKILL);
 	while (fgets(line, sizeof line, out))
 		if (sscanf(line, "committed %llu", &v) == 1)
 			last = v;
@@ -174,10 +161,7 @@ static void test_blank_file(void **state)
 	assert_non_null(strstr(out, want));
 	free(out);
 	assert_int_equal(access(blank, F_OK), -1);
-	rc = tu_bagtop(&out, "check", dir, NULL);
-	if (rc != 0)
-		fail_msg("check: %s", out);
-	free(out);
+	tu_check_bag(dir);
 	tu_rmrf(tmp);
 	free(blank);
 	free(dir);

@@ -6,58 +6,53 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bag_metadata.h"
 #include "bag_reader.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
+#include "test_bag.h"
 #include "test_util.h"
 
-/* Runs bagtop with a file-size limit; stdout and stderr go to files. */
+/* In the child: the file-size limit (hard too: bagtop cannot lift it). */
+static int full_limit(void *arg)
+{
+	rlim_t limit = *(const rlim_t *)arg;
+	struct rlimit rl = {limit, limit};
+	return setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+/* Runs bagtop with a file-size limit; stderr goes to err_path. */
 static int full_run(const char *dir, rlim_t limit, char *const extra[], const char *err_path)
 {
-	fflush(stdout);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct rlimit rl = {limit, limit};
-		setrlimit(RLIMIT_FSIZE, &rl);
-		if (!freopen(err_path, "w", stderr) || !freopen("/dev/null", "w", stdout))
-			_exit(126);
-		/* The live demo fills the limit within a second or two. */
-		char *argv[20] = {getenv("BAGTOP_BIN"), "demo", "-o", (char *)dir,
-				  "--domain", "102", "--duration", "20"};
-		size_t n = 8;
-		for (size_t i = 0; extra[i] && n < 19; i++)
-			argv[n++] = extra[i];
-		argv[n] = NULL;
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	int status;
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	/* The live demo fills the limit within a second or two. */
+	char *argv[20] = {getenv("BAGTOP_BIN"), "demo", "-o", (char *)dir,
+			  "--domain", "102", "--duration", "20"};
+	size_t n = 8;
+	for (size_t i = 0; extra[i] && n < 19; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	pid_t pid = tu_spawn(argv, &(struct tu_spawn_opts){.err_path = err_path,
+							  .in_child = full_limit, .arg = &limit});
+	int rc = tu_wait(pid, 60.0);
+	if (rc == TU_TIMED_OUT)
+		fail_msg("bagtop demo did not end within 60 s");
+	return rc;
+}
+
+static void full_intact(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			void *arg)
+{
+	(void)t;
+	(void)arg;
+	assert_true(m->len >= 4);
+	assert_int_equal(m->data[0], 0); /* every message is intact CDR */
 }
 
 static unsigned long long full_count_messages(const char *dir)
 {
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
-		assert_true(m.len >= 4);
-		assert_int_equal(m.data[0], 0); /* every message is intact CDR */
-		n++;
-	}
-	assert_int_equal(rc, 0);
-	bag_reader_close(r);
-	return n;
+	return tb_each(dir, 0, full_intact, NULL);
 }
 
 static void full_case(rlim_t limit, char *const extra[])
@@ -83,11 +78,7 @@ static void full_case(rlim_t limit, char *const extra[])
 	assert_int_equal(sscanf(p, "(the %llu messages committed", &kept), 1);
 	assert_true(kept > 0);
 	assert_int_equal(full_count_messages(dir), kept);
-	char *out;
-	rc = tu_bagtop(&out, "check", dir, NULL);
-	if (rc != 0)
-		fail_msg("check: %s", out);
-	free(out);
+	tu_check_bag(dir);
 	free(text);
 	tu_rmrf(tmp);
 	free(err_path);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bt_time.h"
@@ -213,13 +212,13 @@ static void term_start(struct term *t, const char *term, const char *lang, bool 
 
 static int term_finish(struct term *t)
 {
-	int st = 0;
 	while (!t->eof)
 		term_pump(t, 100);
-	assert_int_equal(waitpid(t->pid, &st, 0), t->pid);
+	int st = tu_wait(t->pid, 30.0);
+	assert_int_not_equal(st, TU_TIMED_OUT);
 	close(t->master);
 	close(t->cmd_rd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return st;
 }
 
 static bool has_colour_sgr(const char *s, size_t n)

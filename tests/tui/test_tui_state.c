@@ -16,57 +16,47 @@ static uint32_t sel(const struct tui_state *s)
 
 static void test_default_order_and_selection(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
 	/* Busiest first; the selection starts on the first row. */
-	assert_string_equal(tf_order(&s, &m),
+	assert_string_equal(tf_order(s, m),
 			    "/tf /camera/front/image_raw/compressed /rosout /tf_static");
-	assert_int_equal(sel(&s), 1);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	assert_int_equal(sel(s), 1);
 }
 
 static void test_selection_survives_resort(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	tf_keys(&s, &m, KEYS('j', 'j')); /* /rosout */
-	assert_int_equal(sel(&s), 3);
-	assert_int_equal(s.sel_pos, 2);
-	tf_keys(&s, &m, KEYS('N'));
-	assert_string_equal(tf_order(&s, &m),
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	tf_keys(s, m, KEYS('j', 'j')); /* /rosout */
+	assert_int_equal(sel(s), 3);
+	assert_int_equal(s->sel_pos, 2);
+	tf_keys(s, m, KEYS('N'));
+	assert_string_equal(tf_order(s, m),
 			    "/camera/front/image_raw/compressed /rosout /tf /tf_static");
-	assert_int_equal(sel(&s), 3);
-	assert_int_equal(s.sel_pos, 1);
+	assert_int_equal(sel(s), 3);
+	assert_int_equal(s->sel_pos, 1);
 	/* The rates change under it (a tick): still /rosout. */
-	m.topics[3].rate_hz = 1000;
-	tf_keys(&s, &m, KEYS('R'));
-	tui_state_sync(&s, &m);
-	assert_int_equal(sel(&s), 3);
-	assert_int_equal(s.sel_pos, 0);
+	m->topics[3].rate_hz = 1000;
+	tf_keys(s, m, KEYS('R'));
+	tui_state_sync(s, m);
+	assert_int_equal(sel(s), 3);
+	assert_int_equal(s->sel_pos, 0);
 	/* A topic appears above it. */
-	tf_add(&m, 7, "/scan", "sensor_msgs/msg/LaserScan", 5000, 10);
-	tui_state_sync(&s, &m);
-	assert_int_equal(sel(&s), 3);
-	assert_int_equal(s.sel_pos, 1);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	tf_add(m, 7, "/scan", "sensor_msgs/msg/LaserScan", 5000, 10);
+	tui_state_sync(s, m);
+	assert_int_equal(sel(s), 3);
+	assert_int_equal(s->sel_pos, 1);
 }
 
 /* Every column sorts, in its natural direction, and I inverts. */
 static void test_sort_each_column(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
 	static const struct {
 		enum tui_col col;
 		const char *want;
@@ -85,86 +75,76 @@ static void test_sort_each_column(void **state)
 		{TUI_COL_LOST_R, "/rosout /camera/front/image_raw/compressed /tf /tf_static"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		s.sort_col = cases[i].col;
-		s.sort_invert = false;
-		tui_state_sync(&s, &m);
-		assert_string_equal(tf_order(&s, &m), cases[i].want);
+		s->sort_col = cases[i].col;
+		s->sort_invert = false;
+		tui_state_sync(s, m);
+		assert_string_equal(tf_order(s, m), cases[i].want);
 	}
 	/* Inverted: distinct values come out reversed. */
-	s.sort_col = TUI_COL_BYTES;
-	tf_keys(&s, &m, KEYS('I'));
-	assert_true(s.sort_invert);
-	assert_string_equal(tf_order(&s, &m),
+	s->sort_col = TUI_COL_BYTES;
+	tf_keys(s, m, KEYS('I'));
+	assert_true(s->sort_invert);
+	assert_string_equal(tf_order(s, m),
 			    "/tf_static /rosout /tf /camera/front/image_raw/compressed");
-	tf_keys(&s, &m, KEYS('I'));
-	assert_string_equal(tf_order(&s, &m),
+	tf_keys(s, m, KEYS('I'));
+	assert_string_equal(tf_order(s, m),
 			    "/camera/front/image_raw/compressed /tf /rosout /tf_static");
-	tui_state_fini(&s);
-	tui_model_fini(&m);
 }
 
 static void test_sort_keys(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	tf_keys(&s, &m, KEYS('B'));
-	assert_int_equal(s.sort_col, TUI_COL_BYTES);
-	assert_false(s.sort_invert);
-	tf_keys(&s, &m, KEYS('B')); /* again: inverted */
-	assert_true(s.sort_invert);
-	tf_keys(&s, &m, KEYS('L'));
-	assert_int_equal(s.sort_col, TUI_COL_LOST_T);
-	assert_false(s.sort_invert);
-	tf_keys(&s, &m, KEYS('R'));
-	assert_int_equal(s.sort_col, TUI_COL_RATE);
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	tf_keys(s, m, KEYS('B'));
+	assert_int_equal(s->sort_col, TUI_COL_BYTES);
+	assert_false(s->sort_invert);
+	tf_keys(s, m, KEYS('B')); /* again: inverted */
+	assert_true(s->sort_invert);
+	tf_keys(s, m, KEYS('L'));
+	assert_int_equal(s->sort_col, TUI_COL_LOST_T);
+	assert_false(s->sort_invert);
+	tf_keys(s, m, KEYS('R'));
+	assert_int_equal(s->sort_col, TUI_COL_RATE);
 	/* F6 / > / < step through the shown columns only. */
 	unsigned shown = (1u << TUI_COL_NAME) | (1u << TUI_COL_RATE) | (1u << TUI_COL_LOST_T);
-	tui_state_set_page(&s, 10, shown);
-	tf_keys(&s, &m, KEYS(TUI_KEY_F(6)));
-	assert_int_equal(s.sort_col, TUI_COL_LOST_T);
-	tf_keys(&s, &m, KEYS('>'));
-	assert_int_equal(s.sort_col, TUI_COL_NAME);
-	tf_keys(&s, &m, KEYS('<', '<'));
-	assert_int_equal(s.sort_col, TUI_COL_RATE);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	tui_state_set_page(s, 10, shown);
+	tf_keys(s, m, KEYS(TUI_KEY_F(6)));
+	assert_int_equal(s->sort_col, TUI_COL_LOST_T);
+	tf_keys(s, m, KEYS('>'));
+	assert_int_equal(s->sort_col, TUI_COL_NAME);
+	tf_keys(s, m, KEYS('<', '<'));
+	assert_int_equal(s->sort_col, TUI_COL_RATE);
 }
 
 static void test_filter(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	tf_keys(&s, &m, KEYS('/', 't', 'F'));
-	assert_int_equal(s.input, TUI_INPUT_FILTER);
-	assert_string_equal(s.filter, "tF");
-	assert_string_equal(tf_order(&s, &m), "/tf /tf_static"); /* case-insensitive */
+	tf_keys(s, m, KEYS('/', 't', 'F'));
+	assert_int_equal(s->input, TUI_INPUT_FILTER);
+	assert_string_equal(s->filter, "tF");
+	assert_string_equal(tf_order(s, m), "/tf /tf_static"); /* case-insensitive */
 	/* Keys that are commands elsewhere are text here: no command. */
-	assert_int_equal(tui_state_handle_key(&s, &m, '_', &c) & TUI_F_COMMAND, 0);
+	assert_int_equal(tui_state_handle_key(s, m, '_', &c) & TUI_F_COMMAND, 0);
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	assert_string_equal(tf_order(&s, &m), "/tf_static");
-	assert_int_equal(sel(&s), 2);
-	tf_keys(&s, &m, KEYS(TUI_KEY_BACKSPACE, TUI_KEY_ENTER)); /* Enter keeps it */
-	assert_int_equal(s.input, TUI_INPUT_NONE);
-	assert_string_equal(tf_order(&s, &m), "/tf /tf_static");
-	tf_keys(&s, &m, KEYS('/', 'z', 'z'));
-	assert_int_equal(s.n_order, 0);
-	assert_false(s.has_sel);
-	tf_keys(&s, &m, KEYS(TUI_KEY_ESC)); /* Esc while typing clears */
-	assert_string_equal(s.filter, "");
-	assert_int_equal(s.n_order, 4);
-	tf_keys(&s, &m, KEYS('/', 'r', 'o', 's', TUI_KEY_ENTER));
-	assert_int_equal(s.n_order, 1);
-	tf_keys(&s, &m, KEYS(TUI_KEY_ESC)); /* and Esc in the table */
-	assert_int_equal(s.n_order, 4);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	assert_string_equal(tf_order(s, m), "/tf_static");
+	assert_int_equal(sel(s), 2);
+	tf_keys(s, m, KEYS(TUI_KEY_BACKSPACE, TUI_KEY_ENTER)); /* Enter keeps it */
+	assert_int_equal(s->input, TUI_INPUT_NONE);
+	assert_string_equal(tf_order(s, m), "/tf /tf_static");
+	tf_keys(s, m, KEYS('/', 'z', 'z'));
+	assert_int_equal(s->n_order, 0);
+	assert_false(s->has_sel);
+	tf_keys(s, m, KEYS(TUI_KEY_ESC)); /* Esc while typing clears */
+	assert_string_equal(s->filter, "");
+	assert_int_equal(s->n_order, 4);
+	tf_keys(s, m, KEYS('/', 'r', 'o', 's', TUI_KEY_ENTER));
+	assert_int_equal(s->n_order, 1);
+	tf_keys(s, m, KEYS(TUI_KEY_ESC)); /* and Esc in the table */
+	assert_int_equal(s->n_order, 4);
 }
 
 static void test_scroll(void **state)
@@ -276,129 +256,118 @@ static void test_confirm_quit(void **state)
 
 static void test_depth_prompt(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
-	tf_model(&m);
-	tf_state(&s, &m, 10); /* /tf selected */
-	c = tf_keys(&s, &m, KEYS('T', '0', TUI_KEY_ENTER));
+	/* /tf selected */
+	c = tf_keys(s, m, KEYS('T', '0', TUI_KEY_ENTER));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	assert_int_equal(s.input, TUI_INPUT_DEPTH);
-	assert_non_null(strstr(s.message, "1 to 10000"));
-	c = tf_keys(&s, &m, KEYS('x'));
+	assert_int_equal(s->input, TUI_INPUT_DEPTH);
+	assert_non_null(strstr(s->message, "1 to 10000"));
+	c = tf_keys(s, m, KEYS('x'));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	assert_string_equal(s.depth, "");
-	assert_non_null(strstr(s.message, "digits only"));
-	c = tf_keys(&s, &m, KEYS(TUI_KEY_ENTER)); /* empty */
+	assert_string_equal(s->depth, "");
+	assert_non_null(strstr(s->message, "digits only"));
+	c = tf_keys(s, m, KEYS(TUI_KEY_ENTER)); /* empty */
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	c = tf_keys(&s, &m, KEYS('9', '9', '9', '9', '9', TUI_KEY_ENTER));
+	c = tf_keys(s, m, KEYS('9', '9', '9', '9', '9', TUI_KEY_ENTER));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	assert_int_equal(s.input, TUI_INPUT_DEPTH);
-	c = tf_keys(&s, &m, KEYS('1', '2', '3', TUI_KEY_BACKSPACE, TUI_KEY_ENTER));
+	assert_int_equal(s->input, TUI_INPUT_DEPTH);
+	c = tf_keys(s, m, KEYS('1', '2', '3', TUI_KEY_BACKSPACE, TUI_KEY_ENTER));
 	assert_int_equal(c.kind, TUI_CMD_MARK_TL);
 	assert_int_equal(c.topic_id, 1);
 	assert_int_equal(c.depth, 12);
-	assert_int_equal(s.input, TUI_INPUT_NONE);
-	c = tf_keys(&s, &m, KEYS('T', '5', TUI_KEY_ESC));
+	assert_int_equal(s->input, TUI_INPUT_NONE);
+	c = tf_keys(s, m, KEYS('T', '5', TUI_KEY_ESC));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	assert_int_equal(s.input, TUI_INPUT_NONE);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	assert_int_equal(s->input, TUI_INPUT_NONE);
 }
 
 static void test_commands(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	c = tf_keys(&s, &m, KEYS('j', ' '));
+	c = tf_keys(s, m, KEYS('j', ' '));
 	assert_int_equal(c.kind, TUI_CMD_TOGGLE_TOPIC);
 	assert_int_equal(c.topic_id, 0);
-	c = tf_keys(&s, &m, KEYS('t')); /* not marked: depth 1 */
+	c = tf_keys(s, m, KEYS('t')); /* not marked: depth 1 */
 	assert_int_equal(c.kind, TUI_CMD_MARK_TL);
 	assert_int_equal(c.depth, 1);
-	c = tf_keys(&s, &m, KEYS(TUI_KEY_END, 't')); /* /tf_static is marked: unmark */
+	c = tf_keys(s, m, KEYS(TUI_KEY_END, 't')); /* /tf_static is marked: unmark */
 	assert_int_equal(c.kind, TUI_CMD_MARK_TL);
 	assert_int_equal(c.topic_id, 2);
 	assert_int_equal(c.depth, 0);
-	assert_int_equal(tf_keys(&s, &m, KEYS('p')).kind, TUI_CMD_PAUSE_TOGGLE);
-	assert_int_equal(tf_keys(&s, &m, KEYS('n')).kind, TUI_CMD_SPLIT);
+	assert_int_equal(tf_keys(s, m, KEYS('p')).kind, TUI_CMD_PAUSE_TOGGLE);
+	assert_int_equal(tf_keys(s, m, KEYS('n')).kind, TUI_CMD_SPLIT);
 	/* Snapshot only in snapshot mode; otherwise the event line says why. */
-	assert_int_equal(tf_keys(&s, &m, KEYS('s')).kind, TUI_CMD_NONE);
-	assert_non_null(strstr(s.message, "--snapshot-mode"));
-	m.hdr.snapshot_mode = true;
-	m.hdr.state = TUI_REC_SNAPSHOT_ARMED;
-	assert_int_equal(tf_keys(&s, &m, KEYS('s')).kind, TUI_CMD_SNAPSHOT);
-	assert_string_equal(s.message, "");
+	assert_int_equal(tf_keys(s, m, KEYS('s')).kind, TUI_CMD_NONE);
+	assert_non_null(strstr(s->message, "--snapshot-mode"));
+	m->hdr.snapshot_mode = true;
+	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
+	assert_int_equal(tf_keys(s, m, KEYS('s')).kind, TUI_CMD_SNAPSHOT);
+	assert_string_equal(s->message, "");
 	/* No rows: topic keys do nothing. */
-	tui_model_set_topic_count(&m, 0);
-	tui_state_sync(&s, &m);
-	assert_int_equal(tf_keys(&s, &m, KEYS(' ')).kind, TUI_CMD_NONE);
-	assert_int_equal(tf_keys(&s, &m, KEYS('t')).kind, TUI_CMD_NONE);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	tui_model_set_topic_count(m, 0);
+	tui_state_sync(s, m);
+	assert_int_equal(tf_keys(s, m, KEYS(' ')).kind, TUI_CMD_NONE);
+	assert_int_equal(tf_keys(s, m, KEYS('t')).kind, TUI_CMD_NONE);
 }
 
 static void test_views_and_flags(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	assert_int_equal(tui_state_handle_key(&s, &m, TUI_KEY_CTRL_L, &c),
+	assert_int_equal(tui_state_handle_key(s, m, TUI_KEY_CTRL_L, &c),
 			 TUI_F_REDRAW | TUI_F_CLEAR);
-	assert_true(tui_state_handle_key(&s, &m, TUI_KEY_RESIZE, &c) & TUI_F_RELAYOUT);
-	assert_int_equal(tui_state_handle_key(&s, &m, 'x', &c), 0); /* unbound: nothing */
-	tui_state_set_help_lines(&s, 30); /* 13 lines (10 rows + 3) on screen */
-	tf_keys(&s, &m, KEYS('?'));
-	assert_int_equal(s.view, TUI_VIEW_HELP);
-	tf_keys(&s, &m, KEYS('j', 'j'));
-	assert_int_equal(s.help_scroll, 2);
-	tf_keys(&s, &m, KEYS(TUI_KEY_END));
-	assert_int_equal(s.help_scroll, 17);
-	tf_keys(&s, &m, KEYS('k')); /* one back from the end, not from "infinity" */
-	assert_int_equal(s.help_scroll, 16);
-	c = tf_keys(&s, &m, KEYS('q')); /* closes the help, does not quit */
-	assert_int_equal(s.view, TUI_VIEW_TABLE);
-	assert_int_equal(s.input, TUI_INPUT_NONE);
-	tf_keys(&s, &m, KEYS(TUI_KEY_TAB));
-	assert_int_equal(s.view, TUI_VIEW_LOG);
-	tf_keys(&s, &m, KEYS('k', 'k', 'j'));
-	assert_int_equal(s.log_scroll, 0); /* one event: nothing to scroll */
+	assert_true(tui_state_handle_key(s, m, TUI_KEY_RESIZE, &c) & TUI_F_RELAYOUT);
+	assert_int_equal(tui_state_handle_key(s, m, 'x', &c), 0); /* unbound: nothing */
+	tui_state_set_help_lines(s, 30); /* 13 lines (10 rows + 3) on screen */
+	tf_keys(s, m, KEYS('?'));
+	assert_int_equal(s->view, TUI_VIEW_HELP);
+	tf_keys(s, m, KEYS('j', 'j'));
+	assert_int_equal(s->help_scroll, 2);
+	tf_keys(s, m, KEYS(TUI_KEY_END));
+	assert_int_equal(s->help_scroll, 17);
+	tf_keys(s, m, KEYS('k')); /* one back from the end, not from "infinity" */
+	assert_int_equal(s->help_scroll, 16);
+	c = tf_keys(s, m, KEYS('q')); /* closes the help, does not quit */
+	assert_int_equal(s->view, TUI_VIEW_TABLE);
+	assert_int_equal(s->input, TUI_INPUT_NONE);
+	tf_keys(s, m, KEYS(TUI_KEY_TAB));
+	assert_int_equal(s->view, TUI_VIEW_LOG);
+	tf_keys(s, m, KEYS('k', 'k', 'j'));
+	assert_int_equal(s->log_scroll, 0); /* one event: nothing to scroll */
 	for (int i = 0; i < 20; i++)
-		tui_model_event_push(&m, TF_T0 + i, TUI_SEV_INFO, "more");
-	tf_keys(&s, &m, KEYS('k', 'k', 'j'));
-	assert_int_equal(s.log_scroll, 1);
-	tf_keys(&s, &m, KEYS(TUI_KEY_HOME)); /* the oldest: 21 events, 10 shown */
-	assert_int_equal(s.log_scroll, 11);
-	tf_keys(&s, &m, KEYS('j'));
-	assert_int_equal(s.log_scroll, 10);
-	assert_int_equal(sel(&s), 1); /* the table's selection did not move */
-	tf_keys(&s, &m, KEYS(TUI_KEY_TAB));
-	assert_int_equal(s.view, TUI_VIEW_TABLE);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+		tui_model_event_push(m, TF_T0 + i, TUI_SEV_INFO, "more");
+	tf_keys(s, m, KEYS('k', 'k', 'j'));
+	assert_int_equal(s->log_scroll, 1);
+	tf_keys(s, m, KEYS(TUI_KEY_HOME)); /* the oldest: 21 events, 10 shown */
+	assert_int_equal(s->log_scroll, 11);
+	tf_keys(s, m, KEYS('j'));
+	assert_int_equal(s->log_scroll, 10);
+	assert_int_equal(sel(s), 1); /* the table's selection did not move */
+	tf_keys(s, m, KEYS(TUI_KEY_TAB));
+	assert_int_equal(s->view, TUI_VIEW_TABLE);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_order_and_selection),
-		cmocka_unit_test(test_selection_survives_resort),
-		cmocka_unit_test(test_sort_each_column),
-		cmocka_unit_test(test_sort_keys),
-		cmocka_unit_test(test_filter),
+		cmocka_unit_test_setup_teardown(test_default_order_and_selection, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_selection_survives_resort, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_sort_each_column, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_sort_keys, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_filter, tf_setup, tf_teardown),
 		cmocka_unit_test(test_scroll),
 		cmocka_unit_test(test_confirm_quit),
-		cmocka_unit_test(test_depth_prompt),
-		cmocka_unit_test(test_commands),
-		cmocka_unit_test(test_views_and_flags),
+		cmocka_unit_test_setup_teardown(test_depth_prompt, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_commands, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_views_and_flags, tf_setup, tf_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

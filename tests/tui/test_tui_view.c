@@ -76,18 +76,14 @@ static void golden(const char *name, const struct tui_model *m, struct tui_state
 
 static void test_table(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	golden("table_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("table_80x24_colour", &m, &s, 80, 24, true, COLOUR);
-	golden("table_80x24_mono", &m, &s, 80, 24, true, MONO);
-	golden("table_60x12_ascii", &m, &s, 60, 12, false, TEXT);
-	golden("table_132x43", &m, &s, 132, 43, true, TEXT);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	golden("table_80x24", m, s, 80, 24, true, TEXT);
+	golden("table_80x24_colour", m, s, 80, 24, true, COLOUR);
+	golden("table_80x24_mono", m, s, 80, 24, true, MONO);
+	golden("table_60x12_ascii", m, s, 60, 12, false, TEXT);
+	golden("table_132x43", m, s, 132, 43, true, TEXT);
 }
 
 /* Paused, disk nearly full, write-through, a warning event, the
@@ -164,19 +160,15 @@ static void test_file_counts(void **state)
 
 static void test_filter_and_message(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	tf_keys(&s, &m, KEYS('s', '/', 't', 'f'));
-	golden("filter_editing_80x24", &m, &s, 80, 24, true, TEXT);
-	tf_keys(&s, &m, KEYS(TUI_KEY_ENTER, 's'));
-	golden("filter_kept_80x24", &m, &s, 80, 24, true, TEXT);
-	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, '/', 'x', 'y'));
-	golden("filter_nothing_80x24", &m, &s, 80, 24, true, TEXT);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	tf_keys(s, m, KEYS('s', '/', 't', 'f'));
+	golden("filter_editing_80x24", m, s, 80, 24, true, TEXT);
+	tf_keys(s, m, KEYS(TUI_KEY_ENTER, 's'));
+	golden("filter_kept_80x24", m, s, 80, 24, true, TEXT);
+	tf_keys(s, m, KEYS(TUI_KEY_ESC, '/', 'x', 'y'));
+	golden("filter_nothing_80x24", m, s, 80, 24, true, TEXT);
 }
 
 static void test_dialogs(void **state)
@@ -234,25 +226,21 @@ static void test_help_and_log(void **state)
 
 static void test_finishing_and_too_small(void **state)
 {
-	(void)state;
-	struct tui_model m;
-	struct tui_state s;
-	tf_model(&m);
-	tf_state(&s, &m, 10);
-	golden("too_small_59x12", &m, &s, 59, 12, true, TEXT);
-	golden("too_small_60x11", &m, &s, 60, 11, false, MONO);
-	tf_keys(&s, &m, KEYS('q', 'y'));
-	assert_true(s.finishing);
-	m.hdr.finishing_bytes_left = 12500000;
-	golden("finishing_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("finishing_50x10", &m, &s, 50, 10, true, TEXT);
-	tui_state_fini(&s);
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	golden("too_small_59x12", m, s, 59, 12, true, TEXT);
+	golden("too_small_60x11", m, s, 60, 11, false, MONO);
+	tf_keys(s, m, KEYS('q', 'y'));
+	assert_true(s->finishing);
+	m->hdr.finishing_bytes_left = 12500000;
+	golden("finishing_80x24", m, s, 80, 24, true, TEXT);
+	golden("finishing_50x10", m, s, 50, 10, true, TEXT);
+	tui_state_fini(s);
 	/* The engine stopping on its own (SIGINT) shows the same screen. */
-	tf_state(&s, &m, 10);
-	m.hdr.state = TUI_REC_STOPPING;
-	golden("finishing_80x24", &m, &s, 80, 24, true, TEXT);
-	tui_state_fini(&s);
-	tui_model_fini(&m);
+	tf_state(s, m, 10);
+	m->hdr.state = TUI_REC_STOPPING;
+	golden("finishing_80x24", m, s, 80, 24, true, TEXT);
 }
 
 /* Frame basics the renderer relies on. */
@@ -279,14 +267,14 @@ static void test_frame(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
+		cmocka_unit_test_setup_teardown(test_table, tf_setup, tf_teardown),
 		cmocka_unit_test(test_table_warnings_mono_ascii),
 		cmocka_unit_test(test_many_rows_scrolled),
 		cmocka_unit_test(test_file_counts),
-		cmocka_unit_test(test_filter_and_message),
+		cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
 		cmocka_unit_test(test_dialogs),
 		cmocka_unit_test(test_help_and_log),
-		cmocka_unit_test(test_finishing_and_too_small),
+		cmocka_unit_test_setup_teardown(test_finishing_and_too_small, tf_setup, tf_teardown),
 		cmocka_unit_test(test_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

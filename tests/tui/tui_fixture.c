@@ -1,7 +1,10 @@
 #include "tui_fixture.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "bt_mem.h"
 
 struct tui_topic *tf_add(struct tui_model *m, uint32_t id, const char *name, const char *type,
 			 double hz, uint64_t bytes)
@@ -90,4 +93,22 @@ const char *tf_order(const struct tui_state *s, const struct tui_model *m)
 		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? " " : "",
 					m->topics[s->order[i]].name);
 	return buf;
+}
+
+int tf_setup(void **state)
+{
+	struct tf_fx *fx = bt_xcalloc(1, sizeof *fx);
+	tf_model(&fx->m);
+	tf_state(&fx->s, &fx->m, 10);
+	*state = fx;
+	return 0;
+}
+
+int tf_teardown(void **state)
+{
+	struct tf_fx *fx = *state;
+	tui_state_fini(&fx->s);
+	tui_model_fini(&fx->m);
+	free(fx);
+	return 0;
 }

@@ -24,6 +24,14 @@ void tf_model(struct tui_model *m);
 void tf_model_many(struct tui_model *m, size_t n);
 /* Init the state for a table of `page` rows and sync it. */
 void tf_state(struct tui_state *s, const struct tui_model *m, size_t page);
+/* The model of tf_model and its state for a page of 10 rows: a cmocka
+ * fixture (*state) that tf_setup makes and tf_teardown frees. */
+struct tf_fx {
+	struct tui_model m;
+	struct tui_state s;
+};
+int tf_setup(void **state);
+int tf_teardown(void **state);
 /* Presses the keys (0-terminated); returns the last key's command. */
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys);
 /* Names of the rows in the state's order, joined by spaces (static). */

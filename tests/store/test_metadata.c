@@ -689,18 +689,9 @@ static void test_errors(void **state)
 }
 
 /* bag_metadata_write / _read: the file on disk, atomically replaced. */
-static int md_rm_scratch(void **state)
-{
-	if (*state) {
-		tu_rmrf(*state); /* also when an assertion ended the test */
-		free(*state);
-	}
-	return 0;
-}
-
 static void test_write_read_file(void **state)
 {
-	char *dir = *state = tu_mkdtemp("md");
+	char *dir = *state;
 	struct bag_metadata md, back;
 	struct bt_error err;
 	md_build_full(&md);
@@ -730,7 +721,8 @@ int main(void)
 		cmocka_unit_test(test_qos_string_forms),
 		cmocka_unit_test(test_qos_to_string),
 		cmocka_unit_test(test_errors),
-		cmocka_unit_test_teardown(test_write_read_file, md_rm_scratch),
+		cmocka_unit_test_setup_teardown(test_write_read_file, tu_scratch_setup,
+						tu_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -411,24 +411,9 @@ static void test_metadata_versions(void **state)
 /* Reading a WAL-flagged file (talker.db3's header says WAL) must leave the
  * directory as it was: a reader never writes beside a bag it reads. A copy
  * in a scratch directory shows it whatever the fixture folder holds. */
-static int fx_no_scratch(void **state)
-{
-	*state = NULL; /* not the group's snapshot */
-	return 0;
-}
-
-static int fx_rm_scratch(void **state)
-{
-	if (*state) {
-		tu_rmrf(*state); /* also when an assertion ended the test */
-		free(*state);
-	}
-	return 0;
-}
-
 static void test_reading_writes_nothing(void **state)
 {
-	char *tmp = *state = tu_mkdtemp("fxwal");
+	char *tmp = *state; /* tu_scratch_setup's, not the group's snapshot */
 	char *src = fx_path("talker/talker.db3");
 	char *dst = bt_fs_join(tmp, "talker.db3");
 	tu_copy_file(src, dst);
@@ -508,8 +493,8 @@ int main(void)
 		cmocka_unit_test(test_talker_payloads),
 		cmocka_unit_test(test_single_files),
 		cmocka_unit_test(test_metadata_versions),
-		cmocka_unit_test_setup_teardown(test_reading_writes_nothing, fx_no_scratch,
-						fx_rm_scratch),
+		cmocka_unit_test_setup_teardown(test_reading_writes_nothing, tu_scratch_setup,
+						tu_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

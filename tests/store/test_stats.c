@@ -26,6 +26,7 @@
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_str.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 #define ST_T0 INT64_C(1700000000000000000)
@@ -320,12 +321,9 @@ static char *st_db_path(const struct st_bag *b, size_t f)
 /* Rows and bytes of topic `name` in a .db3, counted by sqlite itself. */
 static void st_sql_topic(const char *db, const char *name, uint64_t *rows, uint64_t *bytes)
 {
-	sqlite3 *h = NULL;
-	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	sqlite3_stmt *s = NULL;
-	assert_int_equal(sqlite3_prepare_v2(h, "SELECT COUNT(*), TOTAL(LENGTH(data)) FROM messages "
-					       "JOIN topics ON topics.id = messages.topic_id "
-					       "WHERE topics.name = ?;", -1, &s, NULL), SQLITE_OK);
+	sqlite3 *h = tb_sql_open(db);
+	sqlite3_stmt *s = tb_sql(h, "SELECT COUNT(*), TOTAL(LENGTH(data)) FROM messages "
+				 "JOIN topics ON topics.id = messages.topic_id WHERE topics.name = ?;");
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	*rows = (uint64_t)sqlite3_column_int64(s, 0);
@@ -337,11 +335,8 @@ static void st_sql_topic(const char *db, const char *name, uint64_t *rows, uint6
 /* The metadata rows of a .db3, oldest first, parsed. */
 static size_t st_sql_rows(const char *db, struct bag_metadata *out, size_t cap)
 {
-	sqlite3 *h = NULL;
-	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	sqlite3_stmt *s = NULL;
-	assert_int_equal(sqlite3_prepare_v2(h, "SELECT metadata FROM metadata ORDER BY id;", -1, &s,
-					    NULL), SQLITE_OK);
+	sqlite3 *h = tb_sql_open(db);
+	sqlite3_stmt *s = tb_sql(h, "SELECT metadata FROM metadata ORDER BY id;");
 	size_t n = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		assert_true(n < cap);

@@ -19,6 +19,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "store__zstd.h" /* to inflate FILE-mode files and MESSAGE blobs */
+#include "test_bag.h"
 #include "test_util.h"
 
 #define WT_T0 INT64_C(1700000000000000000)
@@ -238,25 +239,9 @@ static bool wt_kept(const struct wt_bag *b, const struct wt_msg *m)
 
 /* ---- raw sqlite helpers ---- */
 
-static sqlite3 *wt_sql_open(const char *path)
-{
-	sqlite3 *h = NULL;
-	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		fail_msg("sqlite3_open %s: %s", path, h ? sqlite3_errmsg(h) : "?");
-	return h;
-}
-
-static sqlite3_stmt *wt_sql(sqlite3 *h, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
-	return s;
-}
-
 static char *wt_sql_text(sqlite3 *h, const char *sql)
 {
-	sqlite3_stmt *s = wt_sql(h, sql);
+	sqlite3_stmt *s = tb_sql(h, sql);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	char *t = bt_xstrdup((const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
@@ -291,7 +276,7 @@ static int wt_header_version(const char *path)
 
 static void wt_check_master(sqlite3 *h)
 {
-	sqlite3_stmt *s = wt_sql(h, "SELECT sql FROM sqlite_master ORDER BY rowid;");
+	sqlite3_stmt *s = tb_sql(h, "SELECT sql FROM sqlite_master ORDER BY rowid;");
 	size_t n = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		assert_true(n < 6);
@@ -306,7 +291,7 @@ static void wt_check_master(sqlite3 *h)
 
 static void wt_check_schema_row(sqlite3 *h, const char *distro)
 {
-	sqlite3_stmt *s = wt_sql(h, "SELECT schema_version, ros_distro FROM schema;");
+	sqlite3_stmt *s = tb_sql(h, "SELECT schema_version, ros_distro FROM schema;");
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(s, 0), 4);
 	assert_string_equal((const char *)sqlite3_column_text(s, 1), distro);
@@ -324,7 +309,7 @@ static void wt_check_topics(const struct wt_bag *b, sqlite3 *h, size_t fi, int64
 		ids[i] = -1;
 		want += b->topics[i].first_file <= fi;
 	}
-	sqlite3_stmt *s = wt_sql(h, "SELECT id, name, type, serialization_format, "
+	sqlite3_stmt *s = tb_sql(h, "SELECT id, name, type, serialization_format, "
 				    "offered_qos_profiles, type_description_hash FROM topics;");
 	size_t n = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -369,7 +354,7 @@ static void wt_check_defs(const struct wt_bag *b, sqlite3 *h, size_t fi)
 				first = false;
 		want += first;
 	}
-	sqlite3_stmt *s = wt_sql(h, "SELECT topic_type, encoding, encoded_message_definition, "
+	sqlite3_stmt *s = tb_sql(h, "SELECT topic_type, encoding, encoded_message_definition, "
 				    "type_description_hash, "
 				    "(SELECT COUNT(*) FROM message_definitions d2 "
 				    " WHERE d2.topic_type = d.topic_type) "
@@ -429,7 +414,7 @@ static void wt_check_messages(struct wt_bag *b, sqlite3 *h, size_t fi, const int
 	fs->start = BAG_TIME_NONE;
 	fs->end = INT64_MIN;
 	bool msgmode = b->o.compression == BAG_COMPRESSION_MESSAGE;
-	sqlite3_stmt *s = wt_sql(h, "SELECT topic_id, timestamp, data, typeof(data) FROM "
+	sqlite3_stmt *s = tb_sql(h, "SELECT topic_id, timestamp, data, typeof(data) FROM "
 				    "messages ORDER BY id;");
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		while (*k < b->n_msgs && !wt_kept(b, &b->msgs[*k]))
@@ -497,7 +482,7 @@ static void wt_parse_row(const char *text, struct bag_metadata *md)
 static void wt_check_md_rows(const struct wt_bag *b, sqlite3 *h, const char *name,
 			     const struct wt_file_stats *fs, struct bag_metadata *last)
 {
-	sqlite3_stmt *s = wt_sql(h, "SELECT metadata_version, metadata FROM metadata ORDER BY id;");
+	sqlite3_stmt *s = tb_sql(h, "SELECT metadata_version, metadata FROM metadata ORDER BY id;");
 	size_t n = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		assert_true(n < 2);
@@ -663,7 +648,7 @@ static void wt_check_raw(struct wt_bag *b, const struct bag_metadata *md,
 	for (size_t i = 0; i < md->n_paths; i++) {
 		char *plain = wt_plain(b, md->relative_file_paths[i], i);
 		wt_assert_header_rollback(plain);
-		sqlite3 *h = wt_sql_open(plain);
+		sqlite3 *h = tb_sql_open(plain);
 		char *jm = wt_sql_text(h, "PRAGMA journal_mode;");
 		assert_string_equal(jm, "delete");
 		free(jm);
@@ -1345,7 +1330,7 @@ static void wt_assert_file_qos(const struct wt_bag *b, size_t fi, const char *na
 			       const struct bag_qos *q, size_t n)
 {
 	char *path = bt_xasprintf("%s/%s_%zu.db3", b->dir, b->base, fi);
-	sqlite3 *h = wt_sql_open(path);
+	sqlite3 *h = tb_sql_open(path);
 	char *sql = bt_xasprintf("SELECT offered_qos_profiles FROM topics WHERE name = '%s';", name);
 	char *got = wt_sql_text(h, sql);
 	struct bt_buf want = BT_BUF_INIT;

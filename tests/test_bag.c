@@ -1,0 +1,64 @@
+#include "test_bag.h"
+
+#include <sqlite3.h>
+#include <string.h>
+
+unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void *arg)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	if (bag_reader_open(path, flags, &r, &err) != BT_OK)
+		fail_msg("reader %s: %s", path, err.msg);
+	size_t nt;
+	const struct bag_reader_topic *t = bag_reader_topics(r, &nt);
+	struct bag_read_msg m;
+	unsigned long long n = 0;
+	int rc;
+	while ((rc = bag_reader_next(r, &m, &err)) == 1) {
+		if (fn)
+			fn(&m, m.topic < nt ? &t[m.topic] : NULL, arg);
+		n++;
+	}
+	if (rc != 0)
+		fail_msg("reader next %s: %s", path, err.msg);
+	bag_reader_close(r);
+	return n;
+}
+
+struct tb_where {
+	const char *topic;
+	int64_t from, to;
+	unsigned long long n;
+};
+
+static void tb_count_one(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			 void *arg)
+{
+	(void)t;
+	struct tb_where *w = arg;
+	w->n += (!w->topic || !strcmp(m->name, w->topic)) && m->timestamp >= w->from &&
+		m->timestamp < w->to;
+}
+
+unsigned long long tb_count(const char *path, const char *topic, int64_t from, int64_t to)
+{
+	struct tb_where w = {topic, from, to, 0};
+	tb_each(path, 0, tb_count_one, &w);
+	return w.n;
+}
+
+sqlite3 *tb_sql_open(const char *db)
+{
+	sqlite3 *h = NULL;
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		fail_msg("sqlite3_open %s: %s", db, h ? sqlite3_errmsg(h) : "?");
+	return h;
+}
+
+sqlite3_stmt *tb_sql(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+	return s;
+}

@@ -1,0 +1,32 @@
+/* test_bag — reading back what a test wrote: every message of a bag through
+ * the store's own reader, and a storage file's rows through raw SQL for the
+ * tests that check those rows on purpose. Failures end the test (cmocka). */
+#ifndef TEST_BAG_H
+#define TEST_BAG_H
+
+#include <stdint.h>
+
+#include "bag_reader.h"
+#include "test_util.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+/* Called for each message read back; `t` is its topic. */
+typedef void tb_msg_fn(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+		       void *arg);
+/* Reads every message of the bag, or storage file, at `path` (flags as
+ * bag_reader_open's) in the reader's order, calling fn (NULL: none) on
+ * each; fails the test when the bag cannot be opened or read to its end.
+ * Returns the number of messages. */
+unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void *arg);
+/* Messages of `topic` (NULL: every topic) stamped in [from, to). */
+unsigned long long tb_count(const char *path, const char *topic, int64_t from, int64_t to);
+#define TB_ALL INT64_MIN, INT64_MAX /* from, to: any time */
+
+/* A storage file opened read-only for raw SQL (sqlite3_close it). */
+struct sqlite3 *tb_sql_open(const char *db);
+/* `sql` prepared on h (sqlite3_finalize it). */
+struct sqlite3_stmt *tb_sql(struct sqlite3 *h, const char *sql);
+
+#endif
