@@ -1,7 +1,12 @@
-/* app__run — one recording session, shared by the headless loop
- * (app_run.c) and the live view (app_tui.c): the recorder, the signals,
- * snapshot triggers and reports, loss lines and the summary. Private to
- * src/app.
+/* app__run — one recording session, shared by the headless loop and the
+ * live view (app_tui.c): the recorder, the signals, snapshot triggers and
+ * reports, loss lines and the summary. Private to src/app. One file a job:
+ *   app_run.c          the session: start, stop (and abandon), end, report
+ *   app_run_log.c      the log sink and app_run_say: what is said, where
+ *   app_run_headless.c the loop without the live view: status lines, stop
+ *   app_run_loss.c     the loss and split announcer
+ *   app_run_pidcmd.c   the signals: snapshot, pause and resume requests
+ *                      (`bagtop snapshot|pause|resume`, kill -USR1, keys)
  *
  * Threads: the owner (main) thread starts and stops the recorder; the
  * writer thread only calls app_run_on_snapshot (it stores the report and
@@ -20,6 +25,7 @@
 
 #include "app_record.h"
 #include "app_snapfile.h"
+#include "bt_log.h"
 #include "rec_recorder.h"
 #include "tui_events.h"
 
@@ -64,34 +70,13 @@ struct app_run {
 	size_t file_index;         /* the storage file last said to be current */
 };
 
+/* ---- app_run.c: the session ---- */
+
 /* Prepares signals (all blocked from here on, inherited by the recorder's
  * threads) and starts the recorder. Exit status on error (one line said). */
 int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_record_cfg *c);
 /* Frees what start made, drains late signals and unblocks them. */
 void app_run_end(struct app_run *run);
-/* Shows the live view's event queue (NULL: back to stdout/stderr); log
- * lines and messages follow at once. */
-void app_run_set_events(struct app_run *run, struct tui_events *events);
-/* A message for the user: "[HH:MM:SS] text" on stdout, or the live view's
- * event line; and the log file. */
-void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
-/* APP_SIG_SNAPSHOT from `bagtop snapshot` (process `from`, request number
- * `request`): triggers and answers that process alone (app_snapfile.h). */
-void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request);
-void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
-/* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
- * raise them so that one thread owns the state file): pauses or resumes,
- * says so, and confirms through the state file. `from`: the requesting
- * process (0 or our own pid: a key). */
-void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
-/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2, APP_SIG_SNAPSHOT and the pause
- * signals itself and returns a stop signal's number, or 0. */
-int app_run_take_signal(struct app_run *run, const struct timespec *wait);
-/* Says which topics lost messages since the last call (1 per second max),
- * and when the bag moved on to another file (a split). */
-void app_run_loss_check(struct app_run *run, int64_t now);
 /* While the bag is being finished, from any thread but the stopping one:
  * abandons what is not written yet (rec_recorder_abandon), once, saying
  * why and how much the cache still holds. The stop then ends at once with
@@ -105,8 +90,58 @@ void app_run_stop_tick(struct app_run *run);
 bt_status app_run_stop(struct app_run *run, struct bt_error *err);
 /* The summary on stdout and, after a failure, the error line: exit status. */
 int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err);
+
+/* ---- app_run_log.c: what is said, where ---- */
+
+/* Shows the live view's event queue (NULL: back to stdout/stderr); log
+ * lines and messages follow at once. */
+void app_run_set_events(struct app_run *run, struct tui_events *events);
+/* A message for the user: "[HH:MM:SS] text" on stdout, or the live view's
+ * event line; and the log file. */
+void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* bt_log's sink for the whole session (see app_run_set_events). */
+void app_run_log_sink(void *ctx, enum bt_log_level level, const char *line);
+/* "HH:MM:SS" since the session started, at monotonic `now`. */
+void app_run_elapsed(const struct app_run *run, int64_t now, char *el, size_t n);
+
+/* ---- app_run_headless.c: the loop without the live view ---- */
+
 /* Headless: status lines until a stop signal or the duration, then stop. */
 int app_run_headless(struct app_run *run);
+
+/* ---- app_run_loss.c: the loss and split announcer ---- */
+
+/* Says which topics lost messages since the last call (1 per second max),
+ * and when the bag moved on to another file (a split). */
+void app_run_loss_check(struct app_run *run, int64_t now);
+
+/* ---- app_run_pidcmd.c: snapshot, pause and resume requests ---- */
+
+void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
+/* APP_SIG_SNAPSHOT from `bagtop snapshot` (process `from`, request number
+ * `request`): triggers and answers that process alone (app_snapfile.h). */
+void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request);
+void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
+/* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
+ * raise them so that one thread owns the state file): pauses or resumes,
+ * says so, and confirms through the state file. `from`: the requesting
+ * process (0 or our own pid: a key). */
+void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
+/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2, APP_SIG_SNAPSHOT and the pause
+ * signals itself and returns a stop signal's number, or 0. */
+int app_run_take_signal(struct app_run *run, const struct timespec *wait);
+/* The recorder's on_snapshot callback (writer thread): stores the report
+ * and raises SIGUSR2 for app_run_snap_done. */
+void app_run_on_snapshot(void *ctx, const struct rec_snapshot_done *d);
+/* Bumps the state file's snapshot counter with `result` and `msg`. */
+void app_run_snap_publish(struct app_run *run, const char *result, const char *msg);
+/* A signal wait failed with errno `e` (not a timeout, not an
+ * interruption): said once, then a short pause so that no loop spins. */
+void app_run_wait_failed(int e);
+
+/* ---- app_tui.c ---- */
+
 /* The live view until the bag is complete. -1: no usable terminal (nothing
  * drawn; go on headless); else the exit status. */
 int app_tui_run(struct app_run *run);
