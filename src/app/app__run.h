@@ -41,6 +41,7 @@ struct app_snap_req {
 #define APP_SNAP_REQ_MAX 32
 
 struct app_run {
+	/* The session (app_run.c); fixed after app_run_start. */
 	struct rec_recorder *rec;
 	const struct app_record_cfg *cfg;
 	const char *bag;
@@ -48,26 +49,31 @@ struct app_run {
 	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done)
 			    * + APP_SIG_PAUSE / APP_SIG_RESUME + APP_SIG_SNAPSHOT */
 	int64_t t0;        /* monotonic start */
-	uint64_t last_bytes;
-	int64_t last_t;
 	atomic_bool finished; /* the bag is complete */
 	atomic_int_fast64_t stop_t0; /* monotonic ns the stop began; 0: not yet */
 	atomic_bool abandoning;      /* app_run_abandon was called */
-	struct app_loss *loss;
-	size_t n_loss;
-	int64_t loss_t; /* when the last loss line was said */
-	/* Set by the writer thread (on_snapshot), read by the signal handler. */
-	pthread_mutex_t done_mu;
-	struct rec_snapshot_done done;
-	bool done_pending;
-	struct app_snapstate snap; /* for `bagtop snapshot` */
-	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
-	size_t n_reqs;
-	uint64_t snap_count;       /* snapshots written */
+	/* What is said, where (app_run_log.c). */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
 	atomic_bool log_failed;    /* a write to it failed (said once) */
-	size_t file_index;         /* the storage file last said to be current */
+	/* The headless status line (app_run_headless.c): the rate since the last. */
+	uint64_t last_bytes;
+	int64_t last_t;
+	/* The loss and split announcer (app_run_loss.c). */
+	struct app_loss *loss; /* by topic index */
+	size_t n_loss;
+	int64_t loss_t;    /* when the last loss line was said */
+	size_t file_index; /* the storage file last said to be current */
+	/* Requests (app_run_pidcmd.c), on the thread that takes the signals,
+	 * but `done`: set by the writer thread (app_run_on_snapshot), taken by
+	 * app_run_snap_done. */
+	pthread_mutex_t done_mu;
+	struct rec_snapshot_done done;
+	bool done_pending;
+	struct app_snapstate snap; /* the state file: `bagtop snapshot|pause|resume` */
+	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
+	size_t n_reqs;
+	uint64_t snap_count; /* snapshots written */
 };
 
 /* ---- app_run.c: the session ---- */
@@ -112,8 +118,8 @@ int app_run_headless(struct app_run *run);
 
 /* ---- app_run_loss.c: the loss and split announcer ---- */
 
-/* Says which topics lost messages since the last call (1 per second max),
- * and when the bag moved on to another file (a split). */
+/* Says which topics lost messages since the last loss line (one a second
+ * at most), and when the bag moved on to another file (a split). */
 void app_run_loss_check(struct app_run *run, int64_t now);
 
 /* ---- app_run_pidcmd.c: snapshot, pause and resume requests ---- */

@@ -5,9 +5,10 @@
  * (app_snapfile.h).
  *
  * Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and the pause / resume
- * / snapshot-request signals are blocked before the recorder starts its
- * threads (they inherit the mask) and received in one place with
- * sigtimedwait; nothing runs in a signal handler.
+ * / snapshot-request signals are blocked (app_run_start) before the
+ * recorder starts its threads (they inherit the mask) and received in one
+ * place with sigtimedwait; nothing runs in a signal handler. The stop
+ * signals are returned to the caller.
  *
  * Threads: everything here runs on the thread that takes the signals
  * (headless: main; live view: its signal thread), except
