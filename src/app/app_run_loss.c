@@ -49,9 +49,8 @@ static void app_loss_append(struct bt_buf *b, const char *name, const struct app
 			return;
 }
 
-/* One line naming the topics whose losses started or grew since the last
- * such line; called once per status period at most. */
-/* A split (by size, duration or request) starts the next file. Not in
+/* Says when the bag moved on to another file: a split (by size, duration
+ * or request) started it. Not in
  * snapshot mode: there every snapshot gets a file of its own, opened just
  * before it is written and finished with it, and the snapshot's own line
  * names it; "now writing" it, said after that line, read as if the file
@@ -70,6 +69,9 @@ static void app_file_check(struct app_run *run)
 		    slash ? slash + 1 : st.current_file);
 }
 
+/* One line naming the topics whose losses started or grew since the last
+ * such line, one a second at most; the callers call this at every status
+ * line (headless) or fill (live view). */
 void app_run_loss_check(struct app_run *run, int64_t now)
 {
 	app_file_check(run);
