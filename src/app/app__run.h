@@ -25,7 +25,6 @@
 
 #include "app_record.h"
 #include "app_snapfile.h"
-#include "bt_log.h"
 #include "rec_recorder.h"
 #include "tui_events.h"
 
@@ -106,8 +105,13 @@ void app_run_set_events(struct app_run *run, struct tui_events *events);
  * event line; and the log file. */
 void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* bt_log's sink for the whole session (see app_run_set_events). */
-void app_run_log_sink(void *ctx, enum bt_log_level level, const char *line);
+/* Opens --log-file for appending, if given: false after saying why. */
+bool app_run_log_open(struct app_run *run);
+/* From here bt_log's lines and Cyclone's go to the session's sink: the log
+ * file, and the live view's log or (warnings and errors) stderr. */
+void app_run_log_start(struct app_run *run);
+/* Back to bt_log's own sink; closes the log file. */
+void app_run_log_end(struct app_run *run);
 /* "HH:MM:SS" since the session started, at monotonic `now`. */
 void app_run_elapsed(const struct app_run *run, int64_t now, char *el, size_t n);
 

@@ -7,16 +7,13 @@
  * thread while it does. */
 #include "app__run.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
 #include "bt_fmt.h"
-#include "bt_log.h"
 #include "bt_time.h"
-#include "rec_log.h"
 
 void app_run_abandon(struct app_run *run, const char *why)
 {
@@ -104,22 +101,17 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	if (pthread_mutex_init(&run->done_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	atomic_init(&run->finished, false);
-	atomic_init(&run->log_failed, false);
 	atomic_init(&run->stop_t0, 0);
 	atomic_init(&run->abandoning, false);
 	c->ro.on_snapshot = app_run_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
-	if (c->log_file != NULL && (run->log = fopen(c->log_file, "a")) == NULL) {
-		app_error("cannot open the log file %s: %s", c->log_file, strerror(errno));
+	if (!app_run_log_open(run)) {
 		pthread_mutex_destroy(&run->done_mu);
 		return APP_EXIT_ERROR;
 	}
 	pthread_sigmask(SIG_BLOCK, &run->all_sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* Info lines are for the live view and the log file. */
-	bt_log_set_level(BT_LOG_INFO);
-	bt_log_set_sink(app_run_log_sink, run);
-	rec_log_route_dds(true);
+	app_run_log_start(run);
 	struct bt_error err = {0};
 	bt_status st = rec_recorder_start(&c->ro, &run->rec, &err);
 	if (st != BT_OK) {
@@ -139,11 +131,7 @@ void app_run_end(struct app_run *run)
 	run->rec = NULL;
 	free(run->loss);
 	run->loss = NULL;
-	rec_log_route_dds(false);
-	bt_log_set_sink(NULL, NULL);
-	if (run->log != NULL && fclose(run->log) != 0 && !atomic_load(&run->log_failed))
-		fprintf(stderr, "bagtop: warning: closing the log file: %s\n", strerror(errno));
-	run->log = NULL;
+	app_run_log_end(run);
 	pthread_mutex_destroy(&run->done_mu);
 	/* A trigger that came too late must not kill us once unblocked. */
 	struct timespec zero = {0, 0};

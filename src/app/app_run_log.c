@@ -12,8 +12,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "app.h"
 #include "bt_log.h"
 #include "bt_time.h"
+#include "rec_log.h"
 
 void app_run_elapsed(const struct app_run *run, int64_t now, char *el, size_t n)
 {
@@ -51,7 +53,7 @@ static void app_log_write(struct app_run *run, const char *what, const char *tex
 /* bt_log's sink for the whole session (under bt_log's lock): the log file
  * gets everything; the live view's log, or stderr for warnings and errors
  * when headless. */
-void app_run_log_sink(void *ctx, enum bt_log_level level, const char *line)
+static void app_run_log_sink(void *ctx, enum bt_log_level level, const char *line)
 {
 	struct app_run *run = ctx;
 	app_log_write(run, bt_log_level_name(level), line);
@@ -59,6 +61,34 @@ void app_run_log_sink(void *ctx, enum bt_log_level level, const char *line)
 		tui_events_log_sink(run->events, level, line);
 	else if (level <= BT_LOG_WARN)
 		fprintf(stderr, "bagtop: %s: %s\n", bt_log_level_name(level), line);
+}
+
+bool app_run_log_open(struct app_run *run)
+{
+	atomic_init(&run->log_failed, false);
+	const char *path = run->cfg->log_file;
+	if (path != NULL && (run->log = fopen(path, "a")) == NULL) {
+		app_error("cannot open the log file %s: %s", path, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+void app_run_log_start(struct app_run *run)
+{
+	/* Info lines are for the live view and the log file. */
+	bt_log_set_level(BT_LOG_INFO);
+	bt_log_set_sink(app_run_log_sink, run);
+	rec_log_route_dds(true);
+}
+
+void app_run_log_end(struct app_run *run)
+{
+	rec_log_route_dds(false);
+	bt_log_set_sink(NULL, NULL);
+	if (run->log != NULL && fclose(run->log) != 0 && !atomic_load(&run->log_failed))
+		fprintf(stderr, "bagtop: warning: closing the log file: %s\n", strerror(errno));
+	run->log = NULL;
 }
 
 void app_run_set_events(struct app_run *run, struct tui_events *events)
