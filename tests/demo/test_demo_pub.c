@@ -1,8 +1,8 @@
-/* rec_demo: a forked child runs rec_demo_publish on a private domain; the
+/* demo_pub: a forked child runs demo_publish on a private domain; the
  * parent (no DDS entities before the fork) checks what a recorder would see:
  * DCPSPublication (topic and type names, keyed or not, reliability,
  * durability), then typed readers built from the same IDL check the decoded
- * contents and rough rates. Also: rec_demo_definitions covers every ROS type
+ * contents and rough rates. Also: demo_definitions covers every ROS type
  * the demo publishes, and every type a definition mentions is defined in it. */
 #include <math.h>
 #include <signal.h>
@@ -16,7 +16,7 @@
 #include <dds/dds.h>
 
 #include "bt_time.h"
-#include "rec_demo.h"
+#include "demo_pub.h"
 #include "test_util.h"
 
 #include "demo_robot_status.h"
@@ -47,7 +47,7 @@ static int demo_child(void *arg)
 	sa.sa_handler = child_on_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
-	return rec_demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S);
+	return demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S);
 }
 
 static pid_t demo_spawn(void)
@@ -383,7 +383,7 @@ static int bad_domain_child(void *arg)
 {
 	(void)arg;
 	volatile sig_atomic_t stop = 0;
-	return rec_demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S);
+	return demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S);
 }
 
 /* A child that cannot start DDS says why and returns 3. */
@@ -445,7 +445,7 @@ static void test_definitions(void **state)
 {
 	(void)state;
 	size_t n = 0;
-	const struct bag_msgdef *defs = rec_demo_definitions(&n);
+	const struct bag_msgdef *defs = demo_definitions(&n);
 	assert_int_equal(n, sizeof demo_ros_types / sizeof demo_ros_types[0]);
 	for (size_t i = 0; i < sizeof demo_ros_types / sizeof demo_ros_types[0]; i++) {
 		const struct bag_msgdef *d = NULL;
