@@ -39,6 +39,13 @@ static void check_seqs(const struct rec_batch *b, const int64_t *seqs, size_t n)
 	cf_check_batch(b, n);
 }
 
+/* check_seqs, then frees b's messages (the snapshot has been written). */
+static void check_free(const struct rec_batch *b, const int64_t *seqs, size_t n)
+{
+	check_seqs(b, seqs, n);
+	rec_msg_free_list(b->head);
+}
+
 /* Triggers and takes the snapshot (the consumer's two steps). */
 static struct rec_batch trigger_take(struct rec_snap *s, int64_t now, uint64_t want_id)
 {
@@ -86,10 +93,9 @@ static void test_snap_byte_bound(void **state)
 	assert_int_equal(st.fill_count, 10);
 	struct rec_batch b = trigger_take(s, 100, 1);
 	int64_t want[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-	check_seqs(&b, want, 10);
 	assert_int_equal(b.bytes, 1000);
 	assert_int_equal(rec_snap_fill(s), 0);
-	rec_msg_free_list(b.head);
+	check_free(&b, want, 10);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
@@ -115,8 +121,7 @@ static void test_snap_oversized(void **state)
 	assert_int_equal(rec_snap_topic_evicted(s, 0), 3);
 	struct rec_batch b = trigger_take(s, 10, 1);
 	int64_t want[] = {4};
-	check_seqs(&b, want, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want, 1);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
@@ -146,8 +151,7 @@ static void test_snap_time_bound(void **state)
 	assert_int_equal(st.fill_count, 1);
 	struct rec_batch b = trigger_take(s, 0, 1);
 	int64_t want1[] = {200};
-	check_seqs(&b, want1, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want1, 1);
 	rec_snap_release(s);
 	/* The new buffer's window starts afresh: older stamps are fine there. */
 	assert_int_equal(rec_snap_push(s, msg(0, 1, 10, 1)), BT_OK);
@@ -194,8 +198,7 @@ static void test_snap_trigger_states(void **state)
 	assert_true(rec_snap_take_wait(s, 1000 * MS, &b, &id));
 	assert_int_equal(id, 1);
 	int64_t want1[] = {0};
-	check_seqs(&b, want1, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want1, 1);
 	/* Taken, being written: still refused; an empty trigger too. */
 	assert_int_equal(rec_snap_trigger(s, 0, NULL), REC_SNAP_BUSY);
 	struct rec_snap_stats st;
@@ -214,8 +217,7 @@ static void test_snap_trigger_states(void **state)
 	/* The message pushed while busy is in the next snapshot. */
 	b = trigger_take(s, 0, 2);
 	int64_t want2[] = {1};
-	check_seqs(&b, want2, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want2, 1);
 	rec_snap_release(s);
 	assert_int_equal(rec_snap_trigger(s, 0, NULL), REC_SNAP_EMPTY);
 	rec_snap_free(s);
@@ -309,21 +311,18 @@ static void test_snap_post(void **state)
 	assert_int_equal(rec_snap_fill(s), 10);
 	assert_true(rec_snap_post_take(s, 10600, &b));
 	int64_t w1[] = {2, 3, 4};
-	check_seqs(&b, w1, 3);
-	rec_msg_free_list(b.head);
+	check_free(&b, w1, 3);
 	/* A trigger during the window: the file is not finished. */
 	assert_int_equal(rec_snap_trigger(s, 10700, NULL), REC_SNAP_BUSY);
 	assert_int_equal(rec_snap_push(s, msg(1, 6, 10, 10800)), BT_OK);
 	/* Open until now is past the end plus the grace. */
 	assert_true(rec_snap_post_take(s, T + 1000 + G, &b));
 	int64_t w2[] = {6};
-	check_seqs(&b, w2, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, w2, 1);
 	assert_int_equal(rec_snap_push(s, msg(1, 7, 10, 10900)), BT_OK); /* in the grace */
 	assert_false(rec_snap_post_take(s, T + 1000 + G + 1, &b));
 	int64_t w3[] = {7};
-	check_seqs(&b, w3, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, w3, 1);
 	/* Closed: a late one (stamped inside) goes to the buffer. */
 	assert_int_equal(rec_snap_push(s, msg(1, 8, 10, 10950)), BT_OK);
 	assert_false(rec_snap_post_take(s, T + 1000 + G + 2, &b));
@@ -331,8 +330,7 @@ static void test_snap_post(void **state)
 	rec_snap_release(s);
 	b = trigger_take(s, 20000, 2);
 	int64_t w4[] = {5, 8};
-	check_seqs(&b, w4, 2);
-	rec_msg_free_list(b.head);
+	check_free(&b, w4, 2);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
