@@ -131,6 +131,13 @@ bool rec_harness_ready(void)
 	return false;
 }
 
+int rec_harness_run(const char *name, const struct CMUnitTest *tests, size_t n)
+{
+	if (!rec_harness_ready())
+		return 77;
+	return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+}
+
 /* Spawns tpub: --domain D --topic T --type string plus extra args. */
 pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path)
 {
@@ -160,6 +167,36 @@ long tpub_finish(pid_t pid, const char *out_path)
 	return n;
 }
 
+void rec_publish(const struct rec *r, int domain, const char *topic, char *const extra[],
+		 long want)
+{
+	char *out_path = bt_fs_join(r->tmp, "tpub.txt");
+	pid_t pid = tpub_spawn(domain, topic, extra, out_path);
+	long n = tpub_finish(pid, out_path);
+	free(out_path);
+	if (n != want)
+		fail_msg("tpub on %s wrote %ld messages, not %ld", topic, n, want);
+}
+
+void rec_session(struct rec *r, const struct rec_session *s)
+{
+	rec_start(r, s->domain, s->args, s->env);
+	rec_publish(r, s->domain, s->topic, s->extra, s->count);
+	rec_stop(r, SIGINT);
+	printf("%s", r->out);
+}
+
+void rec_summary(const char *out, const char *name, unsigned long long v[3])
+{
+	char *key = bt_xasprintf("\n  %s ", name);
+	const char *line = strstr(out, key);
+	if (!line)
+		fail_msg("no summary line for %s in: %s", name, out);
+	if (sscanf(line + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &v[0],
+		   &v[1], &v[2]) != 3)
+		fail_msg("cannot parse: %.120s", line + 1);
+	free(key);
+}
 
 void counts_free(struct bag_counts *c)
 {

@@ -132,11 +132,9 @@ static void test_pause_refused(void **state)
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pause_resume_by_pid),
 		cmocka_unit_test(test_pause_refused),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

@@ -26,11 +26,9 @@ static void test_record_chatter(void **state)
 	char *args[] = {"/chatter", NULL};
 	rec_start(&r, 110, args, NULL);
 	char *oracle = bt_xasprintf("%s/oracle.bin", r.tmp);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "50", "--rate", "100", "--oracle", oracle,
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(110, "rt/chatter", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 50);
+	rec_publish(&r, 110, "rt/chatter", extra, 50);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_non_null(strstr(r.out, "Recorded 50 messages"));
@@ -70,7 +68,6 @@ static void test_record_chatter(void **state)
 	free(otext);
 	rec_check(r.dir);
 	free(oracle);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -162,21 +159,13 @@ static void test_record_slow_consumer(void **state)
 	(void)state;
 	struct rec r;
 	char *args[] = {"/slow", "--max-cache-size", "20000", NULL};
-	rec_start(&r, 117, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--size", "1000", "--count", "2000", "--rate", "2000",
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(117, "rt/slow", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 2000);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
-	const char *line = strstr(r.out, "\n  /slow ");
-	if (!line)
-		fail_msg("no per-topic line for /slow: %s", r.out);
-	unsigned long long rec_n, lost_t, lost_r;
-	if (sscanf(line, "\n  /slow %llu recorded lost %llu transport, %llu recorder", &rec_n,
-		   &lost_t, &lost_r) != 3)
-		fail_msg("cannot parse: %.120s", line + 1);
+	rec_session(&r, &(struct rec_session){117, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000",
+					      "rt/slow", extra, 2000});
+	unsigned long long v[3];
+	rec_summary(r.out, "/slow", v);
+	unsigned long long rec_n = v[0], lost_r = v[2];
 	assert_int_equal(rec_n + lost_r, 2000);
 	assert_true(lost_r > 0);
 	/* Losses were reported while they happened, not only at the end. */
@@ -188,7 +177,6 @@ static void test_record_slow_consumer(void **state)
 	assert_int_equal(counts_of(&c, "/slow"), rec_n);
 	counts_free(&c);
 	rec_check(r.dir);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -198,14 +186,9 @@ static void test_record_late_publisher(void **state)
 	(void)state;
 	struct rec r;
 	char *args[] = {"/late", NULL};
-	rec_start(&r, 118, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "20", "--rate", "50", "--start-delay", "3", NULL};
-	pid_t tp = tpub_spawn(118, "rt/late", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 20);
-	rec_stop(&r, SIGINT);
+	rec_session(&r, &(struct rec_session){118, args, NULL, "rt/late", extra, 20});
 	rec_expect_count(r.dir, "/late", 20);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -277,8 +260,6 @@ static void test_demo_first_message(void **state)
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_chatter),
 		cmocka_unit_test(test_record_selection),
@@ -288,5 +269,5 @@ int main(void)
 		cmocka_unit_test(test_record_mixed_qos),
 		cmocka_unit_test(test_demo_first_message),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

@@ -241,13 +241,11 @@ static void test_record_qos_joiner(void **state)
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_tl_late_joiner),
 		cmocka_unit_test(test_record_override_volatile),
 		cmocka_unit_test(test_record_incompatible_warned),
 		cmocka_unit_test(test_record_qos_joiner),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

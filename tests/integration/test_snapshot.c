@@ -66,6 +66,19 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
+/* `bagtop snapshot` on the recorder pid must succeed: the file it names
+ * (malloc'ed) is returned, read into *f. */
+static char *snapshot_take(pid_t pid, struct snapfile *f)
+{
+	char *out = NULL;
+	int rc = snapshot_cmd(pid, &out);
+	if (rc != 0)
+		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
+	chomp(out);
+	snapfile_read(out, f);
+	return out;
+}
+
 /* Waits until the recorder's output contains `what`. */
 static void wait_output(const struct rec *r, const char *what)
 {
@@ -111,19 +124,13 @@ static unsigned long long not_written(const char *out)
 	return ev + buf;
 }
 
+/* The topic's count in the recorder's summary; nothing lost. */
 static unsigned long long recorded_of(const char *out, const char *name)
 {
-	char *key = bt_xasprintf("\n  %s ", name);
-	const char *p = strstr(out, key);
-	if (!p)
-		fail_msg("no summary line for %s", name);
-	unsigned long long n, lt, lr;
-	if (sscanf(p + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &n, &lt,
-		   &lr) != 3)
-		fail_msg("cannot parse: %.100s", p);
-	assert_int_equal(lt + lr, 0);
-	free(key);
-	return n;
+	unsigned long long v[3];
+	rec_summary(out, name, v);
+	assert_int_equal(v[1] + v[2], 0);
+	return v[0];
 }
 
 /* 1. /tl published once at start, then /fast evicts it from a small
@@ -147,14 +154,9 @@ static void test_snapshot_repeat_tl(void **state)
 	pid_t fast = tpub_spawn(150, "rt/fast", fast_args, o2);
 	rec_sleep(2.0);
 
-	char *out = NULL;
-	int rc = snapshot_cmd(r.pid, &out);
-	if (rc != 0)
-		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
-	chomp(out);
-	assert_true(out[0] == '/'); /* an absolute path */
 	struct snapfile f1;
-	snapfile_read(out, &f1);
+	char *out = snapshot_take(r.pid, &f1);
+	assert_true(out[0] == '/'); /* an absolute path */
 	printf("snapshot 1 %s: %llu /fast, %llu /tl\n", out, f1.fast, f1.tl);
 	assert_int_equal(f1.tl, 1);
 	assert_true(f1.tl_time[0] == f1.first);
@@ -216,25 +218,16 @@ static void test_snapshot_post(void **state)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	int64_t t_trigger = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	char *out = NULL;
-	int rc = snapshot_cmd(r.pid, &out);
-	if (rc != 0)
-		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
-	chomp(out);
 	struct snapfile f1;
-	snapfile_read(out, &f1);
+	char *out = snapshot_take(r.pid, &f1);
 	double after = (double)(f1.last - t_trigger) / 1e9;
 	printf("snapshot with post: %llu messages, last %.3f s after the trigger\n", f1.fast,
 	       after);
 	assert_true(after > 0.8 && after < 1.5);
 	free(out);
 	rec_sleep(0.5);
-	rc = snapshot_cmd(r.pid, &out);
-	if (rc != 0)
-		fail_msg("second bagtop snapshot: exit %d: %s", rc, out);
-	chomp(out);
 	struct snapfile f2;
-	snapfile_read(out, &f2);
+	out = snapshot_take(r.pid, &f2);
 	assert_true(f2.first > f1.last);
 	free(out);
 	assert_int_equal(tpub_finish(fast, o), 3000);
@@ -563,8 +556,6 @@ static void test_snapshot_concurrent(void **state)
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot_repeat_tl),
 		cmocka_unit_test(test_snapshot_post),
@@ -574,5 +565,5 @@ int main(void)
 		cmocka_unit_test(test_snapshot_memory),
 		cmocka_unit_test(test_snapshot_concurrent),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }
