@@ -250,18 +250,14 @@ static void test_snap_close(void **state)
 	rec_snap_free(s);
 }
 
-static void *trigger_later(void *arg)
+static void trigger_later(void *arg)
 {
-	usleep(50000);
 	assert_int_equal(rec_snap_trigger(arg, 0, NULL), REC_SNAP_TRIGGERED);
-	return NULL;
 }
 
-static void *wake_later(void *arg)
+static void wake_later(void *arg)
 {
-	usleep(50000);
 	rec_snap_wake(arg);
-	return NULL;
 }
 
 static void test_snap_wait(void **state)
@@ -272,20 +268,20 @@ static void test_snap_wait(void **state)
 	uint64_t id;
 	assert_int_equal(rec_snap_push(s, msg(0, 0, 10, 0)), BT_OK);
 	/* A trigger from another thread ends the consumer's wait. */
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, trigger_later, s), 0);
+	struct cf_later th;
+	cf_later_start(&th, trigger_later, s);
 	assert_true(rec_snap_take_wait(s, 10000 * MS, &b, &id));
-	assert_int_equal(pthread_join(th, NULL), 0);
+	cf_later_join(&th);
 	assert_int_equal(b.count, 1);
 	rec_msg_free_list(b.head);
 	rec_snap_release(s);
 	/* So does a wake-up, with nothing in it. */
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(pthread_create(&th, NULL, wake_later, s), 0);
+	cf_later_start(&th, wake_later, s);
 	assert_true(rec_snap_take_wait(s, 10000 * MS, &b, &id));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_int_equal(pthread_join(th, NULL), 0);
+	cf_later_join(&th);
 	assert_int_equal(b.count, 0);
 	assert_true(t1.tv_sec - t0.tv_sec < 5);
 	rec_snap_free(s);
@@ -459,6 +455,25 @@ static void cp_check_post(const struct rec_batch *b, struct cp_seen *seen)
 	cp_check(b, seen);
 }
 
+/* The clock and the count at 0, nothing seen, the producers pushing. */
+static void cp_start(struct rec_snap *s, struct cp_producer *p, struct cp_seen *seen)
+{
+	atomic_store(&cp_clock, 0);
+	atomic_store(&cp_pushed, 0);
+	for (uint32_t i = 0; i < CP_PRODUCERS; i++) {
+		p[i] = (struct cp_producer){.s = s, .id = i};
+		seen[i] = (struct cp_seen){.last = -1};
+		assert_int_equal(pthread_create(&p[i].th, NULL, cp_run, &p[i]), 0);
+	}
+}
+
+/* Waits for every producer to have pushed all it pushes. */
+static void cp_join(struct cp_producer *p)
+{
+	for (int i = 0; i < CP_PRODUCERS; i++)
+		assert_int_equal(pthread_join(p[i].th, NULL), 0);
+}
+
 /* Triggers until accepted (a snapshot may still be held), takes it. */
 static void cp_snapshot(struct rec_snap *s, struct cp_seen *seen, uint64_t *refused)
 {
@@ -487,13 +502,7 @@ static void test_snap_concurrent(void **state)
 	struct rec_snap *s = snap_new(CP_MAX_BYTES, 0, 0);
 	struct cp_producer p[CP_PRODUCERS];
 	struct cp_seen seen[CP_PRODUCERS];
-	atomic_store(&cp_clock, 0);
-	atomic_store(&cp_pushed, 0);
-	for (uint32_t i = 0; i < CP_PRODUCERS; i++) {
-		p[i] = (struct cp_producer){.s = s, .id = i};
-		seen[i] = (struct cp_seen){.last = -1};
-		assert_int_equal(pthread_create(&p[i].th, NULL, cp_run, &p[i]), 0);
-	}
+	cp_start(s, p, seen);
 	const long long total = (long long)CP_PRODUCERS * CP_PUSHES;
 	uint64_t refused = 0, snaps = 0;
 	for (int k = 1; k <= CP_SNAPS; k++) {
@@ -505,8 +514,7 @@ static void test_snap_concurrent(void **state)
 		if (k % 2 == 0)
 			rec_snap_release(s); /* odd ones stay held a while */
 	}
-	for (int i = 0; i < CP_PRODUCERS; i++)
-		assert_int_equal(pthread_join(p[i].th, NULL), 0);
+	cp_join(p);
 	/* The rest: the buffer after the last flip. */
 	cp_snapshot(s, seen, &refused);
 	rec_snap_release(s);
@@ -561,13 +569,7 @@ static void test_snap_concurrent_post(void **state)
 	struct rec_snap *s = snap_new(CP_MAX_BYTES, 0, post);
 	struct cp_producer p[CP_PRODUCERS];
 	struct cp_seen seen[CP_PRODUCERS];
-	atomic_store(&cp_clock, 0);
-	atomic_store(&cp_pushed, 0);
-	for (uint32_t i = 0; i < CP_PRODUCERS; i++) {
-		p[i] = (struct cp_producer){.s = s, .id = i};
-		seen[i] = (struct cp_seen){.last = -1};
-		assert_int_equal(pthread_create(&p[i].th, NULL, cp_run, &p[i]), 0);
-	}
+	cp_start(s, p, seen);
 	while (atomic_load(&cp_pushed) < (long long)CP_PRODUCERS * CP_PUSHES / 4)
 		usleep(100);
 	int64_t now = atomic_load(&cp_clock);
@@ -580,8 +582,7 @@ static void test_snap_concurrent_post(void **state)
 	rec_msg_free_list(b.head);
 	cp_take_post(s, now + post, seen);
 	rec_snap_release(s);
-	for (int i = 0; i < CP_PRODUCERS; i++)
-		assert_int_equal(pthread_join(p[i].th, NULL), 0);
+	cp_join(p);
 	cp_snapshot(s, seen, &refused);
 	rec_snap_release(s);
 	struct rec_snap_stats st;
