@@ -167,13 +167,28 @@ long tpub_finish(pid_t pid, const char *out_path)
 	return n;
 }
 
+struct rec_pub rec_pub_start(const char *dir, int domain, const char *topic,
+			     char *const extra[])
+{
+	static unsigned n_pubs; /* names the output files apart */
+	struct rec_pub p = {.out_path = bt_xasprintf("%s/tpub-%u.txt", dir, n_pubs++)};
+	p.pid = tpub_spawn(domain, topic, extra, p.out_path);
+	return p;
+}
+
+long rec_pub_finish(struct rec_pub *p)
+{
+	long n = tpub_finish(p->pid, p->out_path);
+	free(p->out_path);
+	p->out_path = NULL;
+	return n;
+}
+
 void rec_publish(const struct rec *r, int domain, const char *topic, char *const extra[],
 		 long want)
 {
-	char *out_path = bt_fs_join(r->tmp, "tpub.txt");
-	pid_t pid = tpub_spawn(domain, topic, extra, out_path);
-	long n = tpub_finish(pid, out_path);
-	free(out_path);
+	struct rec_pub p = rec_pub_start(r->tmp, domain, topic, extra);
+	long n = rec_pub_finish(&p);
 	if (n != want)
 		fail_msg("tpub on %s wrote %ld messages, not %ld", topic, n, want);
 }

@@ -61,8 +61,18 @@ int rec_harness_run(const char *name, const struct CMUnitTest *tests, size_t n);
 pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path);
 /* Waits for tpub; asserts exit 0; returns N of "tpub: wrote N". */
 long tpub_finish(pid_t pid, const char *out_path);
-/* tpub_spawn with its output in r's temporary directory (tpub.txt),
- * then tpub_finish: fails the test unless it wrote `want` messages. */
+/* A tpub started in the background, its output in a file of its own. */
+struct rec_pub {
+	pid_t pid;
+	char *out_path;
+};
+/* tpub_spawn(domain, topic, extra) with its output in a new file under dir. */
+struct rec_pub rec_pub_start(const char *dir, int domain, const char *topic,
+			     char *const extra[]);
+/* tpub_finish, then frees p's path: returns N of "tpub: wrote N". */
+long rec_pub_finish(struct rec_pub *p);
+/* rec_pub_start under r's temporary directory, then rec_pub_finish: fails
+ * the test unless tpub wrote `want` messages. */
 void rec_publish(const struct rec *r, int domain, const char *topic, char *const extra[],
 		 long want);
 /* One recording of one publisher, from start to stop. */

@@ -126,10 +126,9 @@ static void signal_case(int domain, int sig)
 	struct rec r;
 	char *args[] = {"/sig", NULL};
 	rec_start(&r, domain, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "30", "--rate", "100", "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(domain, "rt/sig", extra, tout);
-	long wrote = tpub_finish(tp, tout);
+	struct rec_pub tp = rec_pub_start(r.tmp, domain, "rt/sig", extra);
+	long wrote = rec_pub_finish(&tp);
 	rec_stop(&r, sig);
 	char *meta = bt_xasprintf("%s/metadata.yaml", r.dir);
 	if (access(meta, F_OK) != 0)
@@ -140,7 +139,6 @@ static void signal_case(int domain, int sig)
 	assert_int_equal(c.total, (unsigned long long)wrote);
 	counts_free(&c);
 	free(meta);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -199,20 +197,16 @@ static void test_record_mixed_qos(void **state)
 	struct rec r;
 	char *args[] = {"/mixed", NULL};
 	rec_start(&r, 119, args, NULL);
-	char *out1 = bt_xasprintf("%s/tpub1.txt", r.tmp);
-	char *out2 = bt_xasprintf("%s/tpub2.txt", r.tmp);
 	char *rel[] = {"--count", "20", "--rate", "20", "--wait-readers", "1",
 		       "--start-delay", "1", NULL};
 	char *be[] = {"--count", "20", "--rate", "20", "--wait-readers", "1",
 		      "--start-delay", "1", "--best-effort", NULL};
-	pid_t p1 = tpub_spawn(119, "rt/mixed", rel, out1);
-	pid_t p2 = tpub_spawn(119, "rt/mixed", be, out2);
-	long n = tpub_finish(p1, out1) + tpub_finish(p2, out2);
+	struct rec_pub p1 = rec_pub_start(r.tmp, 119, "rt/mixed", rel);
+	struct rec_pub p2 = rec_pub_start(r.tmp, 119, "rt/mixed", be);
+	long n = rec_pub_finish(&p1) + rec_pub_finish(&p2);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	rec_expect_count(r.dir, "/mixed", (unsigned long long)n);
-	free(out1);
-	free(out2);
 	rec_free(&r);
 }
 

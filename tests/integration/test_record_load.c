@@ -140,14 +140,13 @@ static void test_record_sigkill_reindex(void **state)
 	struct rec r;
 	char *args[] = {"/k", NULL};
 	rec_start(&r, 127, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "300", "--rate", "200", "--wait-readers", "1", "--linger", "4",
 			 NULL};
-	pid_t tp = tpub_spawn(127, "rt/k", extra, tout);
+	struct rec_pub tp = rec_pub_start(r.tmp, 127, "rt/k", extra);
 	rec_sleep(1.0 + 300.0 / 200.0 + 1.5); /* matched, written, then 1.5 s */
 	kill(r.pid, SIGKILL);
 	assert_int_equal(rec_wait(r.pid, 10.0, "bagtop record"), 128 + SIGKILL);
-	assert_int_equal(tpub_finish(tp, tout), 300);
+	assert_int_equal(rec_pub_finish(&tp), 300);
 	char *out = NULL;
 	int rc = tu_bagtop(&out, "reindex", r.dir, NULL);
 	if (rc != 0)
@@ -155,7 +154,6 @@ static void test_record_sigkill_reindex(void **state)
 	printf("%s", out);
 	free(out);
 	rec_expect_count(r.dir, "/k", 300);
-	free(tout);
 	rec_free(&r);
 }
 
