@@ -1,6 +1,7 @@
 #include "core_fixture.h"
 
 #include <string.h>
+#include <unistd.h>
 
 struct rec_msg *cf_msg(uint32_t topic, int64_t seq, size_t len, int64_t recv_time,
 		       int64_t source_time)
@@ -30,4 +31,24 @@ void cf_check_batch(const struct rec_batch *b, size_t n)
 	assert_int_equal(i, n);
 	assert_int_equal(b->count, n);
 	assert_int_equal(b->bytes, bytes);
+}
+
+static void *cf_later_run(void *arg)
+{
+	struct cf_later *l = arg;
+	usleep(50000);
+	l->fn(l->arg);
+	return NULL;
+}
+
+void cf_later_start(struct cf_later *l, void (*fn)(void *), void *arg)
+{
+	l->fn = fn;
+	l->arg = arg;
+	assert_int_equal(pthread_create(&l->th, NULL, cf_later_run, l), 0);
+}
+
+void cf_later_join(struct cf_later *l)
+{
+	assert_int_equal(pthread_join(l->th, NULL), 0);
 }

@@ -3,6 +3,7 @@
 #ifndef CORE_FIXTURE_H
 #define CORE_FIXTURE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,5 +18,15 @@ struct rec_msg *cf_msg(uint32_t topic, int64_t seq, size_t len, int64_t recv_tim
  * agree with it, and every message's bytes are its writer_sn & 0xff (as
  * cf_msg made them: the copies the code under test made are intact). */
 void cf_check_batch(const struct rec_batch *b, size_t n);
+
+/* fn(arg) from another thread 50 ms from now, while the test waits for
+ * what it does; cf_later_join ends it. */
+struct cf_later {
+	pthread_t th;
+	void (*fn)(void *);
+	void *arg;
+};
+void cf_later_start(struct cf_later *l, void (*fn)(void *), void *arg);
+void cf_later_join(struct cf_later *l);
 
 #endif

@@ -106,11 +106,9 @@ static void test_cache_close(void **state)
 	rec_cache_free(c);
 }
 
-static void *waker(void *arg)
+static void waker(void *arg)
 {
-	usleep(50000);
 	rec_cache_wake(arg);
-	return NULL;
 }
 
 static void test_cache_timeout(void **state)
@@ -126,12 +124,12 @@ static void test_cache_timeout(void **state)
 	assert_true(dt >= 50 * MS);
 	assert_true(dt < 2000 * MS);
 	/* A wake-up ends a long wait early, with nothing in it. */
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, waker, c), 0);
+	struct cf_later th;
+	cf_later_start(&th, waker, c);
 	t0 = now_ns();
 	assert_true(rec_cache_swap_wait(c, 10000 * MS, &b));
 	dt = now_ns() - t0;
-	assert_int_equal(pthread_join(th, NULL), 0);
+	cf_later_join(&th);
 	assert_int_equal(b.count, 0);
 	assert_true(dt < 5000 * MS);
 	/* The wake-up is consumed: the next wait lasts its timeout again. */

@@ -35,6 +35,23 @@ static void assert_time(struct bag_qos_time t, uint64_t sec, uint64_t nsec)
 	assert_int_equal(t.nsec, nsec);
 }
 
+/* Every field of q is want's. */
+static void assert_qos(const struct bag_qos *q, const struct bag_qos *want)
+{
+	assert_non_null(q);
+	assert_int_equal(q->history, want->history);
+	assert_int_equal(q->depth, want->depth);
+	assert_int_equal(q->reliability, want->reliability);
+	assert_int_equal(q->durability, want->durability);
+	assert_time(q->deadline, want->deadline.sec, want->deadline.nsec);
+	assert_time(q->lifespan, want->lifespan.sec, want->lifespan.nsec);
+	assert_int_equal(q->liveliness, want->liveliness);
+	assert_time(q->liveliness_lease_duration, want->liveliness_lease_duration.sec,
+		    want->liveliness_lease_duration.nsec);
+	assert_int_equal(q->avoid_ros_namespace_conventions,
+			 want->avoid_ros_namespace_conventions);
+}
+
 static void assert_defaults(const struct rec_requested *r)
 {
 	assert_false(r->keep_all);
@@ -382,28 +399,15 @@ static void test_overrides_rosbag2_example(void **state)
 	assert_non_null(o);
 
 	const struct bag_qos *q = rec_qos_overrides_find(o, "rt/topic_name", "/topic_name");
-	assert_non_null(q);
-	assert_int_equal(q->history, BAG_HISTORY_KEEP_LAST);
-	assert_int_equal(q->depth, 10);
-	assert_int_equal(q->reliability, BAG_RELIABILITY_RELIABLE);
-	assert_int_equal(q->durability, BAG_DURABILITY_VOLATILE);
-	assert_time(q->deadline, 0, 0);
-	assert_time(q->lifespan, 0, 0);
-	assert_int_equal(q->liveliness, BAG_LIVELINESS_SYSTEM_DEFAULT);
-	assert_time(q->liveliness_lease_duration, 0, 0);
-	assert_false(q->avoid_ros_namespace_conventions);
-
-	const struct bag_qos *tf = rec_qos_overrides_find(o, "rt/tf_static", "/tf_static");
-	assert_non_null(tf);
-	assert_int_equal(tf->history, BAG_HISTORY_KEEP_ALL);
-	assert_int_equal(tf->depth, 0);
-	assert_int_equal(tf->reliability, BAG_RELIABILITY_BEST_EFFORT);
-	assert_int_equal(tf->durability, BAG_DURABILITY_TRANSIENT_LOCAL);
-	assert_time(tf->deadline, 2, 500000000);
-	assert_time(tf->lifespan, 0, 0);
-	assert_int_equal(tf->liveliness, BAG_LIVELINESS_MANUAL_BY_TOPIC);
-	assert_time(tf->liveliness_lease_duration, 3, 0);
-	assert_true(tf->avoid_ros_namespace_conventions);
+	assert_qos(q, &(struct bag_qos){.history = BAG_HISTORY_KEEP_LAST, .depth = 10,
+					.reliability = REL, .durability = VOL,
+					.liveliness = BAG_LIVELINESS_SYSTEM_DEFAULT});
+	assert_qos(rec_qos_overrides_find(o, "rt/tf_static", "/tf_static"),
+		   &(struct bag_qos){.history = BAG_HISTORY_KEEP_ALL, .reliability = BE,
+				     .durability = TL, .deadline = {2, 500000000},
+				     .liveliness = BAG_LIVELINESS_MANUAL_BY_TOPIC,
+				     .liveliness_lease_duration = {3, 0},
+				     .avoid_ros_namespace_conventions = true});
 
 	const struct bag_qos *dds = rec_qos_overrides_find(o, "DDSPerfRDataKS", NULL);
 	assert_non_null(dds);

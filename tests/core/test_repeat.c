@@ -43,6 +43,16 @@ static void check_list(const struct rec_batch *b, const struct wrote *want, size
 	cf_check_batch(b, n);
 }
 
+/* Does `seen` know m once its writer_sn and recv_time are these (its
+ * other fields as they are)? */
+static bool seen_as(const struct rec_repeat_seen *seen, struct rec_msg *m, int64_t sn,
+		    int64_t recv_time)
+{
+	m->writer_sn = sn;
+	m->recv_time = recv_time;
+	return rec_repeat_seen_has(seen, m);
+}
+
 /* ---- split ---- */
 
 static void test_repeat_split(void **state)
@@ -74,14 +84,10 @@ static void test_repeat_split(void **state)
 	assert_int_equal(rec_repeat_seen_count(seen), 6);
 	/* The seen set knows them by their original identity. */
 	assert_true(rec_repeat_seen_has(seen, map));
-	map->writer_sn = 2; /* a re-publish: another message */
-	assert_false(rec_repeat_seen_has(seen, map));
-	map->writer_sn = 1;
-	map->recv_time = 6;
-	assert_false(rec_repeat_seen_has(seen, map));
-	map->recv_time = 5;
+	assert_false(seen_as(seen, map, 2, 5)); /* a re-publish: another message */
+	assert_false(seen_as(seen, map, 1, 6));
 	map->len = 99;
-	assert_false(rec_repeat_seen_has(seen, map));
+	assert_false(seen_as(seen, map, 1, 5));
 	rec_msg_free(map);
 	rec_msg_free_list(out.head);
 	/* Nothing marked: nothing repeated, the set empties. */
@@ -285,12 +291,8 @@ static void test_repeat_snapshot_merge(void **state)
 	assert_int_equal(rec_repeat_seen_count(seen), 5);
 	struct rec_msg *probe = msg(B, 14, 4, 14);
 	assert_true(rec_repeat_seen_has(seen, probe));
-	probe->writer_sn = 2;
-	probe->recv_time = 2;
-	assert_true(rec_repeat_seen_has(seen, probe));
-	probe->writer_sn = 12;
-	probe->recv_time = 12;
-	assert_false(rec_repeat_seen_has(seen, probe));
+	assert_true(seen_as(seen, probe, 2, 2));
+	assert_false(seen_as(seen, probe, 12, 12));
 	rec_msg_free(probe);
 	probe = msg(C, 1, 4, 30);
 	assert_false(rec_repeat_seen_has(seen, probe));

@@ -39,6 +39,13 @@ static void check_seqs(const struct rec_batch *b, const int64_t *seqs, size_t n)
 	cf_check_batch(b, n);
 }
 
+/* check_seqs, then frees b's messages (the snapshot has been written). */
+static void check_free(const struct rec_batch *b, const int64_t *seqs, size_t n)
+{
+	check_seqs(b, seqs, n);
+	rec_msg_free_list(b->head);
+}
+
 /* Triggers and takes the snapshot (the consumer's two steps). */
 static struct rec_batch trigger_take(struct rec_snap *s, int64_t now, uint64_t want_id)
 {
@@ -86,10 +93,9 @@ static void test_snap_byte_bound(void **state)
 	assert_int_equal(st.fill_count, 10);
 	struct rec_batch b = trigger_take(s, 100, 1);
 	int64_t want[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-	check_seqs(&b, want, 10);
 	assert_int_equal(b.bytes, 1000);
 	assert_int_equal(rec_snap_fill(s), 0);
-	rec_msg_free_list(b.head);
+	check_free(&b, want, 10);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
@@ -115,8 +121,7 @@ static void test_snap_oversized(void **state)
 	assert_int_equal(rec_snap_topic_evicted(s, 0), 3);
 	struct rec_batch b = trigger_take(s, 10, 1);
 	int64_t want[] = {4};
-	check_seqs(&b, want, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want, 1);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
@@ -146,8 +151,7 @@ static void test_snap_time_bound(void **state)
 	assert_int_equal(st.fill_count, 1);
 	struct rec_batch b = trigger_take(s, 0, 1);
 	int64_t want1[] = {200};
-	check_seqs(&b, want1, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want1, 1);
 	rec_snap_release(s);
 	/* The new buffer's window starts afresh: older stamps are fine there. */
 	assert_int_equal(rec_snap_push(s, msg(0, 1, 10, 1)), BT_OK);
@@ -194,8 +198,7 @@ static void test_snap_trigger_states(void **state)
 	assert_true(rec_snap_take_wait(s, 1000 * MS, &b, &id));
 	assert_int_equal(id, 1);
 	int64_t want1[] = {0};
-	check_seqs(&b, want1, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want1, 1);
 	/* Taken, being written: still refused; an empty trigger too. */
 	assert_int_equal(rec_snap_trigger(s, 0, NULL), REC_SNAP_BUSY);
 	struct rec_snap_stats st;
@@ -214,8 +217,7 @@ static void test_snap_trigger_states(void **state)
 	/* The message pushed while busy is in the next snapshot. */
 	b = trigger_take(s, 0, 2);
 	int64_t want2[] = {1};
-	check_seqs(&b, want2, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, want2, 1);
 	rec_snap_release(s);
 	assert_int_equal(rec_snap_trigger(s, 0, NULL), REC_SNAP_EMPTY);
 	rec_snap_free(s);
@@ -248,18 +250,14 @@ static void test_snap_close(void **state)
 	rec_snap_free(s);
 }
 
-static void *trigger_later(void *arg)
+static void trigger_later(void *arg)
 {
-	usleep(50000);
 	assert_int_equal(rec_snap_trigger(arg, 0, NULL), REC_SNAP_TRIGGERED);
-	return NULL;
 }
 
-static void *wake_later(void *arg)
+static void wake_later(void *arg)
 {
-	usleep(50000);
 	rec_snap_wake(arg);
-	return NULL;
 }
 
 static void test_snap_wait(void **state)
@@ -270,20 +268,20 @@ static void test_snap_wait(void **state)
 	uint64_t id;
 	assert_int_equal(rec_snap_push(s, msg(0, 0, 10, 0)), BT_OK);
 	/* A trigger from another thread ends the consumer's wait. */
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, trigger_later, s), 0);
+	struct cf_later th;
+	cf_later_start(&th, trigger_later, s);
 	assert_true(rec_snap_take_wait(s, 10000 * MS, &b, &id));
-	assert_int_equal(pthread_join(th, NULL), 0);
+	cf_later_join(&th);
 	assert_int_equal(b.count, 1);
 	rec_msg_free_list(b.head);
 	rec_snap_release(s);
 	/* So does a wake-up, with nothing in it. */
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(pthread_create(&th, NULL, wake_later, s), 0);
+	cf_later_start(&th, wake_later, s);
 	assert_true(rec_snap_take_wait(s, 10000 * MS, &b, &id));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_int_equal(pthread_join(th, NULL), 0);
+	cf_later_join(&th);
 	assert_int_equal(b.count, 0);
 	assert_true(t1.tv_sec - t0.tv_sec < 5);
 	rec_snap_free(s);
@@ -309,21 +307,18 @@ static void test_snap_post(void **state)
 	assert_int_equal(rec_snap_fill(s), 10);
 	assert_true(rec_snap_post_take(s, 10600, &b));
 	int64_t w1[] = {2, 3, 4};
-	check_seqs(&b, w1, 3);
-	rec_msg_free_list(b.head);
+	check_free(&b, w1, 3);
 	/* A trigger during the window: the file is not finished. */
 	assert_int_equal(rec_snap_trigger(s, 10700, NULL), REC_SNAP_BUSY);
 	assert_int_equal(rec_snap_push(s, msg(1, 6, 10, 10800)), BT_OK);
 	/* Open until now is past the end plus the grace. */
 	assert_true(rec_snap_post_take(s, T + 1000 + G, &b));
 	int64_t w2[] = {6};
-	check_seqs(&b, w2, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, w2, 1);
 	assert_int_equal(rec_snap_push(s, msg(1, 7, 10, 10900)), BT_OK); /* in the grace */
 	assert_false(rec_snap_post_take(s, T + 1000 + G + 1, &b));
 	int64_t w3[] = {7};
-	check_seqs(&b, w3, 1);
-	rec_msg_free_list(b.head);
+	check_free(&b, w3, 1);
 	/* Closed: a late one (stamped inside) goes to the buffer. */
 	assert_int_equal(rec_snap_push(s, msg(1, 8, 10, 10950)), BT_OK);
 	assert_false(rec_snap_post_take(s, T + 1000 + G + 2, &b));
@@ -331,8 +326,7 @@ static void test_snap_post(void **state)
 	rec_snap_release(s);
 	b = trigger_take(s, 20000, 2);
 	int64_t w4[] = {5, 8};
-	check_seqs(&b, w4, 2);
-	rec_msg_free_list(b.head);
+	check_free(&b, w4, 2);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
@@ -461,6 +455,25 @@ static void cp_check_post(const struct rec_batch *b, struct cp_seen *seen)
 	cp_check(b, seen);
 }
 
+/* The clock and the count at 0, nothing seen, the producers pushing. */
+static void cp_start(struct rec_snap *s, struct cp_producer *p, struct cp_seen *seen)
+{
+	atomic_store(&cp_clock, 0);
+	atomic_store(&cp_pushed, 0);
+	for (uint32_t i = 0; i < CP_PRODUCERS; i++) {
+		p[i] = (struct cp_producer){.s = s, .id = i};
+		seen[i] = (struct cp_seen){.last = -1};
+		assert_int_equal(pthread_create(&p[i].th, NULL, cp_run, &p[i]), 0);
+	}
+}
+
+/* Waits for every producer to have pushed all it pushes. */
+static void cp_join(struct cp_producer *p)
+{
+	for (int i = 0; i < CP_PRODUCERS; i++)
+		assert_int_equal(pthread_join(p[i].th, NULL), 0);
+}
+
 /* Triggers until accepted (a snapshot may still be held), takes it. */
 static void cp_snapshot(struct rec_snap *s, struct cp_seen *seen, uint64_t *refused)
 {
@@ -489,13 +502,7 @@ static void test_snap_concurrent(void **state)
 	struct rec_snap *s = snap_new(CP_MAX_BYTES, 0, 0);
 	struct cp_producer p[CP_PRODUCERS];
 	struct cp_seen seen[CP_PRODUCERS];
-	atomic_store(&cp_clock, 0);
-	atomic_store(&cp_pushed, 0);
-	for (uint32_t i = 0; i < CP_PRODUCERS; i++) {
-		p[i] = (struct cp_producer){.s = s, .id = i};
-		seen[i] = (struct cp_seen){.last = -1};
-		assert_int_equal(pthread_create(&p[i].th, NULL, cp_run, &p[i]), 0);
-	}
+	cp_start(s, p, seen);
 	const long long total = (long long)CP_PRODUCERS * CP_PUSHES;
 	uint64_t refused = 0, snaps = 0;
 	for (int k = 1; k <= CP_SNAPS; k++) {
@@ -507,8 +514,7 @@ static void test_snap_concurrent(void **state)
 		if (k % 2 == 0)
 			rec_snap_release(s); /* odd ones stay held a while */
 	}
-	for (int i = 0; i < CP_PRODUCERS; i++)
-		assert_int_equal(pthread_join(p[i].th, NULL), 0);
+	cp_join(p);
 	/* The rest: the buffer after the last flip. */
 	cp_snapshot(s, seen, &refused);
 	rec_snap_release(s);
@@ -563,13 +569,7 @@ static void test_snap_concurrent_post(void **state)
 	struct rec_snap *s = snap_new(CP_MAX_BYTES, 0, post);
 	struct cp_producer p[CP_PRODUCERS];
 	struct cp_seen seen[CP_PRODUCERS];
-	atomic_store(&cp_clock, 0);
-	atomic_store(&cp_pushed, 0);
-	for (uint32_t i = 0; i < CP_PRODUCERS; i++) {
-		p[i] = (struct cp_producer){.s = s, .id = i};
-		seen[i] = (struct cp_seen){.last = -1};
-		assert_int_equal(pthread_create(&p[i].th, NULL, cp_run, &p[i]), 0);
-	}
+	cp_start(s, p, seen);
 	while (atomic_load(&cp_pushed) < (long long)CP_PRODUCERS * CP_PUSHES / 4)
 		usleep(100);
 	int64_t now = atomic_load(&cp_clock);
@@ -582,8 +582,7 @@ static void test_snap_concurrent_post(void **state)
 	rec_msg_free_list(b.head);
 	cp_take_post(s, now + post, seen);
 	rec_snap_release(s);
-	for (int i = 0; i < CP_PRODUCERS; i++)
-		assert_int_equal(pthread_join(p[i].th, NULL), 0);
+	cp_join(p);
 	cp_snapshot(s, seen, &refused);
 	rec_snap_release(s);
 	struct rec_snap_stats st;

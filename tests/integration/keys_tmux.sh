@@ -6,14 +6,10 @@
 # nothing after Space pauses again; Ctrl-C finishes the bag and gives the
 # terminal its settings back. The bag is checked with sqlite3.
 set -u
-B=${BAGTOP_BIN:?}
-P=${BAGTOP_TPUB:?}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-keys-XXXXXX")
+. "$(dirname "$0")/tmux_lib.sh"
+tmux_test_dir keys
 SOCK="bagtop-test-keys-$$"
 PUB=""
-. "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
 	tm kill-server 2>/dev/null
 	[ -n "$PUB" ] && kill "$PUB" 2>/dev/null

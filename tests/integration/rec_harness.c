@@ -131,6 +131,13 @@ bool rec_harness_ready(void)
 	return false;
 }
 
+int rec_harness_run(const char *name, const struct CMUnitTest *tests, size_t n)
+{
+	if (!rec_harness_ready())
+		return 77;
+	return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+}
+
 /* Spawns tpub: --domain D --topic T --type string plus extra args. */
 pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path)
 {
@@ -160,6 +167,51 @@ long tpub_finish(pid_t pid, const char *out_path)
 	return n;
 }
 
+struct rec_pub rec_pub_start(const char *dir, int domain, const char *topic,
+			     char *const extra[])
+{
+	static unsigned n_pubs; /* names the output files apart */
+	struct rec_pub p = {.out_path = bt_xasprintf("%s/tpub-%u.txt", dir, n_pubs++)};
+	p.pid = tpub_spawn(domain, topic, extra, p.out_path);
+	return p;
+}
+
+long rec_pub_finish(struct rec_pub *p)
+{
+	long n = tpub_finish(p->pid, p->out_path);
+	free(p->out_path);
+	p->out_path = NULL;
+	return n;
+}
+
+void rec_publish(const struct rec *r, int domain, const char *topic, char *const extra[],
+		 long want)
+{
+	struct rec_pub p = rec_pub_start(r->tmp, domain, topic, extra);
+	long n = rec_pub_finish(&p);
+	if (n != want)
+		fail_msg("tpub on %s wrote %ld messages, not %ld", topic, n, want);
+}
+
+void rec_session(struct rec *r, const struct rec_session *s)
+{
+	rec_start(r, s->domain, s->args, s->env);
+	rec_publish(r, s->domain, s->topic, s->extra, s->count);
+	rec_stop(r, SIGINT);
+	printf("%s", r->out);
+}
+
+void rec_summary(const char *out, const char *name, unsigned long long v[3])
+{
+	char *key = bt_xasprintf("\n  %s ", name);
+	const char *line = strstr(out, key);
+	if (!line)
+		fail_msg("no summary line for %s in: %s", name, out);
+	if (sscanf(line + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &v[0],
+		   &v[1], &v[2]) != 3)
+		fail_msg("cannot parse: %.120s", line + 1);
+	free(key);
+}
 
 void counts_free(struct bag_counts *c)
 {

@@ -53,10 +53,42 @@ void rec_metadata(const char *dir, struct bag_metadata *md);
 /* False (print why; main returns 77, skipped) when ctest did not give the
  * binaries: BAGTOP_BIN and BAGTOP_TPUB. */
 bool rec_harness_ready(void);
+/* main's whole work: 77 (skipped) unless rec_harness_ready, else the n
+ * tests run as one cmocka group named `name` (no group set-up). */
+int rec_harness_run(const char *name, const struct CMUnitTest *tests, size_t n);
+#define REC_RUN_TESTS(tests) rec_harness_run(#tests, tests, sizeof tests / sizeof tests[0])
 /* tpub --domain D --topic T --type string EXTRA...; see tests/tools/tpub.c. */
 pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path);
 /* Waits for tpub; asserts exit 0; returns N of "tpub: wrote N". */
 long tpub_finish(pid_t pid, const char *out_path);
+/* A tpub started in the background, its output in a file of its own. */
+struct rec_pub {
+	pid_t pid;
+	char *out_path;
+};
+/* tpub_spawn(domain, topic, extra) with its output in a new file under dir. */
+struct rec_pub rec_pub_start(const char *dir, int domain, const char *topic,
+			     char *const extra[]);
+/* tpub_finish, then frees p's path: returns N of "tpub: wrote N". */
+long rec_pub_finish(struct rec_pub *p);
+/* rec_pub_start under r's temporary directory, then rec_pub_finish: fails
+ * the test unless tpub wrote `want` messages. */
+void rec_publish(const struct rec *r, int domain, const char *topic, char *const extra[],
+		 long want);
+/* One recording of one publisher, from start to stop. */
+struct rec_session {
+	int domain;
+	char *const *args;  /* bagtop record's, before --domain */
+	const char *env;    /* "NAME=VALUE" for bagtop record, or NULL */
+	const char *topic;  /* tpub's ("rt/...") */
+	char *const *extra; /* tpub's */
+	long count;         /* what tpub must write */
+};
+/* rec_start, rec_publish, rec_stop(SIGINT); shows the recorder's output. */
+void rec_session(struct rec *r, const struct rec_session *s);
+/* "NAME N recorded lost T transport, R recorder" of the recorder's final
+ * summary: v = {N, T, R}; fails the test when the line is not there. */
+void rec_summary(const char *out, const char *name, unsigned long long v[3]);
 /* Messages per topic as read back from the bag (topics with messages). */
 void bag_count(const char *dir, struct bag_counts *c);
 unsigned long long counts_of(const struct bag_counts *c, const char *name);

@@ -306,6 +306,43 @@ static void want_unchanged(const struct cli_res *r, const struct snap *before,
 		cli_fail(r, "the bag directory was changed (files added, removed or modified)");
 }
 
+/* ---- one command, one expectation ---- */
+
+/* `bagtop CMD PATH` fails with one clear line holding `says`; with
+ * `before`, nothing under `dir` changed. */
+static void run_error(const char *cmd, const char *path, const char *says,
+		      const struct snap *before, const char *dir)
+{
+	struct cli_res r;
+	CLI(&r, cmd, path);
+	want_error(&r, says);
+	if (before)
+		want_unchanged(&r, before, dir);
+	cli_res_fini(&r);
+}
+
+/* `bagtop check BAG` reports the problem `says` (want_check); with
+ * `before`, nothing under `dir` changed. */
+static void run_check(const char *bag, const char *says, const struct snap *before,
+		      const char *dir)
+{
+	struct cli_res r;
+	CLI(&r, "check", bag);
+	want_check(&r, bag, says);
+	if (before)
+		want_unchanged(&r, before, dir);
+	cli_res_fini(&r);
+}
+
+/* `bagtop CMD PATH` succeeds with one line holding `says`. */
+static void run_ok(const char *cmd, const char *path, const char *says)
+{
+	struct cli_res r;
+	CLI(&r, cmd, path);
+	want_ok_line(&r, says);
+	cli_res_fini(&r);
+}
+
 /* ---- set-up ---- */
 
 static const char *test_data(void)
@@ -417,27 +454,17 @@ static void run_meta_case(const struct meta_case *c)
 	snap_take(&before, bag);
 	struct cli_res r;
 
-	CLI(&r, "info", bag);
-	want_error(&r, c->says);
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
+	run_error("info", bag, c->says, &before, bag);
 
 	CLI(&r, "info", "-v", md);
 	want_error(&r, c->says);
 	want_unchanged(&r, &before, bag);
 	cli_res_fini(&r);
 
-	CLI(&r, "check", bag);
-	want_check(&r, bag, c->says);
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
+	run_check(bag, c->says, &before, bag);
 
-	CLI(&r, "reindex", bag);
-	want_ok_line(&r, ": metadata.yaml rebuilt: 1 file, ");
-	cli_res_fini(&r);
-	CLI(&r, "check", bag);
-	want_ok_line(&r, ": ok");
-	cli_res_fini(&r);
+	run_ok("reindex", bag, ": metadata.yaml rebuilt: 1 file, ");
+	run_ok("check", bag, ": ok");
 
 	snap_fini(&before);
 	free(db);
@@ -484,11 +511,7 @@ static void test_meta_without_storage(void **state)
 	tu_copy_file(src, md);
 	struct snap before;
 	snap_take(&before, bag);
-	struct cli_res r;
-	CLI(&r, "reindex", bag);
-	want_error(&r, "no rosbag2 storage files");
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
+	run_error("reindex", bag, "no rosbag2 storage files", &before, bag);
 	snap_fini(&before);
 	free(md);
 	free(bag);
@@ -512,10 +535,7 @@ static void test_meta_deep_nesting_fast(void **state)
 	char *bag = scratch("deep");
 	char *md = bt_fs_join(bag, "metadata.yaml");
 	tu_write_file(md, text, len);
-	struct cli_res r;
-	CLI(&r, "info", bag);
-	want_error(&r, "nested deeper than");
-	cli_res_fini(&r);
+	run_error("info", bag, "nested deeper than", NULL, NULL);
 	free(md);
 	free(bag);
 	free(text);
@@ -618,16 +638,9 @@ static void test_missing_path(void **state)
 	(void)state;
 	char *top = scratch("missing");
 	char *bag = bt_fs_join(top, "no_such_bag");
-	struct cli_res r;
-	CLI(&r, "info", bag);
-	want_error(&r, "no such file or directory");
-	cli_res_fini(&r);
-	CLI(&r, "check", bag);
-	want_check(&r, bag, "no such file or directory");
-	cli_res_fini(&r);
-	CLI(&r, "reindex", bag);
-	want_error(&r, "no such bag directory");
-	cli_res_fini(&r);
+	run_error("info", bag, "no such file or directory", NULL, NULL);
+	run_check(bag, "no such file or directory", NULL, NULL);
+	run_error("reindex", bag, "no such bag directory", NULL, NULL);
 	assert_false(bt_fs_exists(bag));
 	free(bag);
 	free(top);
@@ -643,19 +656,9 @@ static void test_empty_dirs(void **state)
 		assert_int_equal(mkdir(dirs[i], 0755), 0);
 		struct snap before;
 		snap_take(&before, top);
-		struct cli_res r;
-		CLI(&r, "info", dirs[i]);
-		want_error(&r, "no rosbag2 storage files");
-		want_unchanged(&r, &before, top);
-		cli_res_fini(&r);
-		CLI(&r, "check", dirs[i]);
-		want_check(&r, dirs[i], "no rosbag2 storage files");
-		want_unchanged(&r, &before, top);
-		cli_res_fini(&r);
-		CLI(&r, "reindex", dirs[i]);
-		want_error(&r, "no rosbag2 storage files");
-		want_unchanged(&r, &before, top);
-		cli_res_fini(&r);
+		run_error("info", dirs[i], "no rosbag2 storage files", &before, top);
+		run_check(dirs[i], "no rosbag2 storage files", &before, top);
+		run_error("reindex", dirs[i], "no rosbag2 storage files", &before, top);
 		snap_fini(&before);
 		free(dirs[i]);
 	}
@@ -672,20 +675,10 @@ static void test_dir_where_file_expected(void **state)
 	assert_int_equal(mkdir(sub, 0755), 0);
 	struct snap before;
 	snap_take(&before, bag);
-	struct cli_res r;
-	CLI(&r, "info", bag);
-	want_error(&r, "x_0.db3: not a regular file");
-	cli_res_fini(&r);
-	CLI(&r, "info", sub);
-	want_error(&r, "no rosbag2 storage files");
-	cli_res_fini(&r);
-	CLI(&r, "check", bag);
-	want_check(&r, bag, "x_0.db3: not a regular file");
-	cli_res_fini(&r);
-	CLI(&r, "reindex", bag);
-	want_error(&r, "x_0.db3: not a regular file");
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
+	run_error("info", bag, "x_0.db3: not a regular file", NULL, NULL);
+	run_error("info", sub, "no rosbag2 storage files", NULL, NULL);
+	run_check(bag, "x_0.db3: not a regular file", NULL, NULL);
+	run_error("reindex", bag, "x_0.db3: not a regular file", &before, bag);
 	snap_fini(&before);
 	free(sub);
 	free(bag);
@@ -696,18 +689,9 @@ static void test_dir_where_file_expected(void **state)
 	assert_int_equal(mkdir(md, 0755), 0);
 	tu_copy_file(g_good_db3, db);
 	snap_take(&before, bag);
-	CLI(&r, "info", bag);
-	want_error(&r, "metadata.yaml: not a regular file");
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
-	CLI(&r, "check", bag);
-	want_check(&r, bag, "metadata.yaml: not a regular file");
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
-	CLI(&r, "reindex", bag);
-	want_error(&r, "metadata.yaml is not a regular file");
-	want_unchanged(&r, &before, bag);
-	cli_res_fini(&r);
+	run_error("info", bag, "metadata.yaml: not a regular file", &before, bag);
+	run_check(bag, "metadata.yaml: not a regular file", &before, bag);
+	run_error("reindex", bag, "metadata.yaml is not a regular file", &before, bag);
 	snap_fini(&before);
 	free(db);
 	free(md);
@@ -740,9 +724,7 @@ static void test_control_chars(void **state)
 	char *top = scratch("ctl");
 	char *bag = bt_fs_join(top, "a\nbagtop: fake\x1b[2J");
 	struct cli_res r;
-	CLI(&r, "info", bag);
-	want_error(&r, "a\\nbagtop: fake\\x1b[2J");
-	cli_res_fini(&r);
+	run_error("info", bag, "a\\nbagtop: fake\\x1b[2J", NULL, NULL);
 	CLI(&r, "check", bag);
 	struct cli_lines l;
 	cli_split(r.out, &l);

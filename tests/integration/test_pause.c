@@ -63,9 +63,8 @@ static void test_pause_resume_by_pid(void **state)
 	struct rec r;
 	char *args[] = {"/p", "--start-paused", NULL};
 	rec_start(&r, 161, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "100", "--rate", "20", "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(161, "rt/p", extra, tout);
+	struct rec_pub tp = rec_pub_start(r.tmp, 161, "rt/p", extra);
 	rec_sleep(1.5);
 	int64_t t_resume = realtime_ns();
 	control_ok(r.tmp, "resume", r.pid, "resumed\n");
@@ -80,7 +79,7 @@ static void test_pause_resume_by_pid(void **state)
 	control_ok(r.tmp, "resume", r.pid, "resumed\n");
 	int64_t t_resumed2 = realtime_ns();
 	control_ok(r.tmp, "resume", r.pid, "already running\n");
-	assert_int_equal(tpub_finish(tp, tout), 100);
+	assert_int_equal(rec_pub_finish(&tp), 100);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_non_null(strstr(r.out, "recording resumed"));
@@ -94,7 +93,6 @@ static void test_pause_resume_by_pid(void **state)
 	assert_int_equal(tb_count(r.dir, NULL, t_paused + PAUSE_MARGIN_NS, t_resume2), 0);
 	assert_true(tb_count(r.dir, NULL, t_resumed2, INT64_MAX) >= 1);
 	rec_check(r.dir);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -112,31 +110,27 @@ static void test_pause_refused(void **state)
 {
 	(void)state;
 	char *tmp = tu_mkdtemp("pause");
-	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
 	char *extra[] = {"--count", "30", "--rate", "10", NULL};
-	pid_t tp = tpub_spawn(162, "rt/none", extra, tout);
+	struct rec_pub tp = rec_pub_start(tmp, 162, "rt/none", extra);
 	char *out;
-	assert_int_equal(control(tmp, "pause", tp, &out), 1);
+	assert_int_equal(control(tmp, "pause", tp.pid, &out), 1);
 	assert_non_null(strstr(out, "is not a running bagtop record"));
 	assert_int_equal(lines(out), 1);
 	free(out);
-	assert_int_equal(tpub_finish(tp, tout), 30); /* not killed by a signal */
-	assert_int_equal(control(tmp, "resume", tp, &out), 1); /* reaped: gone now */
+	assert_int_equal(rec_pub_finish(&tp), 30); /* not killed by a signal */
+	assert_int_equal(control(tmp, "resume", tp.pid, &out), 1); /* reaped: gone now */
 	assert_non_null(strstr(out, "no process"));
 	assert_int_equal(lines(out), 1);
 	free(out);
 	tu_rmrf(tmp);
 	free(tmp);
-	free(tout);
 }
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pause_resume_by_pid),
 		cmocka_unit_test(test_pause_refused),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

@@ -26,11 +26,9 @@ static void test_record_chatter(void **state)
 	char *args[] = {"/chatter", NULL};
 	rec_start(&r, 110, args, NULL);
 	char *oracle = bt_xasprintf("%s/oracle.bin", r.tmp);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "50", "--rate", "100", "--oracle", oracle,
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(110, "rt/chatter", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 50);
+	rec_publish(&r, 110, "rt/chatter", extra, 50);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_non_null(strstr(r.out, "Recorded 50 messages"));
@@ -70,7 +68,6 @@ static void test_record_chatter(void **state)
 	free(otext);
 	rec_check(r.dir);
 	free(oracle);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -129,10 +126,9 @@ static void signal_case(int domain, int sig)
 	struct rec r;
 	char *args[] = {"/sig", NULL};
 	rec_start(&r, domain, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "30", "--rate", "100", "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(domain, "rt/sig", extra, tout);
-	long wrote = tpub_finish(tp, tout);
+	struct rec_pub tp = rec_pub_start(r.tmp, domain, "rt/sig", extra);
+	long wrote = rec_pub_finish(&tp);
 	rec_stop(&r, sig);
 	char *meta = bt_xasprintf("%s/metadata.yaml", r.dir);
 	if (access(meta, F_OK) != 0)
@@ -143,7 +139,6 @@ static void signal_case(int domain, int sig)
 	assert_int_equal(c.total, (unsigned long long)wrote);
 	counts_free(&c);
 	free(meta);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -162,21 +157,13 @@ static void test_record_slow_consumer(void **state)
 	(void)state;
 	struct rec r;
 	char *args[] = {"/slow", "--max-cache-size", "20000", NULL};
-	rec_start(&r, 117, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--size", "1000", "--count", "2000", "--rate", "2000",
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(117, "rt/slow", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 2000);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
-	const char *line = strstr(r.out, "\n  /slow ");
-	if (!line)
-		fail_msg("no per-topic line for /slow: %s", r.out);
-	unsigned long long rec_n, lost_t, lost_r;
-	if (sscanf(line, "\n  /slow %llu recorded lost %llu transport, %llu recorder", &rec_n,
-		   &lost_t, &lost_r) != 3)
-		fail_msg("cannot parse: %.120s", line + 1);
+	rec_session(&r, &(struct rec_session){117, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000",
+					      "rt/slow", extra, 2000});
+	unsigned long long v[3];
+	rec_summary(r.out, "/slow", v);
+	unsigned long long rec_n = v[0], lost_r = v[2];
 	assert_int_equal(rec_n + lost_r, 2000);
 	assert_true(lost_r > 0);
 	/* Losses were reported while they happened, not only at the end. */
@@ -188,7 +175,6 @@ static void test_record_slow_consumer(void **state)
 	assert_int_equal(counts_of(&c, "/slow"), rec_n);
 	counts_free(&c);
 	rec_check(r.dir);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -198,14 +184,9 @@ static void test_record_late_publisher(void **state)
 	(void)state;
 	struct rec r;
 	char *args[] = {"/late", NULL};
-	rec_start(&r, 118, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "20", "--rate", "50", "--start-delay", "3", NULL};
-	pid_t tp = tpub_spawn(118, "rt/late", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 20);
-	rec_stop(&r, SIGINT);
+	rec_session(&r, &(struct rec_session){118, args, NULL, "rt/late", extra, 20});
 	rec_expect_count(r.dir, "/late", 20);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -216,20 +197,16 @@ static void test_record_mixed_qos(void **state)
 	struct rec r;
 	char *args[] = {"/mixed", NULL};
 	rec_start(&r, 119, args, NULL);
-	char *out1 = bt_xasprintf("%s/tpub1.txt", r.tmp);
-	char *out2 = bt_xasprintf("%s/tpub2.txt", r.tmp);
 	char *rel[] = {"--count", "20", "--rate", "20", "--wait-readers", "1",
 		       "--start-delay", "1", NULL};
 	char *be[] = {"--count", "20", "--rate", "20", "--wait-readers", "1",
 		      "--start-delay", "1", "--best-effort", NULL};
-	pid_t p1 = tpub_spawn(119, "rt/mixed", rel, out1);
-	pid_t p2 = tpub_spawn(119, "rt/mixed", be, out2);
-	long n = tpub_finish(p1, out1) + tpub_finish(p2, out2);
+	struct rec_pub p1 = rec_pub_start(r.tmp, 119, "rt/mixed", rel);
+	struct rec_pub p2 = rec_pub_start(r.tmp, 119, "rt/mixed", be);
+	long n = rec_pub_finish(&p1) + rec_pub_finish(&p2);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	rec_expect_count(r.dir, "/mixed", (unsigned long long)n);
-	free(out1);
-	free(out2);
 	rec_free(&r);
 }
 
@@ -277,8 +254,6 @@ static void test_demo_first_message(void **state)
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_chatter),
 		cmocka_unit_test(test_record_selection),
@@ -288,5 +263,5 @@ int main(void)
 		cmocka_unit_test(test_record_mixed_qos),
 		cmocka_unit_test(test_demo_first_message),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

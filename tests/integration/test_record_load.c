@@ -19,17 +19,13 @@
 #include "test_util.h"
 
 
-/* "NAME N recorded lost T transport, R recorder" from the summary. */
-static void summary_of(const char *out, const char *name, unsigned long long v[3])
+/* Stops the recorder (SIGINT), shows its output and reads topic's
+ * summary line into v. */
+static void stop_summary(struct rec *r, const char *topic, unsigned long long v[3])
 {
-	char *key = bt_xasprintf("\n  %s ", name);
-	const char *line = strstr(out, key);
-	if (!line)
-		fail_msg("no summary line for %s in: %s", name, out);
-	if (sscanf(line + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &v[0],
-		   &v[1], &v[2]) != 3)
-		fail_msg("cannot parse: %.120s", line + 1);
-	free(key);
+	rec_stop(r, SIGINT);
+	printf("%s", r->out);
+	rec_summary(r->out, topic, v);
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -89,10 +85,8 @@ static void ddsperf_case(int domain, const char *rate, const char *size, size_t 
 	int st = rec_wait(pid, 30.0, "ddsperf pub");
 	if (st != 0)
 		fail_msg("ddsperf exit %d: %s", st, rec_read(pout));
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
 	unsigned long long v[3];
-	summary_of(r.out, "DDSPerfRDataKS", v);
+	stop_summary(&r, "DDSPerfRDataKS", v);
 	assert_int_equal(v[1], 0); /* transport */
 	assert_int_equal(v[2], 0); /* recorder */
 	unsigned long long n = check_keyedseq(r.dir, len);
@@ -126,20 +120,15 @@ static void test_record_cache_zero(void **state)
 	(void)state;
 	struct rec r;
 	char *args[] = {"/wt", "--max-cache-size", "0", NULL};
-	rec_start(&r, 126, args, "BAGTOP_TEST_CONSUMER_DELAY_US=2000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--size", "1000", "--count", "1000", "--rate", "5000",
 			 "--wait-readers", "1", "--linger", "6", NULL};
-	pid_t tp = tpub_spawn(126, "rt/wt", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 1000);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
+	rec_session(&r, &(struct rec_session){126, args, "BAGTOP_TEST_CONSUMER_DELAY_US=2000",
+					      "rt/wt", extra, 1000});
 	unsigned long long v[3];
-	summary_of(r.out, "/wt", v);
+	rec_summary(r.out, "/wt", v);
 	assert_int_equal(v[0], 1000);
 	assert_int_equal(v[2], 0);
 	rec_expect_count(r.dir, "/wt", 1000);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -151,14 +140,13 @@ static void test_record_sigkill_reindex(void **state)
 	struct rec r;
 	char *args[] = {"/k", NULL};
 	rec_start(&r, 127, args, NULL);
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--count", "300", "--rate", "200", "--wait-readers", "1", "--linger", "4",
 			 NULL};
-	pid_t tp = tpub_spawn(127, "rt/k", extra, tout);
+	struct rec_pub tp = rec_pub_start(r.tmp, 127, "rt/k", extra);
 	rec_sleep(1.0 + 300.0 / 200.0 + 1.5); /* matched, written, then 1.5 s */
 	kill(r.pid, SIGKILL);
 	assert_int_equal(rec_wait(r.pid, 10.0, "bagtop record"), 128 + SIGKILL);
-	assert_int_equal(tpub_finish(tp, tout), 300);
+	assert_int_equal(rec_pub_finish(&tp), 300);
 	char *out = NULL;
 	int rc = tu_bagtop(&out, "reindex", r.dir, NULL);
 	if (rc != 0)
@@ -166,7 +154,6 @@ static void test_record_sigkill_reindex(void **state)
 	printf("%s", out);
 	free(out);
 	rec_expect_count(r.dir, "/k", 300);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -178,16 +165,12 @@ static void test_record_loss_statistics(void **state)
 	(void)state;
 	struct rec r;
 	char *args[] = {"/ls", "--max-cache-size", "20000", "-d", "1", NULL};
-	rec_start(&r, 129, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--size", "1000", "--count", "3000", "--rate", "1500",
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(129, "rt/ls", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 3000);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
+	rec_session(&r, &(struct rec_session){129, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000",
+					      "rt/ls", extra, 3000});
 	unsigned long long v[3];
-	summary_of(r.out, "/ls", v);
+	rec_summary(r.out, "/ls", v);
 	assert_true(v[2] > 0);
 	assert_int_equal(v[0] + v[2], 3000);
 	struct bag_metadata md;
@@ -216,7 +199,6 @@ static void test_record_loss_statistics(void **state)
 	assert_non_null(strstr(out, want));
 	free(out);
 	rec_check(r.dir);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -231,16 +213,12 @@ static void test_record_compression_loss(void **state)
 	struct rec r;
 	char *args[] = {"/cz", "--max-cache-size", "20000", "--compression-mode", "message",
 			"--compression-threads", "1", NULL};
-	rec_start(&r, 170, args, "BAGTOP_TEST_COMPRESS_DELAY_US=5000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--size", "1000", "--count", "1000", "--rate", "1000",
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(170, "rt/cz", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 1000);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
+	rec_session(&r, &(struct rec_session){170, args, "BAGTOP_TEST_COMPRESS_DELAY_US=5000",
+					      "rt/cz", extra, 1000});
 	unsigned long long v[3];
-	summary_of(r.out, "/cz", v);
+	rec_summary(r.out, "/cz", v);
 	assert_int_equal(v[0] + v[2], 1000);
 	assert_non_null(strstr(r.out, "compression behind"));
 	struct bag_metadata md;
@@ -257,7 +235,6 @@ static void test_record_compression_loss(void **state)
 	assert_true(st->causes.lost_compression * 2 > v[2]);
 	bag_metadata_fini(&md);
 	rec_check(r.dir);
-	free(tout);
 	rec_free(&r);
 }
 
@@ -305,16 +282,12 @@ static void test_record_transport_loss(void **state)
 	struct rec r;
 	char *args[] = {"/be", NULL};
 	rec_start(&r, 130, args, "BAGTOP_TEST_LISTENER_DELAY_US=2000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
 	char *extra[] = {"--best-effort", "--size", "4000", "--count", "3000", "--rate", "3000",
 			 "--wait-readers", "1", NULL};
-	pid_t tp = tpub_spawn(130, "rt/be", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 3000);
+	rec_publish(&r, 130, "rt/be", extra, 3000);
 	rec_sleep(1.0); /* the slowed receive path catches up */
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
 	unsigned long long v[3];
-	summary_of(r.out, "/be", v);
+	stop_summary(&r, "/be", v);
 	long first, last;
 	unsigned long long n = be_range(r.dir, &first, &last);
 	printf("published 3000, received %llu (indices %ld..%ld), lost in transport %llu, "
@@ -330,14 +303,11 @@ static void test_record_transport_loss(void **state)
 	assert_int_equal(md.topics[0].stats.lost_in_transport, v[1]);
 	bag_metadata_fini(&md);
 	rec_check(r.dir);
-	free(tout);
 	rec_free(&r);
 }
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_ddsperf),
 		cmocka_unit_test(test_record_cache_zero),
@@ -346,5 +316,5 @@ int main(void)
 		cmocka_unit_test(test_record_compression_loss),
 		cmocka_unit_test(test_record_transport_loss),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

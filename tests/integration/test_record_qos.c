@@ -18,23 +18,21 @@
 #include "test_util.h"
 
 /* A transient-local publisher (depth 5, 10 messages) that stays alive for
- * `linger` seconds after writing; its stdout goes to out_path. */
-static pid_t tl_publisher(int domain, const char *topic, const char *out_path)
+ * 6 seconds after writing; its output goes to a file under dir. */
+static struct rec_pub tl_publisher(const char *dir, int domain, const char *topic)
 {
 	char *extra[] = {"--transient-local", "--depth", "5", "--count", "10", "--rate", "100",
 			 "--linger", "6", NULL};
-	pid_t pid = tpub_spawn(domain, topic, extra, out_path);
+	struct rec_pub p = rec_pub_start(dir, domain, topic, extra);
 	rec_sleep(1.5); /* all 10 written before the recorder exists */
-	return pid;
+	return p;
 }
 
 /* Offered QoS of `topic` as metadata.yaml has it (the only publisher). */
 static struct bag_qos topic_qos(const char *dir, const char *topic)
 {
 	struct bag_metadata md;
-	struct bt_error err;
-	if (bag_metadata_read(dir, &md, &err) != BT_OK)
-		fail_msg("metadata.yaml: %s", err.msg);
+	rec_metadata(dir, &md);
 	struct bag_qos q = {0};
 	bool found = false;
 	for (size_t i = 0; i < md.n_topics; i++) {
@@ -56,13 +54,12 @@ static void test_record_tl_late_joiner(void **state)
 {
 	(void)state;
 	char *tmp = tu_mkdtemp("tlpub");
-	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
-	pid_t tp = tl_publisher(120, "rt/tl", tout);
+	struct rec_pub tp = tl_publisher(tmp, 120, "rt/tl");
 	struct rec r;
 	char *args[] = {"/tl", NULL};
 	rec_start(&r, 120, args, NULL);
 	rec_stop(&r, SIGINT);
-	assert_int_equal(tpub_finish(tp, tout), 10);
+	assert_int_equal(rec_pub_finish(&tp), 10);
 	printf("%s", r.out);
 	struct bag_counts c;
 	bag_count(r.dir, &c);
@@ -77,7 +74,6 @@ static void test_record_tl_late_joiner(void **state)
 	rec_free(&r);
 	tu_rmrf(tmp);
 	free(tmp);
-	free(tout);
 }
 
 static char *write_overrides(const char *dir, const char *text)
@@ -97,26 +93,22 @@ static void test_record_override_volatile(void **state)
 	(void)state;
 	char *tmp = tu_mkdtemp("ovpub");
 	char *ov = write_overrides(tmp, "/tl:\n  durability: volatile\n  reliability: reliable\n");
-	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
-	char *t2out = bt_xasprintf("%s/tpub2.txt", tmp);
-	pid_t tp = tl_publisher(121, "rt/tl", tout);
+	struct rec_pub tp = tl_publisher(tmp, 121, "rt/tl");
 	struct rec r;
 	char *args[] = {"/tl", "--qos-profile-overrides-path", ov, NULL};
 	rec_start(&r, 121, args, NULL);
 	/* A volatile publisher on the same topic, after the recorder joined. */
 	char *extra[] = {"--count", "7", "--rate", "50", "--wait-readers", "1", NULL};
-	pid_t tp2 = tpub_spawn(121, "rt/tl", extra, t2out);
-	assert_int_equal(tpub_finish(tp2, t2out), 7);
+	struct rec_pub tp2 = rec_pub_start(tmp, 121, "rt/tl", extra);
+	assert_int_equal(rec_pub_finish(&tp2), 7);
 	rec_stop(&r, SIGINT);
-	assert_int_equal(tpub_finish(tp, tout), 10);
+	assert_int_equal(rec_pub_finish(&tp), 10);
 	printf("%s", r.out);
 	rec_expect_count(r.dir, "/tl", 7);
 	rec_free(&r);
 	tu_rmrf(tmp);
 	free(ov);
 	free(tmp);
-	free(tout);
-	free(t2out);
 }
 
 static size_t count_of(const char *hay, const char *needle)
@@ -135,13 +127,12 @@ static void test_record_incompatible_warned(void **state)
 	(void)state;
 	char *tmp = tu_mkdtemp("incompat");
 	char *ov = write_overrides(tmp, "/be:\n  reliability: reliable\n");
-	char *tout = bt_xasprintf("%s/tpub.txt", tmp);
 	struct rec r;
 	char *args[] = {"/be", "--qos-profile-overrides-path", ov, NULL};
 	rec_start(&r, 122, args, NULL);
 	char *extra[] = {"--best-effort", "--count", "30", "--rate", "20", NULL};
-	pid_t tp = tpub_spawn(122, "rt/be", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 30);
+	struct rec_pub tp = rec_pub_start(tmp, 122, "rt/be", extra);
+	assert_int_equal(rec_pub_finish(&tp), 30);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_int_equal(count_of(r.out, "QoS is incompatible"), 1);
@@ -155,7 +146,6 @@ static void test_record_incompatible_warned(void **state)
 	tu_rmrf(tmp);
 	free(ov);
 	free(tmp);
-	free(tout);
 }
 
 /* The offered profiles of `topic` in list `q[0..n)`: one reliable
@@ -195,10 +185,9 @@ static void test_record_qos_joiner(void **state)
 {
 	(void)state;
 	char *tmp = tu_mkdtemp("qosjoin");
-	char *aout = bt_xasprintf("%s/a.txt", tmp), *bout = bt_xasprintf("%s/b.txt", tmp);
 	char *a_args[] = {"--count", "60", "--rate", "10", "--wait-readers", "1",
 			  "--wait-timeout", "10", NULL};
-	pid_t a = tpub_spawn(160, "rt/q", a_args, aout);
+	struct rec_pub a = rec_pub_start(tmp, 160, "rt/q", a_args);
 	rec_sleep(0.5);
 	struct rec r;
 	char *args[] = {"/q", NULL};
@@ -206,14 +195,14 @@ static void test_record_qos_joiner(void **state)
 	rec_sleep(2.5);
 	char *b_args[] = {"--best-effort", "--transient-local", "--depth", "3", "--count", "20",
 			  "--rate", "10", "--wait-readers", "1", "--wait-timeout", "10", NULL};
-	pid_t b = tpub_spawn(160, "rt/q", b_args, bout);
-	long nb = tpub_finish(b, bout);
+	struct rec_pub b = rec_pub_start(tmp, 160, "rt/q", b_args);
+	long nb = rec_pub_finish(&b);
 	/* C offers what B did, after B left: it takes over B's entry instead
 	 * of growing the list (see sub_profile_note). */
 	rec_sleep(1.0);
 	b_args[5] = "10"; /* --count */
-	pid_t c3 = tpub_spawn(160, "rt/q", b_args, bout);
-	long nc = tpub_finish(c3, bout), na = tpub_finish(a, aout);
+	struct rec_pub c3 = rec_pub_start(tmp, 160, "rt/q", b_args);
+	long nc = rec_pub_finish(&c3), na = rec_pub_finish(&a);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_int_equal(na, 60);
@@ -235,19 +224,15 @@ static void test_record_qos_joiner(void **state)
 	rec_free(&r);
 	tu_rmrf(tmp);
 	free(tmp);
-	free(aout);
-	free(bout);
 }
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_tl_late_joiner),
 		cmocka_unit_test(test_record_override_volatile),
 		cmocka_unit_test(test_record_incompatible_warned),
 		cmocka_unit_test(test_record_qos_joiner),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

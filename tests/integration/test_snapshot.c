@@ -66,6 +66,19 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
+/* `bagtop snapshot` on the recorder pid must succeed: the file it names
+ * (malloc'ed) is returned, read into *f. */
+static char *snapshot_take(pid_t pid, struct snapfile *f)
+{
+	char *out = NULL;
+	int rc = snapshot_cmd(pid, &out);
+	if (rc != 0)
+		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
+	chomp(out);
+	snapfile_read(out, f);
+	return out;
+}
+
 /* Waits until the recorder's output contains `what`. */
 static void wait_output(const struct rec *r, const char *what)
 {
@@ -111,19 +124,13 @@ static unsigned long long not_written(const char *out)
 	return ev + buf;
 }
 
+/* The topic's count in the recorder's summary; nothing lost. */
 static unsigned long long recorded_of(const char *out, const char *name)
 {
-	char *key = bt_xasprintf("\n  %s ", name);
-	const char *p = strstr(out, key);
-	if (!p)
-		fail_msg("no summary line for %s", name);
-	unsigned long long n, lt, lr;
-	if (sscanf(p + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &n, &lt,
-		   &lr) != 3)
-		fail_msg("cannot parse: %.100s", p);
-	assert_int_equal(lt + lr, 0);
-	free(key);
-	return n;
+	unsigned long long v[3];
+	rec_summary(out, name, v);
+	assert_int_equal(v[1] + v[2], 0);
+	return v[0];
 }
 
 /* 1. /tl published once at start, then /fast evicts it from a small
@@ -137,24 +144,18 @@ static void test_snapshot_repeat_tl(void **state)
 	char *args[] = {"-a", "--snapshot-mode", "--max-cache-size", "200K",
 			"--repeat-transient-local", "/tl", NULL};
 	rec_start(&r, 150, args, NULL);
-	char *o1 = bt_xasprintf("%s/tl.txt", r.tmp), *o2 = bt_xasprintf("%s/fast.txt", r.tmp);
 	char *tl_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
 			   "--linger", "12", NULL};
-	pid_t tl = tpub_spawn(150, "rt/tl", tl_args, o1);
+	struct rec_pub tl = rec_pub_start(r.tmp, 150, "rt/tl", tl_args);
 	rec_sleep(1.0);
 	char *fast_args[] = {"--size", "1000", "--count", "3000", "--rate", "1000",
 			     "--wait-readers", "1", NULL};
-	pid_t fast = tpub_spawn(150, "rt/fast", fast_args, o2);
+	struct rec_pub fast = rec_pub_start(r.tmp, 150, "rt/fast", fast_args);
 	rec_sleep(2.0);
 
-	char *out = NULL;
-	int rc = snapshot_cmd(r.pid, &out);
-	if (rc != 0)
-		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
-	chomp(out);
-	assert_true(out[0] == '/'); /* an absolute path */
 	struct snapfile f1;
-	snapfile_read(out, &f1);
+	char *out = snapshot_take(r.pid, &f1);
+	assert_true(out[0] == '/'); /* an absolute path */
 	printf("snapshot 1 %s: %llu /fast, %llu /tl\n", out, f1.fast, f1.tl);
 	assert_int_equal(f1.tl, 1);
 	assert_true(f1.tl_time[0] == f1.first);
@@ -169,10 +170,10 @@ static void test_snapshot_repeat_tl(void **state)
 	assert_int_equal(f2.tl, 1);
 	assert_true(f2.tl_time[0] == f2.first);
 	assert_true(f2.first > f1.last);
-	assert_int_equal(tpub_finish(fast, o2), 3000);
+	assert_int_equal(rec_pub_finish(&fast), 3000);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	assert_int_equal(tpub_finish(tl, o1), 1);
+	assert_int_equal(rec_pub_finish(&tl), 1);
 	/* Every arrival (3000 + 1) is in a file, evicted, or still buffered. */
 	/* The status line names the file of the snapshot just written; no
 	 * "split: now writing" line names it once more as if it were the
@@ -194,8 +195,6 @@ static void test_snapshot_repeat_tl(void **state)
 	assert_int_equal(rec_fast + rec_tl + not_written(r.out), 3001);
 	rec_check(r.dir);
 	free(file2);
-	free(o1);
-	free(o2);
 	rec_free(&r);
 }
 
@@ -208,43 +207,32 @@ static void test_snapshot_post(void **state)
 	char *args[] = {"/fast", "--snapshot-mode", "--max-cache-size", "100K",
 			"--snapshot-post", "1", NULL};
 	rec_start(&r, 151, args, NULL);
-	char *o = bt_xasprintf("%s/fast.txt", r.tmp);
 	char *fast_args[] = {"--size", "500", "--count", "3000", "--rate", "500",
 			     "--wait-readers", "1", NULL};
-	pid_t fast = tpub_spawn(151, "rt/fast", fast_args, o);
+	struct rec_pub fast = rec_pub_start(r.tmp, 151, "rt/fast", fast_args);
 	rec_sleep(2.0);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	int64_t t_trigger = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	char *out = NULL;
-	int rc = snapshot_cmd(r.pid, &out);
-	if (rc != 0)
-		fail_msg("bagtop snapshot: exit %d: %s", rc, out);
-	chomp(out);
 	struct snapfile f1;
-	snapfile_read(out, &f1);
+	char *out = snapshot_take(r.pid, &f1);
 	double after = (double)(f1.last - t_trigger) / 1e9;
 	printf("snapshot with post: %llu messages, last %.3f s after the trigger\n", f1.fast,
 	       after);
 	assert_true(after > 0.8 && after < 1.5);
 	free(out);
 	rec_sleep(0.5);
-	rc = snapshot_cmd(r.pid, &out);
-	if (rc != 0)
-		fail_msg("second bagtop snapshot: exit %d: %s", rc, out);
-	chomp(out);
 	struct snapfile f2;
-	snapfile_read(out, &f2);
+	out = snapshot_take(r.pid, &f2);
 	assert_true(f2.first > f1.last);
 	free(out);
-	assert_int_equal(tpub_finish(fast, o), 3000);
+	assert_int_equal(rec_pub_finish(&fast), 3000);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	unsigned long long rec_fast = recorded_of(r.out, "/fast");
 	assert_int_equal(rec_fast, f1.fast + f2.fast);
 	assert_int_equal(rec_fast + not_written(r.out), 3000);
 	rec_check(r.dir);
-	free(o);
 	rec_free(&r);
 }
 
@@ -350,28 +338,26 @@ static void test_repeat_split(void **state)
 	char *args[] = {"/fast", "/tl1", "/tl5", "-d", "1", "--repeat-transient-local", "/tl1",
 			"/tl5=5", NULL};
 	rec_start(&r, 154, args, NULL);
-	char *o1 = bt_xasprintf("%s/tl1.txt", r.tmp), *o5 = bt_xasprintf("%s/tl5.txt", r.tmp);
-	char *o2 = bt_xasprintf("%s/tl1b.txt", r.tmp), *of = bt_xasprintf("%s/fast.txt", r.tmp);
 	char *tl1_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
 			    "--linger", "8", NULL};
 	char *tl5_args[] = {"--transient-local", "--depth", "5", "--count", "5", "--rate", "100",
 			    "--wait-readers", "1", "--linger", "8", NULL};
-	pid_t p1 = tpub_spawn(154, "rt/tl1", tl1_args, o1);
-	pid_t p5 = tpub_spawn(154, "rt/tl5", tl5_args, o5);
+	struct rec_pub p1 = rec_pub_start(r.tmp, 154, "rt/tl1", tl1_args);
+	struct rec_pub p5 = rec_pub_start(r.tmp, 154, "rt/tl5", tl5_args);
 	rec_sleep(0.5);
 	char *fast_args[] = {"--size", "200", "--count", "3500", "--rate", "1000",
 			     "--wait-readers", "1", NULL};
-	pid_t pf = tpub_spawn(154, "rt/fast", fast_args, of);
+	struct rec_pub pf = rec_pub_start(r.tmp, 154, "rt/fast", fast_args);
 	/* The re-publish: a second writer on /tl1, after the first split. */
 	char *again_args[] = {"--count", "1", "--wait-readers", "1", "--start-delay", "1.8",
 			      NULL};
-	pid_t p2 = tpub_spawn(154, "rt/tl1", again_args, o2);
-	assert_int_equal(tpub_finish(pf, of), 3500);
-	assert_int_equal(tpub_finish(p2, o2), 1);
+	struct rec_pub p2 = rec_pub_start(r.tmp, 154, "rt/tl1", again_args);
+	assert_int_equal(rec_pub_finish(&pf), 3500);
+	assert_int_equal(rec_pub_finish(&p2), 1);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	assert_int_equal(tpub_finish(p1, o1), 1);
-	assert_int_equal(tpub_finish(p5, o5), 5);
+	assert_int_equal(rec_pub_finish(&p1), 1);
+	assert_int_equal(rec_pub_finish(&p5), 5);
 
 	struct filestat prev = {.names = {"/tl1", "/tl5", "/fast"}};
 	char *path = bt_xasprintf("%s/bag_0.db3", r.dir);
@@ -409,10 +395,6 @@ static void test_repeat_split(void **state)
 	/* Originals: 1 + the re-publish; the rest are repeats, one per file. */
 	assert_int_equal(tl1_total, 2 + repeats_seen);
 	rec_check(r.dir);
-	free(o1);
-	free(o5);
-	free(o2);
-	free(of);
 	rec_free(&r);
 }
 
@@ -441,20 +423,18 @@ static void test_snapshot_memory(void **state)
 	char *args[] = {"/big", "/tl", "--snapshot-mode", "--max-cache-size", "8M",
 			"--repeat-transient-local", "/tl", NULL};
 	rec_start(&r, 159, args, NULL);
-	char *ot = bt_xasprintf("%s/tl.txt", r.tmp), *ob = bt_xasprintf("%s/big.txt", r.tmp);
 	char *tl_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
 			   "--linger", "10", NULL};
-	pid_t pt = tpub_spawn(159, "rt/tl", tl_args, ot);
+	struct rec_pub pt = rec_pub_start(r.tmp, 159, "rt/tl", tl_args);
 	rec_sleep(0.5);
 	unsigned long long base = rss_of(r.pid), peak = base;
 	char *big_args[] = {"--size", "20000", "--count", "6000", "--rate", "1500",
 			    "--wait-readers", "1", NULL};
-	pid_t pb = tpub_spawn(159, "rt/big", big_args, ob);
+	struct rec_pub pb = rec_pub_start(r.tmp, 159, "rt/big", big_args);
 	bool triggered = false;
 	double t0 = rec_now();
 	for (;;) {
-		if (tu_poll(pb) != TU_RUNNING) {
-			pb = 0;
+		if (tu_poll(pb.pid) != TU_RUNNING) {
 			break;
 		}
 		unsigned long long now = rss_of(r.pid);
@@ -470,7 +450,8 @@ static void test_snapshot_memory(void **state)
 	}
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	assert_int_equal(tpub_finish(pt, ot), 1);
+	assert_int_equal(rec_pub_finish(&pt), 1);
+	free(pb.out_path); /* ended above: its output is not read */
 	const unsigned long long mib = 1024 * 1024;
 	printf("RSS: %.1f MiB at start, %.1f MiB at the peak\n", (double)base / (double)mib,
 	       (double)peak / (double)mib);
@@ -485,8 +466,6 @@ static void test_snapshot_memory(void **state)
 #endif
 	assert_non_null(strstr(r.out, "snapshot 1: "));
 	rec_check(r.dir);
-	free(ot);
-	free(ob);
 	rec_free(&r);
 }
 
@@ -509,10 +488,9 @@ static void test_snapshot_concurrent(void **state)
 	struct rec r;
 	char *args[] = {"/fast", "--snapshot-mode", "--max-cache-size", "50M", NULL};
 	rec_start(&r, 191, args, NULL);
-	char *o = bt_xasprintf("%s/fast.txt", r.tmp);
 	char *fast_args[] = {"--size", "1000", "--count", "40000", "--rate", "4000",
 			     "--wait-readers", "1", NULL};
-	pid_t fast = tpub_spawn(191, "rt/fast", fast_args, o);
+	struct rec_pub fast = rec_pub_start(r.tmp, 191, "rt/fast", fast_args);
 	rec_sleep(2.0);
 	char *files[10] = {0};
 	size_t n_files = 0;
@@ -547,8 +525,9 @@ static void test_snapshot_concurrent(void **state)
 		free(ob);
 		rec_sleep(0.3); /* the buffer fills again */
 	}
-	kill(fast, SIGTERM);
-	(void)rec_wait(fast, 10.0, "tpub");
+	kill(fast.pid, SIGTERM);
+	(void)rec_wait(fast.pid, 10.0, "tpub");
+	free(fast.out_path); /* stopped early: its output is not read */
 	rec_stop(&r, SIGINT);
 	rec_check(r.dir);
 	char key[64];
@@ -557,14 +536,11 @@ static void test_snapshot_concurrent(void **state)
 		fail_msg("expected \"%s\" in: %s", key, r.out);
 	for (size_t i = 0; i < n_files; i++)
 		free(files[i]);
-	free(o);
 	rec_free(&r);
 }
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot_repeat_tl),
 		cmocka_unit_test(test_snapshot_post),
@@ -574,5 +550,5 @@ int main(void)
 		cmocka_unit_test(test_snapshot_memory),
 		cmocka_unit_test(test_snapshot_concurrent),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

@@ -24,25 +24,8 @@
 #include "bag_reader.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
-
-/* Messages in the bag, all topics, read back row by row. */
-static unsigned long long stop_rows(const char *dir)
-{
-	struct bag_reader *r;
-	struct bt_error err;
-	if (bag_reader_open(dir, 0, &r, &err) != BT_OK)
-		fail_msg("reader: %s", err.msg);
-	struct bag_read_msg m;
-	unsigned long long n = 0;
-	int rc;
-	while ((rc = bag_reader_next(r, &m, &err)) == 1)
-		n++;
-	if (rc != 0)
-		fail_msg("reader next: %s", err.msg);
-	bag_reader_close(r);
-	return n;
-}
 
 /* Waits for the recorder after a stop signal sent at `t_sig`; returns the
  * seconds it took. Fails (and kills it) after `limit` seconds. */
@@ -61,7 +44,7 @@ static double stop_wait(struct rec *r, double t_sig, double limit)
 static unsigned long long stop_bag_honest(const char *dir, unsigned long long published)
 {
 	rec_check(dir);
-	unsigned long long rows = stop_rows(dir);
+	unsigned long long rows = tb_each(dir, 0, NULL, NULL); /* all topics */
 	struct bag_metadata md;
 	rec_metadata(dir, &md);
 	assert_int_equal(md.message_count, rows);
@@ -204,13 +187,11 @@ static void test_patient_stop_writes_all(void **state)
 
 int main(void)
 {
-	if (!rec_harness_ready())
-		return 77;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_storm),
 		cmocka_unit_test(test_second_sigint_abandons),
 		cmocka_unit_test(test_stop_timeout_abandons),
 		cmocka_unit_test(test_patient_stop_writes_all),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return REC_RUN_TESTS(tests);
 }

@@ -1,6 +1,18 @@
 # Shared by the tmux tests (sourced): drive a pane of the tmux server on
 # socket $SOCK and read the bag with the sqlite3 shell. The sourcing script
 # sets SOCK and its own cleanup.
+
+# tmux_test_dir TAG: what every tmux test needs (B, P: the binaries ctest
+# gives; tmux and the sqlite3 shell, else exit 77, skipped), and T, a fresh
+# scratch directory named after TAG.
+tmux_test_dir() {
+	B=${BAGTOP_BIN:?}
+	P=${BAGTOP_TPUB:?}
+	command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+	command -v sqlite3 >/dev/null ||
+		{ echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
+	T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-$1-XXXXXX")
+}
 tm() { tmux -L "$SOCK" "$@"; }
 screen() { tm capture-pane -p; }
 fail() {

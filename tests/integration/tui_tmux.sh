@@ -8,15 +8,11 @@
 # tmux-256color show the same text. The bag is checked with sqlite3, not
 # with the view.
 set -u
-B=${BAGTOP_BIN:?}
-P=${BAGTOP_TPUB:?}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-tui-XXXXXX")
+. "$(dirname "$0")/tmux_lib.sh"
+tmux_test_dir tui
 RUN=0
 SOCK="bagtop-test-$$-$RUN"
 PUBS=""
-. "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
 	tm kill-server 2>/dev/null
 	[ -n "$PUBS" ] && kill $PUBS 2>/dev/null

@@ -818,6 +818,28 @@ static void st_rm_md(const char *dir)
 	free(path);
 }
 
+/* What a recorder that died now leaves, reindexed: a copy of b's bag
+ * (malloc'ed path) taken while the writer is open, without metadata.yaml
+ * (b is closed); `bagtop reindex` on it says its usual line, `rebuilt`,
+ * then exactly one more, on the losses, holding `losses`. */
+static char *st_crash_reindex(struct st_bag *b, const char *rebuilt, const char *losses)
+{
+	char *copy = bt_fs_join(b->tmp, "crashed");
+	st_copy_dir(b->dir, copy);
+	st_close(b);
+	st_rm_md(copy);
+	char *out;
+	st_bagtop(&out, 0, "reindex", copy, NULL);
+	assert_non_null(strstr(out, rebuilt));
+	const char *l2 = strstr(out, "messages\n");
+	assert_non_null(l2);
+	l2 += 9;
+	assert_non_null(strstr(l2, losses));
+	assert_int_equal(strchr(l2, '\n') - l2 + 1, (long)strlen(l2));
+	free(out);
+	return copy;
+}
+
 /* A recorder that died after the split: the copy taken while the writer
  * is still open has file 0 closed (its last row holds its figures) and
  * file 1 open. Without metadata.yaml, reindex recomputes messages and
@@ -831,18 +853,9 @@ static void test_reindex_crash(void **state)
 	st_fill_file0(&b);
 	st_split(&b);
 	st_fill_file1(&b);
-	char *copy = bt_fs_join(b.tmp, "crashed");
-	st_copy_dir(b.dir, copy);
-	st_close(&b);
-	st_rm_md(copy);
+	char *copy = st_crash_reindex(&b, "metadata.yaml rebuilt: 2 files, 27 messages\n",
+				      "losses cannot be recovered for 1 of 2 files");
 	char *out;
-	st_bagtop(&out, 0, "reindex", copy, NULL);
-	/* The usual line, then one line on the losses. */
-	assert_non_null(strstr(out, "metadata.yaml rebuilt: 2 files, 27 messages\n"));
-	const char *l2 = strstr(out, "messages\n") + 9;
-	assert_non_null(strstr(l2, "losses cannot be recovered for 1 of 2 files"));
-	assert_int_equal(strchr(l2, '\n') - l2 + 1, (long)strlen(l2));
-	free(out);
 	struct bag_metadata md;
 	st_read_md(copy, &md);
 	st_check_file(&b.x, &md.files[0], 0);
@@ -878,17 +891,9 @@ static void test_reindex_no_metadata(void **state)
 	struct st_bag b;
 	st_open(&b, "stats-nomd");
 	st_fill_file0(&b);
-	char *copy = bt_fs_join(b.tmp, "crashed");
-	st_copy_dir(b.dir, copy);
-	st_close(&b);
-	st_rm_md(copy);
+	char *copy = st_crash_reindex(&b, "metadata.yaml rebuilt: 1 file, 15 messages\n",
+				      ": losses cannot be recovered (no readable metadata.yaml");
 	char *out;
-	st_bagtop(&out, 0, "reindex", copy, NULL);
-	assert_non_null(strstr(out, "metadata.yaml rebuilt: 1 file, 15 messages\n"));
-	const char *l2 = strstr(out, "messages\n") + 9;
-	assert_non_null(strstr(l2, ": losses cannot be recovered (no readable metadata.yaml"));
-	assert_int_equal(strchr(l2, '\n') - l2 + 1, (long)strlen(l2)); /* one line */
-	free(out);
 	char *text;
 	st_read_text(copy, &text);
 	assert_null(strstr(text, "lost_"));

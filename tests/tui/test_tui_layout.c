@@ -38,15 +38,23 @@ static void check_columns(const struct tui_layout *l)
 	assert_true(x - 1 <= l->cols);
 }
 
+/* Builds l at cols x rows: not too small, sound columns, these titles and
+ * the name column this wide. */
+static void build_at(struct tui_layout *l, int cols, int rows, const char *want_titles,
+		     int name_width)
+{
+	tui_layout_build(l, cols, rows);
+	assert_false(l->too_small);
+	check_columns(l);
+	assert_string_equal(titles(l), want_titles);
+	assert_int_equal(col_width(l, TUI_COL_NAME), name_width);
+}
+
 static void test_80x24(void **state)
 {
 	(void)state;
 	struct tui_layout l;
-	tui_layout_build(&l, 80, 24);
-	assert_false(l.too_small);
-	check_columns(&l);
-	assert_string_equal(titles(&l), "R TL Topic Pub QoS Rcvd Hz BW/s Written LostT LostR");
-	assert_int_equal(col_width(&l, TUI_COL_NAME), 24);
+	build_at(&l, 80, 24, "R TL Topic Pub QoS Rcvd Hz BW/s Written LostT LostR", 24);
 	/* The name takes what is left: the last column ends at the edge. */
 	assert_int_equal(l.c[l.n_cols - 1].x + l.c[l.n_cols - 1].width, 80);
 	assert_int_equal(l.head_y, 3);
@@ -60,11 +68,7 @@ static void test_60x12(void **state)
 {
 	(void)state;
 	struct tui_layout l;
-	tui_layout_build(&l, 60, 12);
-	assert_false(l.too_small);
-	check_columns(&l);
-	assert_string_equal(titles(&l), "R TL Topic QoS Hz BW/s Written LostT LostR");
-	assert_int_equal(col_width(&l, TUI_COL_NAME), 14);
+	build_at(&l, 60, 12, "R TL Topic QoS Hz BW/s Written LostT LostR", 14);
 	assert_int_equal(l.table_h, 6);
 	assert_int_equal(l.bar_y, 11);
 }
@@ -73,12 +77,8 @@ static void test_132x43(void **state)
 {
 	(void)state;
 	struct tui_layout l;
-	tui_layout_build(&l, 132, 43);
-	check_columns(&l);
-	assert_string_equal(titles(&l),
-			    "R TL Topic Type Pub QoS Rcvd Hz BW/s Written LostT LostR");
+	build_at(&l, 132, 43, "R TL Topic Type Pub QoS Rcvd Hz BW/s Written LostT LostR", 47);
 	assert_int_equal(col_width(&l, TUI_COL_TYPE), 28);
-	assert_int_equal(col_width(&l, TUI_COL_NAME), 47);
 	assert_int_equal(l.table_h, 37);
 }
 
@@ -118,30 +118,37 @@ static void test_too_small(void **state)
 	assert_false(l.too_small);
 }
 
+/* tui_layout_fit: the text, the width, UTF-8 or ASCII mode; the length and
+ * the text it gives. */
+static const struct fit_case {
+	const char *in;
+	int width;
+	bool utf8;
+	int n;
+	const char *want;
+} fit_cases[] = {
+	{"/camera/image", 20, true, 13, "/camera/image"},
+	{"/camera/image", 8, true, 8, "/camera\xe2\x80\xa6"},
+	{"/camera/image", 8, false, 8, "/camera~"},
+	{"/camera/image", 13, false, 13, "/camera/image"},
+	/* One code point, one column; ASCII mode shows '?' for each byte. */
+	{"/k\xc3\xa4se", 5, true, 5, "/k\xc3\xa4se"},
+	{"/k\xc3\xa4se", 6, false, 6, "/k??se"},
+	/* Broken UTF-8 and control characters never reach the terminal. */
+	{"a\xc3(b\x1b", 10, true, 5, "a?(b?"},
+	{"abc", 0, true, 0, ""},
+	{"abc", 1, false, 1, "~"},
+};
+
 static void test_fit(void **state)
 {
 	(void)state;
-	char b[64];
-	assert_int_equal(tui_layout_fit("/camera/image", 20, true, b, sizeof b), 13);
-	assert_string_equal(b, "/camera/image");
-	assert_int_equal(tui_layout_fit("/camera/image", 8, true, b, sizeof b), 8);
-	assert_string_equal(b, "/camera\xe2\x80\xa6");
-	assert_int_equal(tui_layout_fit("/camera/image", 8, false, b, sizeof b), 8);
-	assert_string_equal(b, "/camera~");
-	assert_int_equal(tui_layout_fit("/camera/image", 13, false, b, sizeof b), 13);
-	assert_string_equal(b, "/camera/image");
-	/* One code point, one column; ASCII mode shows '?' for each byte. */
-	assert_int_equal(tui_layout_fit("/k\xc3\xa4se", 5, true, b, sizeof b), 5);
-	assert_string_equal(b, "/k\xc3\xa4se");
-	assert_int_equal(tui_layout_fit("/k\xc3\xa4se", 6, false, b, sizeof b), 6);
-	assert_string_equal(b, "/k??se");
-	/* Broken UTF-8 and control characters never reach the terminal. */
-	assert_int_equal(tui_layout_fit("a\xc3(b\x1b", 10, true, b, sizeof b), 5);
-	assert_string_equal(b, "a?(b?");
-	assert_int_equal(tui_layout_fit("abc", 0, true, b, sizeof b), 0);
-	assert_string_equal(b, "");
-	assert_int_equal(tui_layout_fit("abc", 1, false, b, sizeof b), 1);
-	assert_string_equal(b, "~");
+	for (size_t i = 0; i < sizeof fit_cases / sizeof fit_cases[0]; i++) {
+		const struct fit_case *c = &fit_cases[i];
+		char b[64];
+		assert_int_equal(tui_layout_fit(c->in, c->width, c->utf8, b, sizeof b), c->n);
+		assert_string_equal(b, c->want);
+	}
 }
 
 int main(void)
