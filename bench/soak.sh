@@ -81,7 +81,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# "RSS anon file" in KiB: the total, the heap and other private memory, and
+# the pages of mapped files (code of the libraries as it is first used).
+rss_kib() {
+	awk '/^VmRSS:/ { t = $2 } /^RssAnon:/ { a = $2 } /^RssFile:/ { f = $2 }
+	     END { print t + 0, a + 0, f + 0 }' "/proc/$1/status" 2>/dev/null || echo 0 0 0
+}
 
 SECS=$((MINUTES * 60))
 COUNT=$((RATE * SECS))
@@ -102,7 +107,7 @@ while kill -0 "$PUB" 2>/dev/null && [ "$t" -lt $((SECS * 2)) ]; do
 	t=$((t + 10))
 	r=$(rss_kib "$REC")
 	echo "$t $r" >>"$WORK/rss"
-	[ $((t % 60)) -eq 0 ] && echo "minute $((t / 60)): RSS $r KiB"
+	[ $((t % 60)) -eq 0 ] && echo "minute $((t / 60)): RSS anon file $r (KiB)"
 done
 kill "$PUB" 2>/dev/null || true
 wait "$PUB" 2>/dev/null || true
@@ -116,13 +121,16 @@ REC=""
 
 R2=$(awk '$1 <= 120 { r = $2 } END { print r + 0 }' "$WORK/rss")
 RN=$(awk '{ r = $2 } END { print r + 0 }' "$WORK/rss")
+A2=$(awk '$1 <= 120 { r = $3 } END { print r + 0 }' "$WORK/rss")
+AN=$(awk '{ r = $3 } END { print r + 0 }' "$WORK/rss")
 TOTAL=$(sed -n 's/^Recorded \([0-9]*\) message.*/\1/p' "$WORK/rec.out")
 LOST=$(sed -n 's/^Recorded .*; lost \([0-9]*\) in transport, \([0-9]*\) in the recorder.*/\1 \2/p' \
 	"$WORK/rec.out")
 NFILES=$(find "$WORK/bag" -name '*.db3*' | wc -l)
 CHECK=$("$BAGTOP" check "$WORK/bag" 2>&1 | tail -1)
 echo "soak: RSS minute 2 $R2 KiB, minute $MINUTES $RN KiB:" \
-	"$(echo "$RN $R2" | awk '{ printf "%+.1f %%", ($1 - $2) * 100 / $2 }') (target within 5 %)"
+	"$(echo "$RN $R2" | awk '{ printf "%+.1f %%", ($1 - $2) * 100 / $2 }') (target within 5 %);" \
+	"anonymous $A2 -> $AN KiB"
 echo "soak: recorded ${TOTAL:-?} of $COUNT published; lost (transport, recorder): ${LOST:-?}" \
 	"(target 0 0)"
 echo "soak: $NFILES files kept (--max-bag-files $FILES); check: $CHECK"
