@@ -151,12 +151,13 @@ static void stats_json_key_str(const char *key, const char *val)
 	putchar(',');
 }
 
-static void stats_json_loss(const struct rec_stats_loss *l)
+static void stats_json_loss(const struct bag_losses *l)
 {
-	printf("\"lost\":{\"transport\":%" PRIu64 ",\"rejected\":%" PRIu64
-	       ",\"cache_overflow\":%" PRIu64 ",\"compression_overflow\":%" PRIu64
-	       ",\"too_large\":%" PRIu64 ",\"write_failure\":%" PRIu64 "},",
-	       l->transport, l->rejected, l->cache, l->compression, l->toobig, l->write);
+	printf("\"lost\":{");
+	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
+		printf("%s\"%s\":%" PRIu64, k ? "," : "", bag_loss_causes[k].json,
+		       bag_losses_get(l, k));
+	printf("},");
 }
 
 static void stats_json_row(const struct rec_stats_row *w)

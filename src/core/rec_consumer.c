@@ -20,8 +20,8 @@
  *
  * Abandon (opt.abandon, a second stop request): the writer stops within
  * its batch (same flag), the consumer writes nothing more and frees what
- * the cache still holds. Each message not written is lost_write, so the
- * bag's statistics stay whole, and counted here as abandoned; one warning
+ * the cache still holds. Each message not written is lost_abandoned, so
+ * the bag's statistics stay whole, and counted here too; one warning
  * at the end says what, per topic.
  *
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
@@ -280,23 +280,11 @@ static void cons_sync_losses(struct rec_consumer *c)
 		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
 			continue;
 		struct rec_topic_stats *st = &rec_topics_get(c->opt.topics, i)->st;
-		struct bag_losses now = {
-			.lost_transport = atomic_load_explicit(&st->lost_transport,
-							       memory_order_relaxed),
-			.rejected = atomic_load_explicit(&st->rejected, memory_order_relaxed),
-			.lost_cache = atomic_load_explicit(&st->lost_cache, memory_order_relaxed),
-			.lost_compression = atomic_load_explicit(&st->lost_compression,
-								 memory_order_relaxed),
-			.lost_write = atomic_load_explicit(&st->lost_write, memory_order_relaxed)};
+		struct bag_losses now = rec_topic_losses(st);
+		now.lost_toobig = 0; /* the writer's own */
 		struct bag_losses *was = &c->sent[i];
-		struct bag_losses d = {
-			.lost_transport = now.lost_transport - was->lost_transport,
-			.rejected = now.rejected - was->rejected,
-			.lost_cache = now.lost_cache - was->lost_cache,
-			.lost_compression = now.lost_compression - was->lost_compression,
-			.lost_write = now.lost_write - was->lost_write};
-		if ((d.lost_transport | d.rejected | d.lost_cache | d.lost_compression |
-		     d.lost_write) != 0 &&
+		struct bag_losses d = bag_losses_sub(&now, was);
+		if (bag_losses_any(&d) &&
 		    bag_writer_add_losses(c->opt.writer, h, &d) == BT_OK) {
 			*was = now;
 			cons_publish_topic_file(c, (uint32_t)i);
@@ -421,8 +409,9 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 }
 
 /* Counts a written (or failed) chunk per topic; `committed` messages from
- * the chunk's start are in the bag, minus too-large refusals. */
-static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
+ * the chunk's start are in the bag, minus too-large refusals; the rest are
+ * lost_abandoned when `abandoned`, else lost_write. */
+static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed, bool abandoned)
 {
 	for (size_t i = 0; i < n && i < committed; i++) {
 		struct cons_tally *t = &c->tally[c->mp[i]->topic];
@@ -450,7 +439,8 @@ static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
 		cons_count(&st->repeated, t->repeated);
 		cons_count(&st->bytes, t->bytes);
 		cons_count(&st->lost_toobig, toobig);
-		cons_count(&st->lost_write, t->n - t->recorded - toobig);
+		cons_count(abandoned ? &st->lost_abandoned : &st->lost_write,
+			   t->n - t->recorded - toobig);
 		cons_publish_topic_file(c, ti);
 		*t = (struct cons_tally){0};
 	}
@@ -497,7 +487,8 @@ static void cons_abandon_report(struct rec_consumer *c)
 	char size[32];
 	bt_fmt_iec(bytes, size, sizeof size);
 	bt_log_warn("abandoned at stop: %llu messages (%s) not written, counted as lost in the "
-		    "recorder (write)%s%s", (unsigned long long)msgs, size, b.len ? ": " : "",
+		    "recorder (%s)%s%s", (unsigned long long)msgs, size,
+		    bag_loss_causes[BAG_CAUSE_lost_abandoned].yaml, b.len ? ": " : "",
 		    b.len ? b.data : "");
 	bt_buf_fini(&b);
 }
@@ -507,7 +498,7 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 	if (c->failed || cons_abandoning(c)) {
 		if (!c->failed)
 			cons_abandon_rest(c, 0, n);
-		cons_account(c, n, 0);
+		cons_account(c, n, 0, !c->failed);
 		return;
 	}
 	struct bag_writer_stats before, after;
@@ -517,9 +508,10 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 	bag_writer_get_stats(c->opt.writer, &after);
 	/* Repeated messages written at a split are not the chunk's. */
 	uint64_t done = (after.messages - before.messages) - (after.repeated - before.repeated);
-	if (st == BT_OK && done < n && cons_abandoning(c))
+	bool abandoned = st == BT_OK && done < n && cons_abandoning(c);
+	if (abandoned)
 		cons_abandon_rest(c, (size_t)done, n); /* the writer stopped early */
-	cons_account(c, n, done);
+	cons_account(c, n, done, abandoned);
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
 }

@@ -136,7 +136,7 @@ BT_MUST_CHECK bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_erro
 /* Abandons what is not written yet (any thread, typically while another
  * is in rec_recorder_stop): the writer stops within its batch, commits
  * what it inserted, and the consumer drops what the cache still holds,
- * counting it lost_write (and `abandoned` in the status); the stop then
+ * counting it lost_abandoned (and `abandoned` in the status); the stop then
  * finishes at once, metadata included. Cannot be undone. */
 void rec_recorder_abandon(struct rec_recorder *r);
 /* Stops if needed, then frees. */

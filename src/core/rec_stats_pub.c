@@ -119,6 +119,16 @@ static void stats_rates(struct rec_stats_pub *p, struct stats_slot *s, int64_t n
 	}
 }
 
+/* The IDL's names for the table's causes. */
+static bagtop_stats_LossCounts stats_loss_counts(const struct bag_losses *l)
+{
+	return (bagtop_stats_LossCounts){
+#define STATS_X_COUNT(field, yaml, idl, json, label, col, group, required) .idl = l->field,
+		BAG_LOSS_CAUSES(STATS_X_COUNT)
+#undef STATS_X_COUNT
+	};
+}
+
 static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 {
 	struct rec_topic_stats *c = &tp->st;
@@ -134,15 +144,10 @@ static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 	row->received = ld(&c->received);
 	row->recorded = ld(&c->recorded);
 	row->bytes = ld(&c->bytes);
-	row->lost = (bagtop_stats_LossCounts){.lost_in_transport = ld(&c->lost_transport),
-					       .rejected = ld(&c->rejected),
-					       .cache_overflow = ld(&c->lost_cache),
-					       .compression_overflow = ld(&c->lost_compression),
-					       .too_large = ld(&c->lost_toobig),
-					       .write_failure = ld(&c->lost_write)};
-	row->lost_in_transport_total = row->lost.lost_in_transport + row->lost.rejected;
-	row->lost_in_recorder_total = row->lost.cache_overflow + row->lost.compression_overflow +
-				      row->lost.too_large + row->lost.write_failure;
+	struct bag_losses l = rec_topic_losses(c);
+	row->lost = stats_loss_counts(&l);
+	row->lost_in_transport_total = bag_losses_transport(&l);
+	row->lost_in_recorder_total = bag_losses_recorder(&l);
 	row->file_received = rec_topic_file_received(c);
 	row->last_receive_time = atomic_load_explicit(&c->last_recv_time, memory_order_relaxed);
 	row->file_recorded = ld(&c->file_recorded);
@@ -171,12 +176,11 @@ static bagtop_stats_LossCounts stats_loss_delta(const bagtop_stats_LossCounts *n
 						const bagtop_stats_LossCounts *then)
 {
 	return (bagtop_stats_LossCounts){
-		.lost_in_transport = now->lost_in_transport - then->lost_in_transport,
-		.rejected = now->rejected - then->rejected,
-		.cache_overflow = now->cache_overflow - then->cache_overflow,
-		.compression_overflow = now->compression_overflow - then->compression_overflow,
-		.too_large = now->too_large - then->too_large,
-		.write_failure = now->write_failure - then->write_failure};
+#define STATS_X_DELTA(field, yaml, idl, json, label, col, group, required) \
+	.idl = now->idl - then->idl,
+		BAG_LOSS_CAUSES(STATS_X_DELTA)
+#undef STATS_X_DELTA
+	};
 }
 
 static void stats_write(struct rec_stats_pub *p, dds_entity_t wr, const void *sample)

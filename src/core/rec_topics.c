@@ -18,15 +18,44 @@ static uint64_t topics_ld(const atomic_uint_fast64_t *a)
 	return atomic_load_explicit(a, memory_order_relaxed);
 }
 
+atomic_uint_fast64_t *rec_topic_loss(struct rec_topic_stats *s, enum bag_loss_cause c)
+{
+	switch (c) {
+#define TOPICS_X_CASE(field, yaml, idl, json, label, col, group, required) \
+	case BAG_CAUSE_##field: return &s->field;
+		BAG_LOSS_CAUSES(TOPICS_X_CASE)
+#undef TOPICS_X_CASE
+	default: return NULL;
+	}
+}
+
+struct bag_losses rec_topic_losses(const struct rec_topic_stats *s)
+{
+	struct bag_losses l;
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+		*bag_losses_at(&l, c) = topics_ld(rec_topic_loss((struct rec_topic_stats *)s, c));
+	return l;
+}
+
 uint64_t rec_topic_lost_transport(const struct rec_topic_stats *s)
 {
-	return topics_ld(&s->lost_transport) + topics_ld(&s->rejected);
+	struct bag_losses l = rec_topic_losses(s);
+	return bag_losses_transport(&l);
 }
 
 uint64_t rec_topic_lost_recorder(const struct rec_topic_stats *s)
 {
-	return topics_ld(&s->lost_cache) + topics_ld(&s->lost_compression) +
-	       topics_ld(&s->lost_toobig) + topics_ld(&s->lost_write);
+	struct bag_losses l = rec_topic_losses(s);
+	return bag_losses_recorder(&l);
+}
+
+void rec_topic_add_losses(struct rec_topic_stats *s, const struct bag_losses *d)
+{
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++) {
+		uint64_t n = bag_losses_get(d, c);
+		if (n != 0)
+			atomic_fetch_add_explicit(rec_topic_loss(s, c), n, memory_order_relaxed);
+	}
 }
 
 uint64_t rec_topic_file_received(const struct rec_topic_stats *s)
