@@ -1,7 +1,12 @@
-/* app__run — one recording session, shared by the headless loop
- * (app_run.c) and the live view (app_tui.c): the recorder, the signals,
- * snapshot triggers and reports, loss lines and the summary. Private to
- * src/app.
+/* app__run — one recording session, shared by the headless loop and the
+ * live view (app_tui.c): the recorder, the signals, snapshot triggers and
+ * reports, loss lines and the summary. Private to src/app. One file a job:
+ *   app_run.c          the session: start, stop (and abandon), end, report
+ *   app_run_log.c      the log sink and app_run_say: what is said, where
+ *   app_run_headless.c the loop without the live view: status lines, stop
+ *   app_run_loss.c     the loss and split announcer
+ *   app_run_pidcmd.c   the signals: snapshot, pause and resume requests
+ *                      (`bagtop snapshot|pause|resume`, kill -USR1, keys)
  *
  * Threads: the owner (main) thread starts and stops the recorder; the
  * writer thread only calls app_run_on_snapshot (it stores the report and
@@ -35,6 +40,7 @@ struct app_snap_req {
 #define APP_SNAP_REQ_MAX 32
 
 struct app_run {
+	/* The session (app_run.c); fixed after app_run_start. */
 	struct rec_recorder *rec;
 	const struct app_record_cfg *cfg;
 	const char *bag;
@@ -42,56 +48,40 @@ struct app_run {
 	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done)
 			    * + APP_SIG_PAUSE / APP_SIG_RESUME + APP_SIG_SNAPSHOT */
 	int64_t t0;        /* monotonic start */
-	uint64_t last_bytes;
-	int64_t last_t;
 	atomic_bool finished; /* the bag is complete */
 	atomic_int_fast64_t stop_t0; /* monotonic ns the stop began; 0: not yet */
 	atomic_bool abandoning;      /* app_run_abandon was called */
-	struct app_loss *loss;
-	size_t n_loss;
-	int64_t loss_t; /* when the last loss line was said */
-	/* Set by the writer thread (on_snapshot), read by the signal handler. */
-	pthread_mutex_t done_mu;
-	struct rec_snapshot_done done;
-	bool done_pending;
-	struct app_snapstate snap; /* for `bagtop snapshot` */
-	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
-	size_t n_reqs;
-	uint64_t snap_count;       /* snapshots written */
+	/* What is said, where (app_run_log.c). */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
 	atomic_bool log_failed;    /* a write to it failed (said once) */
-	size_t file_index;         /* the storage file last said to be current */
+	/* The headless status line (app_run_headless.c): the rate since the last. */
+	uint64_t last_bytes;
+	int64_t last_t;
+	/* The loss and split announcer (app_run_loss.c). */
+	struct app_loss *loss; /* by topic index */
+	size_t n_loss;
+	int64_t loss_t;    /* when the last loss line was said */
+	size_t file_index; /* the storage file last said to be current */
+	/* Requests (app_run_pidcmd.c), on the thread that takes the signals,
+	 * but `done`: set by the writer thread (app_run_on_snapshot), taken by
+	 * app_run_snap_done. */
+	pthread_mutex_t done_mu;
+	struct rec_snapshot_done done;
+	bool done_pending;
+	struct app_snapstate snap; /* the state file: `bagtop snapshot|pause|resume` */
+	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
+	size_t n_reqs;
+	uint64_t snap_count; /* snapshots written */
 };
+
+/* ---- app_run.c: the session ---- */
 
 /* Prepares signals (all blocked from here on, inherited by the recorder's
  * threads) and starts the recorder. Exit status on error (one line said). */
 int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_record_cfg *c);
 /* Frees what start made, drains late signals and unblocks them. */
 void app_run_end(struct app_run *run);
-/* Shows the live view's event queue (NULL: back to stdout/stderr); log
- * lines and messages follow at once. */
-void app_run_set_events(struct app_run *run, struct tui_events *events);
-/* A message for the user: "[HH:MM:SS] text" on stdout, or the live view's
- * event line; and the log file. */
-void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
-/* APP_SIG_SNAPSHOT from `bagtop snapshot` (process `from`, request number
- * `request`): triggers and answers that process alone (app_snapfile.h). */
-void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request);
-void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
-/* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
- * raise them so that one thread owns the state file): pauses or resumes,
- * says so, and confirms through the state file. `from`: the requesting
- * process (0 or our own pid: a key). */
-void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
-/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2, APP_SIG_SNAPSHOT and the pause
- * signals itself and returns a stop signal's number, or 0. */
-int app_run_take_signal(struct app_run *run, const struct timespec *wait);
-/* Says which topics lost messages since the last call (1 per second max),
- * and when the bag moved on to another file (a split). */
-void app_run_loss_check(struct app_run *run, int64_t now);
 /* While the bag is being finished, from any thread but the stopping one:
  * abandons what is not written yet (rec_recorder_abandon), once, saying
  * why and how much the cache still holds. The stop then ends at once with
@@ -105,8 +95,63 @@ void app_run_stop_tick(struct app_run *run);
 bt_status app_run_stop(struct app_run *run, struct bt_error *err);
 /* The summary on stdout and, after a failure, the error line: exit status. */
 int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err);
+
+/* ---- app_run_log.c: what is said, where ---- */
+
+/* Shows the live view's event queue (NULL: back to stdout/stderr); log
+ * lines and messages follow at once. */
+void app_run_set_events(struct app_run *run, struct tui_events *events);
+/* A message for the user: "[HH:MM:SS] text" on stdout, or the live view's
+ * event line; and the log file. */
+void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Opens --log-file for appending, if given: false after saying why. */
+bool app_run_log_open(struct app_run *run);
+/* From here bt_log's lines and Cyclone's go to the session's sink: the log
+ * file, and the live view's log or (warnings and errors) stderr. */
+void app_run_log_start(struct app_run *run);
+/* Back to bt_log's own sink; closes the log file. */
+void app_run_log_end(struct app_run *run);
+/* "HH:MM:SS" since the session started, at monotonic `now`. */
+void app_run_elapsed(const struct app_run *run, int64_t now, char *el, size_t n);
+
+/* ---- app_run_headless.c: the loop without the live view ---- */
+
 /* Headless: status lines until a stop signal or the duration, then stop. */
 int app_run_headless(struct app_run *run);
+
+/* ---- app_run_loss.c: the loss and split announcer ---- */
+
+/* Says which topics lost messages since the last loss line (one a second
+ * at most), and when the bag moved on to another file (a split). */
+void app_run_loss_check(struct app_run *run, int64_t now);
+
+/* ---- app_run_pidcmd.c: snapshot, pause and resume requests ---- */
+
+void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
+/* APP_SIG_SNAPSHOT from `bagtop snapshot` (process `from`, request number
+ * `request`): triggers and answers that process alone (app_snapfile.h). */
+void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request);
+void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
+/* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
+ * raise them so that one thread owns the state file): pauses or resumes,
+ * says so, and confirms through the state file. `from`: the requesting
+ * process (0 or our own pid: a key). */
+void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
+/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2, APP_SIG_SNAPSHOT and the pause
+ * signals itself and returns a stop signal's number, or 0. */
+int app_run_take_signal(struct app_run *run, const struct timespec *wait);
+/* The recorder's on_snapshot callback (writer thread): stores the report
+ * and raises SIGUSR2 for app_run_snap_done. */
+void app_run_on_snapshot(void *ctx, const struct rec_snapshot_done *d);
+/* Bumps the state file's snapshot counter with `result` and `msg`. */
+void app_run_snap_publish(struct app_run *run, const char *result, const char *msg);
+/* A signal wait failed with errno `e` (not a timeout, not an
+ * interruption): said once, then a short pause so that no loop spins. */
+void app_run_wait_failed(int e);
+
+/* ---- app_tui.c ---- */
+
 /* The live view until the bag is complete. -1: no usable terminal (nothing
  * drawn; go on headless); else the exit status. */
 int app_tui_run(struct app_run *run);

@@ -1,6 +1,6 @@
 /* app_record — the capture options `bagtop record` and `bagtop demo`
  * share (names mirror `ros2 bag record`), and the choice between the live
- * view and the headless loop (app_run.c, app_tui.c). */
+ * view and the headless loop (app_tui.c, app_run_headless.c). */
 #include "app_record.h"
 
 #include <stdio.h>

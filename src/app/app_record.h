@@ -1,6 +1,6 @@
 /* app_record — what `bagtop record` and `bagtop demo` share: the capture
- * options (names mirror `ros2 bag record`) and the headless run loop that
- * turns SIGINT / SIGTERM / SIGHUP into a clean stop with a complete bag. */
+ * options (names mirror `ros2 bag record`) and app_record_run, which runs
+ * the session (app__run.h) in the live view or headless. */
 #ifndef APP_RECORD_H
 #define APP_RECORD_H
 
@@ -105,7 +105,7 @@ struct app_record_cfg {
 	size_t n_repeat;
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	const char *log_file; /* borrowed from argv, NULL = none */
-	int64_t duration_ns; /* 0 = until a signal */
+	int64_t duration_ns; /* demo's --duration; 0 = until stopped */
 	/* --stop-timeout: finishing the bag longer than this abandons what is
 	 * not written yet (as a second stop request does); 0 = no limit. */
 	int64_t stop_timeout_ns;
@@ -118,8 +118,10 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 		   const char *arg);
 /* Fills defaults and the recorder options; 0 or a usage exit. */
 int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c);
-/* Records until a signal (or the duration), then finishes the bag.
- * Returns the exit status (0, 1 I/O, 2 usage, 3 DDS). */
+/* Records until a stop (a signal, q in the live view, the duration or a
+ * failed write), then finishes the bag; a second stop request or
+ * --stop-timeout abandons what is not written yet. Returns the exit status
+ * (0; 1 a runtime error or an abandoned stop; 2 usage; 3 DDS). */
 int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c);
 
 #endif

@@ -1,5 +1,6 @@
-/* app_writer_opts — the bag-writing options shared by the commands that
- * write bags (demo now, record next). Names mirror `ros2 bag record`. */
+/* app_writer_opts — the bag-writing options of the commands that write
+ * bags (record and demo, through app_record). Names mirror
+ * `ros2 bag record`. */
 #ifndef APP_WRITER_OPTS_H
 #define APP_WRITER_OPTS_H
 
@@ -18,7 +19,8 @@ enum {
 	APP_W_CUSTOM,
 };
 
-/* Table rows, to put inside a command's option table (README says the same). */
+/* Table rows, to put inside a command's option table; README and the man
+ * page say the same (tests/docs/options_agree.sh compares them). */
 #define APP_WRITER_OPT_ROWS                                                                      \
 	{"output", 'o', "DIR",                                                                     \
 	 "bag directory to create; never overwritten (default rosbag2_YYYY_MM_DD-HH_MM_SS)",       \
@@ -44,9 +46,9 @@ enum {
 struct app_writer_cfg {
 	struct bag_writer_options opt;
 	char *output; /* owned */
-	struct bag_kv *custom;
+	struct bag_kv *custom; /* owned; --custom-data pairs */
 	size_t n_custom;
-	bool format_given;
+	bool format_given; /* --compression-format given */
 };
 
 void app_writer_cfg_init(struct app_writer_cfg *c);
@@ -55,7 +57,8 @@ void app_writer_cfg_fini(struct app_writer_cfg *c);
  * printing the one-line reason. Other ids return -2 (not mine). */
 int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const struct app_opt *o,
 		   const char *arg);
-/* Checks combinations and fills defaults (output name); 0 or usage exit. */
+/* Checks combinations and fills defaults (output name); 0 or usage exit.
+ * c->opt then points into *c (uri, custom data) until fini. */
 int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c);
 
 #endif

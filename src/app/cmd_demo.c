@@ -1,4 +1,4 @@
-/* bagtop demo: built-in publishers of real ROS 2 types (rec_demo) in a
+/* bagtop demo: built-in publishers of real ROS 2 types (demo_pub) in a
  * child process, recorded by this process exactly as `bagtop record -a`
  * would record a robot. When CYCLONEDDS_URI is unset, both use a
  * loopback-only configuration, so a first run never sends DDS traffic
@@ -14,7 +14,7 @@
 #include "app.h"
 #include "app_record.h"
 #include "bt_parse.h"
-#include "rec_demo.h"
+#include "demo_pub.h"
 
 #define APP_D_DURATION 300
 
@@ -74,13 +74,13 @@ static pid_t demo_spawn(uint32_t domain, bool quiet)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() == 1)
 		_exit(0);
-	_exit(rec_demo_publish(domain == REC_DOMAIN_DEFAULT ? 0 : domain, &demo_child_stop, 0));
+	_exit(demo_publish(domain == REC_DOMAIN_DEFAULT ? 0 : domain, &demo_child_stop, 0));
 }
 
 static int demo_record(const struct app_cmd *cmd, struct app_record_cfg *cfg)
 {
 	cfg->ro.select.all = true;
-	cfg->ro.known_defs = rec_demo_definitions(&cfg->ro.n_known_defs);
+	cfg->ro.known_defs = demo_definitions(&cfg->ro.n_known_defs);
 	pid_t child = demo_spawn(cfg->ro.domain_id, !cfg->no_tui && isatty(STDOUT_FILENO));
 	if (child < 0) {
 		app_error("cannot start the demo publishers: fork failed");

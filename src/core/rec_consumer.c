@@ -1,9 +1,12 @@
 /* DESIGN: the consumer thread ("rec-writer") owns the bag writer while it
- * runs. Its loop: swap the cache → run requests (split, topic registration)
- * → write the batch → count → free → sleep (test hook). Other threads only
- * set atomics (split request, topics generation), wake the cache (or snap),
- * and
- * read the first error under `err_mu`.
+ * runs. Its loop: swap the cache → run requests (split, topic registration,
+ * offered QoS) → write the batch → count → publish the current file →
+ * free → hand the losses to the writer (every 100 ms) → sleep (test hook);
+ * in snapshot mode it writes snapshots instead (rec_snap). Other threads
+ * only set atomics (split request, topics generation, the abandon flag),
+ * queue offered QoS under `qos_mu`, wake the cache (or snap), and read the
+ * first error and the current file under `err_mu` and the abandoned totals
+ * (atomics).
  *
  * A batch is written with one bag_writer_write call when the reusable
  * message array can hold it. When growing that array fails, the batch goes
@@ -92,8 +95,9 @@ struct rec_consumer {
 	bool failed; /* a write failed: count the rest as lost_write */
 	bool file_has_data; /* snapshot mode: split before the next snapshot */
 	struct rec_repeat_seen *seen; /* repeated copies in the current file */
-	/* Fixed at REC_TOPICS_MAX entries: allocated once at start so the data
-	 * path never allocates for them (8192 topics: ~230 KiB). */
+	/* handles .. sent: fixed at REC_TOPICS_MAX entries, allocated once at
+	 * start so the data path never allocates for them (8192 topics:
+	 * ~830 KiB). */
 	uint32_t *handles;
 	struct cons_tally *tally;
 	uint32_t *touched; /* topic indices with a non-zero tally */
@@ -121,8 +125,6 @@ struct rec_consumer {
 	int64_t file_start; /* realtime ns when `file` was opened */
 };
 
-/* Publishes the writer's current file for other threads (the writer's own
- * string is only valid on this thread). */
 /* Topic i's figures in the current file, for other threads. */
 static void cons_publish_topic_file(struct rec_consumer *c, uint32_t i)
 {
@@ -138,6 +140,9 @@ static void cons_publish_topic_file(struct rec_consumer *c, uint32_t i)
 			      memory_order_relaxed);
 }
 
+/* Publishes the writer's current file for other threads (the writer's own
+ * string is only valid on this thread); on a new file, every topic's
+ * figures there too. */
 static void cons_publish_file(struct rec_consumer *c)
 {
 	struct bag_writer_stats ws;

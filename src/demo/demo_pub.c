@@ -1,8 +1,8 @@
-/* rec_demo — the publishers behind `bagtop demo`.
+/* demo_pub — the publishers behind `bagtop demo`.
  *
  * DESIGN
  * One participant, seven writers, one thread. The types are compiled from
- * our own IDL (src/core/idl) with `idlc -t`, named the way rmw_cyclonedds
+ * our own IDL (src/demo/idl) with `idlc -t`, named the way rmw_cyclonedds
  * names ROS 2 types on DDS (`std_msgs::msg::dds_::String_` on `rt/chatter`,
  * keyless, XCDR1, no XTypes type information), so the recorder sees exactly
  * what a ROS 2 robot would put on the wire; plus one keyed plain-DDS topic.
@@ -23,7 +23,7 @@
  *
  * Teardown: dds_delete(participant) deletes topics and writers, then the
  * struct is freed. */
-#include "rec_demo.h"
+#include "demo_pub.h"
 
 #include <errno.h>
 #include <math.h>
@@ -514,7 +514,7 @@ static void demo_run(struct demo *d, volatile sig_atomic_t *stop, int64_t durati
 		fprintf(stderr, "bagtop: warning: demo: %llu writes failed\n", (unsigned long long)failed);
 }
 
-int rec_demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns)
+int demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns)
 {
 	struct demo *d = calloc(1, sizeof *d);
 	if (d == NULL) {
@@ -588,7 +588,7 @@ static const struct bag_msgdef demo_defs[] = {
 	 ""},
 };
 
-const struct bag_msgdef *rec_demo_definitions(size_t *n)
+const struct bag_msgdef *demo_definitions(size_t *n)
 {
 	*n = sizeof demo_defs / sizeof demo_defs[0];
 	return demo_defs;

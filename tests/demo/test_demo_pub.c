@@ -1,8 +1,8 @@
-/* rec_demo: a forked child runs rec_demo_publish on a private domain; the
+/* demo_pub: a forked child runs demo_publish on a private domain; the
  * parent (no DDS entities before the fork) checks what a recorder would see:
  * DCPSPublication (topic and type names, keyed or not, reliability,
  * durability), then typed readers built from the same IDL check the decoded
- * contents and rough rates. Also: rec_demo_definitions covers every ROS type
+ * contents and rough rates. Also: demo_definitions covers every ROS type
  * the demo publishes, and every type a definition mentions is defined in it. */
 #include <math.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include <dds/dds.h>
 
 #include "bt_time.h"
-#include "rec_demo.h"
+#include "demo_pub.h"
 #include "test_util.h"
 
 #include "demo_robot_status.h"
@@ -50,7 +50,7 @@ static pid_t demo_spawn(void)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGTERM, &sa, NULL);
 		/* 30 s: a safety net if the parent dies; normally SIGTERM stops it. */
-		_exit(rec_demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S));
+		_exit(demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S));
 	}
 	return pid;
 }
@@ -398,7 +398,7 @@ static void test_bad_domain(void **state)
 	if (pid == 0) {
 		volatile sig_atomic_t stop = 0;
 		freopen("/dev/null", "w", stderr);
-		_exit(rec_demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S));
+		_exit(demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S));
 	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -457,7 +457,7 @@ static void test_definitions(void **state)
 {
 	(void)state;
 	size_t n = 0;
-	const struct bag_msgdef *defs = rec_demo_definitions(&n);
+	const struct bag_msgdef *defs = demo_definitions(&n);
 	assert_int_equal(n, sizeof demo_ros_types / sizeof demo_ros_types[0]);
 	for (size_t i = 0; i < sizeof demo_ros_types / sizeof demo_ros_types[0]; i++) {
 		const struct bag_msgdef *d = NULL;

@@ -1,4 +1,4 @@
-/* rec_demo — the built-in publishers of `bagtop demo`: real ROS 2 types
+/* demo_pub — the built-in publishers of `bagtop demo`: real ROS 2 types
  * compiled from IDL with idlc, published on a DDS domain so the recorder
  * sees what it would see on a robot:
  *   /chatter     std_msgs/msg/String            10 Hz, reliable
@@ -12,8 +12,8 @@
  * recorder records it like any other publisher. Each topic starts
  * publishing once a reader matched it (10 s at most), so a recorder
  * started beside it gets every topic's first message. */
-#ifndef REC_DEMO_H
-#define REC_DEMO_H
+#ifndef DEMO_PUB_H
+#define DEMO_PUB_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -24,10 +24,10 @@
 /* Publishes until *stop is set, or `duration_ns` elapsed (0 = no limit),
  * on `domain_id`. Returns 0, or 3 when DDS cannot start (after printing
  * one line to stderr). Single-threaded; meant as a child process's body. */
-int rec_demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns);
+int demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns);
 
 /* Message definitions (ros2msg) of the demo's ROS types, for the bag's
  * message_definitions table; static storage, `*n` set to the count. */
-const struct bag_msgdef *rec_demo_definitions(size_t *n);
+const struct bag_msgdef *demo_definitions(size_t *n);
 
 #endif

@@ -1,0 +1,106 @@
+/* app_run_loss — the loss and split announcer: one line naming the
+ * topics whose losses started or grew (one a second at most), and one when
+ * the bag moved on to another file.
+ *
+ * Threads: whichever thread runs the session's periodic work (headless:
+ * main; live view: the UI thread); never two at once. */
+#include "app__run.h"
+
+#include <string.h>
+
+#include "bt_buf.h"
+#include "bt_fmt.h"
+#include "bt_mem.h"
+
+/* A topic's loss counters as the last loss line saw them, per cause in the
+ * order of app_loss_append's names. */
+enum { APP_LOSS_CAUSES = 6 };
+struct app_loss {
+	uint64_t n[APP_LOSS_CAUSES];
+};
+
+#define APP_LOSS_TOPICS_SHOWN 4
+#define APP_LOSS_PERIOD_NS INT64_C(1000000000) /* one loss line a second at most */
+
+static struct app_loss app_loss_of(struct rec_topic *tp)
+{
+	struct rec_topic_stats *s = &tp->st;
+	return (struct app_loss){{atomic_load(&s->lost_transport), atomic_load(&s->rejected),
+				  atomic_load(&s->lost_cache), atomic_load(&s->lost_compression),
+				  atomic_load(&s->lost_toobig), atomic_load(&s->lost_write)}};
+}
+
+/* Appends "TOPIC +N cause, +M cause" for what grew since `was`. */
+static void app_loss_append(struct bt_buf *b, const char *name, const struct app_loss *was,
+			    const struct app_loss *now)
+{
+	static const char *const cause[APP_LOSS_CAUSES] = {
+		"in transport", "in transport (rejected: DDS resource limits)",
+		"in the recorder (cache full)",
+		"in the recorder (cache full: compression behind)", "in the recorder (too large)",
+		"in the recorder (write failed)"};
+	/* Out of memory only shortens the line. */
+	if (bt_buf_printf(b, "%s%s", b->len ? "; " : "", name) != BT_OK)
+		return;
+	for (size_t k = 0, shown = 0; k < APP_LOSS_CAUSES; k++)
+		if (now->n[k] > was->n[k] &&
+		    bt_buf_printf(b, "%s +%llu %s", shown++ ? "," : "",
+				  (unsigned long long)(now->n[k] - was->n[k]), cause[k]) != BT_OK)
+			return;
+}
+
+/* Says when the bag moved on to another file: a split (by size, duration
+ * or request) started it. Not in
+ * snapshot mode: there every snapshot gets a file of its own, opened just
+ * before it is written and finished with it, and the snapshot's own line
+ * names it; "now writing" it, said after that line, read as if the file
+ * were for the next snapshot, one behind. */
+static void app_file_check(struct app_run *run)
+{
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	if (st.file_index == run->file_index)
+		return;
+	run->file_index = st.file_index;
+	if (st.snapshot_mode)
+		return;
+	const char *slash = strrchr(st.current_file, '/');
+	app_run_say(run, TUI_SEV_INFO, "split: now writing %s",
+		    slash ? slash + 1 : st.current_file);
+}
+
+/* One line naming the topics whose losses started or grew since the last
+ * such line, one a second at most; the callers call this at every status
+ * line (headless) or fill (live view). */
+void app_run_loss_check(struct app_run *run, int64_t now)
+{
+	app_file_check(run);
+	if (run->loss_t != 0 && now - run->loss_t < APP_LOSS_PERIOD_NS)
+		return;
+	const struct rec_topics *t = rec_recorder_topics(run->rec);
+	size_t n = rec_topics_count(t), grew = 0;
+	if (n > run->n_loss) {
+		run->loss = bt_xrealloc(run->loss, n * sizeof *run->loss);
+		memset(run->loss + run->n_loss, 0, (n - run->n_loss) * sizeof *run->loss);
+		run->n_loss = n;
+	}
+	struct bt_buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		struct rec_topic *tp = rec_topics_get(t, i);
+		struct app_loss cur = app_loss_of(tp);
+		if (memcmp(&cur, &run->loss[i], sizeof cur) == 0)
+			continue;
+		if (grew++ < APP_LOSS_TOPICS_SHOWN)
+			app_loss_append(&b, tp->name, &run->loss[i], &cur);
+		run->loss[i] = cur;
+	}
+	if (grew == 0)
+		return;
+	run->loss_t = now;
+	if (grew > APP_LOSS_TOPICS_SHOWN)
+		app_run_say(run, TUI_SEV_WARN, "LOST %s; and %zu more topic%s", b.data ? b.data : "",
+			    grew - APP_LOSS_TOPICS_SHOWN, bt_fmt_s(grew - APP_LOSS_TOPICS_SHOWN));
+	else
+		app_run_say(run, TUI_SEV_WARN, "LOST %s", b.data ? b.data : "");
+	bt_buf_fini(&b);
+}
