@@ -54,9 +54,6 @@ struct app_run {
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
 	atomic_bool log_failed;    /* a write to it failed (said once) */
-	/* The headless status line (app_run_headless.c): the rate since the last. */
-	uint64_t last_bytes;
-	int64_t last_t;
 	/* The loss and split announcer (app_run_loss.c). */
 	struct bag_losses *loss; /* by topic index: as the last loss line saw them */
 	size_t n_loss;

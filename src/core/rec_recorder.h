@@ -20,6 +20,7 @@
 #include "bag_writer.h"
 #include "bt_status.h"
 #include "rec_consumer.h"
+#include "rec_rates.h"
 #include "rec_select.h"
 #include "rec_topics.h"
 
@@ -130,6 +131,9 @@ uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
 void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st);
 /* The topic table (read-only use; valid until rec_recorder_free). */
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);
+/* The rates of its topics, the one window everything shows (valid until
+ * rec_recorder_free). */
+struct rec_rates *rec_recorder_rates(const struct rec_recorder *r);
 /* Stops recording and finishes the bag (see the order above). Idempotent:
  * later calls return the first call's result. */
 BT_MUST_CHECK bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err);

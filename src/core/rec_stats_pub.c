@@ -31,8 +31,8 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_rates.h"
 
-#define STATS_WINDOW_NS (2 * BT_NS_PER_S) /* sliding rates: the last 1..2 s */
 #define STATS_BLOCK_MS 100
 #define STATS_LOSS_DEPTH 16
 #define STATS_MIN_PERIOD_NS INT64_C(1000000) /* 1000 Hz: far above the option's limit */
@@ -41,9 +41,6 @@
 
 /* Per-topic state kept between ticks (indexed by topic index). */
 struct stats_slot {
-	bool init;
-	int64_t t0, t1; /* two snapshots: rates span t0..now */
-	uint64_t rx0, rx1, by0, by1;
 	bagtop_stats_LossCounts last; /* totals at the previous loss event */
 };
 
@@ -54,6 +51,8 @@ struct rec_stats_pub {
 	int64_t period_ns, start_mono, start_real;
 	/* tick state: the thread's while it runs, the owner's after stop */
 	struct stats_slot *slots;
+	struct rec_rate_row *rates_rows; /* this tick's rates, by topic */
+	struct rec_rates *rates, *own_rates; /* opt.rates, or own_rates */
 	bagtop_stats_TopicStatistics *rows;
 	bagtop_stats_TopicLoss *losses;
 	size_t cap;
@@ -92,6 +91,10 @@ static bool stats_reserve(struct rec_stats_pub *p, size_t n)
 	if (l == NULL)
 		return false;
 	p->losses = l;
+	void *rr = realloc(p->rates_rows, cap * sizeof *p->rates_rows);
+	if (rr == NULL)
+		return false;
+	p->rates_rows = rr;
 	p->cap = cap;
 	return true;
 }
@@ -101,22 +104,14 @@ static double stats_per_s(uint64_t d, int64_t ns)
 	return ns > 0 ? (double)d * 1e9 / (double)ns : 0.0;
 }
 
-/* Sliding rates from the older snapshot; snapshots move every half window. */
-static void stats_rates(struct rec_stats_pub *p, struct stats_slot *s, int64_t now,
-			bagtop_stats_TopicStatistics *row)
+/* The rates: rec_rates' window, the one the live view and the status
+ * lines show; the average since the start is this row's own. */
+static void stats_rates(const struct rec_stats_pub *p, const struct rec_rate_row *r,
+			int64_t now, bagtop_stats_TopicStatistics *row)
 {
-	if (!s->init) {
-		*s = (struct stats_slot){.init = true, .t0 = now, .t1 = now, .rx0 = row->received,
-					 .rx1 = row->received, .by0 = row->bytes, .by1 = row->bytes,
-					 .last = s->last};
-	}
-	row->rate_hz = stats_per_s(row->received - s->rx0, now - s->t0);
-	row->bandwidth_bps = stats_per_s(row->bytes - s->by0, now - s->t0);
+	row->rate_hz = r->received_hz;
+	row->bandwidth_bps = r->committed_bps;
 	row->average_rate_hz = stats_per_s(row->received, now - p->start_mono);
-	if (now - s->t1 >= STATS_WINDOW_NS / 2) {
-		s->t0 = s->t1, s->rx0 = s->rx1, s->by0 = s->by1;
-		s->t1 = now, s->rx1 = row->received, s->by1 = row->bytes;
-	}
 }
 
 /* The IDL's names for the table's causes. */
@@ -257,9 +252,10 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 		.file_index = (uint32_t)st->file_index, .file_start_time = st->file_start,
 		.totals = {.cache_fill = st->cache_fill, .cache_max = st->cache_max},
 		.topics = {(uint32_t)n, (uint32_t)n, p->rows, false}};
+	rec_rates_get(p->rates, mono, p->rates_rows, n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		stats_row(rec_topics_get(topics, i), &p->rows[i]);
-		stats_rates(p, &p->slots[i], mono, &p->rows[i]);
+		stats_rates(p, &p->rates_rows[i], mono, &p->rows[i]);
 		p->rows[i].file_average_rate_hz =
 			st->file_start > 0 ? stats_per_s(p->rows[i].file_received, now - st->file_start)
 					   : 0.0;
@@ -362,6 +358,8 @@ static void stats_delete(struct rec_stats_pub *p)
 		if (es[i] > 0)
 			(void)dds_delete(es[i]);
 	free(p->slots);
+	free(p->rates_rows);
+	rec_rates_free(p->own_rates);
 	free(p->rows);
 	free(p->losses);
 	free(p->bag);
@@ -381,6 +379,9 @@ static struct rec_stats_pub *stats_new(const struct rec_stats_pub_options *opt)
 	if (gethostname(p->host, sizeof p->host - 1) != 0)
 		snprintf(p->host, sizeof p->host, "unknown");
 	p->period_ns = bt_time_period_ns(opt->update_rate, STATS_MIN_PERIOD_NS, STATS_MAX_PERIOD_NS);
+	p->rates = opt->rates;
+	if (p->rates == NULL)
+		p->rates = p->own_rates = rec_rates_new(opt->topics);
 	p->start_mono = bt_time_monotonic_ns();
 	p->start_real = bt_time_realtime_ns();
 	pthread_condattr_t ca;
