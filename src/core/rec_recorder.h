@@ -79,7 +79,7 @@ struct rec_status {
 	uint64_t received;
 	uint64_t recorded;
 	uint64_t bytes;
-	uint64_t lost_recorder;  /* cache + compression + toobig + write */
+	uint64_t lost_recorder;  /* every cause of the RECORDER group (bag_counters.h) */
 	uint64_t lost_transport; /* gaps + rejected */
 	size_t cache_fill;
 	size_t cache_max;

@@ -18,22 +18,16 @@ static uint64_t topics_ld(const atomic_uint_fast64_t *a)
 	return atomic_load_explicit(a, memory_order_relaxed);
 }
 
-atomic_uint_fast64_t *rec_topic_loss(struct rec_topic_stats *s, enum bag_loss_cause c)
-{
-	switch (c) {
-#define TOPICS_X_CASE(field, yaml, idl, json, label, col, group, required) \
-	case BAG_CAUSE_##field: return &s->field;
-		BAG_LOSS_CAUSES(TOPICS_X_CASE)
-#undef TOPICS_X_CASE
-	default: return NULL;
-	}
-}
+/* No padding between the named counters: they are lost[] exactly. */
+_Static_assert(offsetof(struct rec_topic_stats, ignored) - offsetof(struct rec_topic_stats, lost) ==
+		       BAG_LOSS_N_CAUSES * sizeof(atomic_uint_fast64_t),
+	       "rec_topic_stats: the named causes are lost[], in table order");
 
 struct bag_losses rec_topic_losses(const struct rec_topic_stats *s)
 {
 	struct bag_losses l;
 	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
-		*bag_losses_at(&l, c) = topics_ld(rec_topic_loss((struct rec_topic_stats *)s, c));
+		l.n[c] = topics_ld(&s->lost[c]);
 	return l;
 }
 
@@ -47,15 +41,6 @@ uint64_t rec_topic_lost_recorder(const struct rec_topic_stats *s)
 {
 	struct bag_losses l = rec_topic_losses(s);
 	return bag_losses_recorder(&l);
-}
-
-void rec_topic_add_losses(struct rec_topic_stats *s, const struct bag_losses *d)
-{
-	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++) {
-		uint64_t n = bag_losses_get(d, c);
-		if (n != 0)
-			atomic_fetch_add_explicit(rec_topic_loss(s, c), n, memory_order_relaxed);
-	}
 }
 
 uint64_t rec_topic_file_received(const struct rec_topic_stats *s)

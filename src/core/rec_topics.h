@@ -26,11 +26,17 @@ struct rec_topic_stats {
 	atomic_uint_fast64_t received;       /* taken from DDS while recording */
 	atomic_uint_fast64_t recorded;       /* committed to the bag */
 	atomic_uint_fast64_t bytes;          /* payload bytes committed */
-	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h). */
+	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h):
+	 * by name, or lost[enum bag_loss_cause]. */
+	union {
+		atomic_uint_fast64_t lost[BAG_LOSS_N_CAUSES];
+		struct {
 #define REC_TOPIC_X_LOSS(field, yaml, idl, json, label, col, group, required) \
 	atomic_uint_fast64_t field;
-	BAG_LOSS_CAUSES(REC_TOPIC_X_LOSS)
+			BAG_LOSS_CAUSES(REC_TOPIC_X_LOSS)
 #undef REC_TOPIC_X_LOSS
+		};
+	};
 	atomic_uint_fast64_t ignored;  /* arrived while paused or switched off: not recorded */
 	atomic_uint_fast64_t rx_bytes; /* payload bytes that arrived, recorded or not */
 	atomic_uint_fast64_t repeated; /* repeated transient-local copies written */
@@ -61,10 +67,6 @@ struct rec_topic {
 	struct rec_topic_stats st;
 };
 
-/* The counter of cause `c` (enum bag_loss_cause). */
-atomic_uint_fast64_t *rec_topic_loss(struct rec_topic_stats *s, enum bag_loss_cause c);
-/* Adds `d` to the loss counters (relaxed). Any thread. */
-void rec_topic_add_losses(struct rec_topic_stats *s, const struct bag_losses *d);
 /* The loss counters, read (relaxed) into plain numbers. Any thread. */
 struct bag_losses rec_topic_losses(const struct rec_topic_stats *s);
 /* Lost in transport / in the recorder: the sums of the groups' causes.

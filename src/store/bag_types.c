@@ -176,26 +176,8 @@ const char *bag_loss_group_text(enum bag_loss_group g)
 				       : BAG_LOSS_GROUP_RECORDER_TEXT;
 }
 
-/* The members of struct bag_losses are the table's, in its order, all
- * uint64_t: index them as an array. */
 _Static_assert(sizeof(struct bag_losses) == BAG_LOSS_N_CAUSES * sizeof(uint64_t),
-	       "struct bag_losses is one uint64_t per cause");
-
-uint64_t *bag_losses_at(struct bag_losses *l, enum bag_loss_cause c)
-{
-	switch (c) {
-#define BAG_LOSS_X_CASE(field, yaml, idl, json, label, col, group, required) \
-	case BAG_CAUSE_##field: return &l->field;
-		BAG_LOSS_CAUSES(BAG_LOSS_X_CASE)
-#undef BAG_LOSS_X_CASE
-	default: return NULL;
-	}
-}
-
-uint64_t bag_losses_get(const struct bag_losses *l, enum bag_loss_cause c)
-{
-	return *bag_losses_at((struct bag_losses *)l, c);
-}
+	       "struct bag_losses: the named causes are n[], in table order");
 
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d)
 {

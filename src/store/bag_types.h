@@ -70,14 +70,27 @@ struct bag_kv {
  * member per row of BAG_LOSS_CAUSES (bag_counters.h), which says what each
  * is and whether it is lost in transport or in the recorder. */
 struct bag_losses {
+	union {
+		uint64_t n[BAG_LOSS_N_CAUSES]; /* by enum bag_loss_cause */
+		struct {
 #define BAG_LOSS_X_FIELD(field, yaml, idl, json, label, col, group, required) uint64_t field;
-	BAG_LOSS_CAUSES(BAG_LOSS_X_FIELD)
+			BAG_LOSS_CAUSES(BAG_LOSS_X_FIELD)
 #undef BAG_LOSS_X_FIELD
+		};
+	};
 };
 
 /* Cause `c` (enum bag_loss_cause) of `l`, by index. */
-uint64_t *bag_losses_at(struct bag_losses *l, enum bag_loss_cause c);
-uint64_t bag_losses_get(const struct bag_losses *l, enum bag_loss_cause c);
+static inline uint64_t *bag_losses_at(struct bag_losses *l, enum bag_loss_cause c)
+{
+	return &l->n[c];
+}
+
+static inline uint64_t bag_losses_get(const struct bag_losses *l, enum bag_loss_cause c)
+{
+	return l->n[c];
+}
+
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d);
 /* `now - was`, cause by cause (counters that only grow). */
 struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_losses *was);
