@@ -177,6 +177,7 @@ static void test_write_result(void **state)
 	assert_int_equal(fate[1], BAG_MSG_NOT_WRITTEN);
 	assert_int_equal(r.recorded + r.toobig, 0);
 	assert_int_equal(bag_writer_close(b.w, &err), BT_OK);
+	free(b.dir);
 }
 
 static void st_split(struct st_bag *b)
