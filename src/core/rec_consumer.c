@@ -8,8 +8,8 @@
  * first error and the current file under `err_mu` and the abandoned totals
  * (atomics).
  *
- * A batch is written with one bag_writer_write call when the reusable
- * message array can hold it. When growing that array fails, the batch goes
+ * A batch is written with one bag_writer_write_batch call when the
+ * reusable message array can hold it. When growing that array fails, the batch goes
  * in chunks of the array's current size instead: the data path never
  * aborts and never loses a message for want of memory. A message of
  * CONS_ALONE_BYTES or more is written in a chunk of its own, so a store
