@@ -36,10 +36,9 @@ static int info_opt(void *ctx, const struct app_opt *o, const char *arg)
 
 static void info_time_line(const char *label, int64_t ns)
 {
-	char date[64], sec[40];
-	bt_time_format_date(ns, date, sizeof date);
-	bt_time_format_sec(ns, sec, sizeof sec);
-	printf("%s%s (%s)\n", label, date, sec);
+	char t[112];
+	bt_time_format_both(ns, t, sizeof t);
+	printf("%s%s\n", label, t);
 }
 
 static bool info_is_service(const struct bag_topic *t)

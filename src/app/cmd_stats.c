@@ -63,10 +63,9 @@ static const char *stats_state_name(enum rec_stats_state s)
 
 static void stats_time_line(const char *label, int64_t ns)
 {
-	char date[64], sec[40];
-	bt_time_format_date(ns, date, sizeof date);
-	bt_time_format_sec(ns, sec, sizeof sec);
-	printf("%s%s (%s)\n", label, date, sec);
+	char t[112];
+	bt_time_format_both(ns, t, sizeof t);
+	printf("%s%s\n", label, t);
 }
 
 static void stats_header(const struct rec_stats_sample *r)
