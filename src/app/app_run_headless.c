@@ -27,7 +27,7 @@ static void app_status_line(struct app_run *run)
 	rec_recorder_get_status(run->rec, &st);
 	int64_t now = bt_time_monotonic_ns();
 	struct rec_rate_total r;
-	rec_rates_get(rec_recorder_rates(run->rec), now, NULL, 0, &r);
+	rec_rates_get(rec_recorder_rates(run->rec), now, 0, NULL, NULL, &r);
 	uint64_t rate = (uint64_t)r.committed_bps;
 	char el[32], bytes[32], bw[32];
 	app_run_elapsed(run, now, el, sizeof el);

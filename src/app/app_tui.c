@@ -33,8 +33,6 @@
 
 struct app_tui {
 	struct app_run *run;
-	struct rec_rate_row *rates; /* this fill's, by topic index */
-	size_t n_rates;
 	struct rec_rate_total write_rate;
 	atomic_bool stop_started;
 	atomic_bool quit; /* the signal thread may go */
@@ -156,6 +154,15 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	h->snapshot_bytes = st->snapshot_mode ? st->cache_fill : 0;
 }
 
+/* Topic i's rates into its row (rec_rates_fn): every arrival, recorded or
+ * not, so a topic switched off keeps its rates. */
+static void app_tui_rate(void *ctx, size_t i, const struct rec_rate_row *r)
+{
+	struct tui_topic *row = &((struct tui_model *)ctx)->topics[i];
+	row->rate_hz = r->arrived_hz;
+	row->bandwidth = r->arrived_bps;
+}
+
 static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 {
 	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
@@ -169,12 +176,10 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 	row->publishers = atomic_load(&tp->publishers);
 	row->reliable = atomic_load(&tp->reliable);
 	row->transient_local = atomic_load(&tp->transient_local);
-	/* The rates count every arrival, recorded or not: a topic switched
-	 * off keeps its rates. Rcvd is `received` as everywhere else (man
-	 * bagtop, STATISTICS): taken while recording, not while paused or off. */
+	/* Rcvd is `received` as everywhere else (man bagtop, STATISTICS): taken
+	 * while recording, not while paused or off (the rates, app_tui_rate,
+	 * count every arrival). */
 	uint64_t received = atomic_load(&s->received);
-	row->rate_hz = t->rates[i].arrived_hz;
-	row->bandwidth = t->rates[i].arrived_bps;
 	row->total = (struct tui_counts){received, atomic_load(&s->bytes),
 					 rec_topic_lost_transport(s), rec_topic_lost_recorder(s)};
 	/* The file's figures are the bag's own tally of that file (what its
@@ -191,16 +196,12 @@ static void app_tui_fill(void *ctx, struct tui_model *m)
 	struct rec_status st;
 	rec_recorder_get_status(t->run->rec, &st);
 	size_t n = rec_topics_count(rec_recorder_topics(t->run->rec));
-	if (n > t->n_rates) {
-		t->rates = bt_xrealloc(t->rates, n * sizeof *t->rates);
-		t->n_rates = n;
-	}
-	/* The recorder's rates, as the status lines and `bagtop stats` show. */
-	rec_rates_get(rec_recorder_rates(t->run->rec), now, t->rates, n, &t->write_rate);
-	app_tui_header(t, &m->hdr, &st, now);
 	tui_model_set_topic_count(m, n);
 	for (size_t i = 0; i < n; i++)
 		app_tui_row(t, &m->topics[i], i);
+	/* The recorder's rates, as the status lines and `bagtop stats` show. */
+	rec_rates_get(rec_recorder_rates(t->run->rec), now, n, app_tui_rate, m, &t->write_rate);
+	app_tui_header(t, &m->hdr, &st, now);
 	if (!atomic_load(&t->stop_started))
 		app_run_loss_check(t->run, now);
 	tui_events_drain(t->run->events, m);
@@ -312,7 +313,6 @@ int app_tui_run(struct app_run *run)
 	if (capturing)
 		(void)tui_stderr_stop(&cap); /* what was printed meanwhile, now */
 	tui_events_free(events);
-	free(t.rates);
 	pthread_mutex_destroy(&t.stop_mu);
 	if (no_terminal) {
 		fprintf(stderr, "bagtop: %s; going on without the live view\n", err.msg);

@@ -73,19 +73,21 @@ static void rates_sample(struct rec_rates *r, int64_t now)
 	r->last = now;
 }
 
-void rec_rates_get(struct rec_rates *r, int64_t now, struct rec_rate_row *rows, size_t n,
+void rec_rates_get(struct rec_rates *r, int64_t now, size_t n, rec_rates_fn fn, void *ctx,
 		   struct rec_rate_total *total)
 {
 	pthread_mutex_lock(&r->mu);
 	if (r->last == 0 || now - r->last >= REC_RATES_STEP_NS)
 		rates_sample(r, now);
-	for (size_t i = 0; i < n; i++) {
-		struct rec_rate_row *w = &rows[i];
-		memset(w, 0, sizeof *w);
-		if (i >= r->n)
-			continue;
-		bt_rate_get(&r->t[i].arrived, BT_RATE_WINDOW_NS, &w->arrived_hz, &w->arrived_bps);
-		bt_rate_get(&r->t[i].rec, BT_RATE_WINDOW_NS, &w->received_hz, &w->committed_bps);
+	for (size_t i = 0; fn != NULL && i < n; i++) {
+		struct rec_rate_row w = {0};
+		if (i < r->n) {
+			bt_rate_get(&r->t[i].arrived, BT_RATE_WINDOW_NS, &w.arrived_hz,
+				    &w.arrived_bps);
+			bt_rate_get(&r->t[i].rec, BT_RATE_WINDOW_NS, &w.received_hz,
+				    &w.committed_bps);
+		}
+		fn(ctx, i, &w);
 	}
 	if (total != NULL)
 		bt_rate_get(&r->total, BT_RATE_WINDOW_NS, &total->recorded_hz, &total->committed_bps);

@@ -32,10 +32,12 @@ struct rec_rates;
 /* Rates of the topics of `t` (borrowed; outlives it). Aborts on OOM. */
 struct rec_rates *rec_rates_new(const struct rec_topics *t);
 void rec_rates_free(struct rec_rates *r);
+/* Called with topic i's rates; it only stores them (the mutex is held). */
+typedef void (*rec_rates_fn)(void *ctx, size_t i, const struct rec_rate_row *row);
 /* Samples if the last sample is REC_RATES_STEP_NS older than `now`
- * (monotonic ns), then fills rows[0..n) (topics 0..n-1; n may be 0 and
- * rows NULL) and *total (may be NULL). A topic not sampled yet reads 0. */
-void rec_rates_get(struct rec_rates *r, int64_t now, struct rec_rate_row *rows, size_t n,
+ * (monotonic ns), then calls fn for topics 0..n-1 (n may be 0, fn NULL)
+ * and fills *total (may be NULL). A topic not sampled yet reads 0. */
+void rec_rates_get(struct rec_rates *r, int64_t now, size_t n, rec_rates_fn fn, void *ctx,
 		   struct rec_rate_total *total);
 
 #endif

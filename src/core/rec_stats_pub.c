@@ -51,8 +51,6 @@ struct rec_stats_pub {
 	int64_t period_ns, start_mono, start_real;
 	/* tick state: the thread's while it runs, the owner's after stop */
 	struct stats_slot *slots;
-	struct rec_rate_row *rates_rows; /* this tick's rates, by topic */
-	struct rec_rates *rates, *own_rates; /* opt.rates, or own_rates */
 	bagtop_stats_TopicStatistics *rows;
 	bagtop_stats_TopicLoss *losses;
 	size_t cap;
@@ -91,10 +89,7 @@ static bool stats_reserve(struct rec_stats_pub *p, size_t n)
 	if (l == NULL)
 		return false;
 	p->losses = l;
-	void *rr = realloc(p->rates_rows, cap * sizeof *p->rates_rows);
-	if (rr == NULL)
-		return false;
-	p->rates_rows = rr;
+
 	p->cap = cap;
 	return true;
 }
@@ -105,13 +100,12 @@ static double stats_per_s(uint64_t d, int64_t ns)
 }
 
 /* The rates: rec_rates' window, the one the live view and the status
- * lines show; the average since the start is this row's own. */
-static void stats_rates(const struct rec_stats_pub *p, const struct rec_rate_row *r,
-			int64_t now, bagtop_stats_TopicStatistics *row)
+ * lines show (rec_rates_fn). */
+static void stats_rates(void *ctx, size_t i, const struct rec_rate_row *r)
 {
+	bagtop_stats_TopicStatistics *row = &((struct rec_stats_pub *)ctx)->rows[i];
 	row->rate_hz = r->received_hz;
 	row->bandwidth_bps = r->committed_bps;
-	row->average_rate_hz = stats_per_s(row->received, now - p->start_mono);
 }
 
 /* The IDL's names for the table's causes. */
@@ -252,10 +246,11 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 		.file_index = (uint32_t)st->file_index, .file_start_time = st->file_start,
 		.totals = {.cache_fill = st->cache_fill, .cache_max = st->cache_max},
 		.topics = {(uint32_t)n, (uint32_t)n, p->rows, false}};
-	rec_rates_get(p->rates, mono, p->rates_rows, n, NULL);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		stats_row(rec_topics_get(topics, i), &p->rows[i]);
-		stats_rates(p, &p->rates_rows[i], mono, &p->rows[i]);
+	rec_rates_get(p->opt.rates, mono, n, stats_rates, p, NULL);
+	for (size_t i = 0; i < n; i++) {
+		p->rows[i].average_rate_hz = stats_per_s(p->rows[i].received, mono - p->start_mono);
 		p->rows[i].file_average_rate_hz =
 			st->file_start > 0 ? stats_per_s(p->rows[i].file_received, now - st->file_start)
 					   : 0.0;
@@ -358,8 +353,6 @@ static void stats_delete(struct rec_stats_pub *p)
 		if (es[i] > 0)
 			(void)dds_delete(es[i]);
 	free(p->slots);
-	free(p->rates_rows);
-	rec_rates_free(p->own_rates);
 	free(p->rows);
 	free(p->losses);
 	free(p->bag);
@@ -379,9 +372,6 @@ static struct rec_stats_pub *stats_new(const struct rec_stats_pub_options *opt)
 	if (gethostname(p->host, sizeof p->host - 1) != 0)
 		snprintf(p->host, sizeof p->host, "unknown");
 	p->period_ns = bt_time_period_ns(opt->update_rate, STATS_MIN_PERIOD_NS, STATS_MAX_PERIOD_NS);
-	p->rates = opt->rates;
-	if (p->rates == NULL)
-		p->rates = p->own_rates = rec_rates_new(opt->topics);
 	p->start_mono = bt_time_monotonic_ns();
 	p->start_real = bt_time_realtime_ns();
 	pthread_condattr_t ca;
@@ -398,6 +388,8 @@ bt_status rec_stats_pub_start(const struct rec_stats_pub_options *opt, struct re
 {
 	if (!(opt->update_rate > 0.0) || opt->topics == NULL)
 		return bt_err_set(err, BT_ERR_USAGE, "live statistics: update rate must be > 0 Hz");
+	if (opt->rates == NULL)
+		return bt_err_set(err, BT_ERR_USAGE, "live statistics: no rates to publish");
 	struct rec_stats_pub *p = stats_new(opt);
 	bt_status st = stats_entities(p, err);
 	if (st != BT_OK)

@@ -12,6 +12,13 @@ static void set(atomic_uint_fast64_t *a, uint64_t v)
 	atomic_store_explicit(a, v, memory_order_relaxed);
 }
 
+/* rec_rates_fn: the one topic's rates into *ctx. */
+static void keep(void *ctx, size_t i, const struct rec_rate_row *row)
+{
+	assert_int_equal(i, 0);
+	*(struct rec_rate_row *)ctx = *row;
+}
+
 static void test_one_window(void **state)
 {
 	(void)state;
@@ -21,7 +28,7 @@ static void test_one_window(void **state)
 	struct rec_rates *r = rec_rates_new(tt);
 	struct rec_rate_row row, again;
 	struct rec_rate_total tot;
-	rec_rates_get(r, 10 * S, &row, 1, &tot); /* the first sample: no rate yet */
+	rec_rates_get(r, 10 * S, 1, keep, &row, &tot); /* the first sample: no rate yet */
 	assert_true(row.received_hz == 0.0 && tot.committed_bps == 0.0);
 	/* 1000 messages in the first second, then 10 a second. */
 	uint64_t n = 1000;
@@ -29,7 +36,7 @@ static void test_one_window(void **state)
 	set(&tp->st.recorded, n);
 	set(&tp->st.bytes, n * 100);
 	set(&tp->st.rx_bytes, n * 100);
-	rec_rates_get(r, 11 * S, &row, 1, &tot);
+	rec_rates_get(r, 11 * S, 1, keep, &row, &tot);
 	assert_true(row.received_hz == 1000.0 && tot.committed_bps == 100000.0);
 	for (int64_t t = 12; t <= 20; t++) {
 		n += 10;
@@ -38,7 +45,7 @@ static void test_one_window(void **state)
 		set(&tp->st.bytes, n * 100);
 		set(&tp->st.ignored, (uint64_t)(t - 11) * 3);
 		set(&tp->st.rx_bytes, n * 100);
-		rec_rates_get(r, t * S, &row, 1, &tot);
+		rec_rates_get(r, t * S, 1, keep, &row, &tot);
 		if (t == 14) /* 3 s after the burst: still in the 5 s window */
 			assert_true(row.received_hz > 100.0);
 	}
@@ -49,7 +56,7 @@ static void test_one_window(void **state)
 	assert_true(row.arrived_hz == 13.0);
 	/* A second reader at once gets the same figures, not a window of its
 	 * own (a read within the step takes no new sample). */
-	rec_rates_get(r, 20 * S + 1, &again, 1, NULL);
+	rec_rates_get(r, 20 * S + 1, 1, keep, &again, NULL);
 	assert_true(again.received_hz == row.received_hz &&
 		    again.committed_bps == row.committed_bps);
 	rec_rates_free(r);
