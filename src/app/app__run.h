@@ -28,7 +28,6 @@
 #include "rec_recorder.h"
 #include "tui_events.h"
 
-struct app_loss; /* a topic's loss counters as last reported */
 
 /* A `bagtop snapshot` waiting for the snapshot its request started. */
 struct app_snap_req {
@@ -55,11 +54,8 @@ struct app_run {
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
 	atomic_bool log_failed;    /* a write to it failed (said once) */
-	/* The headless status line (app_run_headless.c): the rate since the last. */
-	uint64_t last_bytes;
-	int64_t last_t;
 	/* The loss and split announcer (app_run_loss.c). */
-	struct app_loss *loss; /* by topic index */
+	struct bag_losses *loss; /* by topic index: as the last loss line saw them */
 	size_t n_loss;
 	int64_t loss_t;    /* when the last loss line was said */
 	size_t file_index; /* the storage file last said to be current */

@@ -120,7 +120,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	}
 	run->snap.paused = c->ro.start_paused;
 	app_run_snap_publish(run, "ready", "recording");
-	run->t0 = run->last_t = bt_time_monotonic_ns();
+	run->t0 = bt_time_monotonic_ns();
 	return 0;
 }
 

@@ -26,10 +26,9 @@ static void app_status_line(struct app_run *run)
 	struct rec_status st;
 	rec_recorder_get_status(run->rec, &st);
 	int64_t now = bt_time_monotonic_ns();
-	double dt = (double)(now - run->last_t) / 1e9;
-	uint64_t rate = dt > 0 ? (uint64_t)((double)(st.bytes - run->last_bytes) / dt) : 0;
-	run->last_t = now;
-	run->last_bytes = st.bytes;
+	struct rec_rate_total r;
+	rec_rates_get(rec_recorder_rates(run->rec), now, 0, NULL, NULL, &r);
+	uint64_t rate = (uint64_t)r.committed_bps;
 	char el[32], bytes[32], bw[32];
 	app_run_elapsed(run, now, el, sizeof el);
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);

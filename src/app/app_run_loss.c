@@ -12,41 +12,26 @@
 #include "bt_fmt.h"
 #include "bt_mem.h"
 
-/* A topic's loss counters as the last loss line saw them, per cause in the
- * order of app_loss_append's names. */
-enum { APP_LOSS_CAUSES = 6 };
-struct app_loss {
-	uint64_t n[APP_LOSS_CAUSES];
-};
-
 #define APP_LOSS_TOPICS_SHOWN 4
 #define APP_LOSS_PERIOD_NS INT64_C(1000000000) /* one loss line a second at most */
 
-static struct app_loss app_loss_of(struct rec_topic *tp)
+/* Appends "TOPIC +N cause, +M cause" for what grew since `was`, each cause
+ * said as the table says it: "in the recorder (cache full)". */
+static void app_loss_append(struct bt_buf *b, const char *name, const struct bag_losses *was,
+			    const struct bag_losses *now)
 {
-	struct rec_topic_stats *s = &tp->st;
-	return (struct app_loss){{atomic_load(&s->lost_transport), atomic_load(&s->rejected),
-				  atomic_load(&s->lost_cache), atomic_load(&s->lost_compression),
-				  atomic_load(&s->lost_toobig), atomic_load(&s->lost_write)}};
-}
-
-/* Appends "TOPIC +N cause, +M cause" for what grew since `was`. */
-static void app_loss_append(struct bt_buf *b, const char *name, const struct app_loss *was,
-			    const struct app_loss *now)
-{
-	static const char *const cause[APP_LOSS_CAUSES] = {
-		"in transport", "in transport (rejected: DDS resource limits)",
-		"in the recorder (cache full)",
-		"in the recorder (cache full: compression behind)", "in the recorder (too large)",
-		"in the recorder (write failed)"};
 	/* Out of memory only shortens the line. */
 	if (bt_buf_printf(b, "%s%s", b->len ? "; " : "", name) != BT_OK)
 		return;
-	for (size_t k = 0, shown = 0; k < APP_LOSS_CAUSES; k++)
-		if (now->n[k] > was->n[k] &&
-		    bt_buf_printf(b, "%s +%llu %s", shown++ ? "," : "",
-				  (unsigned long long)(now->n[k] - was->n[k]), cause[k]) != BT_OK)
+	for (int k = 0, shown = 0; k < BAG_LOSS_N_CAUSES; k++) {
+		const struct bag_loss_cause_info *c = &bag_loss_causes[k];
+		uint64_t d = bag_losses_get(now, k) - bag_losses_get(was, k);
+		if (d != 0 && bt_buf_printf(b, "%s +%llu %s%s%s%s", shown++ ? "," : "",
+					    (unsigned long long)d, bag_loss_group_text(c->group),
+					    c->label[0] ? " (" : "", c->label,
+					    c->label[0] ? ")" : "") != BT_OK)
 			return;
+	}
 }
 
 /* Says when the bag moved on to another file: a split (by size, duration
@@ -87,7 +72,7 @@ void app_run_loss_check(struct app_run *run, int64_t now)
 	struct bt_buf b = {0};
 	for (size_t i = 0; i < n; i++) {
 		struct rec_topic *tp = rec_topics_get(t, i);
-		struct app_loss cur = app_loss_of(tp);
+		struct bag_losses cur = rec_topic_losses(&tp->st);
 		if (memcmp(&cur, &run->loss[i], sizeof cur) == 0)
 			continue;
 		if (grew++ < APP_LOSS_TOPICS_SHOWN)

@@ -26,7 +26,6 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
-#include "tui_rate.h"
 #include "tui_run.h"
 #include "tui_stderr.h"
 
@@ -34,9 +33,7 @@
 
 struct app_tui {
 	struct app_run *run;
-	struct tui_rate *rates; /* by topic index */
-	size_t n_rates;
-	struct tui_rate write_rate;
+	struct rec_rate_total write_rate;
 	atomic_bool stop_started;
 	atomic_bool quit; /* the signal thread may go */
 	atomic_bool snap_then_quit; /* quit confirmed with `s`: the signal thread's job */
@@ -139,9 +136,7 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	h->elapsed_ns = now - t->run->t0;
 	h->total_msgs = st->recorded;
 	h->total_bytes = st->bytes;
-	tui_rate_push(&t->write_rate, now, st->recorded, st->bytes);
-	double hz;
-	tui_rate_get(&t->write_rate, TUI_RATE_WINDOW_NS, &hz, &h->write_rate);
+	h->write_rate = t->write_rate.committed_bps;
 	struct statvfs vfs;
 	if (statvfs(t->run->bag, &vfs) == 0) {
 		h->disk_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -159,7 +154,16 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	h->snapshot_bytes = st->snapshot_mode ? st->cache_fill : 0;
 }
 
-static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int64_t now)
+/* Topic i's rates into its row (rec_rates_fn): every arrival, recorded or
+ * not, so a topic switched off keeps its rates. */
+static void app_tui_rate(void *ctx, size_t i, const struct rec_rate_row *r)
+{
+	struct tui_topic *row = &((struct tui_model *)ctx)->topics[i];
+	row->rate_hz = r->arrived_hz;
+	row->bandwidth = r->arrived_bps;
+}
+
+static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 {
 	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
 	struct rec_topic *tp = rec_topics_get(tt, i);
@@ -172,13 +176,10 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i, int6
 	row->publishers = atomic_load(&tp->publishers);
 	row->reliable = atomic_load(&tp->reliable);
 	row->transient_local = atomic_load(&tp->transient_local);
-	/* The rates count every arrival, recorded or not: a topic switched
-	 * off keeps its rates. Rcvd is `received` as everywhere else (man
-	 * bagtop, STATISTICS): taken while recording, not while paused or off. */
+	/* Rcvd is `received` as everywhere else (man bagtop, STATISTICS): taken
+	 * while recording, not while paused or off (the rates, app_tui_rate,
+	 * count every arrival). */
 	uint64_t received = atomic_load(&s->received);
-	uint64_t arrived = received + atomic_load(&s->ignored);
-	tui_rate_push(&t->rates[i], now, arrived, atomic_load(&s->rx_bytes));
-	tui_rate_get(&t->rates[i], TUI_RATE_WINDOW_NS, &row->rate_hz, &row->bandwidth);
 	row->total = (struct tui_counts){received, atomic_load(&s->bytes),
 					 rec_topic_lost_transport(s), rec_topic_lost_recorder(s)};
 	/* The file's figures are the bag's own tally of that file (what its
@@ -194,17 +195,13 @@ static void app_tui_fill(void *ctx, struct tui_model *m)
 	int64_t now = bt_time_monotonic_ns();
 	struct rec_status st;
 	rec_recorder_get_status(t->run->rec, &st);
-	app_tui_header(t, &m->hdr, &st, now);
 	size_t n = rec_topics_count(rec_recorder_topics(t->run->rec));
-	if (n > t->n_rates) {
-		t->rates = bt_xrealloc(t->rates, n * sizeof *t->rates);
-		for (size_t i = t->n_rates; i < n; i++)
-			tui_rate_init(&t->rates[i]);
-		t->n_rates = n;
-	}
 	tui_model_set_topic_count(m, n);
 	for (size_t i = 0; i < n; i++)
-		app_tui_row(t, &m->topics[i], i, now);
+		app_tui_row(t, &m->topics[i], i);
+	/* The recorder's rates, as the status lines and `bagtop stats` show. */
+	rec_rates_get(rec_recorder_rates(t->run->rec), now, n, app_tui_rate, m, &t->write_rate);
+	app_tui_header(t, &m->hdr, &st, now);
 	if (!atomic_load(&t->stop_started))
 		app_run_loss_check(t->run, now);
 	tui_events_drain(t->run->events, m);
@@ -292,7 +289,6 @@ int app_tui_run(struct app_run *run)
 	atomic_init(&t.stop_started, false);
 	atomic_init(&t.quit, false);
 	atomic_init(&t.snap_then_quit, false);
-	tui_rate_init(&t.write_rate);
 	if (pthread_mutex_init(&t.stop_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	struct tui_events *events = tui_events_new();
@@ -317,7 +313,6 @@ int app_tui_run(struct app_run *run)
 	if (capturing)
 		(void)tui_stderr_stop(&cap); /* what was printed meanwhile, now */
 	tui_events_free(events);
-	free(t.rates);
 	pthread_mutex_destroy(&t.stop_mu);
 	if (no_terminal) {
 		fprintf(stderr, "bagtop: %s; going on without the live view\n", err.msg);

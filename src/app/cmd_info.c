@@ -36,10 +36,9 @@ static int info_opt(void *ctx, const struct app_opt *o, const char *arg)
 
 static void info_time_line(const char *label, int64_t ns)
 {
-	char date[64], sec[40];
-	bt_time_format_date(ns, date, sizeof date);
-	bt_time_format_sec(ns, sec, sizeof sec);
-	printf("%s%s (%s)\n", label, date, sec);
+	char t[112];
+	bt_time_format_both(ns, t, sizeof t);
+	printf("%s%s\n", label, t);
 }
 
 static bool info_is_service(const struct bag_topic *t)
@@ -244,13 +243,26 @@ static void info_stats_cells(const struct bag_stats *st, int64_t duration_ns)
 		printf(" %10s %10s", "unknown", "unknown");
 }
 
+/* "Gaps + Rejected": the column headings of group `g`'s causes. */
+static void info_cause_sum(enum bag_loss_group g)
+{
+	for (int k = 0, n = 0; k < BAG_LOSS_N_CAUSES; k++)
+		if (bag_loss_causes[k].group == g)
+			printf("%s%s", n++ ? " + " : "", bag_loss_causes[k].col);
+}
+
 static void info_stats_topics(const struct bag_metadata *md, int w)
 {
 	printf("\nRecording statistics per topic (Rate = messages / bag duration; lost in\n"
-	       "Transport = Gaps + Rejected, in Recorder = Cache + TooBig + Compress + Write):\n");
-	printf("  %-*s %10s %14s %10s %10s %10s %8s %8s %8s %8s %8s %8s\n", w, "Topic",
-	       "Recorded", "Bytes", "Rate Hz", "Transport", "Recorder", "Gaps", "Rejected",
-	       "Cache", "TooBig", "Compress", "Write");
+	       "Transport = ");
+	info_cause_sum(BAG_LOSS_TRANSPORT);
+	printf(",\nin Recorder = ");
+	info_cause_sum(BAG_LOSS_RECORDER);
+	printf("):\n  %-*s %10s %14s %10s %10s %10s", w, "Topic", "Recorded", "Bytes", "Rate Hz",
+	       "Transport", "Recorder");
+	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
+		printf(" %8s", bag_loss_causes[k].col);
+	printf("\n");
 	for (size_t i = 0; i < md->n_topics; i++) {
 		const struct bag_topic_info *ti = &md->topics[i];
 		printf("  %-*s", w, ti->topic.name);
@@ -259,11 +271,8 @@ static void info_stats_topics(const struct bag_metadata *md, int w)
 			continue;
 		}
 		info_stats_cells(&ti->stats, md->duration);
-		const struct bag_losses *c = &ti->stats.causes;
-		if (ti->stats.has_causes)
-			printf(" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			       " %8" PRIu64, c->lost_transport, c->rejected, c->lost_cache,
-			       c->lost_toobig, c->lost_compression, c->lost_write);
+		for (int k = 0; ti->stats.has_causes && k < BAG_LOSS_N_CAUSES; k++)
+			printf(" %8" PRIu64, bag_losses_get(&ti->stats.causes, k));
 		printf("\n");
 	}
 }

@@ -63,10 +63,9 @@ static const char *stats_state_name(enum rec_stats_state s)
 
 static void stats_time_line(const char *label, int64_t ns)
 {
-	char date[64], sec[40];
-	bt_time_format_date(ns, date, sizeof date);
-	bt_time_format_sec(ns, sec, sizeof sec);
-	printf("%s%s (%s)\n", label, date, sec);
+	char t[112];
+	bt_time_format_both(ns, t, sizeof t);
+	printf("%s%s\n", label, t);
 }
 
 static void stats_header(const struct rec_stats_sample *r)
@@ -151,12 +150,13 @@ static void stats_json_key_str(const char *key, const char *val)
 	putchar(',');
 }
 
-static void stats_json_loss(const struct rec_stats_loss *l)
+static void stats_json_loss(const struct bag_losses *l)
 {
-	printf("\"lost\":{\"transport\":%" PRIu64 ",\"rejected\":%" PRIu64
-	       ",\"cache_overflow\":%" PRIu64 ",\"compression_overflow\":%" PRIu64
-	       ",\"too_large\":%" PRIu64 ",\"write_failure\":%" PRIu64 "},",
-	       l->transport, l->rejected, l->cache, l->compression, l->toobig, l->write);
+	printf("\"lost\":{");
+	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
+		printf("%s\"%s\":%" PRIu64, k ? "," : "", bag_loss_causes[k].json,
+		       bag_losses_get(l, k));
+	printf("},");
 }
 
 static void stats_json_row(const struct rec_stats_row *w)

@@ -20,6 +20,7 @@
 #include "rec_cache.h"
 #include "rec_consumer.h"
 #include "rec_qos.h"
+#include "rec_rates.h"
 #include "rec_recorder.h"
 #include "rec_stats_pub.h"
 
@@ -84,6 +85,7 @@ struct rec_recorder {
 	struct rec_select *select;
 	struct rec_qos_overrides *overrides;
 	struct rec_topics *topics;
+	struct rec_rates *rates; /* every rate shown, over one window */
 	struct rec_cache *cache; /* NULL in snapshot mode */
 	struct rec_snap *snap;   /* snapshot mode, else NULL */
 	struct rec_tl *tl;       /* repeated transient-local messages */

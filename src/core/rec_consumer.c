@@ -8,23 +8,23 @@
  * first error and the current file under `err_mu` and the abandoned totals
  * (atomics).
  *
- * A batch is written with one bag_writer_write call when the reusable
- * message array can hold it. When growing that array fails, the batch goes
+ * A batch is written with one bag_writer_write_batch call when the
+ * reusable message array can hold it. When growing that array fails, the batch goes
  * in chunks of the array's current size instead: the data path never
  * aborts and never loses a message for want of memory. A message of
  * CONS_ALONE_BYTES or more is written in a chunk of its own, so a store
  * refusal as too large is pinned on exactly that message (bytes included).
  *
- * Accounting of a chunk, per topic: the store's committed count (stats
- * delta) says how many messages of the chunk, from its start, were
- * committed: a failed write may have committed a prefix before a split.
- * The rest are lost_write, except the store's too-large refusals (per-topic
- * delta of bag_writer_topic_dropped), which are lost_toobig.
+ * Accounting of a chunk: the writer says what became of each message
+ * (struct bag_write_result): committed (recorded, bytes), refused as too
+ * large (lost_toobig) or not written (lost_write: a failed write may have
+ * committed a prefix before a split; lost_abandoned when abandoning). The
+ * consumer adds that to the topics' counters: nothing is diffed.
  *
  * Abandon (opt.abandon, a second stop request): the writer stops within
  * its batch (same flag), the consumer writes nothing more and frees what
- * the cache still holds. Each message not written is lost_write, so the
- * bag's statistics stay whole, and counted here as abandoned; one warning
+ * the cache still holds. Each message not written is lost_abandoned, so
+ * the bag's statistics stay whole, and counted here too; one warning
  * at the end says what, per topic.
  *
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
@@ -72,12 +72,12 @@ struct cons_qos_req {
 
 /* Per-topic tally of the chunk being written (indexed by topic index). */
 struct cons_tally {
-	uint64_t n;              /* messages of the chunk (arrivals) */
-	uint64_t n_rep;          /* repeated copies in the chunk */
-	uint64_t recorded;       /* of them, committed */
-	uint64_t repeated;       /* of them, committed repeated copies */
-	uint64_t bytes;          /* their payload bytes */
-	uint64_t dropped_before; /* bag_writer_topic_dropped before the write */
+	bool touched;      /* listed in `touched` */
+	uint64_t recorded; /* arrivals committed */
+	uint64_t repeated; /* repeated copies committed */
+	uint64_t bytes;    /* the recorded ones' payload bytes */
+	uint64_t toobig;   /* arrivals refused as too large */
+	uint64_t unwritten; /* arrivals not written */
 };
 
 struct rec_consumer {
@@ -107,9 +107,11 @@ struct rec_consumer {
 	struct bag_message *rep_bm; /* ... the same as the writer gets them */
 	size_t rep_cap;
 	int64_t loss_sync_t;
-	/* The reusable chunk: bag messages and their rec_msg, side by side. */
+	/* The reusable chunk: bag messages, their rec_msg and what became of
+	 * them (enum bag_msg_fate), side by side. */
 	struct bag_message *bm;
 	const struct rec_msg **mp;
+	uint8_t *fate;
 	size_t cap;
 	/* Abandoned: totals for any thread, per topic for the warning (NULL
 	 * until something is abandoned; counted in total only without it). */
@@ -285,23 +287,11 @@ static void cons_sync_losses(struct rec_consumer *c)
 		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
 			continue;
 		struct rec_topic_stats *st = &rec_topics_get(c->opt.topics, i)->st;
-		struct bag_losses now = {
-			.lost_transport = atomic_load_explicit(&st->lost_transport,
-							       memory_order_relaxed),
-			.rejected = atomic_load_explicit(&st->rejected, memory_order_relaxed),
-			.lost_cache = atomic_load_explicit(&st->lost_cache, memory_order_relaxed),
-			.lost_compression = atomic_load_explicit(&st->lost_compression,
-								 memory_order_relaxed),
-			.lost_write = atomic_load_explicit(&st->lost_write, memory_order_relaxed)};
+		struct bag_losses now = rec_topic_losses(st);
+		now.lost_toobig = 0; /* the writer's own */
 		struct bag_losses *was = &c->sent[i];
-		struct bag_losses d = {
-			.lost_transport = now.lost_transport - was->lost_transport,
-			.rejected = now.rejected - was->rejected,
-			.lost_cache = now.lost_cache - was->lost_cache,
-			.lost_compression = now.lost_compression - was->lost_compression,
-			.lost_write = now.lost_write - was->lost_write};
-		if ((d.lost_transport | d.rejected | d.lost_cache | d.lost_compression |
-		     d.lost_write) != 0 &&
+		struct bag_losses d = bag_losses_sub(&now, was);
+		if (bag_losses_any(&d) &&
 		    bag_writer_add_losses(c->opt.writer, h, &d) == BT_OK) {
 			*was = now;
 			cons_publish_topic_file(c, (uint32_t)i);
@@ -377,20 +367,11 @@ static void cons_grow(struct rec_consumer *c, size_t need)
 	if (mp == NULL)
 		return;
 	c->mp = mp;
+	uint8_t *fate = realloc(c->fate, need * sizeof *fate);
+	if (fate == NULL)
+		return;
+	c->fate = fate;
 	c->cap = need;
-}
-
-static void cons_tally_add(struct rec_consumer *c, const struct rec_msg *m, uint32_t handle)
-{
-	struct cons_tally *t = &c->tally[m->topic];
-	if (t->n == 0 && t->n_rep == 0) {
-		c->touched[c->n_touched++] = m->topic;
-		t->dropped_before = bag_writer_topic_dropped(c->opt.writer, handle);
-	}
-	if (m->repeat)
-		t->n_rep++;
-	else
-		t->n++;
 }
 
 /* Fills the chunk from `m` on; returns the first message not taken. */
@@ -416,7 +397,6 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 		uint32_t h = c->handles[m->topic];
 		c->bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
 		c->mp[*n] = m;
-		cons_tally_add(c, m, h);
 		++*n;
 		m = m->next;
 		if (big)
@@ -425,37 +405,40 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 	return m;
 }
 
-/* Counts a written (or failed) chunk per topic; `committed` messages from
- * the chunk's start are in the bag, minus too-large refusals. */
-static void cons_account(struct rec_consumer *c, size_t n, uint64_t committed)
+/* Adds what became of the chunk's messages (c->fate) to their topics'
+ * counters; arrivals not written are lost_abandoned when `abandoned`, else
+ * lost_write. A refused repeated copy is no lost arrival. */
+static void cons_account(struct rec_consumer *c, size_t n, bool abandoned)
 {
-	for (size_t i = 0; i < n && i < committed; i++) {
-		struct cons_tally *t = &c->tally[c->mp[i]->topic];
-		if (c->mp[i]->repeat) {
-			t->repeated++;
-			continue;
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_msg *m = c->mp[i];
+		struct cons_tally *t = &c->tally[m->topic];
+		if (!t->touched) {
+			t->touched = true;
+			c->touched[c->n_touched++] = m->topic;
 		}
-		t->recorded++;
-		t->bytes += c->mp[i]->len;
+		switch (c->fate[i]) {
+		case BAG_MSG_RECORDED:
+			if (m->repeat) {
+				t->repeated++;
+			} else {
+				t->recorded++;
+				t->bytes += m->len;
+			}
+			break;
+		case BAG_MSG_TOOBIG: t->toobig += !m->repeat; break;
+		default: t->unwritten += !m->repeat; break;
+		}
 	}
 	for (size_t k = 0; k < c->n_touched; k++) {
 		uint32_t ti = c->touched[k];
 		struct cons_tally *t = &c->tally[ti];
 		struct rec_topic_stats *st = cons_stats(c, ti);
-		uint64_t toobig = bag_writer_topic_dropped(c->opt.writer, c->handles[ti]) -
-				  t->dropped_before;
-		/* Only reachable if a chunk of small messages had a refusal (big
-		 * ones are written alone): keep the counts summing up. A refused
-		 * repeated copy is no lost arrival. */
-		if (toobig > t->n)
-			toobig = t->n;
-		if (toobig > t->n - t->recorded)
-			t->recorded = t->n - toobig;
 		cons_count(&st->recorded, t->recorded);
 		cons_count(&st->repeated, t->repeated);
 		cons_count(&st->bytes, t->bytes);
-		cons_count(&st->lost_toobig, toobig);
-		cons_count(&st->lost_write, t->n - t->recorded - toobig);
+		cons_count(&st->lost_toobig, t->toobig);
+		cons_count(abandoned ? &st->lost_abandoned : &st->lost_write, t->unwritten);
 		cons_publish_topic_file(c, ti);
 		*t = (struct cons_tally){0};
 	}
@@ -467,15 +450,15 @@ static bool cons_abandoning(const struct rec_consumer *c)
 	return c->opt.abandon != NULL && atomic_load_explicit(c->opt.abandon, memory_order_relaxed);
 }
 
-/* The chunk's messages from `from` on are not written: abandoned. */
-static void cons_abandon_rest(struct rec_consumer *c, size_t from, size_t n)
+/* The chunk's messages not written are abandoned. */
+static void cons_abandon_rest(struct rec_consumer *c, size_t n)
 {
 	if (c->ab_topic == NULL)
 		c->ab_topic = calloc(REC_TOPICS_MAX, sizeof *c->ab_topic);
 	uint64_t msgs = 0, bytes = 0;
-	for (size_t i = from; i < n; i++) {
-		if (c->mp[i]->repeat)
-			continue; /* a copy, not an arrival */
+	for (size_t i = 0; i < n; i++) {
+		if (c->mp[i]->repeat || c->fate[i] != BAG_MSG_NOT_WRITTEN)
+			continue; /* a copy, not an arrival; or written */
 		msgs++;
 		bytes += c->mp[i]->len;
 		if (c->ab_topic != NULL)
@@ -502,7 +485,8 @@ static void cons_abandon_report(struct rec_consumer *c)
 	char size[32];
 	bt_fmt_iec(bytes, size, sizeof size);
 	bt_log_warn("abandoned at stop: %llu messages (%s) not written, counted as lost in the "
-		    "recorder (write)%s%s", (unsigned long long)msgs, size, b.len ? ": " : "",
+		    "recorder (%s)%s%s", (unsigned long long)msgs, size,
+		    bag_loss_causes[BAG_CAUSE_lost_abandoned].yaml, b.len ? ": " : "",
 		    b.len ? b.data : "");
 	bt_buf_fini(&b);
 }
@@ -510,21 +494,19 @@ static void cons_abandon_report(struct rec_consumer *c)
 static void cons_write_chunk(struct rec_consumer *c, size_t n)
 {
 	if (c->failed || cons_abandoning(c)) {
+		memset(c->fate, BAG_MSG_NOT_WRITTEN, n * sizeof *c->fate);
 		if (!c->failed)
-			cons_abandon_rest(c, 0, n);
-		cons_account(c, n, 0);
+			cons_abandon_rest(c, n);
+		cons_account(c, n, !c->failed);
 		return;
 	}
-	struct bag_writer_stats before, after;
-	bag_writer_get_stats(c->opt.writer, &before);
+	struct bag_write_result res = {.fate = c->fate};
 	struct bt_error e = {0};
-	bt_status st = bag_writer_write(c->opt.writer, c->bm, n, &e);
-	bag_writer_get_stats(c->opt.writer, &after);
-	/* Repeated messages written at a split are not the chunk's. */
-	uint64_t done = (after.messages - before.messages) - (after.repeated - before.repeated);
-	if (st == BT_OK && done < n && cons_abandoning(c))
-		cons_abandon_rest(c, (size_t)done, n); /* the writer stopped early */
-	cons_account(c, n, done);
+	bt_status st = bag_writer_write_batch(c->opt.writer, c->bm, n, &res, &e);
+	bool abandoned = st == BT_OK && res.recorded + res.toobig < n && cons_abandoning(c);
+	if (abandoned)
+		cons_abandon_rest(c, n); /* the writer stopped early */
+	cons_account(c, n, abandoned);
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
 }
@@ -648,6 +630,7 @@ static void cons_free(struct rec_consumer *c)
 {
 	free(c->bm);
 	free(c->mp);
+	free(c->fate);
 	free(c->touched);
 	free(c->tally);
 	free(c->handles);
@@ -681,6 +664,7 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->touched = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->touched);
 	c->bm = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->bm);
 	c->mp = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mp);
+	c->fate = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->fate);
 	c->cap = CONS_INITIAL_CAP;
 	c->seen = rec_repeat_seen_new();
 	atomic_init(&c->qos_pending, false);

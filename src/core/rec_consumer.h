@@ -55,7 +55,7 @@ struct rec_consumer_options {
 	/* Test hook: sleep this long after each batch (a slow disk on purpose). */
 	uint32_t test_delay_us;
 	/* Set (by any thread) to abandon what is not written yet: no more
-	 * writes; the rest is counted lost_write and reported (see
+	 * writes; the rest is counted lost_abandoned and reported (see
 	 * rec_consumer_abandoned). Borrowed; NULL: never. The writer should
 	 * have the same flag (bag_writer_set_cancel) to stop within a batch. */
 	const atomic_bool *abandon;

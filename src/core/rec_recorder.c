@@ -74,7 +74,8 @@ static void rec_start_stats(struct rec_recorder *r)
 	struct rec_stats_pub_options so = {.participant = r->pp, .topics = r->topics,
 					   .update_rate = r->opt.stats_rate,
 					   .bag = r->opt.writer.uri, .version = r->opt.version,
-					   .status = rec_stats_status, .status_ctx = r};
+					   .status = rec_stats_status, .status_ctx = r,
+					   .rates = r->rates};
 	struct bt_error e;
 	if (rec_stats_pub_start(&so, &r->stats, &e) != BT_OK)
 		bt_log_warn("%s", e.msg);
@@ -94,6 +95,7 @@ static void rec_repeat_names(struct rec_recorder *r)
 static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 {
 	r->topics = rec_topics_new();
+	r->rates = rec_rates_new(r->topics);
 	r->tl = rec_tl_new();
 	r->want_fill = bt_xcalloc(REC_TOPICS_MAX, sizeof *r->want_fill);
 	for (size_t i = 0; i < REC_TOPICS_MAX; i++)
@@ -224,6 +226,11 @@ void rec_recorder_split(struct rec_recorder *r)
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r)
 {
 	return r->topics;
+}
+
+struct rec_rates *rec_recorder_rates(const struct rec_recorder *r)
+{
+	return r->rates;
 }
 
 static uint64_t ld(atomic_uint_fast64_t *a)
@@ -358,6 +365,7 @@ void rec_recorder_free(struct rec_recorder *r)
 		free(r->repeat[i].dds);
 	}
 	free(r->repeat);
+	rec_rates_free(r->rates);
 	rec_topics_free(r->topics);
 	rec_qos_overrides_free(r->overrides);
 	rec_select_free(r->select);

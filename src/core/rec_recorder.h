@@ -20,6 +20,7 @@
 #include "bag_writer.h"
 #include "bt_status.h"
 #include "rec_consumer.h"
+#include "rec_rates.h"
 #include "rec_select.h"
 #include "rec_topics.h"
 
@@ -78,7 +79,7 @@ struct rec_status {
 	uint64_t received;
 	uint64_t recorded;
 	uint64_t bytes;
-	uint64_t lost_recorder;  /* cache + compression + toobig + write */
+	uint64_t lost_recorder;  /* every cause of the RECORDER group (bag_counters.h) */
 	uint64_t lost_transport; /* gaps + rejected */
 	size_t cache_fill;
 	size_t cache_max;
@@ -130,13 +131,16 @@ uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
 void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st);
 /* The topic table (read-only use; valid until rec_recorder_free). */
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);
+/* The rates of its topics, the one window everything shows (valid until
+ * rec_recorder_free). */
+struct rec_rates *rec_recorder_rates(const struct rec_recorder *r);
 /* Stops recording and finishes the bag (see the order above). Idempotent:
  * later calls return the first call's result. */
 BT_MUST_CHECK bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err);
 /* Abandons what is not written yet (any thread, typically while another
  * is in rec_recorder_stop): the writer stops within its batch, commits
  * what it inserted, and the consumer drops what the cache still holds,
- * counting it lost_write (and `abandoned` in the status); the stop then
+ * counting it lost_abandoned (and `abandoned` in the status); the stop then
  * finishes at once, metadata included. Cannot be undone. */
 void rec_recorder_abandon(struct rec_recorder *r);
 /* Stops if needed, then frees. */

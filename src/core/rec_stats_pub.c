@@ -31,8 +31,8 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_rates.h"
 
-#define STATS_WINDOW_NS (2 * BT_NS_PER_S) /* sliding rates: the last 1..2 s */
 #define STATS_BLOCK_MS 100
 #define STATS_LOSS_DEPTH 16
 #define STATS_MIN_PERIOD_NS INT64_C(1000000) /* 1000 Hz: far above the option's limit */
@@ -41,9 +41,6 @@
 
 /* Per-topic state kept between ticks (indexed by topic index). */
 struct stats_slot {
-	bool init;
-	int64_t t0, t1; /* two snapshots: rates span t0..now */
-	uint64_t rx0, rx1, by0, by1;
 	bagtop_stats_LossCounts last; /* totals at the previous loss event */
 };
 
@@ -92,6 +89,7 @@ static bool stats_reserve(struct rec_stats_pub *p, size_t n)
 	if (l == NULL)
 		return false;
 	p->losses = l;
+
 	p->cap = cap;
 	return true;
 }
@@ -101,22 +99,23 @@ static double stats_per_s(uint64_t d, int64_t ns)
 	return ns > 0 ? (double)d * 1e9 / (double)ns : 0.0;
 }
 
-/* Sliding rates from the older snapshot; snapshots move every half window. */
-static void stats_rates(struct rec_stats_pub *p, struct stats_slot *s, int64_t now,
-			bagtop_stats_TopicStatistics *row)
+/* The rates: rec_rates' window, the one the live view and the status
+ * lines show (rec_rates_fn). */
+static void stats_rates(void *ctx, size_t i, const struct rec_rate_row *r)
 {
-	if (!s->init) {
-		*s = (struct stats_slot){.init = true, .t0 = now, .t1 = now, .rx0 = row->received,
-					 .rx1 = row->received, .by0 = row->bytes, .by1 = row->bytes,
-					 .last = s->last};
-	}
-	row->rate_hz = stats_per_s(row->received - s->rx0, now - s->t0);
-	row->bandwidth_bps = stats_per_s(row->bytes - s->by0, now - s->t0);
-	row->average_rate_hz = stats_per_s(row->received, now - p->start_mono);
-	if (now - s->t1 >= STATS_WINDOW_NS / 2) {
-		s->t0 = s->t1, s->rx0 = s->rx1, s->by0 = s->by1;
-		s->t1 = now, s->rx1 = row->received, s->by1 = row->bytes;
-	}
+	bagtop_stats_TopicStatistics *row = &((struct rec_stats_pub *)ctx)->rows[i];
+	row->rate_hz = r->received_hz;
+	row->bandwidth_bps = r->committed_bps;
+}
+
+/* The IDL's names for the table's causes. */
+static bagtop_stats_LossCounts stats_loss_counts(const struct bag_losses *l)
+{
+	return (bagtop_stats_LossCounts){
+#define STATS_X_COUNT(field, yaml, idl, json, label, col, group, required) .idl = l->field,
+		BAG_LOSS_CAUSES(STATS_X_COUNT)
+#undef STATS_X_COUNT
+	};
 }
 
 static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
@@ -134,15 +133,10 @@ static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 	row->received = ld(&c->received);
 	row->recorded = ld(&c->recorded);
 	row->bytes = ld(&c->bytes);
-	row->lost = (bagtop_stats_LossCounts){.lost_in_transport = ld(&c->lost_transport),
-					       .rejected = ld(&c->rejected),
-					       .cache_overflow = ld(&c->lost_cache),
-					       .compression_overflow = ld(&c->lost_compression),
-					       .too_large = ld(&c->lost_toobig),
-					       .write_failure = ld(&c->lost_write)};
-	row->lost_in_transport_total = row->lost.lost_in_transport + row->lost.rejected;
-	row->lost_in_recorder_total = row->lost.cache_overflow + row->lost.compression_overflow +
-				      row->lost.too_large + row->lost.write_failure;
+	struct bag_losses l = rec_topic_losses(c);
+	row->lost = stats_loss_counts(&l);
+	row->lost_in_transport_total = bag_losses_transport(&l);
+	row->lost_in_recorder_total = bag_losses_recorder(&l);
 	row->file_received = rec_topic_file_received(c);
 	row->last_receive_time = atomic_load_explicit(&c->last_recv_time, memory_order_relaxed);
 	row->file_recorded = ld(&c->file_recorded);
@@ -171,12 +165,11 @@ static bagtop_stats_LossCounts stats_loss_delta(const bagtop_stats_LossCounts *n
 						const bagtop_stats_LossCounts *then)
 {
 	return (bagtop_stats_LossCounts){
-		.lost_in_transport = now->lost_in_transport - then->lost_in_transport,
-		.rejected = now->rejected - then->rejected,
-		.cache_overflow = now->cache_overflow - then->cache_overflow,
-		.compression_overflow = now->compression_overflow - then->compression_overflow,
-		.too_large = now->too_large - then->too_large,
-		.write_failure = now->write_failure - then->write_failure};
+#define STATS_X_DELTA(field, yaml, idl, json, label, col, group, required) \
+	.idl = now->idl - then->idl,
+		BAG_LOSS_CAUSES(STATS_X_DELTA)
+#undef STATS_X_DELTA
+	};
 }
 
 static void stats_write(struct rec_stats_pub *p, dds_entity_t wr, const void *sample)
@@ -253,9 +246,11 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 		.file_index = (uint32_t)st->file_index, .file_start_time = st->file_start,
 		.totals = {.cache_fill = st->cache_fill, .cache_max = st->cache_max},
 		.topics = {(uint32_t)n, (uint32_t)n, p->rows, false}};
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		stats_row(rec_topics_get(topics, i), &p->rows[i]);
-		stats_rates(p, &p->slots[i], mono, &p->rows[i]);
+	rec_rates_get(p->opt.rates, mono, n, stats_rates, p, NULL);
+	for (size_t i = 0; i < n; i++) {
+		p->rows[i].average_rate_hz = stats_per_s(p->rows[i].received, mono - p->start_mono);
 		p->rows[i].file_average_rate_hz =
 			st->file_start > 0 ? stats_per_s(p->rows[i].file_received, now - st->file_start)
 					   : 0.0;
@@ -393,6 +388,8 @@ bt_status rec_stats_pub_start(const struct rec_stats_pub_options *opt, struct re
 {
 	if (!(opt->update_rate > 0.0) || opt->topics == NULL)
 		return bt_err_set(err, BT_ERR_USAGE, "live statistics: update rate must be > 0 Hz");
+	if (opt->rates == NULL)
+		return bt_err_set(err, BT_ERR_USAGE, "live statistics: no rates to publish");
 	struct rec_stats_pub *p = stats_new(opt);
 	bt_status st = stats_entities(p, err);
 	if (st != BT_OK)

@@ -44,6 +44,9 @@ struct rec_stats_pub_options {
 	const char *bag;                 /* the bag directory (copied) */
 	const char *version;             /* bagtop's version (copied) */
 	rec_stats_status_fn status;      /* may be NULL: no state, file, totals */
+	/* The rates to publish, the same the recorder shows everywhere
+	 * (borrowed; outlives the publisher; over `topics`). */
+	struct rec_rates *rates;
 	void *status_ctx;
 };
 

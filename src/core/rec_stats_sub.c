@@ -85,8 +85,11 @@ static struct rec_stats_row sub_row(const bagtop_stats_TopicStatistics *t)
 		bt_xstrdup(t->name), bt_xstrdup(t->type), bt_xstrdup(t->dds_name), t->publishers,
 		t->subscribed, t->enabled, t->reliable, t->transient_local, t->received,
 		t->recorded, t->bytes,
-		{l->lost_in_transport, l->rejected, l->cache_overflow, l->compression_overflow,
-		 l->too_large, l->write_failure},
+		{
+#define SUB_X_LOSS(field, yaml, idl, json, label, col, group, required) .field = l->idl,
+			BAG_LOSS_CAUSES(SUB_X_LOSS)
+#undef SUB_X_LOSS
+		},
 		t->lost_in_transport_total, t->lost_in_recorder_total, t->rate_hz, t->bandwidth_bps,
 		t->average_rate_hz, t->last_receive_time, t->file_received,
 		t->file_average_rate_hz, t->file_recorded, t->file_bytes,

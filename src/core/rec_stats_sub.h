@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bag_types.h"
 #include "bt_status.h"
 
 enum rec_stats_state {
@@ -20,24 +21,14 @@ enum rec_stats_state {
 	REC_STATS_STOPPED
 };
 
-/* Messages lost, by cause (see BagtopStats.idl). */
-struct rec_stats_loss {
-	uint64_t transport; /* sequence-number gaps */
-	uint64_t rejected;  /* SAMPLE_REJECTED */
-	uint64_t cache;     /* cache overflow */
-	uint64_t compression; /* cache overflow while compression was behind */
-	uint64_t toobig;    /* refused by the store as too large */
-	uint64_t write;     /* write failures */
-};
-
 struct rec_stats_row {
 	char *name, *type, *dds_name;
 	uint32_t publishers;
 	bool subscribed, enabled, reliable, transient_local;
 	uint64_t received, recorded, bytes;
-	struct rec_stats_loss lost;
+	struct bag_losses lost; /* by cause (bag_counters.h) */
 	uint64_t lost_transport_total; /* transport + rejected */
-	uint64_t lost_recorder_total;  /* cache + compression + toobig + write */
+	uint64_t lost_recorder_total;  /* every cause lost in the recorder */
 	double rate_hz, bandwidth_bps, average_rate_hz;
 	int64_t last_receive_time; /* ns since the epoch, 0 = never */
 	/* In the storage file being written now. */

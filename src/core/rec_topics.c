@@ -18,15 +18,29 @@ static uint64_t topics_ld(const atomic_uint_fast64_t *a)
 	return atomic_load_explicit(a, memory_order_relaxed);
 }
 
+/* No padding between the named counters: they are lost[] exactly. */
+_Static_assert(offsetof(struct rec_topic_stats, ignored) - offsetof(struct rec_topic_stats, lost) ==
+		       BAG_LOSS_N_CAUSES * sizeof(atomic_uint_fast64_t),
+	       "rec_topic_stats: the named causes are lost[], in table order");
+
+struct bag_losses rec_topic_losses(const struct rec_topic_stats *s)
+{
+	struct bag_losses l;
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+		l.n[c] = topics_ld(&s->lost[c]);
+	return l;
+}
+
 uint64_t rec_topic_lost_transport(const struct rec_topic_stats *s)
 {
-	return topics_ld(&s->lost_transport) + topics_ld(&s->rejected);
+	struct bag_losses l = rec_topic_losses(s);
+	return bag_losses_transport(&l);
 }
 
 uint64_t rec_topic_lost_recorder(const struct rec_topic_stats *s)
 {
-	return topics_ld(&s->lost_cache) + topics_ld(&s->lost_compression) +
-	       topics_ld(&s->lost_toobig) + topics_ld(&s->lost_write);
+	struct bag_losses l = rec_topic_losses(s);
+	return bag_losses_recorder(&l);
 }
 
 uint64_t rec_topic_file_received(const struct rec_topic_stats *s)

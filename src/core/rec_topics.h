@@ -26,14 +26,17 @@ struct rec_topic_stats {
 	atomic_uint_fast64_t received;       /* taken from DDS while recording */
 	atomic_uint_fast64_t recorded;       /* committed to the bag */
 	atomic_uint_fast64_t bytes;          /* payload bytes committed */
-	atomic_uint_fast64_t lost_cache;     /* dropped: cache full (or no memory) */
-	/* Dropped: cache full while the writer waited for the compression
-	 * threads (MESSAGE mode), so compression, not the disk, was behind. */
-	atomic_uint_fast64_t lost_compression;
-	atomic_uint_fast64_t lost_toobig;    /* refused by the store as too large */
-	atomic_uint_fast64_t lost_write;     /* write failures (disk full, I/O) */
-	atomic_uint_fast64_t lost_transport; /* writer sequence-number gaps */
-	atomic_uint_fast64_t rejected;       /* DDS SAMPLE_REJECTED */
+	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h):
+	 * by name, or lost[enum bag_loss_cause]. */
+	union {
+		atomic_uint_fast64_t lost[BAG_LOSS_N_CAUSES];
+		struct {
+#define REC_TOPIC_X_LOSS(field, yaml, idl, json, label, col, group, required) \
+	atomic_uint_fast64_t field;
+			BAG_LOSS_CAUSES(REC_TOPIC_X_LOSS)
+#undef REC_TOPIC_X_LOSS
+		};
+	};
 	atomic_uint_fast64_t ignored;  /* arrived while paused or switched off: not recorded */
 	atomic_uint_fast64_t rx_bytes; /* payload bytes that arrived, recorded or not */
 	atomic_uint_fast64_t repeated; /* repeated transient-local copies written */
@@ -64,10 +67,11 @@ struct rec_topic {
 	struct rec_topic_stats st;
 };
 
-/* Lost in transport: sequence-number gaps + SAMPLE_REJECTED. Any thread. */
+/* The loss counters, read (relaxed) into plain numbers. Any thread. */
+struct bag_losses rec_topic_losses(const struct rec_topic_stats *s);
+/* Lost in transport / in the recorder: the sums of the groups' causes.
+ * Any thread (relaxed reads). */
 uint64_t rec_topic_lost_transport(const struct rec_topic_stats *s);
-/* Lost in the recorder, every cause: cache + compression + too large +
- * write. Any thread (relaxed reads). */
 uint64_t rec_topic_lost_recorder(const struct rec_topic_stats *s);
 /* Received since the current file was opened (never below 0 while the
  * consumer moves the base). */

@@ -47,12 +47,8 @@ static void bag_md_emit_causes(struct ye *e, const struct bag_losses *l)
 {
 	ye_key(e, "lost_by_cause");
 	ye_map_begin(e);
-	bag_md_emit_u64(e, "lost_transport", l->lost_transport);
-	bag_md_emit_u64(e, "rejected", l->rejected);
-	bag_md_emit_u64(e, "lost_cache", l->lost_cache);
-	bag_md_emit_u64(e, "lost_toobig", l->lost_toobig);
-	bag_md_emit_u64(e, "lost_compression", l->lost_compression);
-	bag_md_emit_u64(e, "lost_write", l->lost_write);
+	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
+		bag_md_emit_u64(e, bag_loss_causes[k].yaml, bag_losses_get(l, k));
 	ye_map_end(e);
 }
 
@@ -314,14 +310,17 @@ static bool bag_md_stat_u64(struct bag_md_ctx *c, yaml_node_t *map, const char *
 	return yd_u64(yd_get(c->doc, map, key), out) == BT_OK;
 }
 
+/* Every cause's key; a cause added later may be absent (reads 0). */
 static bool bag_md_parse_causes(struct bag_md_ctx *c, yaml_node_t *map, struct bag_losses *l)
 {
-	return bag_md_stat_u64(c, map, "lost_transport", &l->lost_transport) &&
-	       bag_md_stat_u64(c, map, "rejected", &l->rejected) &&
-	       bag_md_stat_u64(c, map, "lost_cache", &l->lost_cache) &&
-	       bag_md_stat_u64(c, map, "lost_toobig", &l->lost_toobig) &&
-	       bag_md_stat_u64(c, map, "lost_compression", &l->lost_compression) &&
-	       bag_md_stat_u64(c, map, "lost_write", &l->lost_write);
+	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++) {
+		const struct bag_loss_cause_info *ci = &bag_loss_causes[k];
+		if (!ci->required && yd_get(c->doc, map, ci->yaml) == NULL)
+			continue;
+		if (!bag_md_stat_u64(c, map, ci->yaml, bag_losses_at(l, k)))
+			return false;
+	}
+	return true;
 }
 
 static bool bag_md_parse_losses(struct bag_md_ctx *c, yaml_node_t *map, struct bag_stats *st)

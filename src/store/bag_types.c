@@ -163,24 +163,61 @@ void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src)
 
 /* ---- statistics ---- */
 
+const struct bag_loss_cause_info bag_loss_causes[BAG_LOSS_N_CAUSES] = {
+#define BAG_LOSS_X_INFO(field, yaml, idl, json, label, col, group, required) \
+	{#field, yaml, #idl, json, label, col, BAG_LOSS_##group, required},
+	BAG_LOSS_CAUSES(BAG_LOSS_X_INFO)
+#undef BAG_LOSS_X_INFO
+};
+
+const char *bag_loss_group_text(enum bag_loss_group g)
+{
+	return g == BAG_LOSS_TRANSPORT ? BAG_LOSS_GROUP_TRANSPORT_TEXT
+				       : BAG_LOSS_GROUP_RECORDER_TEXT;
+}
+
+_Static_assert(sizeof(struct bag_losses) == BAG_LOSS_N_CAUSES * sizeof(uint64_t),
+	       "struct bag_losses: the named causes are n[], in table order");
+
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d)
 {
-	to->lost_transport += d->lost_transport;
-	to->rejected += d->rejected;
-	to->lost_cache += d->lost_cache;
-	to->lost_toobig += d->lost_toobig;
-	to->lost_compression += d->lost_compression;
-	to->lost_write += d->lost_write;
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+		*bag_losses_at(to, c) += bag_losses_get(d, c);
+}
+
+struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_losses *was)
+{
+	struct bag_losses d;
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+		*bag_losses_at(&d, c) = bag_losses_get(now, c) - bag_losses_get(was, c);
+	return d;
+}
+
+bool bag_losses_any(const struct bag_losses *l)
+{
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+		if (bag_losses_get(l, c) != 0)
+			return true;
+	return false;
+}
+
+uint64_t bag_losses_group(const struct bag_losses *l, enum bag_loss_group g)
+{
+	uint64_t n = 0;
+	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+		if (bag_loss_causes[c].group == g)
+			n += bag_losses_get(l, c);
+	return n;
 }
 
 uint64_t bag_losses_transport(const struct bag_losses *l)
 {
-	return l->lost_transport + l->rejected;
+	return bag_losses_group(l, BAG_LOSS_TRANSPORT);
 }
 
 uint64_t bag_losses_recorder(const struct bag_losses *l)
 {
-	return l->lost_cache + l->lost_toobig + l->lost_compression + l->lost_write;
+	return bag_losses_group(l, BAG_LOSS_RECORDER);
 }
 
 double bag_stats_rate(uint64_t messages, int64_t duration_ns)

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bag_counters.h"
+
 /* rmw enum numbers, as stored by rosbag2 up to metadata version 8. */
 enum bag_history { BAG_HISTORY_SYSTEM_DEFAULT, BAG_HISTORY_KEEP_LAST, BAG_HISTORY_KEEP_ALL,
 		   BAG_HISTORY_UNKNOWN };
@@ -64,19 +66,37 @@ struct bag_kv {
 	char *value;
 };
 
-/* Messages lost, per cause (bagtop's own figures; rosbag2 has none).
- * Lost in transport = lost_transport + rejected; lost in the recorder =
- * lost_cache + lost_toobig + lost_compression + lost_write. */
+/* Messages lost, per cause (bagtop's own figures; rosbag2 has none): one
+ * member per row of BAG_LOSS_CAUSES (bag_counters.h), which says what each
+ * is and whether it is lost in transport or in the recorder. */
 struct bag_losses {
-	uint64_t lost_transport;   /* gaps in a publisher's sequence numbers */
-	uint64_t rejected;         /* DDS SAMPLE_REJECTED (resource limits) */
-	uint64_t lost_cache;       /* the message cache overflowed */
-	uint64_t lost_toobig;      /* too large for the store */
-	uint64_t lost_compression; /* the compression queue overflowed */
-	uint64_t lost_write;       /* a write failed (disk full, I/O error) */
+	union {
+		uint64_t n[BAG_LOSS_N_CAUSES]; /* by enum bag_loss_cause */
+		struct {
+#define BAG_LOSS_X_FIELD(field, yaml, idl, json, label, col, group, required) uint64_t field;
+			BAG_LOSS_CAUSES(BAG_LOSS_X_FIELD)
+#undef BAG_LOSS_X_FIELD
+		};
+	};
 };
 
+/* Cause `c` (enum bag_loss_cause) of `l`, by index. */
+static inline uint64_t *bag_losses_at(struct bag_losses *l, enum bag_loss_cause c)
+{
+	return &l->n[c];
+}
+
+static inline uint64_t bag_losses_get(const struct bag_losses *l, enum bag_loss_cause c)
+{
+	return l->n[c];
+}
+
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d);
+/* `now - was`, cause by cause (counters that only grow). */
+struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_losses *was);
+bool bag_losses_any(const struct bag_losses *l);
+/* Sums of the causes of the group: lost in transport, in the recorder. */
+uint64_t bag_losses_group(const struct bag_losses *l, enum bag_loss_group g);
 uint64_t bag_losses_transport(const struct bag_losses *l);
 uint64_t bag_losses_recorder(const struct bag_losses *l);
 

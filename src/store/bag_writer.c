@@ -107,6 +107,12 @@ struct bag_writer {
 	void *on_split_ctx;
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
 	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
+	/* The result of the write in progress (NULL outside one, or when
+	 * not wanted) and its messages inserted in the open transaction,
+	 * [res_lo, res_hi) of msgs, BAG_MSG_PENDING until the commit. */
+	struct bag_write_result *res;
+	const struct bag_message *res_msgs;
+	size_t res_lo, res_hi;
 	uint32_t test_write_delay_us;
 };
 
@@ -608,12 +614,29 @@ static void bw_pend_fold(struct bag_writer *w)
 	bw_pend_reset(w);
 }
 
+/* The transaction's messages of the current write are committed (or not). */
+static void bw_res_settle(struct bag_writer *w, bool committed)
+{
+	struct bag_write_result *r = w->res;
+	for (size_t k = w->res_lo; r != NULL && k < w->res_hi; k++) {
+		if (r->fate[k] != BAG_MSG_PENDING)
+			continue;
+		r->fate[k] = committed ? BAG_MSG_RECORDED : BAG_MSG_NOT_WRITTEN;
+		if (committed) {
+			r->recorded++;
+			r->bytes += w->res_msgs[k].len;
+		}
+	}
+	w->res_lo = w->res_hi;
+}
+
 static bt_status bw_commit(struct bag_writer *w, struct bt_error *err)
 {
 	if (!w->in_txn)
 		return BT_OK;
 	w->in_txn = false;
 	bt_status st = bag_db_commit(w->db, err);
+	bw_res_settle(w, st == BT_OK);
 	if (st != BT_OK) {
 		bw_pend_reset(w);
 		return st;
@@ -740,6 +763,8 @@ static bt_status bw_insert_repeat(struct bag_writer *w, const struct bag_message
 	if (stored) {
 		bw_cur(w)->repeated++;
 		w->stats.repeated++;
+		if (w->res != NULL)
+			w->res->repeated++;
 	}
 	return st;
 }
@@ -799,9 +824,17 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 		usleep(w->test_write_delay_us); /* a wedged disk, for the stop tests */
 	if (st == BT_OK)
 		st = bw_payload(w, i, m, &data, &len, err);
-	bool stored;
+	bool stored = false;
+	uint64_t dropped = w->stats.dropped_toobig;
 	if (st == BT_OK)
 		st = bw_insert(w, m, data, len, &stored, err);
+	if (w->res != NULL && stored) {
+		w->res->fate[i] = BAG_MSG_PENDING;
+		w->res_hi = i + 1;
+	} else if (w->res != NULL && w->stats.dropped_toobig != dropped) {
+		w->res->fate[i] = BAG_MSG_TOOBIG;
+		w->res->toobig++;
+	}
 	return st;
 }
 
@@ -825,8 +858,8 @@ bool bag_writer_compression_behind(const struct bag_writer *w)
 	return w->zpool != NULL && bag_zpool_writer_waiting(w->zpool);
 }
 
-bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs, size_t n,
-			   struct bt_error *err)
+static bt_status bw_write(struct bag_writer *w, const struct bag_message *msgs, size_t n,
+			  struct bt_error *err)
 {
 	if (w->failed)
 		return bw_refuse(w, err);
@@ -850,6 +883,27 @@ bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 	if (w->zpool && (st != BT_OK || i < n))
 		bag_zpool_drain(w->zpool); /* the rest of the batch, unused */
 	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
+bt_status bag_writer_write_batch(struct bag_writer *w, const struct bag_message *msgs,
+				 size_t n, struct bag_write_result *res, struct bt_error *err)
+{
+	res->recorded = res->bytes = res->toobig = res->repeated = 0;
+	memset(res->fate, BAG_MSG_NOT_WRITTEN, n * sizeof *res->fate);
+	w->res = res;
+	w->res_msgs = msgs;
+	w->res_lo = w->res_hi = 0;
+	bt_status st = bw_write(w, msgs, n, err);
+	bw_res_settle(w, false); /* nothing is left pending */
+	w->res = NULL;
+	w->res_msgs = NULL;
+	return st;
+}
+
+bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs, size_t n,
+			   struct bt_error *err)
+{
+	return bw_write(w, msgs, n, err);
 }
 
 bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)

@@ -21,7 +21,8 @@
  * Who counts what, so nothing is counted twice:
  * - the writer: messages recorded and bytes written (committed only), and
  *   lost_toobig for the messages it refuses itself as too large for the
- *   store (bag_writer_topic_dropped);
+ *   store; each write says which of its messages went which way (struct
+ *   bag_write_result), so the caller counts them without diffing;
  * - the caller, through bag_writer_add_losses: every other loss — transport
  *   gaps, SAMPLE_REJECTED, cache and compression-queue overflow, write
  *   failures (messages handed to a bag_writer_write that failed and were
@@ -129,10 +130,35 @@ BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct 
 BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 						 const struct bag_qos *profiles, size_t n,
 						 struct bt_error *err);
-/* Writes `n` messages in order, splitting first where a limit is reached.
- * Once the cancel flag (bag_writer_set_cancel) is set it inserts no more:
- * it commits those already inserted and returns BT_OK; the stats say how
- * many were committed (a prefix of msgs). */
+/* What became of each message of a bag_writer_write_batch. */
+enum bag_msg_fate {
+	BAG_MSG_NOT_WRITTEN, /* not committed: the write failed, or cancelled first */
+	BAG_MSG_RECORDED,    /* committed */
+	BAG_MSG_TOOBIG,      /* refused by the store as too large (lost_toobig) */
+	BAG_MSG_PENDING      /* inserted, not committed yet (never returned) */
+};
+
+/* What one write committed, so the caller adds it up rather than diffing
+ * the writer's figures. `fate` is the caller's array of n entries, one per
+ * message of msgs; the totals are over msgs (what on_split repeated is
+ * not msgs': it is in `repeated`). */
+struct bag_write_result {
+	uint8_t *fate; /* enum bag_msg_fate, per message */
+	uint64_t recorded, bytes, toobig;
+	uint64_t repeated; /* copies on_split had written, in splits during the call */
+};
+
+/* Writes `n` messages in order, splitting first where a limit is reached,
+ * and fills *res (res->fate set by the caller, n entries) with what it
+ * committed, also when it fails. Once the cancel flag
+ * (bag_writer_set_cancel) is set it inserts no more: it commits those
+ * already inserted and returns BT_OK; the rest are BAG_MSG_NOT_WRITTEN. */
+BT_MUST_CHECK bt_status bag_writer_write_batch(struct bag_writer *w,
+					       const struct bag_message *msgs, size_t n,
+					       struct bag_write_result *res,
+					       struct bt_error *err);
+/* bag_writer_write_batch without the result (bag_writer_get_stats has the
+ * totals). */
 BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 					 size_t n, struct bt_error *err);
 /* From now on, bag_writer_write stops early once `*flag` is true (set

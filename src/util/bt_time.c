@@ -57,6 +57,14 @@ void bt_time_format_sec(int64_t ns, char *out, size_t n)
 	snprintf(out, n, "%" PRId64 ".%09" PRId64, sec, frac);
 }
 
+void bt_time_format_both(int64_t ns, char *out, size_t n)
+{
+	char date[64], sec[40];
+	bt_time_format_date(ns, date, sizeof date);
+	bt_time_format_sec(ns, sec, sizeof sec);
+	snprintf(out, n, "%s (%s)", date, sec);
+}
+
 void bt_time_format_bagname(int64_t ns, const char *prefix, char *out, size_t n)
 {
 	time_t t = (time_t)(ns / BT_NS_PER_S);

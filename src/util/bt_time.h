@@ -19,6 +19,9 @@ struct timespec bt_time_timespec(int64_t ns);
 void bt_time_format_date(int64_t ns, char *out, size_t n);
 /* "1585866235.112411371" (sign kept for negative values). */
 void bt_time_format_sec(int64_t ns, char *out, size_t n);
+/* Both: "Apr  2 2020 22:23:55.112411371 (1585866235.112411371)", as
+ * `ros2 bag info` shows a start or end time. */
+void bt_time_format_both(int64_t ns, char *out, size_t n);
 /* "rosbag2_2024_01_31-12_00_00" style local-time stamp with `prefix`. */
 void bt_time_format_bagname(int64_t ns, const char *prefix, char *out, size_t n);
 

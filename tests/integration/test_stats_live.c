@@ -26,6 +26,7 @@
 struct fake {
 	dds_entity_t pp;
 	struct rec_topics *topics;
+	struct rec_rates *rates;
 	struct rec_topic *chatter, *imu;
 	struct rec_stats_pub *pub;
 	pthread_mutex_t mu;       /* the status is read by "rec-stats" */
@@ -72,13 +73,14 @@ static void fake_start(struct fake *f, int domain, double rate)
 	f->topics = rec_topics_new();
 	f->chatter = fake_topic(f, "rt/chatter", "std_msgs::msg::dds_::String_");
 	f->imu = fake_topic(f, "rt/imu", "sensor_msgs::msg::dds_::Imu_");
+	f->rates = rec_rates_new(f->topics);
 	snprintf(f->status.current_file, sizeof f->status.current_file, "/tmp/bag/bag_3.db3");
 	f->status.file_index = 3;
 	f->status.cache_max = 1000;
 	struct rec_stats_pub_options o = {.participant = f->pp, .topics = f->topics,
 					  .update_rate = rate, .bag = "/tmp/bag",
 					  .version = "9.9.9",
-					  .status = fake_status, .status_ctx = f};
+					  .status = fake_status, .status_ctx = f, .rates = f->rates};
 	struct bt_error err;
 	if (rec_stats_pub_start(&o, &f->pub, &err) != BT_OK)
 		fail_msg("rec_stats_pub_start: %s", err.msg);
@@ -89,6 +91,7 @@ static void fake_stop(struct fake *f)
 	rec_stats_pub_write_final(f->pub);
 	rec_stats_pub_free(f->pub);
 	assert_int_equal(dds_delete(f->pp), 0);
+	rec_rates_free(f->rates);
 	rec_topics_free(f->topics);
 	pthread_mutex_destroy(&f->mu);
 }

@@ -150,6 +150,18 @@ static void stop_wedged_case(int domain, const char *topic, bool timeout)
 	assert_non_null(strstr(r.out, "stopped before everything was written"));
 	unsigned long long lost = stop_bag_honest(r.dir, 600);
 	assert_true(lost > 0 && lost < 600);
+	/* Every loss is the abandon's, under its own cause. */
+	struct bag_metadata md;
+	rec_metadata(r.dir, &md);
+	unsigned long long abandoned = 0;
+	for (size_t i = 0; i < md.n_topics; i++) {
+		assert_true(md.topics[i].stats.has_causes);
+		abandoned += md.topics[i].stats.causes.lost_abandoned;
+		assert_int_equal(md.topics[i].stats.causes.lost_write, 0);
+	}
+	assert_int_equal(abandoned, lost);
+	bag_metadata_fini(&md);
+	assert_non_null(strstr(line, "lost in the recorder (lost_abandoned)"));
 	free(per_topic);
 	rec_free(&r);
 }

@@ -142,6 +142,45 @@ static void st_write_toobig(struct st_bag *b, size_t t)
 	b->x.causes[t].lost_toobig++;
 }
 
+/* The write's own result says what became of each message: committed,
+ * refused as too large, or not written (cancelled); the caller adds that
+ * up instead of diffing the writer's figures. */
+static void test_write_result(void **state)
+{
+	(void)state;
+	struct st_bag b;
+	st_open(&b, "result");
+	size_t big = (size_t)INT32_MAX + 1;
+	void *p = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(p != MAP_FAILED);
+	static const uint8_t data[40];
+	struct bag_message m[3] = {{b.h[0], ST_T0, data, 30},
+				   {b.h[1], ST_T0 + ST_MS, p, big},
+				   {b.h[0], ST_T0 + 2 * ST_MS, data, 40}};
+	uint8_t fate[3];
+	struct bag_write_result r = {.fate = fate};
+	struct bt_error err;
+	assert_int_equal(bag_writer_write_batch(b.w, m, 3, &r, &err), BT_OK);
+	munmap(p, big);
+	assert_int_equal(fate[0], BAG_MSG_RECORDED);
+	assert_int_equal(fate[1], BAG_MSG_TOOBIG);
+	assert_int_equal(fate[2], BAG_MSG_RECORDED);
+	assert_int_equal(r.recorded, 2);
+	assert_int_equal(r.bytes, 70);
+	assert_int_equal(r.toobig, 1);
+	assert_int_equal(r.repeated, 0);
+	/* Cancelled: nothing more is inserted, every message says so. */
+	atomic_bool cancel = true;
+	bag_writer_set_cancel(b.w, &cancel);
+	m[1] = m[0];
+	assert_int_equal(bag_writer_write_batch(b.w, m, 2, &r, &err), BT_OK);
+	assert_int_equal(fate[0], BAG_MSG_NOT_WRITTEN);
+	assert_int_equal(fate[1], BAG_MSG_NOT_WRITTEN);
+	assert_int_equal(r.recorded + r.toobig, 0);
+	assert_int_equal(bag_writer_close(b.w, &err), BT_OK);
+	free(b.dir);
+}
+
 static void st_split(struct st_bag *b)
 {
 	struct bt_error err;
@@ -1026,6 +1065,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_writer_counts, st_teardown),
+		cmocka_unit_test_teardown(test_write_result, st_teardown),
 		cmocka_unit_test_teardown(test_metadata_yaml, st_teardown),
 		cmocka_unit_test_teardown(test_embedded_rows, st_teardown),
 		cmocka_unit_test_teardown(test_round_trip, st_teardown),

@@ -1,0 +1,71 @@
+/* bag_counters — the one table of bagtop's loss causes. Every module that
+ * names a cause (the bag's statistics and metadata.yaml, the recorder's
+ * counters, the live statistics and their IDL, `bagtop stats --json`,
+ * `bagtop info`, the loss lines) expands this table, so adding a cause is
+ * one line here (and one field in src/core/idl/BagtopStats.idl, which
+ * idlc reads by itself; tests/unit/test_counters.c checks the two agree).
+ *
+ * X(field, yaml, idl, json, label, col, group, required):
+ *   field    the C member in struct bag_losses and struct rec_topic_stats
+ *   yaml     its key under metadata.yaml's `lost_by_cause`
+ *   idl      its member in BagtopStats.idl's LossCounts (same order)
+ *   json     its key under `lost` in `bagtop stats --json`
+ *   label    what it is, in words, after the group's ("" = the group says it)
+ *   col      its column heading in `bagtop info -v` (8 characters at most)
+ *   group    TRANSPORT (lost in transport) or RECORDER (lost in the recorder)
+ *   required the key is in every bag that has lost_by_cause; false for a
+ *            cause added later (absent reads 0: older bags counted those
+ *            messages under another cause) */
+#ifndef BAG_COUNTERS_H
+#define BAG_COUNTERS_H
+
+#define BAG_LOSS_CAUSES(X)                                                                    \
+	/* gaps in a publisher's sequence numbers */                                          \
+	X(lost_transport, "lost_transport", lost_in_transport, "transport", "", "Gaps", TRANSPORT, 1)  \
+	/* DDS SAMPLE_REJECTED (resource limits) */                                            \
+	X(rejected, "rejected", rejected, "rejected", "rejected: DDS resource limits",         \
+	  "Rejected", TRANSPORT, 1)                                                                        \
+	/* the message cache overflowed (or memory ran out) */                                 \
+	X(lost_cache, "lost_cache", cache_overflow, "cache_overflow", "cache full", "Cache", \
+	  RECORDER, 1)                                                                                   \
+	/* too large for the store */                                                          \
+	X(lost_toobig, "lost_toobig", too_large, "too_large", "too large", "TooBig", RECORDER, 1)        \
+	/* the cache was full while the writer waited for the compression threads      \
+	 * (MESSAGE mode): compression, not the disk, was behind */                            \
+	X(lost_compression, "lost_compression", compression_overflow, "compression_overflow", \
+	  "cache full: compression behind", "Compress", RECORDER, 1)                                       \
+	/* a write failed (disk full, I/O error) */                                            \
+	X(lost_write, "lost_write", write_failure, "write_failure", "write failed", "Write", \
+	  RECORDER, 1)                                                                                   \
+	/* not written: the stop was told not to wait (second stop request or    \
+	 * --stop-timeout) */                                                                  \
+	X(lost_abandoned, "lost_abandoned", abandoned, "abandoned", "abandoned at stop",       \
+	  "Abandon", RECORDER, 0)
+
+/* The groups, and how each is said in words. */
+enum bag_loss_group { BAG_LOSS_TRANSPORT, BAG_LOSS_RECORDER };
+#define BAG_LOSS_GROUP_TRANSPORT_TEXT "in transport"
+#define BAG_LOSS_GROUP_RECORDER_TEXT "in the recorder"
+
+/* Cause indices, in table order, and their number. */
+enum bag_loss_cause {
+#define BAG_LOSS_X_ENUM(field, yaml, idl, json, label, col, group, required) BAG_CAUSE_##field,
+	BAG_LOSS_CAUSES(BAG_LOSS_X_ENUM)
+#undef BAG_LOSS_X_ENUM
+	BAG_LOSS_N_CAUSES
+};
+
+/* One cause's names, for code that walks the causes at run time. */
+struct bag_loss_cause_info {
+	const char *field, *yaml, *idl, *json, *label, *col;
+	enum bag_loss_group group;
+	int required;
+};
+
+/* The table as data, indexed by enum bag_loss_cause. */
+extern const struct bag_loss_cause_info bag_loss_causes[BAG_LOSS_N_CAUSES];
+
+/* "in transport" or "in the recorder". */
+const char *bag_loss_group_text(enum bag_loss_group g);
+
+#endif
