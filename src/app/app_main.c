@@ -17,12 +17,11 @@ static const struct app_cmd *const app_cmds[] = {&app_cmd_record, &app_cmd_demo,
 
 void app_error(const char *fmt, ...)
 {
-	char msg[1024], line[4096];
+	char line[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	app_vformat_line(line, sizeof line, fmt, ap);
 	va_end(ap);
-	app_escape(msg, line, sizeof line);
 	fprintf(stderr, "bagtop: error: %s\n", line);
 }
 

@@ -115,14 +115,20 @@ void app_escape(const char *in, char *out, size_t cap)
 	out[k] = '\0';
 }
 
+void app_vformat_line(char *out, size_t cap, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	app_escape(msg, out, cap);
+}
+
 int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
 {
-	char msg[512], line[2048];
+	char line[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	app_vformat_line(line, sizeof line, fmt, ap);
 	va_end(ap);
-	app_escape(msg, line, sizeof line);
 	fprintf(stderr, "bagtop %s: %s (see 'bagtop %s --help')\n", cmd->name, line, cmd->name);
 	return APP_EXIT_USAGE;
 }

@@ -4,6 +4,7 @@
 #define APP_OPTS_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Exit statuses (man page, EXIT STATUS). */
@@ -51,6 +52,10 @@ int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const
  * escaped (\n, \t, \r, \xHH): names from the command line or from a bag
  * must not break a one-line message. */
 void app_escape(const char *in, char *out, size_t cap);
+/* Formats a message and escapes it as app_escape does, into `out`: the one
+ * line of an error. */
+void app_vformat_line(char *out, size_t cap, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Prints "bagtop CMD: <msg>" + the help hint; returns APP_EXIT_USAGE. */
 int app_usage_error(const struct app_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

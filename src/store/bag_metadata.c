@@ -419,15 +419,29 @@ static bt_status bag_md_parse_topic(struct bag_md_ctx *c, yaml_node_t *item, int
 	return st;
 }
 
+/* The top-level sequence `key`: *seq NULL when it is null (an empty list)
+ * or, unless required, absent; an error when it is not a sequence. */
+static bt_status bag_md_seq(struct bag_md_ctx *c, const char *key, bool required,
+			    yaml_node_t **seq)
+{
+	yaml_node_t *n = yd_get(c->doc, c->map, key);
+	*seq = NULL;
+	if (!n && required)
+		return bag_md_bad(c, key, "is missing");
+	if (yd_is_null(n))
+		return BT_OK;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return bag_md_bad(c, key, "is not a sequence");
+	*seq = n;
+	return BT_OK;
+}
+
 static bt_status bag_md_parse_topics(struct bag_md_ctx *c, struct bag_metadata *md)
 {
-	yaml_node_t *seq = yd_get(c->doc, c->map, "topics_with_message_count");
-	if (!seq)
-		return bag_md_bad(c, "topics_with_message_count", "is missing");
-	if (yd_is_null(seq))
-		return BT_OK;
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return bag_md_bad(c, "topics_with_message_count", "is not a sequence");
+	yaml_node_t *seq;
+	bt_status rc = bag_md_seq(c, "topics_with_message_count", true, &seq);
+	if (rc != BT_OK || seq == NULL)
+		return rc;
 	md->n_topics = yd_len(seq);
 	md->topics = bt_xcalloc(md->n_topics, sizeof *md->topics);
 	for (size_t i = 0; i < md->n_topics; i++) {
@@ -441,13 +455,10 @@ static bt_status bag_md_parse_topics(struct bag_md_ctx *c, struct bag_metadata *
 
 static bt_status bag_md_parse_paths(struct bag_md_ctx *c, struct bag_metadata *md)
 {
-	yaml_node_t *seq = yd_get(c->doc, c->map, "relative_file_paths");
-	if (!seq)
-		return bag_md_bad(c, "relative_file_paths", "is missing");
-	if (yd_is_null(seq))
-		return BT_OK;
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return bag_md_bad(c, "relative_file_paths", "is not a sequence");
+	yaml_node_t *seq;
+	bt_status rc = bag_md_seq(c, "relative_file_paths", true, &seq);
+	if (rc != BT_OK || seq == NULL)
+		return rc;
 	md->n_paths = yd_len(seq);
 	md->relative_file_paths = bt_xcalloc(md->n_paths, sizeof(char *));
 	for (size_t i = 0; i < md->n_paths; i++) {
@@ -461,11 +472,10 @@ static bt_status bag_md_parse_paths(struct bag_md_ctx *c, struct bag_metadata *m
 
 static bt_status bag_md_parse_files(struct bag_md_ctx *c, struct bag_metadata *md)
 {
-	yaml_node_t *seq = yd_get(c->doc, c->map, "files");
-	if (yd_is_null(seq))
-		return BT_OK;
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return bag_md_bad(c, "files", "is not a sequence");
+	yaml_node_t *seq;
+	bt_status rc = bag_md_seq(c, "files", false, &seq);
+	if (rc != BT_OK || seq == NULL)
+		return rc;
 	md->n_files = yd_len(seq);
 	md->files = bt_xcalloc(md->n_files, sizeof *md->files);
 	for (size_t i = 0; i < md->n_files; i++) {
