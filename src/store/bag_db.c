@@ -117,6 +117,14 @@ static bt_status bag_db_fail(struct bag_db *db, int rc, struct bt_error *err, co
 	return bt_err_set(err, code, "%s: %s: %s", db->path, what, why);
 }
 
+/* Prepares `sql` into *st; on failure the error says what it was for. */
+static bt_status bag_db_prepare(struct bag_db *db, const char *sql, sqlite3_stmt **st,
+				const char *what, struct bt_error *err)
+{
+	int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? BT_OK : bag_db_fail(db, rc, err, "%s", what);
+}
+
 static bt_status bag_db_exec(struct bag_db *db, const char *sql, struct bt_error *err)
 {
 	int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
@@ -560,17 +568,18 @@ bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 			       struct bt_error *err)
 {
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(db->h,
-				    "INSERT INTO message_definitions (topic_type, encoding, "
-				    "encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?);",
-				    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return bag_db_fail(db, rc, err, "insert message definition");
+	bt_status st = bag_db_prepare(db,
+				      "INSERT INTO message_definitions (topic_type, encoding, "
+				      "encoded_message_definition, type_description_hash) "
+				      "VALUES (?, ?, ?, ?);",
+				      &s, "insert message definition", err);
+	if (st != BT_OK)
+		return st;
 	sqlite3_bind_text(s, 1, bag_db_nz(d->topic_type), -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, bag_db_nz(d->encoding), -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, bag_db_nz(d->encoded_message_definition), -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, bag_db_nz(d->type_description_hash), -1, SQLITE_STATIC);
-	bt_status st = bag_db_step_done(db, s, "insert message definition", err);
+	st = bag_db_step_done(db, s, "insert message definition", err);
 	sqlite3_finalize(s);
 	return st;
 }
@@ -705,12 +714,13 @@ static bt_status bag_db_read_counts(struct bag_db *db, struct bag_db_topic *t, s
 				    uint64_t *orphans, struct bt_error *err)
 {
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(db->h,
-				    "SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) "
-				    "FROM messages GROUP BY topic_id;",
-				    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return bag_db_fail(db, rc, err, "count messages");
+	bt_status st = bag_db_prepare(db,
+				      "SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) "
+				      "FROM messages GROUP BY topic_id;",
+				      &s, "count messages", err);
+	if (st != BT_OK)
+		return st;
+	int rc;
 	*orphans = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct bag_db_topic *ti = bag_db_topic_by_id(t, n, sqlite3_column_int64(s, 0));
@@ -737,12 +747,12 @@ bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out, size_
 		 "ORDER BY id;", db->has_qos_col ? "offered_qos_profiles" : "''",
 		 db->has_hash_col ? "type_description_hash" : "''");
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(db->h, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return bag_db_fail(db, rc, err, "read topics");
+	bt_status st = bag_db_prepare(db, sql, &s, "read topics", err);
+	if (st != BT_OK)
+		return st;
+	int rc = SQLITE_DONE;
 	struct bag_db_topic *t = NULL;
 	size_t cnt = 0, cap = 0;
-	bt_status st = BT_OK;
 	while (st == BT_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		bt_xgrow((void **)&t, &cap, cnt + 1, sizeof *t);
 		st = bag_db_topic_row(db, s, &t[cnt++], err);
@@ -776,12 +786,13 @@ bt_status bag_db_read_msgdefs(struct bag_db *db, struct bag_msgdef **out, size_t
 	if (!db->has_msgdefs)
 		return BT_OK;
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(db->h,
-				    "SELECT topic_type, encoding, encoded_message_definition, "
-				    "type_description_hash FROM message_definitions ORDER BY id;",
-				    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return bag_db_fail(db, rc, err, "read message definitions");
+	bt_status st = bag_db_prepare(db,
+				      "SELECT topic_type, encoding, encoded_message_definition, "
+				      "type_description_hash FROM message_definitions ORDER BY id;",
+				      &s, "read message definitions", err);
+	if (st != BT_OK)
+		return st;
+	int rc;
 	struct bag_msgdef *d = NULL;
 	size_t cnt = 0, cap = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -850,12 +861,12 @@ bt_status bag_db_cursor_open(struct bag_db *db, struct bag_db_cursor **out,
 			     struct bt_error *err)
 {
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(db->h,
-				    "SELECT topic_id, timestamp, data FROM messages "
-				    "ORDER BY timestamp ASC, id ASC;",
-				    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return bag_db_fail(db, rc, err, "read messages");
+	bt_status st = bag_db_prepare(db,
+				      "SELECT topic_id, timestamp, data FROM messages "
+				      "ORDER BY timestamp ASC, id ASC;",
+				      &s, "read messages", err);
+	if (st != BT_OK)
+		return st;
 	struct bag_db_cursor *c = bt_xcalloc(1, sizeof *c);
 	c->db = db;
 	c->st = s;
