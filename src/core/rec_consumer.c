@@ -113,10 +113,9 @@ struct rec_consumer {
 	const struct rec_msg **mp;
 	uint8_t *fate;
 	size_t cap;
-	/* Abandoned: totals for any thread, per topic for the warning (NULL
-	 * until something is abandoned; counted in total only without it). */
-	atomic_uint_fast64_t abandoned, abandoned_bytes;
-	uint64_t *ab_topic;
+	/* Payload bytes abandoned (how many messages: the topics'
+	 * lost_abandoned); read from any thread. */
+	atomic_uint_fast64_t abandoned_bytes;
 	/* First error and the current file; read from any thread. */
 	pthread_mutex_t err_mu;
 	struct bt_error first;
@@ -450,44 +449,45 @@ static bool cons_abandoning(const struct rec_consumer *c)
 	return c->opt.abandon != NULL && atomic_load_explicit(c->opt.abandon, memory_order_relaxed);
 }
 
-/* The chunk's messages not written are abandoned. */
+/* The bytes of the chunk's messages not written (abandoned); how many per
+ * topic is the topics' lost_abandoned (cons_account). */
 static void cons_abandon_rest(struct rec_consumer *c, size_t n)
 {
-	if (c->ab_topic == NULL)
-		c->ab_topic = calloc(REC_TOPICS_MAX, sizeof *c->ab_topic);
-	uint64_t msgs = 0, bytes = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (c->mp[i]->repeat || c->fate[i] != BAG_MSG_NOT_WRITTEN)
-			continue; /* a copy, not an arrival; or written */
-		msgs++;
-		bytes += c->mp[i]->len;
-		if (c->ab_topic != NULL)
-			c->ab_topic[c->mp[i]->topic]++;
-	}
-	cons_count(&c->abandoned, msgs);
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!c->mp[i]->repeat && c->fate[i] == BAG_MSG_NOT_WRITTEN)
+			bytes += c->mp[i]->len; /* an arrival (not a copy) not written */
 	cons_count(&c->abandoned_bytes, bytes);
 }
 
 /* One warning at the end: what was abandoned, in total and per topic. */
 static void cons_abandon_report(struct rec_consumer *c)
 {
-	uint64_t msgs = atomic_load(&c->abandoned), bytes = atomic_load(&c->abandoned_bytes);
-	if (msgs == 0)
-		return;
 	struct bt_buf b = {0};
-	size_t n = rec_topics_count(c->opt.topics), topics = 0;
-	for (size_t i = 0; c->ab_topic != NULL && i < n; i++)
-		if (c->ab_topic[i] != 0 &&
-		    bt_buf_printf(&b, "%s%s %llu", topics++ ? ", " : "",
-				  rec_topics_get(c->opt.topics, i)->name,
-				  (unsigned long long)c->ab_topic[i]) != BT_OK)
-			break; /* out of memory: the total still goes out */
+	uint64_t msgs = 0;
+	bool listing = true;
+	size_t n = rec_topics_count(c->opt.topics);
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_topic *tp = rec_topics_get(c->opt.topics, i);
+		uint64_t k = atomic_load_explicit(&tp->st.lost_abandoned, memory_order_relaxed);
+		if (k == 0)
+			continue;
+		/* Out of memory: the list stops, the total still goes out. */
+		if (listing && bt_buf_printf(&b, "%s%s %llu", msgs ? ", " : "", tp->name,
+					     (unsigned long long)k) != BT_OK)
+			listing = false;
+		msgs += k;
+	}
+	if (msgs == 0) {
+		bt_buf_fini(&b);
+		return;
+	}
 	char size[32];
-	bt_fmt_iec(bytes, size, sizeof size);
+	bt_fmt_iec(atomic_load(&c->abandoned_bytes), size, sizeof size);
 	bt_log_warn("abandoned at stop: %llu messages (%s) not written, counted as lost in the "
 		    "recorder (%s)%s%s", (unsigned long long)msgs, size,
-		    bag_loss_causes[BAG_CAUSE_lost_abandoned].yaml, b.len ? ": " : "",
-		    b.len ? b.data : "");
+		    bag_loss_causes[BAG_CAUSE_lost_abandoned].yaml, listing ? ": " : "",
+		    listing ? b.data : "");
 	bt_buf_fini(&b);
 }
 
@@ -635,7 +635,6 @@ static void cons_free(struct rec_consumer *c)
 	free(c->tally);
 	free(c->handles);
 	free(c->sent);
-	free(c->ab_topic);
 	rec_msg_free_list(c->rep.head);
 	free(c->rep_bm);
 	rec_repeat_seen_free(c->seen);
@@ -655,7 +654,6 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	atomic_init(&c->split_requested, false);
 	atomic_init(&c->topics_gen, 1u); /* != seen_gen: register at once */
 	atomic_init(&c->batches, 0);
-	atomic_init(&c->abandoned, 0);
 	atomic_init(&c->abandoned_bytes, 0);
 	c->handles = bt_xmalloc(REC_TOPICS_MAX * sizeof *c->handles);
 	memset(c->handles, 0xff, REC_TOPICS_MAX * sizeof *c->handles); /* CONS_HANDLE_NONE */
@@ -746,7 +744,11 @@ void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *in
 void rec_consumer_abandoned(const struct rec_consumer *c, uint64_t *msgs, uint64_t *bytes)
 {
 	struct rec_consumer *m = (struct rec_consumer *)c; /* atomics: read-only use */
-	*msgs = atomic_load_explicit(&m->abandoned, memory_order_relaxed);
+	*msgs = 0;
+	size_t n = rec_topics_count(c->opt.topics);
+	for (size_t i = 0; i < n; i++)
+		*msgs += atomic_load_explicit(&rec_topics_get(c->opt.topics, i)->st.lost_abandoned,
+					      memory_order_relaxed);
 	*bytes = atomic_load_explicit(&m->abandoned_bytes, memory_order_relaxed);
 }
 

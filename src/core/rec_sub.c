@@ -700,7 +700,7 @@ static void sub_fill_tick(struct rec_sub *s)
 		bt_log_debug("%s: %zu message%s from before the mark kept for repeating",
 			     s->tp->name, kept, kept == 1 ? "" : "s");
 	}
-	rec_msg_free_list(f.batch.head); /* only when nothing was taken */
+	rec_msg_free_list(f.batch.head); /* empty unless the take failed half-way */
 	if (s->fill_got >= s->fill_depth || bt_time_monotonic_ns() >= s->fill_until)
 		sub_fill_stop(s);
 }

@@ -334,17 +334,23 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
 static bt_status bag_reindex_set_aside(const char *path, const char *why, struct bt_error *err)
 {
 	static const char *const side[] = {"-journal", "-wal", "-shm"};
-	char *moved;
+	char *moved = NULL;
 	bt_status st = bt_fs_set_aside(path, BAG_REINDEX_ASIDE, &moved, err);
-	for (size_t i = 0; st == BT_OK && i < sizeof side / sizeof side[0]; i++) {
+	/* The storage file moved: its side files follow it, even when the
+	 * directory's fsync failed, so a hot journal never stays behind. */
+	for (size_t i = 0; moved != NULL && i < sizeof side / sizeof side[0]; i++) {
 		char *from = bt_xasprintf("%s%s", path, side[i]);
 		char *to = bt_xasprintf("%s%s", moved, side[i]);
-		if (bt_fs_exists(from))
-			st = bt_fs_rename_new(from, to, err);
+		struct bt_error e2;
+		if (bt_fs_exists(from) && bt_fs_rename_new(from, to, &e2) != BT_OK && st == BT_OK) {
+			st = e2.code;
+			if (err != NULL)
+				*err = e2;
+		}
 		free(from);
 		free(to);
 	}
-	if (st == BT_OK) {
+	if (moved != NULL) {
 		char *name = bt_fs_basename(moved);
 		bt_log_warn("set aside %s as %s: %s", path, name, why);
 		free(name);

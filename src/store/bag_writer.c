@@ -824,14 +824,14 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 		usleep(w->test_write_delay_us); /* a wedged disk, for the stop tests */
 	if (st == BT_OK)
 		st = bw_payload(w, i, m, &data, &len, err);
+	if (st != BT_OK)
+		return st;
 	bool stored = false;
-	uint64_t dropped = w->stats.dropped_toobig;
-	if (st == BT_OK)
-		st = bw_insert(w, m, data, len, &stored, err);
+	st = bw_insert(w, m, data, len, &stored, err);
 	if (w->res != NULL && stored) {
 		w->res->fate[i] = BAG_MSG_PENDING;
 		w->res_hi = i + 1;
-	} else if (w->res != NULL && w->stats.dropped_toobig != dropped) {
+	} else if (w->res != NULL && st == BT_OK) { /* not stored, no error: too large */
 		w->res->fate[i] = BAG_MSG_TOOBIG;
 		w->res->toobig++;
 	}

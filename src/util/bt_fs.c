@@ -320,12 +320,8 @@ bt_status bt_fs_set_aside(const char *path, const char *suffix, char **moved,
 		char *to = i ? bt_xasprintf("%s%s.%u", path, suffix, i)
 			     : bt_xasprintf("%s%s", path, suffix);
 		if (bt_fs_rename_new_errno(path, to) == 0) {
-			bt_status st = bt_fs_fsync_dir_of(path, err);
-			if (st == BT_OK)
-				*moved = to;
-			else
-				free(to);
-			return st;
+			*moved = to; /* moved, even if the fsync below fails */
+			return bt_fs_fsync_dir_of(path, err);
 		}
 		int e = errno;
 		free(to);

@@ -51,8 +51,9 @@ char *bt_fs_dirname(const char *path);
 /* Renames `from` to `to` unless `to` exists (BT_ERR_EXISTS then). */
 BT_MUST_CHECK bt_status bt_fs_rename_new(const char *from, const char *to, struct bt_error *err);
 /* Renames `path` to "<path><suffix>" (or "<path><suffix>.1", ".2", ...
- * when that exists: nothing is ever replaced); *moved is the new path
- * (malloc'ed) on BT_OK. */
+ * when that exists: nothing is ever replaced). *moved is the new path
+ * (malloc'ed) whenever the rename happened, also when the directory's
+ * fsync then failed (an error returned); it is left alone otherwise. */
 BT_MUST_CHECK bt_status bt_fs_set_aside(const char *path, const char *suffix, char **moved,
 					struct bt_error *err);
 /* Free bytes for unprivileged users on the filesystem holding `path`. */
