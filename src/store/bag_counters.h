@@ -2,7 +2,7 @@
  * names a cause (the bag's statistics and metadata.yaml, the recorder's
  * counters, the live statistics and their IDL, `bagtop stats --json`,
  * `bagtop info`, the loss lines) expands this table, so adding a cause is
- * one line here (and one field in src/core/idl/BagtopStats.idl, which
+ * one line here, at the end (and one field, last, in src/core/idl/BagtopStats.idl, which
  * idlc reads by itself; tests/unit/test_counters.c checks the two agree).
  *
  * X(field, yaml, idl, json, label, col, group, required):
@@ -28,12 +28,12 @@
 	/* the message cache overflowed (or memory ran out) */                                 \
 	X(lost_cache, "lost_cache", cache_overflow, "cache_overflow", "cache full", "Cache", \
 	  RECORDER, 1)                                                                                   \
-	/* too large for the store */                                                          \
-	X(lost_toobig, "lost_toobig", too_large, "too_large", "too large", "TooBig", RECORDER, 1)        \
 	/* the cache was full while the writer waited for the compression threads      \
 	 * (MESSAGE mode): compression, not the disk, was behind */                            \
 	X(lost_compression, "lost_compression", compression_overflow, "compression_overflow", \
 	  "cache full: compression behind", "Compress", RECORDER, 1)                                       \
+	/* too large for the store */                                                          \
+	X(lost_toobig, "lost_toobig", too_large, "too_large", "too large", "TooBig", RECORDER, 1)        \
 	/* a write failed (disk full, I/O error) */                                            \
 	X(lost_write, "lost_write", write_failure, "write_failure", "write failed", "Write", \
 	  RECORDER, 1)                                                                                   \
