@@ -38,6 +38,8 @@ struct app_snap_req {
 
 #define APP_SNAP_REQ_MAX 32
 
+#define APP_SNAP_DONE_MAX 8 /* reports not yet taken; beyond, the oldest go */
+
 struct app_run {
 	/* The session (app_run.c); fixed after app_run_start. */
 	struct rec_recorder *rec;
@@ -60,11 +62,12 @@ struct app_run {
 	int64_t loss_t;    /* when the last loss line was said */
 	size_t file_index; /* the storage file last said to be current */
 	/* Requests (app_run_pidcmd.c), on the thread that takes the signals,
-	 * but `done`: set by the writer thread (app_run_on_snapshot), taken by
-	 * app_run_snap_done. */
+	 * but `done`: finished snapshots queued by the writer thread
+	 * (app_run_on_snapshot), taken in order by app_run_snap_done; a second
+	 * snapshot can finish before the first is taken. */
 	pthread_mutex_t done_mu;
-	struct rec_snapshot_done done;
-	bool done_pending;
+	struct rec_snapshot_done done[APP_SNAP_DONE_MAX];
+	size_t n_done;
 	struct app_snapstate snap; /* the state file: `bagtop snapshot|pause|resume` */
 	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
 	size_t n_reqs;

@@ -117,41 +117,56 @@ void app_run_on_snapshot(void *ctx, const struct rec_snapshot_done *d)
 {
 	struct app_run *run = ctx;
 	pthread_mutex_lock(&run->done_mu);
-	run->done = *d;
-	run->done_pending = true;
+	if (run->n_done == APP_SNAP_DONE_MAX) { /* the oldest's requests: "not reported" */
+		memmove(run->done, run->done + 1, (APP_SNAP_DONE_MAX - 1) * sizeof *run->done);
+		run->n_done--;
+	}
+	run->done[run->n_done++] = *d;
 	pthread_mutex_unlock(&run->done_mu);
 	kill(getpid(), SIGUSR2); /* blocked everywhere: the run loop takes it */
 }
 
-/* SIGUSR2: report a finished snapshot. */
-void app_run_snap_done(struct app_run *run)
+static bool app_snap_done_pop(struct app_run *run, struct rec_snapshot_done *d)
 {
 	pthread_mutex_lock(&run->done_mu);
-	struct rec_snapshot_done d = run->done;
-	bool pending = run->done_pending;
-	run->done_pending = false;
+	bool any = run->n_done > 0;
+	if (any) {
+		*d = run->done[0];
+		memmove(run->done, run->done + 1, --run->n_done * sizeof *run->done);
+	}
 	pthread_mutex_unlock(&run->done_mu);
-	if (!pending)
-		return;
-	run->snap_count += d.status == BT_OK;
+	return any;
+}
+
+static void app_snap_report(struct app_run *run, const struct rec_snapshot_done *d)
+{
+	run->snap_count += d->status == BT_OK;
 	char msg[sizeof run->snap.message];
-	if (d.status == BT_OK)
+	if (d->status == BT_OK)
 		snprintf(msg, sizeof msg, "snapshot %llu: %llu message%s written to %s/%s",
-			 (unsigned long long)d.id, (unsigned long long)d.messages,
-			 bt_fmt_s(d.messages), run->bag, d.file);
+			 (unsigned long long)d->id, (unsigned long long)d->messages,
+			 bt_fmt_s(d->messages), run->bag, d->file);
 	else
-		snprintf(msg, sizeof msg, "snapshot %llu failed: %s", (unsigned long long)d.id,
-			 bt_status_str(d.status));
-	app_run_say(run, d.status == BT_OK ? TUI_SEV_INFO : TUI_SEV_ERROR, "%s", msg);
-	run->snap.messages = d.messages;
+		snprintf(msg, sizeof msg, "snapshot %llu failed: %s", (unsigned long long)d->id,
+			 bt_status_str(d->status));
+	app_run_say(run, d->status == BT_OK ? TUI_SEV_INFO : TUI_SEV_ERROR, "%s", msg);
+	run->snap.messages = d->messages;
 	/* `bagtop snapshot` runs elsewhere: give it an absolute path. */
-	char *rel = bt_xasprintf("%s/%s", run->bag, d.file);
+	char *rel = bt_xasprintf("%s/%s", run->bag, d->file);
 	char *abs = realpath(rel, NULL);
 	snprintf(run->snap.file, sizeof run->snap.file, "%s", abs != NULL ? abs : rel);
 	free(abs);
 	free(rel);
-	app_snap_answer_done(run, &d, msg);
-	app_run_snap_publish(run, d.status == BT_OK ? "ok" : "failed", msg);
+	app_snap_answer_done(run, d, msg);
+	app_run_snap_publish(run, d->status == BT_OK ? "ok" : "failed", msg);
+}
+
+/* SIGUSR2: report the finished snapshots, oldest first. */
+void app_run_snap_done(struct app_run *run)
+{
+	struct rec_snapshot_done d;
+	while (app_snap_done_pop(run, &d))
+		app_snap_report(run, &d);
 }
 
 /* ---- pause and resume ---- */
