@@ -54,8 +54,10 @@ static void *app_tui_stopper(void *arg)
 	return NULL;
 }
 
-/* Starts finishing the bag, once; from the UI or the signal thread. */
-static void app_tui_begin_stop(struct app_tui *t, const char *why)
+/* Starts finishing the bag, once; from the UI or the signal thread. A
+ * second request abandons what is not written yet, unless `may_abandon` is
+ * false (a request the user did not repeat). */
+static void app_tui_stop_request(struct app_tui *t, const char *why, bool may_abandon)
 {
 	pthread_mutex_lock(&t->stop_mu);
 	bool first = !atomic_exchange(&t->stop_started, true);
@@ -65,10 +67,15 @@ static void app_tui_begin_stop(struct app_tui *t, const char *why)
 	if (first)
 		app_run_say(t->run, TUI_SEV_INFO, "%s: finishing the bag %s (q or Ctrl-C again: "
 			    "abandon what is not written yet)", why, t->run->bag);
-	else
+	else if (may_abandon)
 		app_run_abandon(t->run, why);
 	if (first && !t->stopper_started) /* no thread: finish here */
 		app_tui_stopper(t);
+}
+
+static void app_tui_begin_stop(struct app_tui *t, const char *why)
+{
+	app_tui_stop_request(t, why, true);
 }
 
 /* Quit with `s` in snapshot mode: the buffer is written as a snapshot,
@@ -87,7 +94,9 @@ static void app_tui_snap_then_quit(struct app_tui *t)
 		nanosleep(&ts, NULL);
 	}
 	app_run_snap_trigger(t->run);
-	app_tui_begin_stop(t, "quit after a snapshot");
+	/* A q pressed while waiting has started the stop already: this is not
+	 * a second request. */
+	app_tui_stop_request(t, "quit after a snapshot", false);
 }
 
 static void *app_tui_signals(void *arg)
