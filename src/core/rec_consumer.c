@@ -19,7 +19,9 @@
  * (struct bag_write_result): committed (recorded, bytes), refused as too
  * large (lost_toobig) or not written (lost_write: a failed write may have
  * committed a prefix before a split; lost_abandoned when abandoning). The
- * consumer adds that to the topics' counters: nothing is diffed.
+ * consumer adds that to the topics' counters: nothing is diffed. (A
+ * snapshot's report counts its file as a whole, repeated copies included:
+ * the writer's message total before and after it, cons_snapshot.)
  *
  * Abandon (opt.abandon, a second stop request): the writer stops within
  * its batch (same flag), the consumer writes nothing more and frees what
