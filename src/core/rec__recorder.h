@@ -114,6 +114,7 @@ struct rec_recorder {
 	size_t cap_subs;
 	int64_t started_mono;
 	bool explicit_warned;
+	bool no_topics_warned;
 	bool stopped;
 	bt_status stop_status;
 	struct bt_error stop_err;

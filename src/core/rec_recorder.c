@@ -9,17 +9,14 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "btdds_participant.h"
 #include "rec__recorder.h"
 #include "rec_names.h"
 
 static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 {
-	dds_domainid_t dom = r->opt.domain_id == REC_DOMAIN_DEFAULT ? DDS_DOMAIN_DEFAULT
-								  : (dds_domainid_t)r->opt.domain_id;
-	r->pp = dds_create_participant(dom, NULL, NULL);
-	if (r->pp < 0) {
-		bt_status st = bt_err_set(err, BT_ERR_DDS, "cannot join DDS domain: %s",
-					  dds_strretcode(r->pp));
+	bt_status st = btdds_participant_create(r->opt.domain_id, r->opt.env, &r->pp, err);
+	if (st != BT_OK) {
 		r->pp = 0;
 		return st;
 	}
@@ -335,8 +332,7 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		rec_stats_pub_write_final(r->stats); /* final counts, state stopped */
 		rec_stats_pub_free(r->stats);
 		r->stats = NULL;
-		if (r->pp > 0)
-			(void)dds_delete(r->pp);
+		(void)btdds_participant_delete(r->pp); /* nothing left to tell the user */
 		r->pp = 0;
 		r->stop_status = first;
 	}

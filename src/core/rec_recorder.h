@@ -19,12 +19,13 @@
 
 #include "bag_writer.h"
 #include "bt_status.h"
+#include "btdds_participant.h"
 #include "rec_consumer.h"
 #include "rec_rates.h"
 #include "rec_select.h"
 #include "rec_topics.h"
 
-#define REC_DOMAIN_DEFAULT UINT32_MAX /* Cyclone's default domain (0 or config) */
+#define REC_DOMAIN_DEFAULT BTDDS_DOMAIN_DEFAULT /* see btdds_participant_create */
 
 /* One --repeat-transient-local argument: TOPIC (ROS or DDS name), depth. */
 struct rec_repeat_topic {
@@ -34,6 +35,9 @@ struct rec_repeat_topic {
 
 struct rec_recorder_options {
 	uint32_t domain_id;
+	/* The ROS 2 environment the domain is joined with (btdds_participant);
+	 * NULL: Cyclone's own configuration. Read by start only. */
+	const struct btdds_env *env;
 	struct rec_select_options select;
 	const char *qos_overrides_path; /* NULL = none */
 	struct bag_writer_options writer;

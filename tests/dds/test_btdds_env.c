@@ -2,11 +2,13 @@
  * variables gives rmw_cyclonedds's configuration (with bagtop's loopback
  * binding for LOCALHOST), CYCLONEDDS_URI comes last, bad values are one
  * clear error. The environment comes from a table, not the process's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "btdds_config.h"
 #include "btdds_env.h"
+#include "bt_mem.h"
 #include "test_util.h"
 
 /* The table btdds_env_read looks variables up in. */
@@ -37,7 +39,7 @@ static char *fragment_of(const char *lo, const char *range, const char *peers)
 	if (st != BT_OK)
 		fail_msg("lo=%s range=%s peers=%s: %s", lo ? lo : "-", range ? range : "-",
 			 peers ? peers : "-", err.msg);
-	char *f = btdds_config_fragment(&e, 4242);
+	char *f = btdds_config_fragment(&e, 4242, false);
 	btdds_env_fini(&e);
 	return f;
 }
@@ -139,15 +141,15 @@ static void test_merged_with_uri(void **state)
 {
 	(void)state;
 	struct btdds_env e;
-	const char *uri = "file:///etc/cyclone.xml";
+	const char *uri = "file:///nonexistent/cyclone.xml";
 	assert_int_equal(env_of("7", NULL, "LOCALHOST", NULL, uri, &e, NULL), BT_OK);
 	assert_true(e.domain_set);
 	assert_int_equal(e.domain_id, 7);
 	char *m = btdds_config_merged(&e, 1);
-	char *f = btdds_config_fragment(&e, 1);
+	char *f = btdds_config_fragment(&e, 1, false);
 	size_t fl = strlen(f);
 	assert_memory_equal(m, f, fl);
-	assert_string_equal(m + fl, ",file:///etc/cyclone.xml");
+	assert_string_equal(m + fl, ",file:///nonexistent/cyclone.xml");
 	free(m);
 	free(f);
 	btdds_env_fini(&e);
@@ -162,6 +164,44 @@ static void test_merged_with_uri(void **state)
 	assert_int_equal(m[strlen(m) - 1], ',');
 	free(m);
 	btdds_env_fini(&e);
+}
+
+/* A CYCLONEDDS_URI that selects interfaces itself (inline or in a file):
+ * no second selection of 127.0.0.1, which Cyclone would refuse. */
+static void test_uri_interfaces(void **state)
+{
+	(void)state;
+	assert_false(btdds_uri_selects_interfaces(NULL));
+	assert_false(btdds_uri_selects_interfaces("<General><AllowMulticast>false</AllowMulticast>"
+						  "</General>"));
+	assert_true(btdds_uri_selects_interfaces("<General><Interfaces><NetworkInterface "
+						 "name=\"lo\"/></Interfaces></General>"));
+	char *dir = tu_mkdtemp("btdds");
+	char *path = bt_xasprintf("%s/c.xml", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/>"
+	      "</Interfaces></General></Domain></CycloneDDS>", f);
+	assert_int_equal(fclose(f), 0);
+	char *uri = bt_xasprintf("<Tracing/>,file://%s", path);
+	assert_true(btdds_uri_selects_interfaces(uri));
+	assert_true(btdds_uri_selects_interfaces(path)); /* a plain path */
+	free(uri);
+	assert_false(btdds_uri_selects_interfaces("file:///nonexistent/x.xml"));
+	/* the loopback test configuration every test runs with */
+	const char *env_uri = getenv("CYCLONEDDS_URI");
+	if (env_uri != NULL)
+		assert_true(btdds_uri_selects_interfaces(env_uri));
+	struct btdds_env e;
+	assert_int_equal(env_of(NULL, "1", NULL, NULL, path, &e, NULL), BT_OK);
+	char *m = btdds_config_merged(&e, 1);
+	assert_null(strstr(m, "<Interfaces>")); /* the file's selection, not ours */
+	assert_non_null(strstr(m, NO_MCAST));
+	free(m);
+	btdds_env_fini(&e);
+	tu_rmrf(dir);
+	free(path);
+	free(dir);
 }
 
 static void test_bad_values(void **state)
@@ -235,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_localhost_never_leaves_loopback),
 		cmocka_unit_test(test_merged_with_uri),
+		cmocka_unit_test(test_uri_interfaces),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_describe),
 	};
