@@ -25,6 +25,14 @@ static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 	return BT_OK;
 }
 
+void rec_recorder_type_hash_counts(const struct rec_recorder *r, uint64_t *with,
+				   uint64_t *without)
+{
+	struct rec_recorder *m = (struct rec_recorder *)r; /* atomics: loads only */
+	*with = atomic_load_explicit(&m->ros_pubs_hash, memory_order_relaxed);
+	*without = atomic_load_explicit(&m->ros_pubs_no_hash, memory_order_relaxed);
+}
+
 /* The writer calls it on the consumer's thread, which exists by then. */
 static size_t rec_on_split(void *ctx, int64_t t_last, const struct bag_message **msgs)
 {

@@ -133,6 +133,12 @@ BT_MUST_CHECK bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t i
 uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
 
 void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st);
+/* ROS 2 publications seen so far with and without a type hash in their
+ * USER_DATA. Iron and newer publishers announce one; a ROS 2 publication
+ * without one is Humble or older (the ground for suggesting --compat
+ * humble). Any thread; relaxed counts. */
+void rec_recorder_type_hash_counts(const struct rec_recorder *r, uint64_t *with,
+				   uint64_t *without);
 /* The topic table (read-only use; valid until rec_recorder_free). */
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);
 /* The rates of its topics, the one window everything shows (valid until
