@@ -49,20 +49,29 @@ static const char *md_hash(const struct bag_metadata *md, const char *topic)
 	return NULL;
 }
 
+/* Records `name` (ROS) with the recorder on `rec_domain` (< 0: no --domain)
+ * and `env`, while tpub publishes 20 messages on `pub_domain`: all 20 land. */
+static void record_twenty(int rec_domain, const char *env, int pub_domain, const char *name)
+{
+	struct rec r;
+	char *args[] = {(char *)name, NULL};
+	rec_start(&r, rec_domain, args, env);
+	char *topic = bt_xasprintf("rt%s", name);
+	char *extra[] = {"--count", "20", "--wait-readers", "1", NULL};
+	rec_publish(&r, pub_domain, topic, extra, 20);
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	rec_expect_count(r.dir, name, 20);
+	free(topic);
+	rec_free(&r);
+}
+
 /* ROS_DOMAIN_ID=7 and no --domain: the recorder joins domain 7 and records
  * a publisher there (before, it listened on domain 0 and recorded nothing). */
 static void test_ros_domain_id(void **state)
 {
 	(void)state;
-	struct rec r;
-	char *args[] = {"/rosenv_d7", NULL};
-	rec_start(&r, -1, args, "ROS_DOMAIN_ID=7");
-	char *extra[] = {"--count", "20", "--wait-readers", "1", NULL};
-	rec_publish(&r, 7, "rt/rosenv_d7", extra, 20);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
-	rec_expect_count(r.dir, "/rosenv_d7", 20);
-	rec_free(&r);
+	record_twenty(-1, "ROS_DOMAIN_ID=7", 7, "/rosenv_d7");
 }
 
 /* ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST on top of the loopback file: the
@@ -70,15 +79,7 @@ static void test_ros_domain_id(void **state)
 static void test_localhost_range(void **state)
 {
 	(void)state;
-	struct rec r;
-	char *args[] = {"/rosenv_lo", NULL};
-	rec_start(&r, 33, args, "ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST");
-	char *extra[] = {"--count", "20", "--wait-readers", "1", NULL};
-	rec_publish(&r, 33, "rt/rosenv_lo", extra, 20);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
-	rec_expect_count(r.dir, "/rosenv_lo", 20);
-	rec_free(&r);
+	record_twenty(33, "ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST", 33, "/rosenv_lo");
 }
 
 /* typehash in USER_DATA: the first publisher's hash lands in the topics
