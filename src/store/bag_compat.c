@@ -90,3 +90,8 @@ bt_status bag_compat_choose(const char *given, const char *ros_distro_env,
 	}
 	return BT_OK;
 }
+
+bool bag_compat_hint_humble(const struct bag_compat_choice *c)
+{
+	return c->defaulted && c->compat != BAG_COMPAT_HUMBLE;
+}

@@ -68,5 +68,9 @@ struct bag_compat_choice {
  * one of the three; else jazzy. BT_ERR_USAGE when `given` is no distro. */
 BT_MUST_CHECK bt_status bag_compat_choose(const char *given, const char *ros_distro_env,
 					  struct bag_compat_choice *out);
+/* Whether "use --compat humble" is worth saying when the publishers look
+ * like Humble's (ROS 2 endpoints without a typehash): the layout was not
+ * asked for and is not Humble's. */
+bool bag_compat_hint_humble(const struct bag_compat_choice *c);
 
 #endif

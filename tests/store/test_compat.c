@@ -574,12 +574,15 @@ static void test_choose(void **state)
 	assert_true(c.compat == BAG_COMPAT_JAZZY && c.defaulted && !c.env_unknown);
 	assert_int_equal(bag_compat_choose(NULL, "", &c), BT_OK);
 	assert_true(c.compat == BAG_COMPAT_JAZZY && c.defaulted && !c.env_unknown);
+	assert_true(bag_compat_hint_humble(&c));
 	assert_int_equal(bag_compat_choose(NULL, "humble", &c), BT_OK);
 	assert_true(c.compat == BAG_COMPAT_HUMBLE && c.defaulted && !c.env_unknown);
+	assert_false(bag_compat_hint_humble(&c));
 	assert_int_equal(bag_compat_choose(NULL, "rolling", &c), BT_OK);
 	assert_true(c.compat == BAG_COMPAT_JAZZY && c.defaulted && c.env_unknown);
 	assert_int_equal(bag_compat_choose("Iron", "humble", &c), BT_OK);
 	assert_true(c.compat == BAG_COMPAT_IRON && !c.defaulted && !c.env_unknown);
+	assert_false(bag_compat_hint_humble(&c));
 	assert_int_equal(bag_compat_choose("kilted", NULL, &c), BT_ERR_USAGE);
 	assert_string_equal(bag_layout_distro(5), "humble");
 	assert_string_equal(bag_layout_distro(7), "iron");
