@@ -1,5 +1,6 @@
 /* bag_writer — writes a rosbag2 sqlite3 bag: <bag>/<bag>_<N>.db3 files in
- * schema 4 (3 for Humble), metadata.yaml (v9; v5 Humble, v7 Iron) rewritten atomically at open, at every split
+ * schema 4 (3 for Humble), metadata.yaml (v9; v5 Humble, v7 Iron: the
+ * layout of options.compat) rewritten atomically at open, at every split
  * and at close, splits by size / duration / request, --max-bag-files
  * rotation, zstd FILE and MESSAGE compression.
  *

@@ -34,6 +34,7 @@
 
 #define CT_T0 INT64_C(1700000000000000000)
 #define CT_TOPICS 2
+#define CT_HASH "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
 
 static const char *const ct_names[CT_TOPICS] = {"/chatter", "/odom"};
 
@@ -185,7 +186,7 @@ static void ct_write(struct ct_bag *b, enum bag_compat compat, enum bag_compress
 		q[1].history = BAG_HISTORY_KEEP_LAST;
 		q[1].depth = 7;
 		struct bag_topic t = {(char *)ct_names[i], "std_msgs/msg/String", "cdr", q, i + 1,
-				      i ? "RIHS01_" "df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18" : ""};
+				      i ? CT_HASH : ""};
 		struct bag_msgdef d = {"std_msgs/msg/String", "ros2msg", "string data\n", ""};
 		if (bag_writer_add_topic(w, &t, &d, &h[i], &err) != BT_OK)
 			fail_msg("add_topic: %s", err.msg);
@@ -221,47 +222,49 @@ static char *ct_db(const struct ct_bag *b, int n)
 
 /* ---- the layouts' key sets ---- */
 
+/* A bag of layout `c` has exactly the keys `want` (freed here). */
+static void ct_expect_keys(enum bag_compat c, struct ct_keys *want)
+{
+	struct ct_keys got = {0};
+	struct ct_bag b;
+	ct_write(&b, c, BAG_COMPRESSION_NONE, "compat-keys");
+	ct_keys_of(b.dir, "", &got);
+	ct_keys_assert_equal(&got, want, bag_compat_name(c));
+	struct bag_metadata md;
+	struct bt_error err;
+	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_int_equal(md.version, bag_compat_metadata_version(c));
+	bag_metadata_fini(&md);
+	ct_keys_free(&got);
+	ct_keys_free(want);
+	ct_free(&b);
+}
+
+/* The keys of fixture `bag`'s metadata.yaml starting with `prefix`. */
+static void ct_fixture_keys(const char *bag, const char *prefix, struct ct_keys *ks)
+{
+	char *dir = bt_fs_join(ct_fixture_or_skip(), bag);
+	ct_keys_of(dir, prefix, ks);
+	free(dir);
+}
+
 /* Humble: talker's (v4) keys plus multiple_files' `files` entries. */
 static void test_humble_keys(void **state)
 {
 	(void)state;
-	const char *fx = ct_fixture_or_skip();
-	struct ct_keys want = {0}, got = {0};
-	char *talker = bt_fs_join(fx, "talker"), *multi = bt_fs_join(fx, "multiple_files");
-	ct_keys_of(talker, "", &want);
-	ct_keys_of(multi, "files", &want);
-	struct ct_bag b;
-	ct_write(&b, BAG_COMPAT_HUMBLE, BAG_COMPRESSION_NONE, "compat-humble-keys");
-	ct_keys_of(b.dir, "", &got);
-	ct_keys_assert_equal(&got, &want, "humble");
-	struct bag_metadata md;
-	struct bt_error err;
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
-	assert_int_equal(md.version, 5);
-	bag_metadata_fini(&md);
-	ct_keys_free(&want);
-	ct_keys_free(&got);
-	ct_free(&b);
-	free(talker);
-	free(multi);
+	struct ct_keys want = {0};
+	ct_fixture_keys("talker", "", &want);
+	ct_fixture_keys("multiple_files", "files", &want);
+	ct_expect_keys(BAG_COMPAT_HUMBLE, &want);
 }
 
 /* Iron: exactly cdr_test's (v7) keys. */
 static void test_iron_keys(void **state)
 {
 	(void)state;
-	const char *fx = ct_fixture_or_skip();
-	struct ct_keys want = {0}, got = {0};
-	char *cdr = bt_fs_join(fx, "cdr_test");
-	ct_keys_of(cdr, "", &want);
-	struct ct_bag b;
-	ct_write(&b, BAG_COMPAT_IRON, BAG_COMPRESSION_NONE, "compat-iron-keys");
-	ct_keys_of(b.dir, "", &got);
-	ct_keys_assert_equal(&got, &want, "iron");
-	ct_keys_free(&want);
-	ct_keys_free(&got);
-	ct_free(&b);
-	free(cdr);
+	struct ct_keys want = {0};
+	ct_fixture_keys("cdr_test", "", &want);
+	ct_expect_keys(BAG_COMPAT_IRON, &want);
 }
 
 /* Jazzy: cdr_test's keys, plus ros_distro, with the QoS a sequence of
@@ -270,30 +273,21 @@ static void test_iron_keys(void **state)
 static void test_jazzy_keys(void **state)
 {
 	(void)state;
-	const char *fx = ct_fixture_or_skip();
-	struct ct_keys want = {0}, got = {0};
-	char *cdr = bt_fs_join(fx, "cdr_test");
-	ct_keys_of(cdr, "", &want);
-	ct_keys_add(&want, "ros_distro");
 	static const char *const qos[] = {
 		"history", "depth", "reliability", "durability", "deadline", "deadline.sec",
 		"deadline.nsec", "lifespan", "lifespan.sec", "lifespan.nsec", "liveliness",
 		"liveliness_lease_duration", "liveliness_lease_duration.sec",
 		"liveliness_lease_duration.nsec", "avoid_ros_namespace_conventions"};
+	struct ct_keys want = {0};
+	ct_fixture_keys("cdr_test", "", &want);
+	ct_keys_add(&want, "ros_distro");
 	for (size_t i = 0; i < sizeof qos / sizeof qos[0]; i++) {
 		char *k = bt_xasprintf("topics_with_message_count[].topic_metadata."
 				       "offered_qos_profiles[].%s", qos[i]);
 		ct_keys_add(&want, k);
 		free(k);
 	}
-	struct ct_bag b;
-	ct_write(&b, BAG_COMPAT_JAZZY, BAG_COMPRESSION_NONE, "compat-jazzy-keys");
-	ct_keys_of(b.dir, "", &got);
-	ct_keys_assert_equal(&got, &want, "jazzy");
-	ct_keys_free(&want);
-	ct_keys_free(&got);
-	ct_free(&b);
-	free(cdr);
+	ct_expect_keys(BAG_COMPAT_JAZZY, &want);
 }
 
 /* ---- the QoS string ---- */
@@ -478,9 +472,12 @@ static void ct_expect_info(const char *dir, const char *layout)
 static const char *ct_layout_line(enum bag_compat c)
 {
 	switch (c) {
-	case BAG_COMPAT_HUMBLE: return "Layout:            rosbag2 metadata v5 (humble), sqlite schema 3\n";
-	case BAG_COMPAT_IRON: return "Layout:            rosbag2 metadata v7 (iron), sqlite schema 4\n";
-	default: return "Layout:            rosbag2 metadata v9 (jazzy), sqlite schema 4\n";
+	case BAG_COMPAT_HUMBLE:
+		return "Layout:            rosbag2 metadata v5 (humble), sqlite schema 3\n";
+	case BAG_COMPAT_IRON:
+		return "Layout:            rosbag2 metadata v7 (iron), sqlite schema 4\n";
+	default:
+		return "Layout:            rosbag2 metadata v9 (jazzy), sqlite schema 4\n";
 	}
 }
 
