@@ -12,7 +12,7 @@
 
 #define BAG_ROOT_KEY "rosbag2_bagfile_information"
 
-/* Recording statistics are bagtop's additions to the version 9 layout: a
+/* Recording statistics are bagtop's additions to every layout (5, 7, 9): a
  * `statistics` mapping as the last key of each topics_with_message_count
  * entry and a `topics_statistics` sequence as the last key of each files
  * entry; every rosbag2 key stays as it was, in its order. rosbag2 ignores
@@ -22,7 +22,12 @@
  * looks keys up by name (node["message_count"], node["path"], ...) and
  * never iterates a topic or file entry, so yaml-cpp leaves unknown keys
  * unread; metadata.yaml (MetadataIo::read_metadata) and the embedded row
- * (deserialize_metadata) both go through that decoder.
+ * (deserialize_metadata) both go through that decoder. The humble and iron
+ * branches' decoders (rosbag2_storage metadata_io.cpp on humble, yaml.hpp
+ * on iron) do the same, and a `files` entry there is decoded by
+ * convert<FileInformation> by name too, so the keys stay in their layouts;
+ * a topic's version-gated keys (offered_qos_profiles from 4,
+ * type_description_hash from 7) are all rosbag2 reads of topic_metadata.
  *
  * bagtop's reader is lenient with them: a statistics block it cannot read
  * is dropped (marked absent), never an error, since rosbag2 reads the bag. */
