@@ -195,6 +195,7 @@ int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c)
 	int rc = app_run_start(&run, cmd, c);
 	if (rc != 0)
 		return rc;
+	app_writer_note_compat(&c->w);
 	if (c->ro.max_cache_size != 0 && c->ro.max_cache_size < APP_SMALL_CACHE) {
 		char sz[32];
 		bt_fmt_iec(c->ro.max_cache_size, sz, sizeof sz);

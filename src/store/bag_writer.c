@@ -64,6 +64,7 @@ struct bw_pending {
 
 struct bag_writer {
 	char *dir, *base, *ros_distro;
+	enum bag_compat compat;
 	struct bag_kv *custom;
 	size_t n_custom;
 	struct bag_db_pragmas pragmas;
@@ -176,6 +177,7 @@ static void bw_add_file_md(const struct bag_writer *w, const struct bw_file *f, 
 static void bw_build_metadata(const struct bag_writer *w, bool closing, struct bag_metadata *md)
 {
 	bag_metadata_init(md);
+	md->version = bag_compat_metadata_version(w->compat);
 	free(md->compression_format);
 	free(md->compression_mode);
 	free(md->ros_distro);
@@ -300,12 +302,19 @@ static void bw_tally_grow(struct bw_tally **tally, size_t *cap, size_t need)
 	bt_xgrow((void **)tally, cap, need, sizeof **tally);
 }
 
+/* Whether the layout's schema has a message_definitions table (Humble's
+ * schema 3 has none: the definitions are kept, not written). */
+static bool bw_has_definitions(const struct bag_writer *w)
+{
+	return bag_schema_has_definitions(bag_compat_schema_version(w->compat));
+}
+
 static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err)
 {
 	bt_status st = BT_OK;
 	for (size_t i = 0; st == BT_OK && i < w->n_topics; i++)
 		st = bag_db_insert_topic(w->db, &w->topics[i].t, &w->topics[i].db_id, err);
-	for (size_t i = 0; st == BT_OK && i < w->n_types; i++)
+	for (size_t i = 0; st == BT_OK && bw_has_definitions(w) && i < w->n_types; i++)
 		st = bag_db_insert_msgdef(w->db, &w->types[i], err);
 	return st;
 }
@@ -340,7 +349,7 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	f->n_topics = w->n_topics;
 	bw_tally_grow(&f->tally, &f->cap_tally, w->n_topics);
 	char *path = bt_fs_join(w->dir, f->name);
-	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, &w->db, err);
+	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, w->compat, &w->db, err);
 	free(path);
 	if (st != BT_OK) {
 		bw_remove_outputs(w, f->seq); /* a half-created file (disk full) holds nothing */
@@ -527,7 +536,7 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	bt_status st = w->max_size ? bag_db_size(w->db, &before, err) : BT_OK;
 	if (st == BT_OK)
 		st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
-	if (st == BT_OK && new_type)
+	if (st == BT_OK && new_type && bw_has_definitions(w))
 		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index], err);
 	if (st == BT_OK && w->max_size && (st = bag_db_size(w->db, &after, err)) == BT_OK) {
 		w->base_size += after > before ? after - before : 0;
@@ -945,8 +954,13 @@ static bt_status bw_check_options(const struct bag_writer_options *o, struct bt_
 	if (o->max_bagfile_duration < 0)
 		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-duration must not be negative");
 	if ((unsigned)o->preset > BAG_PRESET_RESILIENT ||
-	    (unsigned)o->compression > BAG_COMPRESSION_MESSAGE)
-		return bt_err_set(err, BT_ERR_USAGE, "unknown preset or compression mode");
+	    (unsigned)o->compression > BAG_COMPRESSION_MESSAGE ||
+	    (unsigned)o->compat > BAG_COMPAT_IRON)
+		return bt_err_set(err, BT_ERR_USAGE, "unknown preset, compression mode or layout");
+	if (o->n_custom_data && bag_compat_metadata_version(o->compat) < BAG_MDV_CUSTOM_DATA)
+		return bt_err_set(err, BT_ERR_USAGE, "--custom-data: %s's metadata (version %d) has "
+				  "no custom_data", bag_compat_name(o->compat),
+				  bag_compat_metadata_version(o->compat));
 	return BT_OK;
 }
 
@@ -962,6 +976,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->base = bt_fs_basename(o->uri);
 	const char *distro = o->ros_distro ? o->ros_distro : getenv("ROS_DISTRO");
 	w->ros_distro = bt_xstrdup(distro ? distro : "");
+	w->compat = o->compat;
 	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
 	w->pragmas = bw_presets[o->preset];

@@ -1,5 +1,6 @@
 /* bag_writer — writes a rosbag2 sqlite3 bag: <bag>/<bag>_<N>.db3 files in
- * schema 4, metadata.yaml (v9) rewritten atomically at open, at every split
+ * schema 4 (3 for Humble), metadata.yaml (v9; v5 Humble, v7 Iron: the
+ * layout of options.compat) rewritten atomically at open, at every split
  * and at close, splits by size / duration / request, --max-bag-files
  * rotation, zstd FILE and MESSAGE compression.
  *
@@ -39,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bag_compat.h"
 #include "bag_types.h"
 #include "bt_status.h"
 
@@ -70,6 +72,11 @@ struct bag_writer_options {
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
+	/* The distro whose rosbag2 layout the bag takes (bag_compat.h):
+	 * metadata version, sqlite schema, QoS form; 0 = Jazzy. Humble's
+	 * layout has no custom_data (BT_ERR_USAGE with any) and no
+	 * message_definitions table (definitions given are not stored). */
+	enum bag_compat compat;
 	/* For benchmarks and crash tests only: replace the preset's pragmas. */
 	const char *journal_mode;
 	const char *synchronous;
