@@ -107,6 +107,9 @@ struct app_record_cfg {
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	const char *log_file; /* borrowed from argv, NULL = none */
 	int64_t duration_ns; /* demo's --duration; 0 = until stopped */
+	/* demo: its own publishers announce no type hash; that says nothing
+	 * of the user's distro */
+	bool own_publishers;
 	/* --stop-timeout: finishing the bag longer than this abandons what is
 	 * not written yet (as a second stop request does); 0 = no limit. */
 	int64_t stop_timeout_ns;

@@ -1,5 +1,5 @@
 /* `bagtop record` in each distro's layout, end to end: a real recorder and
- * tpub on a loopback-only DDS domain (40..42), the layout chosen by
+ * tpub on a loopback-only DDS domain (40..44), the layout chosen by
  * --compat or by $ROS_DISTRO, the bag then read as that distro's rosbag2
  * would find it (metadata version and QoS form, sqlite schema and tables,
  * the schema row), checked and read back. */
@@ -131,12 +131,53 @@ static void test_record_rolling_gets_jazzy(void **state)
 	free(tmp);
 }
 
+/* Records `/compat` with no --compat and no $ROS_DISTRO from a tpub that
+ * announces `user_data` (NULL: none); returns the recorder's log. */
+static char *rc_hint_log(int domain, const char *user_data)
+{
+	char *tmp = tu_mkdtemp("compat-hint");
+	char *log = bt_fs_join(tmp, "rec.log");
+	char *args[] = {"--log-file", log, "/compat", NULL};
+	char *extra[] = {"--count", "30", "--rate", "200", "--wait-readers", "1",
+			 user_data ? "--user-data" : NULL, (char *)user_data, NULL};
+	struct rec_session s = {domain, args, "ROS_DISTRO=", "rt/compat", extra, RC_COUNT};
+	struct rec r;
+	rec_session(&r, &s);
+	rec_expect_count(r.dir, "/compat", RC_COUNT);
+	rec_free(&r);
+	char *text = rec_read(log);
+	tu_rmrf(tmp);
+	free(log);
+	free(tmp);
+	return text;
+}
+
+/* Publishers without a type hash look like Humble's: with the layout
+ * defaulted to Jazzy's, the recorder says once to use --compat humble; a
+ * publisher with a hash (Iron and newer) gives no such hint. */
+static void test_humble_hint(void **state)
+{
+	(void)state;
+	const char *hint = "record with --compat humble";
+	char *text = rc_hint_log(43, NULL);
+	const char *at = strstr(text, hint);
+	if (!at || strstr(at + 1, hint))
+		fail_msg("the log does not give the hint once:\n%s", text);
+	free(text);
+	text = rc_hint_log(44, "typehash=RIHS01_"
+			       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef;");
+	if (strstr(text, hint))
+		fail_msg("a publisher with a type hash got the hint:\n%s", text);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_humble),
 		cmocka_unit_test(test_record_iron_from_env),
 		cmocka_unit_test(test_record_rolling_gets_jazzy),
+		cmocka_unit_test(test_humble_hint),
 	};
 	return REC_RUN_TESTS(tests);
 }
