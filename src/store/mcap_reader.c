@@ -199,6 +199,7 @@ bt_status mcap_reader_stream_begin(struct mcap_reader *r, struct bt_error *err)
 	uint8_t m[MCAP_MAGIC_LEN];
 	free(r->cbuf);
 	r->cbuf = NULL;
+	r->clen = r->cpos = 0;
 	r->started = true;
 	r->failed = r->done = r->data_done = false;
 	r->data_crc = 0;
