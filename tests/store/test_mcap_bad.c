@@ -6,7 +6,8 @@
  * never a crash (the ASan+UBSan job runs this) or a large allocation.
  *
  * BAGTOP_WRITE_MCAP_CORPUS=DIR: also write the crafted files into DIR (how
- * tests/data/bad/mcap was made). */
+ * tests/data/bad/mcap was made); BAGTOP_WRITE_MCAP_SEEDS=DIR: the valid
+ * files the test starts from (tests/fuzz/corpus_mcap's seeds). */
 #include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,16 @@ static void bad_valid(const char *path, enum mcap_compression c, bool chunked,
 			 BT_OK);
 	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
 	assert_int_equal(bt_fs_read_all(path, 1u << 20, bytes, len, &err), BT_OK);
+	const char *seeds = getenv("BAGTOP_WRITE_MCAP_SEEDS"); /* tests/fuzz/corpus_mcap */
+	if (seeds) {
+		char out[4096];
+		snprintf(out, sizeof out, "%s/valid-%s-%s.mcap", seeds, chunked ? "chunked" : "loose",
+			 mcap_compression_name(c));
+		FILE *f = fopen(out, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(*bytes, 1, *len, f), *len);
+		assert_int_equal(fclose(f), 0);
+	}
 }
 
 static void test_truncated_everywhere(void **state)
