@@ -188,6 +188,58 @@ static void test_bit_flips(void **state)
 	free(good);
 }
 
+/* Flips one byte of `good` at `at` into `path`; returns the bad_run. */
+static void bad_flip(const char *path, char *good, size_t n, size_t at, struct bad_result *res)
+{
+	good[at] ^= 0x20;
+	bad_save(path, good, n);
+	good[at] ^= 0x20;
+	bad_run(path, res);
+}
+
+/* Each CRC catches a change in what it covers; a damaged summary makes the
+ * index scan instead, and the scan still finds every message. */
+static void test_crc_and_damaged_summary(void **state)
+{
+	const char *dir = *state;
+	char path[4096], bad[4096];
+	char *good;
+	size_t n;
+	snprintf(path, sizeof path, "%s/good.mcap", dir);
+	snprintf(bad, sizeof bad, "%s/flip-crc.mcap", dir);
+	bad_valid(path, MCAP_COMPRESSION_NONE, true, &good, &n);
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	const struct mcap_summary *s = mcap_reader_summary(r);
+	assert_true(s->from_summary);
+	uint64_t chunk = s->chunks[0].offset, meta = s->metadata[0].offset;
+	mcap_reader_close(r);
+	uint64_t sum_start = mcap_get_u64((uint8_t *)good + n - MCAP_MAGIC_LEN - 20);
+	struct bad_result res;
+	/* a byte of the first chunk's records (uncompressed: 57 bytes of fields) */
+	bad_flip(bad, good, n, chunk + 57 + 20, &res);
+	assert_non_null(strstr(res.stream_err.msg, "CRC mismatch"));
+	assert_non_null(strstr(res.stream_err.msg, "chunk at offset"));
+	/* a byte of the metadata record: only the data section CRC covers it */
+	bad_flip(bad, good, n, meta + MCAP_RECORD_PREFIX + 4 + 2, &res); /* in its name */
+	assert_non_null(strstr(res.stream_err.msg, "data section CRC mismatch"));
+	/* a byte of the summary */
+	bad_flip(bad, good, n, sum_start + 12, &res);
+	assert_int_equal(res.index, BT_OK);
+	assert_int_equal(res.indexed_msgs, 40);
+	assert_int_equal(mcap_reader_open(&r, bad, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	s = mcap_reader_summary(r);
+	assert_false(s->from_summary);
+	assert_string_equal(s->scan_why.msg, "summary CRC mismatch");
+	assert_int_equal(s->statistics.message_count, 40);
+	assert_int_equal(s->n_channels, 2);
+	mcap_reader_close(r);
+	free(good);
+}
+
 /* ---- crafted files ---- */
 
 static void craft_start(struct bt_buf *b)
@@ -390,6 +442,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated_everywhere, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_bit_flips, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_crc_and_damaged_summary, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_lying_lengths, tu_scratch_setup,
 						tu_scratch_teardown),
