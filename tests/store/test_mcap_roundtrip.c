@@ -4,13 +4,16 @@
  * log_times out of order across many small chunks, a metadata record and an
  * attachment. Each file is read streamed (every record, CRCs checked),
  * indexed (messages in log_time order, each the bytes written, statistics)
- * and walked by recover. Also: the rosbag2 option names, and a file flushed
- * but not closed (what a crash leaves) read back by recover and the scan. */
+ * and walked by recover. Also: the rosbag2 option names, a file flushed but
+ * not closed (what a crash leaves) read back by recover and the scan, and
+ * unknown opcodes and padding passed over. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_buf.h"
 #include "mcap_reader.h"
+#include "mcap_record.h"
 #include "mcap_writer.h"
 #include "test_util.h"
 
@@ -299,6 +302,73 @@ static void test_flushed_not_closed(void **state)
 	mcap_writer_abandon(w);
 }
 
+/* Records of opcodes the spec does not define (or reserves for private
+ * use) are passed over, and bytes after a record's known fields skipped. */
+static void test_unknown_opcodes_and_padding(void **state)
+{
+	const char *dir = *state;
+	struct bt_buf b = BT_BUF_INIT;
+	size_t mark;
+	assert_int_equal(bt_buf_append(&b, mcap_magic, MCAP_MAGIC_LEN), BT_OK);
+	assert_int_equal(mcap_enc_begin(&b, MCAP_OP_HEADER, &mark), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "x", 1), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "y", 1), BT_OK);
+	mcap_enc_end(&b, mark);
+	uint8_t ops[] = {0x42, 0x80, 0xff, 0x00};
+	for (size_t i = 0; i < sizeof ops; i++) {
+		assert_int_equal(mcap_enc_begin(&b, ops[i], &mark), BT_OK);
+		assert_int_equal(bt_buf_append(&b, "junk!", 5), BT_OK);
+		mcap_enc_end(&b, mark);
+	}
+	assert_int_equal(mcap_enc_begin(&b, MCAP_OP_SCHEMA, &mark), BT_OK);
+	assert_int_equal(mcap_enc_u16(&b, 7), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "n", 1), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "e", 1), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "d", 1), BT_OK);
+	assert_int_equal(bt_buf_append(&b, "\x01\xff\xff\x00", 4), BT_OK); /* padding */
+	mcap_enc_end(&b, mark);
+	uint8_t tail[13 + MCAP_FOOTER_LEN] = {MCAP_OP_DATA_END, 4};
+	tail[13] = MCAP_OP_FOOTER;
+	tail[14] = 20;
+	assert_int_equal(bt_buf_append(&b, tail, sizeof tail), BT_OK);
+	assert_int_equal(bt_buf_append(&b, mcap_magic, MCAP_MAGIC_LEN), BT_OK);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/unknown.mcap", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	assert_int_equal(fclose(f), 0);
+	bt_buf_fini(&b);
+
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
+	uint8_t seen[16];
+	size_t n = 0;
+	for (bool end = false;;) {
+		struct mcap_item it;
+		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
+			fail_msg("%s", err.msg);
+		if (end)
+			break;
+		assert_true(n < sizeof seen);
+		seen[n++] = it.rec.opcode;
+		if (it.rec.opcode == MCAP_OP_SCHEMA) {
+			assert_int_equal(it.rec.u.schema.id, 7);
+			assert_int_equal(it.rec.u.schema.data.len, 1);
+			assert_memory_equal(it.rec.u.schema.data.p, "d", 1);
+		}
+	}
+	uint8_t want[] = {MCAP_OP_HEADER, 0x42, 0x80, 0xff, 0x00, MCAP_OP_SCHEMA, MCAP_OP_DATA_END,
+			  MCAP_OP_FOOTER};
+	assert_int_equal(n, sizeof want);
+	assert_memory_equal(seen, want, n);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	assert_non_null(mcap_reader_schema(r, 7));
+	mcap_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +378,8 @@ int main(void)
 						tu_scratch_teardown),
 		cmocka_unit_test(test_option_names),
 		cmocka_unit_test_setup_teardown(test_flushed_not_closed, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_opcodes_and_padding, tu_scratch_setup,
 						tu_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
