@@ -9,6 +9,8 @@ pkg_check_modules(NCURSESW REQUIRED IMPORTED_TARGET ncursesw)
 find_package(CycloneDDS REQUIRED)
 if(BAGTOP_TESTS)
   pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
-  # The MCAP conformance test reads the suite's JSON files.
+  # The MCAP conformance test reads the suite's JSON files and checks
+  # sha256 sums (its .mcap files are Git LFS pointers).
   pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+  pkg_check_modules(LIBCRYPTO REQUIRED IMPORTED_TARGET libcrypto)
 endif()

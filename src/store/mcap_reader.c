@@ -344,6 +344,21 @@ bt_status mcap_reader_next(struct mcap_reader *r, struct mcap_item *it, bool *en
 	return BT_OK;
 }
 
+bt_status mcap_reader_record_at(struct mcap_reader *r, uint64_t offset, struct mcap_record *out,
+				struct bt_error *err)
+{
+	uint8_t op;
+	uint64_t len;
+	bt_status st = mcap_r_read_record(r, offset, &op, &len, err);
+	if (st == BT_OK)
+		st = mcap_record_parse(op, r->rbuf, len, out, err);
+	if (st == BT_OK && op == MCAP_OP_ATTACHMENT && out->u.attachment.crc != 0 &&
+	    out->u.attachment.crc != out->u.attachment.crc_computed)
+		st = bt_err_set(err, BT_ERR_FORMAT, "attachment at offset %llu: CRC mismatch",
+				(unsigned long long)offset);
+	return st;
+}
+
 /* ---- recover ---- */
 
 static void r_recover_count(struct mcap_recovery *out, const struct mcap_record *rec,

@@ -124,6 +124,13 @@ const struct mcap_summary *mcap_reader_summary(const struct mcap_reader *r);
 const struct mcap_channel *mcap_reader_channel(const struct mcap_reader *r, uint16_t id);
 const struct mcap_schema *mcap_reader_schema(const struct mcap_reader *r, uint16_t id);
 
+/* Reads and parses the one record at file offset `offset` (e.g. a Metadata
+ * or Attachment record its index points at); *out is valid until the next
+ * call on the reader. A record not wholly inside the file, or over the
+ * limit, is BT_ERR_FORMAT / BT_ERR_TOOBIG. */
+BT_MUST_CHECK bt_status mcap_reader_record_at(struct mcap_reader *r, uint64_t offset,
+					      struct mcap_record *out, struct bt_error *err);
+
 /* Starts reading messages in log_time order (ties in file order) over all
  * chunks, and the messages outside chunks when the summary indexed no chunk.
  * Needs mcap_reader_index first. */

@@ -119,6 +119,16 @@ static void rt_indexed(const char *path, const struct mcap_writer_options *o)
 		assert_true(s->statistics.chunk_count > 20);
 	assert_int_equal(s->n_metadata, 1);
 	assert_int_equal(s->n_attachments, 1);
+	struct mcap_record rec;
+	assert_int_equal(mcap_reader_record_at(r, s->metadata[0].offset, &rec, &err), BT_OK);
+	assert_int_equal(rec.opcode, MCAP_OP_METADATA);
+	struct mcap_str k, v;
+	assert_true(mcap_map_next_str(&rec.u.metadata.metadata, &k, &v));
+	assert_int_equal(k.len, strlen("serialized_metadata"));
+	assert_memory_equal(v.p, "rosbag2_bagfile_information: {}", v.len);
+	assert_int_equal(mcap_reader_record_at(r, s->attachments[0].offset, &rec, &err), BT_OK);
+	assert_int_equal(rec.opcode, MCAP_OP_ATTACHMENT);
+	assert_memory_equal(rec.u.attachment.data.p, "xyz", 3);
 	assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
 	uint32_t n = 0;
 	uint64_t last = 0, last_seq = 0;
