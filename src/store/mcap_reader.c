@@ -173,12 +173,15 @@ bt_status mcap_r_unpack(struct mcap_reader *r, const struct mcap_chunk *c, uint6
 				  "stored (more than the %llu believed)",
 				  (unsigned long long)at, (unsigned long long)us,
 				  (unsigned long long)c->records.len, (unsigned long long)max);
+	bt_status st = mcap_z_precheck(c->compression, c->records.p, (size_t)c->records.len, us, err);
+	if (st != BT_OK)
+		return err ? bt_err_prefix(err, "chunk at offset %llu", (unsigned long long)at) : st;
 	uint8_t *buf = malloc(us ? (size_t)us : 1);
 	if (!buf)
 		return bt_err_set(err, BT_ERR_NOMEM, "MCAP reader: out of memory for a chunk of %llu",
 				  (unsigned long long)us);
-	bt_status st = mcap_z_decompress(r->z, c->compression, c->records.p, (size_t)c->records.len,
-					 buf, (size_t)us, err);
+	st = mcap_z_decompress(r->z, c->compression, c->records.p, (size_t)c->records.len, buf,
+			       (size_t)us, err);
 	if (st != BT_OK) {
 		free(buf);
 		return err ? bt_err_prefix(err, "chunk at offset %llu", (unsigned long long)at) : st;

@@ -129,6 +129,24 @@ static bt_status unz_lz4(struct mcap_z *z, const void *src, size_t len, uint8_t 
 	return BT_OK;
 }
 
+bt_status mcap_z_precheck(struct mcap_str name, const void *src, size_t len, uint64_t dst_len,
+			  struct bt_error *err)
+{
+	if (name.len != 4 || memcmp(name.p, "zstd", 4) != 0)
+		return BT_OK;
+	/* The usual chunk is one frame that names its size: check that. */
+	size_t first = ZSTD_findFrameCompressedSize(src, len);
+	if (ZSTD_isError(first))
+		return bt_err_set(err, BT_ERR_FORMAT, "zstd chunk: %s", ZSTD_getErrorName(first));
+	unsigned long long n = ZSTD_getFrameContentSize(src, len);
+	if (first == len && n != ZSTD_CONTENTSIZE_UNKNOWN && n != ZSTD_CONTENTSIZE_ERROR &&
+	    n != dst_len)
+		return bt_err_set(err, BT_ERR_FORMAT,
+				  "zstd chunk: its frames hold %llu bytes, %llu were declared", n,
+				  (unsigned long long)dst_len);
+	return BT_OK;
+}
+
 bt_status mcap_z_decompress(struct mcap_z *z, struct mcap_str name, const void *src, size_t len,
 			    uint8_t *dst, size_t dst_len, struct bt_error *err)
 {

@@ -34,6 +34,11 @@ BT_MUST_CHECK bt_status mcap_z_compress(struct mcap_z *z, enum mcap_compression 
 					const void *src, size_t len, struct bt_buf *out,
 					struct bt_error *err);
 
+/* Before allocating dst_len bytes: refuses a zstd chunk whose frames say
+ * they hold another size (BT_ERR_FORMAT); other compressions pass. */
+BT_MUST_CHECK bt_status mcap_z_precheck(struct mcap_str name, const void *src, size_t len,
+					uint64_t dst_len, struct bt_error *err);
+
 /* Decompresses src[0..len), compressed as `name` says ("zstd", "lz4"), into
  * exactly dst[0..dst_len): never writes past dst_len, and a frame that
  * yields more or fewer bytes is BT_ERR_FORMAT (a lying size or a bomb). An

@@ -382,6 +382,15 @@ static void test_bombs(void **state)
 	assert_non_null(z);
 	assert_non_null(l);
 	size_t zn = ZSTD_compress(z, zcap, zeros, big, 19);
+	/* the same frame without its content size, so only decoding finds out */
+	char *zs = malloc(zcap);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	assert_non_null(zs);
+	assert_non_null(cc);
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)));
+	size_t zsn = ZSTD_compress2(cc, zs, zcap, zeros, big);
+	assert_false(ZSTD_isError(zsn));
+	ZSTD_freeCCtx(cc);
 	size_t ln = LZ4F_compressFrame(l, lcap, zeros, lbig, NULL);
 	assert_false(ZSTD_isError(zn));
 	assert_false(LZ4F_isError(ln));
@@ -391,7 +400,11 @@ static void test_bombs(void **state)
 	craft_start(&b);
 	craft_chunk(&b, 4096, "zstd", z, zn);
 	craft_end(&b);
-	craft_check(dir, "zstd_bomb.mcap", &b, "zstd chunk");
+	craft_check(dir, "zstd_bomb.mcap", &b, "its frames hold 16777216 bytes");
+	craft_start(&b);
+	craft_chunk(&b, 4096, "zstd", zs, zsn);
+	craft_end(&b);
+	craft_check(dir, "zstd_bomb_nosize.mcap", &b, "Destination buffer is too small");
 	craft_start(&b);
 	craft_chunk(&b, 1ull << 40, "zstd", z, zn);
 	craft_end(&b);
@@ -408,6 +421,7 @@ static void test_bombs(void **state)
 	printf("bombs: peak RSS grew by %ld KiB\n", grown);
 	assert_true(grown < 32 * 1024); /* nothing near the 16 MiB inside, let alone 2^40 */
 	free(z);
+	free(zs);
 	free(l);
 	bt_buf_fini(&b);
 }
