@@ -27,6 +27,7 @@ enum {
 	APP_R_LOG_FILE,
 	APP_R_NO_KEYS,
 	APP_R_STOP_TIMEOUT,
+	APP_R_DEFS_PATH,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -89,7 +90,11 @@ enum {
 	{"stop-timeout", 0, "SECONDS",                                                             \
 	 "finishing the bag longer than SECONDS abandons what is not written yet, as a second "   \
 	 "Ctrl-C does (default 30; 0 = no limit)",                                                 \
-	 APP_R_STOP_TIMEOUT}
+	 APP_R_STOP_TIMEOUT},                                                                      \
+	{"message-definitions-path", 0, "DIR...",                                                 \
+	 "look for .msg/.srv/.idl files here before AMENT_PREFIX_PATH and the built-in set: an "   \
+	 "install prefix, a colcon install directory or a share directory",                        \
+	 APP_R_DEFS_PATH}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -109,6 +114,9 @@ struct app_record_cfg {
 	/* --stop-timeout: finishing the bag longer than this abandons what is
 	 * not written yet (as a second stop request does); 0 = no limit. */
 	int64_t stop_timeout_ns;
+	const char **defs_paths; /* --message-definitions-path, borrowed from argv */
+	size_t n_defs_paths;
+	struct defs_source *defs; /* made by app_record_finish, freed by fini */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);
