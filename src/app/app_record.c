@@ -158,7 +158,7 @@ static int app_record_defs(const struct app_cmd *cmd, struct app_record_cfg *c)
 	if (distro == NULL || defs_builtin_count(distro) == 0)
 		distro = NULL;
 	struct defs_options o = {c->defs_paths, c->n_defs_paths, getenv("AMENT_PREFIX_PATH"),
-				 distro};
+				 distro, false};
 	struct bt_error err;
 	if (defs_source_new(&o, &c->defs, &err) != BT_OK)
 		return app_usage_error(cmd, "%s", err.msg);

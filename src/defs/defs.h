@@ -23,6 +23,7 @@
 #ifndef DEFS_H
 #define DEFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bt_status.h"
@@ -40,6 +41,7 @@ struct defs_options {
 	size_t n_paths;
 	const char *ament_prefix_path; /* "a:b:c" as the variable; NULL = none */
 	const char *distro;            /* built-in set: "humble", "iron", "jazzy"; NULL = jazzy */
+	bool quiet;                    /* no log lines (a caller that only compares) */
 };
 
 struct defs_result {

@@ -34,6 +34,7 @@ struct defs_source {
 	size_t n_prefixes;
 	unsigned distro_bit;
 	const char *distro;
+	bool quiet;
 	char *first_missing; /* during a lookup: the first file found nowhere */
 };
 
@@ -83,6 +84,7 @@ bt_status defs_source_new(const struct defs_options *o, struct defs_source **out
 	struct defs_source *s = bt_xcalloc(1, sizeof *s);
 	s->distro_bit = 1u << d;
 	s->distro = defs_builtin_distros_tab[d];
+	s->quiet = o->quiet;
 	s->n_paths = o->n_paths;
 	s->paths = o->n_paths ? bt_xcalloc(o->n_paths, sizeof *s->paths) : NULL;
 	for (size_t i = 0; i < o->n_paths; i++)
@@ -350,11 +352,13 @@ void defs_source_lookup(struct defs_source *s, const char *type, struct defs_res
 	s->first_missing = NULL;
 	bt_status st = defs_text_build(type, defs_load_file, s, out, &err);
 	if (st == BT_OK) {
-		if (strcmp(out->encoding, "unknown") == 0 && out->text[0] == '\0')
+		if (strcmp(out->encoding, "unknown") == 0 && out->text[0] == '\0' && !s->quiet)
 			bt_log_info("%s: not a ROS 2 type name; no message definition", type);
 		return;
 	}
-	if (st == BT_ERR_NOTFOUND)
+	if (s->quiet)
+		st = BT_OK; /* nothing to say */
+	else if (st == BT_ERR_NOTFOUND)
 		bt_log_warn("%s: no message definition (%s in neither --message-definitions-path, "
 			    "AMENT_PREFIX_PATH nor the built-in %s set)",
 			    type, s->first_missing != NULL ? s->first_missing : "a file", s->distro);

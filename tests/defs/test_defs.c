@@ -43,7 +43,7 @@ static void log_reset(void)
 static struct defs_source *source(const char *const *paths, size_t n, const char *ament,
 				  const char *distro)
 {
-	struct defs_options o = {paths, n, ament, distro};
+	struct defs_options o = {paths, n, ament, distro, false};
 	struct defs_source *s = NULL;
 	struct bt_error err;
 	assert_int_equal(defs_source_new(&o, &s, &err), BT_OK);
