@@ -91,9 +91,10 @@ enum {
 	 "finishing the bag longer than SECONDS abandons what is not written yet, as a second "   \
 	 "Ctrl-C does (default 30; 0 = no limit)",                                                 \
 	 APP_R_STOP_TIMEOUT},                                                                      \
-	{"message-definitions-path", 0, "DIR...",                                                 \
-	 "look for .msg/.srv/.idl files here before AMENT_PREFIX_PATH and the built-in set: an "   \
-	 "install prefix, a colcon install directory or a share directory",                        \
+	{"message-definitions-path", 0, "DIR",                                                     \
+	 "look for message definitions (.msg/.srv/.idl) in DIR first, before AMENT_PREFIX_PATH "   \
+	 "and the built-in set: an install prefix, a colcon install directory or a share "         \
+	 "directory; repeatable",                                                                  \
 	 APP_R_DEFS_PATH}
 
 struct app_record_cfg {
