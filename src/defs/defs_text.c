@@ -293,6 +293,24 @@ static bt_status defs_load(struct defs_build *b, enum defs_format f, const char 
 	return st;
 }
 
+/* Loads `type`'s file, appends its text and lists its dependencies
+ * (*deps freed by the caller with defs_deps_free, also on error). */
+static bt_status defs_put_file(struct defs_build *b, enum defs_format f, const char *type,
+			       char ***deps, size_t *n)
+{
+	char pkg[DEFS_NAME_MAX], *text = NULL;
+	*deps = NULL;
+	*n = 0;
+	bt_status st = defs_load(b, f, type, pkg, &text);
+	if (st != BT_OK)
+		return st;
+	st = defs_put(b, text);
+	if (st == BT_OK)
+		defs_parse_deps(f, text, pkg, deps, n);
+	free(text);
+	return st;
+}
+
 /* append_recursive: `type`'s text, then its unseen dependencies. */
 static bt_status defs_append(struct defs_build *b, enum defs_format f, const char *type,
 			     int depth)
@@ -300,16 +318,9 @@ static bt_status defs_append(struct defs_build *b, enum defs_format f, const cha
 	if (depth <= 0)
 		return bt_err_set(b->err, BT_ERR_TOOBIG, "more than %d levels of nested types",
 				  DEFS_MAX_DEPTH);
-	char pkg[DEFS_NAME_MAX], *text = NULL;
-	bt_status st = defs_load(b, f, type, pkg, &text);
-	if (st != BT_OK)
-		return st;
-	st = defs_put(b, text);
-	char **deps = NULL;
-	size_t n = 0;
-	if (st == BT_OK)
-		defs_parse_deps(f, text, pkg, &deps, &n);
-	free(text);
+	char **deps;
+	size_t n;
+	bt_status st = defs_put_file(b, f, type, &deps, &n);
 	for (size_t i = 0; i < n && st == BT_OK; i++) {
 		if (!defs_seen_insert(&b->seen, f, deps[i]))
 			continue;
@@ -388,17 +399,10 @@ static bt_status defs_build_srv(struct defs_build *b, const char *root, enum def
 	*f = DEFS_FMT_UNKNOWN;
 	(void)defs_seen_insert(&b->seen, DEFS_FMT_SRV, root);
 	bt_status st = defs_delimiter(b, DEFS_FMT_SRV, root);
-	char pkg[DEFS_NAME_MAX], *text = NULL;
-	if (st == BT_OK)
-		st = defs_load(b, DEFS_FMT_SRV, root, pkg, &text);
-	if (st != BT_OK)
-		return st;
-	st = defs_put(b, text);
 	char **deps = NULL;
 	size_t n = 0;
 	if (st == BT_OK)
-		defs_parse_deps(DEFS_FMT_SRV, text, pkg, &deps, &n);
-	free(text);
+		st = defs_put_file(b, DEFS_FMT_SRV, root, &deps, &n);
 	for (size_t i = 0; i < n && st == BT_OK; i++)
 		st = defs_build_srv_dep(b, deps[i], f);
 	defs_deps_free(deps, n);

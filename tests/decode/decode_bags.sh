@@ -12,6 +12,11 @@ B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX="$HERE/../defs/fixtures/ament"
+# A --message-definitions-path that is no directory: a usage error.
+out=$("$B" record -a --message-definitions-path /nonexistent/defs 2>&1)
+rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "'/nonexistent/defs' is not a directory" ||
+	{ echo "FAIL: --message-definitions-path /nonexistent/defs: exit $rc: $out"; exit 1; }
 command -v node >/dev/null || { echo "SKIP: node is not installed"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
 [ -d "$HERE/node_modules/@foxglove/rosmsg2-serialization" ] ||
