@@ -19,13 +19,18 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 PKGS="build-essential cmake pkg-config cyclonedds-dev cyclonedds-tools libsqlite3-dev
       libzstd-dev libncurses-dev libcmocka-dev libyaml-dev sqlite3 zstd tmux iproute2
       util-linux"
-# What only the test suite needs: node, for Foxglove's decoders (tests/decode).
+# What only the test suite needs: node and npm, for Foxglove's decoders
+# (tests/decode); Debian's packages unless the commands are there already
+# (NodeSource's nodejs carries npm and conflicts with Debian's).
 TEST_PKGS="nodejs npm"
 export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
 
 deps() {
 	missing=""
-	for p in $PKGS ${WITH_TEST_PKGS:+$TEST_PKGS}; do
+	test_pkgs=""
+	[ -n "${WITH_TEST_PKGS:-}" ] && ! { command -v node && command -v npm; } >/dev/null &&
+		test_pkgs=$TEST_PKGS
+	for p in $PKGS $test_pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing="$missing $p"
 	done
