@@ -46,10 +46,10 @@ deps() {
 # The test suite's node packages (tests/decode/package-lock.json), installed
 # when the lock file is newer than what is there.
 test_deps() {
-	dir="$ROOT/tests/decode"
-	[ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+	nd="$ROOT/tests/decode" # not $dir: sh has no local variables, suite() uses it
+	[ "$nd/node_modules/.package-lock.json" -nt "$nd/package-lock.json" ] && return 0
 	echo "dev.sh: npm ci in tests/decode"
-	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+	(cd "$nd" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 # build DIR [cmake options...]
