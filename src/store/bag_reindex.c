@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "bag_metadata.h"
+#include "bag_storage.h"
 #include "bag_tools.h"
 #include "bt_fs.h"
 #include "bt_log.h"
@@ -14,8 +15,8 @@
 
 static char *bag_reindex_plain_name(const char *name)
 {
-	if (bt_str_ends_with(name, ".zstd"))
-		return bt_xstrndup(name, strlen(name) - 5);
+	if (bt_str_ends_with(name, BAG_STORAGE_FILE_COMPRESSED))
+		return bt_xstrndup(name, strlen(name) - strlen(BAG_STORAGE_FILE_COMPRESSED));
 	return bt_xstrdup(name);
 }
 
@@ -69,6 +70,12 @@ void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md)
 	free(md->compression_format);
 	md->compression_mode = bt_xstrdup(mode);
 	md->compression_format = bt_xstrdup(*mode ? "zstd" : "");
+	/* What the backend that read the files calls itself. */
+	const struct bag_reader_file *f0 = bag_reader_file(r, 0);
+	if (f0 && f0->storage) {
+		free(md->storage_identifier);
+		md->storage_identifier = bt_xstrdup(f0->storage->identifier);
+	}
 	bag_reindex_from_embedded(r, md);
 }
 
@@ -310,8 +317,13 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
 	if (bt_fs_list_dir(dir, &names, &n, NULL) != BT_OK)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		bool ours = bt_str_ends_with(names[i], ".db3.zstd.tmp") ||
-			    !strcmp(names[i], BAG_METADATA_FILE ".tmp");
+		bool ours = !strcmp(names[i], BAG_METADATA_FILE ".tmp");
+		if (bt_str_ends_with(names[i], BAG_STORAGE_FILE_COMPRESSED ".tmp")) {
+			char *done = bt_xstrndup(names[i], strlen(names[i]) - 4);
+			bool z = false;
+			ours = bag_storage_by_name(done, NULL, &z) != NULL && z;
+			free(done);
+		}
 		if (!ours)
 			continue;
 		char *p = bt_fs_join(dir, names[i]);
@@ -329,16 +341,20 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
  * like a storage file, and says who moved it. */
 #define BAG_REINDEX_ASIDE ".set-aside-by-reindex"
 
-/* Moves storage file `path`, with the SQLite side files that belong to it,
- * to "<path>.set-aside-by-reindex" (never over anything), and says why. */
+/* Moves storage file `path`, with the side files its backend keeps beside
+ * it (SQLite's journals), to "<path>.set-aside-by-reindex" (never over
+ * anything), and says why. */
 static bt_status bag_reindex_set_aside(const char *path, const char *why, struct bt_error *err)
 {
-	static const char *const side[] = {"-journal", "-wal", "-shm"};
+	static const char *const none[] = {NULL};
+	bool z = false;
+	const struct bag_storage_ops *ops = bag_storage_by_name(path, NULL, &z);
+	const char *const *side = ops && !z ? ops->side_suffixes : none;
 	char *moved = NULL;
 	bt_status st = bt_fs_set_aside(path, BAG_REINDEX_ASIDE, &moved, err);
 	/* The storage file moved: its side files follow it, even when the
 	 * directory's fsync failed, so a hot journal never stays behind. */
-	for (size_t i = 0; moved != NULL && i < sizeof side / sizeof side[0]; i++) {
+	for (size_t i = 0; moved != NULL && side[i] != NULL; i++) {
 		char *from = bt_xasprintf("%s%s", path, side[i]);
 		char *to = bt_xasprintf("%s%s", moved, side[i]);
 		struct bt_error e2;
@@ -372,7 +388,7 @@ static int64_t bag_reindex_count(const char *path)
 	return n;
 }
 
-/* "X.db3" beside "X.db3.zstd": a crash between compressing and removing
+/* "X.db3" beside "X.db3.zstd" (any backend's X): a crash between compressing and removing
  * the plain file, or a stray copy. Keep the one with more messages (the
  * .zstd when equal: it is renamed into place only once complete) and set
  * the other aside, so nothing below can compress one over the other. */
@@ -380,7 +396,7 @@ static bt_status bag_reindex_settle_pair(const char *dir, const char *zname,
 					 struct bt_error *err)
 {
 	char *zpath = bt_fs_join(dir, zname);
-	char *ppath = bt_xstrndup(zpath, strlen(zpath) - 5);
+	char *ppath = bag_reindex_plain_name(zpath);
 	int64_t nz = bag_reindex_count(zpath), np = bag_reindex_count(ppath);
 	bool keep_plain = np > nz;
 	const char *lose = keep_plain ? zpath : ppath, *keep = keep_plain ? ppath : zpath;
@@ -411,9 +427,10 @@ static bt_status bag_reindex_settle_pairs(const char *dir, struct bt_error *err)
 	if (st != BT_OK)
 		return st;
 	for (size_t i = 0; st == BT_OK && i < n; i++) {
-		if (!bt_str_ends_with(names[i], ".db3.zstd"))
+		bool z = false;
+		if (!bag_storage_by_name(names[i], NULL, &z) || !z)
 			continue;
-		char *plain = bt_xstrndup(names[i], strlen(names[i]) - 5);
+		char *plain = bag_reindex_plain_name(names[i]);
 		if (bsearch(plain, names, n, sizeof *names, bag_reindex_cmp_name)) /* sorted */
 			st = bag_reindex_settle_pair(dir, names[i], err);
 		free(plain);
@@ -422,13 +439,14 @@ static bt_status bag_reindex_settle_pairs(const char *dir, struct bt_error *err)
 	return st;
 }
 
-/* Length of <prefix> in "<prefix>_<N>.db3" (or .db3.zstd), the recorder's
- * names; 0 for any other name. */
+/* Length of <prefix> in "<prefix>_<N><extension>" (or <extension>.zstd),
+ * the recorder's names; 0 for any other name. */
 static size_t bag_reindex_prefix_len(const char *name)
 {
-	const char *end = strstr(name, ".db3");
-	if (!end || (strcmp(end, ".db3") != 0 && strcmp(end, ".db3.zstd") != 0))
+	size_t stem;
+	if (!bag_storage_by_name(name, &stem, NULL))
 		return 0;
+	const char *end = name + stem;
 	const char *p = end;
 	while (p > name && p[-1] >= '0' && p[-1] <= '9')
 		p--;
@@ -522,7 +540,7 @@ static bt_status bag_reindex_finish_compression(const struct bag_reader *r, size
 		const struct bag_reader_file *f = bag_reader_file(r, i);
 		if (f->compressed)
 			continue;
-		char *dst = bt_xasprintf("%s.zstd", f->path);
+		char *dst = bt_xasprintf("%s" BAG_STORAGE_FILE_COMPRESSED, f->path);
 		/* bag_reindex_settle_pairs left no pair: anything there now is new. */
 		bt_status st = bt_fs_exists(dst) ? bt_err_set(err, BT_ERR_EXISTS, "%s appeared while "
 							      "reindexing; not compressing %s over it",

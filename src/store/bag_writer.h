@@ -1,4 +1,5 @@
-/* bag_writer — writes a rosbag2 sqlite3 bag: <bag>/<bag>_<N>.db3 files in
+/* bag_writer — writes a rosbag2 bag: <bag>/<bag>_<N>.db3 (or the extension
+ * of the storage backend chosen) files in
  * schema 4, metadata.yaml (v9) rewritten atomically at open, at every split
  * and at close, splits by size / duration / request, --max-bag-files
  * rotation, zstd FILE and MESSAGE compression.
@@ -70,7 +71,10 @@ struct bag_writer_options {
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
-	/* For benchmarks and crash tests only: replace the preset's pragmas. */
+	/* The storage backend's identifier (bag_storage.h); NULL: sqlite3. */
+	const char *storage_id;
+	/* For benchmarks and crash tests only: replace the preset's pragmas
+	 * (passed to the backend as its journal_mode / synchronous settings). */
 	const char *journal_mode;
 	const char *synchronous;
 	/* Repeat-transient-local: called on the writing thread right after a
