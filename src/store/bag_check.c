@@ -389,7 +389,10 @@ static void bc_messages(struct bc *c, struct bag_reader *r, struct bc_bytes *b)
 static void bc_open_failed(struct bc *c, const char *path, const struct bt_error *err)
 {
 	char *md = bt_fs_join(path, BAG_METADATA_FILE);
-	bool no_md = bt_fs_is_dir(path) && !bt_fs_exists(md);
+	char *foreign = bt_fs_is_dir(path) ? bag_reader_foreign_file(path) : NULL;
+	/* Files of a storage no backend reads are no interrupted recording. */
+	bool no_md = bt_fs_is_dir(path) && !bt_fs_exists(md) && !foreign;
+	free(foreign);
 	free(md);
 	if (no_md)
 		bc_problem(c, "no metadata.yaml, and %s: the recording stopped before its first "

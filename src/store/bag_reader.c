@@ -187,6 +187,49 @@ static bool br_listed(char **names, size_t n, const char *want)
 	return false;
 }
 
+/* "<prefix>_<N>.<ext>": named as rosbag2 names storage files. */
+static bool br_split_like(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	const char *p = dot;
+	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return dot && dot[1] && p != dot && p > name + 1 && p[-1] == '_';
+}
+
+char *bag_reader_foreign_file(const char *dir)
+{
+	char **names;
+	size_t n;
+	char *found = NULL;
+	if (bt_fs_list_dir(dir, &names, &n, NULL) != BT_OK)
+		return NULL;
+	for (size_t i = 0; !found && i < n; i++)
+		if (br_split_like(names[i]) && !bag_reader_is_storage_name(names[i]))
+			found = bt_xstrdup(names[i]);
+	bt_fs_free_list(names, n);
+	return found;
+}
+
+/* No file any backend reads: one line, naming a file that looks like a
+ * storage file of a backend bagtop does not have. */
+static bt_status br_no_files(const struct bag_reader *r, struct bt_error *err)
+{
+	char *known = bag_storage_known_list();
+	char *foreign = bag_reader_foreign_file(r->dir);
+	bt_status st;
+	if (foreign)
+		st = bt_err_set(err, BT_ERR_FORMAT, "%s: no storage backend reads %s (its extension "
+				"'%s' is unknown; known: %s)", r->dir, foreign, strrchr(foreign, '.'),
+				known);
+	else
+		st = bt_err_set(err, BT_ERR_NOTFOUND, "%s: no rosbag2 storage files in this "
+				"directory (known: %s)", r->dir, known);
+	free(foreign);
+	free(known);
+	return st;
+}
+
 static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *err)
 {
 	char **names;
@@ -217,13 +260,7 @@ static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *er
 		br_add_file(r, names[i], bt_fs_join(r->dir, names[i]));
 	}
 	bt_fs_free_list(names, keep);
-	if (r->n_files == 0) {
-		char *known = bag_storage_known_list();
-		st = bt_err_set(err, BT_ERR_NOTFOUND, "%s: no rosbag2 storage files in this "
-				"directory (known: %s)", r->dir, known);
-		free(known);
-	}
-	return st;
+	return r->n_files ? BT_OK : br_no_files(r, err);
 }
 
 /* ---- summarising one file ---- */

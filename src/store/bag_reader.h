@@ -83,6 +83,11 @@ struct bag_read_msg {
 /* True for a storage file name some backend reads: "*.db3" or "*.db3.zstd". */
 bool bag_reader_is_storage_name(const char *name);
 
+/* The first file in directory `dir` named like a storage file
+ * ("<prefix>_<N>.<ext>") that no backend reads, or NULL; the caller frees
+ * it. Says why a bag of an unknown storage does not open. */
+char *bag_reader_foreign_file(const char *dir);
+
 /* Opens and summarises the bag at `path`. Every storage file must open:
  * a missing, truncated or foreign file is an error naming it. */
 BT_MUST_CHECK bt_status bag_reader_open(const char *path, unsigned flags,

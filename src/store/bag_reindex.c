@@ -388,10 +388,11 @@ static int64_t bag_reindex_count(const char *path)
 	return n;
 }
 
-/* "X.db3" beside "X.db3.zstd" (any backend's X): a crash between compressing and removing
- * the plain file, or a stray copy. Keep the one with more messages (the
- * .zstd when equal: it is renamed into place only once complete) and set
- * the other aside, so nothing below can compress one over the other. */
+/* "X.db3" beside "X.db3.zstd" (or another backend's X): a crash between
+ * compressing and removing the plain file, or a stray copy. Keep the one
+ * with more messages (the .zstd when equal: it is renamed into place only
+ * once complete) and set the other aside, so nothing below can compress
+ * one over the other. */
 static bt_status bag_reindex_settle_pair(const char *dir, const char *zname,
 					 struct bt_error *err)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bag_writer.h"
 #include "bt_mem.h"
 #include "store__db.h"
 #include "store__storage.h"
@@ -252,7 +253,7 @@ static const char *const bss_side_suffixes[] = {"-journal", "-wal", "-shm", NULL
 const struct bag_storage_ops bag_storage_sqlite_ops = {
 	.identifier = "sqlite3",
 	.extension = ".db3",
-	.min_split_size = BAG_STORAGE_SQLITE_MIN_SPLIT,
+	.min_split_size = BAG_MIN_SPLIT_SIZE,
 	.side_suffixes = bss_side_suffixes,
 	.check_options = bss_check_options,
 	.create = bss_create,

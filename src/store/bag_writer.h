@@ -43,7 +43,8 @@
 #include "bag_types.h"
 #include "bt_status.h"
 
-/* rosbag2's MIN_SPLIT_FILE_SIZE for sqlite3. */
+/* rosbag2's MIN_SPLIT_FILE_SIZE for sqlite3 (the sqlite3 backend's
+ * min_split_size). */
 #define BAG_MIN_SPLIT_SIZE UINT64_C(86016)
 
 enum bag_preset {

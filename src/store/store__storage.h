@@ -8,10 +8,6 @@
 
 #include "bag_storage.h"
 
-/* rosbag2's MIN_SPLIT_FILE_SIZE for sqlite3 (bag_writer.h's
- * BAG_MIN_SPLIT_SIZE says the same to the app). */
-#define BAG_STORAGE_SQLITE_MIN_SPLIT UINT64_C(86016)
-
 extern const struct bag_storage_ops bag_storage_sqlite_ops;
 
 /* The journal_mode and synchronous of sqlite3 preset `preset` (NULL, "",
