@@ -6,6 +6,7 @@
  * has a different row id in every file. */
 #include "bag_reader.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,14 +188,20 @@ static bool br_listed(char **names, size_t n, const char *want)
 	return false;
 }
 
-/* "<prefix>_<N>.<ext>": named as rosbag2 names storage files. */
+/* "<prefix>_<N>.<ext>", ext letters and digits: named as rosbag2 names
+ * storage files (a side file, "x_0.db3-journal", is not). */
 static bool br_split_like(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 	const char *p = dot;
 	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
 		p--;
-	return dot && dot[1] && p != dot && p > name + 1 && p[-1] == '_';
+	if (!dot || !dot[1] || p == dot || p <= name + 1 || p[-1] != '_')
+		return false;
+	for (const char *e = dot + 1; *e; e++)
+		if (!isalnum((unsigned char)*e))
+			return false;
+	return true;
 }
 
 char *bag_reader_foreign_file(const char *dir)
