@@ -978,16 +978,22 @@ static unsigned bw_cpu_count(void)
 	return n > 0 && n < 1024 ? (unsigned)n : 1;
 }
 
-/* The writer options that are backend settings, as key/value pairs. */
+/* The writer options that are backend settings, as key/value pairs:
+ * storage_config, then the benchmarks' overrides. */
 static struct bag_kv *bw_config(const struct bag_writer_options *o, size_t *n)
 {
-	struct bag_kv kv[2];
-	*n = 0;
+	size_t cap = o->n_storage_config + 2;
+	struct bag_kv *kv = bt_xcalloc(cap, sizeof *kv);
+	*n = o->n_storage_config;
+	if (*n)
+		memcpy(kv, o->storage_config, *n * sizeof *kv);
 	if (o->journal_mode)
 		kv[(*n)++] = (struct bag_kv){(char *)"journal_mode", (char *)o->journal_mode};
 	if (o->synchronous)
 		kv[(*n)++] = (struct bag_kv){(char *)"synchronous", (char *)o->synchronous};
-	return bag_kv_dup(kv, *n);
+	struct bag_kv *copy = bag_kv_dup(kv, *n);
+	free(kv);
+	return copy;
 }
 
 static void bw_copy_options(struct bag_writer *w, const struct bag_writer_options *o,
@@ -1000,7 +1006,8 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
 	w->ops = ops;
-	w->preset = o->preset == BAG_PRESET_NONE ? NULL : bt_xstrdup(bw_preset_name(o->preset));
+	const char *preset = o->storage_preset ? o->storage_preset : bw_preset_name(o->preset);
+	w->preset = preset ? bt_xstrdup(preset) : NULL;
 	w->config = bw_config(o, &w->n_config);
 	w->on_split = o->on_split;
 	w->on_split_ctx = o->on_split_ctx;

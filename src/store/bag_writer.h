@@ -74,6 +74,12 @@ struct bag_writer_options {
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
 	/* The storage backend's identifier (bag_storage.h); NULL: sqlite3. */
 	const char *storage_id;
+	/* The backend's preset by its name (e.g. an MCAP profile); NULL: the
+	 * one `preset` names. And backend settings (key/value), passed through
+	 * as given; the backend refuses unknown keys at open (BT_ERR_USAGE). */
+	const char *storage_preset;
+	const struct bag_kv *storage_config;
+	size_t n_storage_config;
 	/* For benchmarks and crash tests only: replace the preset's pragmas
 	 * (passed to the backend as its journal_mode / synchronous settings). */
 	const char *journal_mode;
