@@ -479,9 +479,9 @@ static void br_drop_blank(struct bag_reader *r)
 	r->n_files = keep;
 }
 
-/* A backend's errors (SQLite's) name the inflated copy of a FILE-compressed file, which
- * lives in our private temporary directory and is gone by the time the
- * user reads the message: name the bag's own file instead. */
+/* A backend's errors (SQLite's) name the inflated copy of a FILE-compressed
+ * file, which lives in our private temporary directory and is gone by the
+ * time the user reads the message: name the bag's own file instead. */
 static void br_err_real_names(const struct bag_reader *r, struct bt_error *err)
 {
 	for (size_t i = 0; err && i < r->n_files; i++) {

@@ -498,18 +498,21 @@ static bt_status bag_reindex_blank(const char *dir, const struct bag_reader *r, 
 	return st;
 }
 
-/* After metadata.yaml was rebuilt: a file that fails SQLite's quick_check
- * or whose messages do not all read back (`lost`, or NULL) is damaged
+/* After metadata.yaml was rebuilt: a file that fails its backend's
+ * integrity check (SQLite's quick_check) or whose messages do not all read back (`lost`, or NULL) is damaged
  * beyond what reindex repairs. Each is named on stderr; BT_ERR_FORMAT
  * then, for an exit status that is not success. */
 static bt_status bag_reindex_damage(const char *dir, const struct bag_reader *r,
 				    const struct bt_error *lost, struct bt_error *err)
 {
 	size_t damaged = 0;
+	const char *format = "";
 	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
 		const char *why = bag_reader_file(r, i)->damage;
 		if (why) {
-			/* quick_check lists one problem a line, after a heading. */
+			format = bag_reader_file(r, i)->storage->identifier;
+			/* SQLite's quick_check lists one problem a line, after a
+			 * heading; other backends' say one line. */
 			static const char head[] = "*** in database main ***\n";
 			const char *at = strstr(why, head);
 			if (at)
@@ -523,10 +526,10 @@ static bt_status bag_reindex_damage(const char *dir, const struct bag_reader *r,
 	if (!damaged && !lost)
 		return BT_OK;
 	return bt_err_set(err, BT_ERR_FORMAT, "%s: metadata.yaml rebuilt, but the bag is damaged "
-			  "and could not be fully recovered (%s): messages in damaged pages "
+			  "and could not be fully recovered (%s%s%s): messages in damaged pages "
 			  "are lost, and 'bagtop check' will report it", dir,
-			  damaged ? "a storage file fails SQLite's integrity check"
-				  : "messages do not read back");
+			  damaged ? "a storage file fails the integrity check of " : "",
+			  damaged ? format : "", damaged ? "" : "messages do not read back");
 }
 
 /* In a FILE-mode bag whose writer died, closed files may still be plain
