@@ -166,7 +166,7 @@ const struct bag_storage_ops *bag_storage_by_name(const char *name, size_t *stem
 						  bool *compressed);
 /* The registered backends, for listing: index 0.. until NULL. */
 const struct bag_storage_ops *bag_storage_at(size_t i);
-/* "'.db3' (sqlite3), '.db3.zstd'..." for messages: the caller frees it. */
+/* "sqlite3 (.db3, .db3.zstd), ..." for messages; the caller frees it. */
 char *bag_storage_known_list(void);
 
 /* ---- calls through the ops table (contracts above) ---- */
