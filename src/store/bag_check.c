@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bag_metadata.h"
+#include "bag_storage.h"
 #include "bag_tools.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
@@ -53,8 +54,10 @@ static bool bc_same_file(const char *listed, const char *path)
 {
 	char *a = bt_fs_basename(listed), *b = bt_fs_basename(path);
 	size_t la = strlen(a), lb = strlen(b);
-	/* files[].path keeps the .db3 name after FILE compression. */
-	bool same = !strcmp(a, b) || (lb == la + 5 && !strncmp(a, b, la) && !strcmp(b + la, ".zstd"));
+	/* files[].path keeps the plain name after FILE compression. */
+	const char *z = BAG_STORAGE_FILE_COMPRESSED;
+	bool same = !strcmp(a, b) ||
+		    (lb == la + strlen(z) && !strncmp(a, b, la) && !strcmp(b + la, z));
 	free(a);
 	free(b);
 	return same;
@@ -184,8 +187,11 @@ static void bc_duplicate_keys(struct bc *c, const struct bag_reader *r)
 static void bc_metadata(struct bc *c, const struct bag_reader *r, const struct bag_metadata *md)
 {
 	bc_duplicate_keys(c, r);
-	if (strcmp(md->storage_identifier, "sqlite3") != 0)
-		bc_problem(c, "storage_identifier is '%s', not sqlite3", md->storage_identifier);
+	/* The backend that read the files says what the bag's storage is. */
+	const struct bag_reader_file *f0 = bag_reader_file(r, 0);
+	const char *id = (f0 && f0->storage ? f0->storage : bag_storage_default())->identifier;
+	if (strcmp(md->storage_identifier, id) != 0)
+		bc_problem(c, "storage_identifier is '%s', not %s", md->storage_identifier, id);
 	uint64_t count = bag_reader_message_count(r);
 	bc_cmp_u64(c, "message count", md->message_count, count);
 	bc_cmp_i64(c, "starting time", md->starting_time, count ? bag_reader_start(r) : BAG_TIME_NONE);
@@ -383,7 +389,10 @@ static void bc_messages(struct bc *c, struct bag_reader *r, struct bc_bytes *b)
 static void bc_open_failed(struct bc *c, const char *path, const struct bt_error *err)
 {
 	char *md = bt_fs_join(path, BAG_METADATA_FILE);
-	bool no_md = bt_fs_is_dir(path) && !bt_fs_exists(md);
+	char *foreign = bt_fs_is_dir(path) ? bag_reader_foreign_file(path) : NULL;
+	/* Files of a storage no backend reads are no interrupted recording. */
+	bool no_md = bt_fs_is_dir(path) && !bt_fs_exists(md) && !foreign;
+	free(foreign);
 	free(md);
 	if (no_md)
 		bc_problem(c, "no metadata.yaml, and %s: the recording stopped before its first "

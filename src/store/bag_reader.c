@@ -6,6 +6,7 @@
  * has a different row id in every file. */
 #include "bag_reader.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,22 +15,21 @@
 #include <unistd.h>
 
 #include "bag_metadata.h"
+#include "bag_storage.h"
 #include "bt_buf.h"
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_str.h"
-#include "store__db.h"
 #include "store__zstd.h"
 
 struct br_cursor {
-	struct bag_db *db;
-	struct bag_db_cursor *cur;
-	size_t *topic_map; /* db topic id -> reader topic, by position in ids */
+	struct bag_storage *s;
+	size_t *topic_map; /* file topic id -> reader topic, by position in ids */
 	int64_t *ids;
 	size_t n_ids;
 	bool has_row;
-	struct bag_db_row row;
+	struct bag_storage_msg row;
 };
 
 struct bag_reader {
@@ -61,21 +61,22 @@ static struct bag_reader_file *br_add_file(struct bag_reader *r, const char *nam
 	memset(f, 0, sizeof *f);
 	f->name = bt_xstrdup(name);
 	f->path = path;
-	f->compressed = bt_str_ends_with(path, ".zstd");
+	f->compressed = bt_str_ends_with(path, BAG_STORAGE_FILE_COMPRESSED);
+	f->storage = bag_storage_by_name(path, NULL, NULL);
 	f->start = BAG_TIME_NONE;
 	f->end = INT64_MIN;
 	return f;
 }
 
 /* metadata.yaml entries are bare names; v<=3 and old compressed bags wrote
- * "<bag>/<file>", and a crash can leave "<file>.zstd" where ".db3" is
+ * "<bag>/<file>", and a crash can leave "<file>.zstd" where "<file>" is
  * listed (the plain file is removed only after compression completed). */
 static char *br_resolve(const struct bag_reader *r, const char *entry)
 {
 	char *base = bt_fs_basename(entry);
 	char *cand[4] = {bt_fs_join(r->dir, entry), bt_fs_join(r->dir, base), NULL, NULL};
-	cand[2] = bt_xasprintf("%s.zstd", cand[0]);
-	cand[3] = bt_xasprintf("%s.zstd", cand[1]);
+	cand[2] = bt_xasprintf("%s" BAG_STORAGE_FILE_COMPRESSED, cand[0]);
+	cand[3] = bt_xasprintf("%s" BAG_STORAGE_FILE_COMPRESSED, cand[1]);
 	char *found = NULL;
 	for (size_t i = 0; i < 4; i++) {
 		if (!found && bt_fs_exists(cand[i]))
@@ -142,15 +143,19 @@ static bt_status br_files_from_metadata(struct bag_reader *r, struct bt_error *e
 		if (!path)
 			return bt_err_set(err, BT_ERR_NOTFOUND, "%s: storage file '%s' listed in "
 					  "metadata.yaml is missing", r->dir, entry);
-		br_add_file(r, entry, path);
+		struct bag_reader_file *f = br_add_file(r, entry, path);
+		/* A name no backend knows: the one metadata.yaml names, if any. */
+		if (!f->storage)
+			f->storage = bag_storage_find(r->md.storage_identifier);
 	}
 	return br_files_distinct(r, err);
 }
 
-/* rosbag2 names files "<bag>_<N>.db3": sort by N, other names after. */
+/* rosbag2 names files "<bag>_<N><extension>": sort by N, other names after. */
 static long br_split_number(const char *name)
 {
-	const char *dot = strstr(name, ".db3");
+	size_t stem;
+	const char *dot = bag_storage_by_name(name, &stem, NULL) ? name + stem : NULL;
 	const char *p = dot;
 	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
 		p--;
@@ -161,7 +166,7 @@ static long br_split_number(const char *name)
 
 bool bag_reader_is_storage_name(const char *name)
 {
-	return bt_str_ends_with(name, ".db3") || bt_str_ends_with(name, ".db3.zstd");
+	return bag_storage_by_name(name, NULL, NULL) != NULL;
 }
 
 static int br_cmp_names(const void *a, const void *b)
@@ -183,6 +188,55 @@ static bool br_listed(char **names, size_t n, const char *want)
 	return false;
 }
 
+/* "<prefix>_<N>.<ext>", ext letters and digits: named as rosbag2 names
+ * storage files (a side file, "x_0.db3-journal", is not). */
+static bool br_split_like(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	const char *p = dot;
+	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!dot || !dot[1] || p == dot || p <= name + 1 || p[-1] != '_')
+		return false;
+	for (const char *e = dot + 1; *e; e++)
+		if (!isalnum((unsigned char)*e))
+			return false;
+	return true;
+}
+
+char *bag_reader_foreign_file(const char *dir)
+{
+	char **names;
+	size_t n;
+	char *found = NULL;
+	if (bt_fs_list_dir(dir, &names, &n, NULL) != BT_OK)
+		return NULL;
+	for (size_t i = 0; !found && i < n; i++)
+		if (br_split_like(names[i]) && !bag_reader_is_storage_name(names[i]))
+			found = bt_xstrdup(names[i]);
+	bt_fs_free_list(names, n);
+	return found;
+}
+
+/* No file any backend reads: one line, naming a file that looks like a
+ * storage file of a backend bagtop does not have. */
+static bt_status br_no_files(const struct bag_reader *r, struct bt_error *err)
+{
+	char *known = bag_storage_known_list();
+	char *foreign = bag_reader_foreign_file(r->dir);
+	bt_status st;
+	if (foreign)
+		st = bt_err_set(err, BT_ERR_FORMAT, "%s: no storage backend reads %s (its extension "
+				"'%s' is unknown; known: %s)", r->dir, foreign, strrchr(foreign, '.'),
+				known);
+	else
+		st = bt_err_set(err, BT_ERR_NOTFOUND, "%s: no rosbag2 storage files in this "
+				"directory (known: %s)", r->dir, known);
+	free(foreign);
+	free(known);
+	return st;
+}
+
 static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *err)
 {
 	char **names;
@@ -200,10 +254,11 @@ static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *er
 	if (keep) /* names is NULL for an empty directory */
 		qsort(names, keep, sizeof *names, br_cmp_names);
 	for (size_t i = 0; i < keep; i++) {
-		/* Both X.db3 and X.db3.zstd: the plain file is complete (it is
+		/* Both X and X.zstd: the plain file is complete (it is
 		 * compressed only after it was closed); prefer it. */
-		if (bt_str_ends_with(names[i], ".zstd")) {
-			char *plain = bt_xstrndup(names[i], strlen(names[i]) - 5);
+		if (bt_str_ends_with(names[i], BAG_STORAGE_FILE_COMPRESSED)) {
+			char *plain = bt_xstrndup(names[i], strlen(names[i]) -
+						  strlen(BAG_STORAGE_FILE_COMPRESSED));
 			bool dup = br_listed(names, keep, plain);
 			free(plain);
 			if (dup)
@@ -212,10 +267,7 @@ static bt_status br_files_from_listing(struct bag_reader *r, struct bt_error *er
 		br_add_file(r, names[i], bt_fs_join(r->dir, names[i]));
 	}
 	bt_fs_free_list(names, keep);
-	if (r->n_files == 0)
-		return bt_err_set(err, BT_ERR_NOTFOUND, "%s: no rosbag2 storage files (.db3 or "
-				  ".db3.zstd) in this directory", r->dir);
-	return BT_OK;
+	return r->n_files ? BT_OK : br_no_files(r, err);
 }
 
 /* ---- summarising one file ---- */
@@ -236,7 +288,8 @@ static bt_status br_tmpdir(struct bag_reader *r, struct bt_error *err)
 	return BT_OK;
 }
 
-/* Where the sqlite file of f is readable: itself, or an inflated copy. */
+/* Where the storage file of f is readable: itself, or an inflated copy
+ * (named with its backend's extension). */
 static bt_status br_materialise(struct bag_reader *r, size_t i, char **db_path,
 				struct bt_error *err)
 {
@@ -248,7 +301,7 @@ static bt_status br_materialise(struct bag_reader *r, size_t i, char **db_path,
 	bt_status st = br_tmpdir(r, err);
 	if (st != BT_OK)
 		return st;
-	char *dst = bt_xasprintf("%s/%zu.db3", r->tmpdir, r->n_inflated++);
+	char *dst = bt_xasprintf("%s/%zu%s", r->tmpdir, r->n_inflated++, f->storage->extension);
 	st = bag_zstd_decompress_file(f->path, dst, err);
 	if (st != BT_OK) {
 		unlink(dst);
@@ -273,7 +326,7 @@ static size_t br_topic_index(struct bag_reader *r, const struct bag_topic *t)
 }
 
 static void br_take_topics(struct bag_reader *r, struct bag_reader_file *f,
-			   const struct bag_db_topic *t, size_t n)
+			   const struct bag_storage_topic *t, size_t n)
 {
 	f->topics = bt_xcalloc(n, sizeof *f->topics);
 	f->n_topics = n;
@@ -293,26 +346,44 @@ static void br_take_topics(struct bag_reader *r, struct bag_reader_file *f,
 }
 
 static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f,
-				 struct bag_db *db, struct bt_error *err)
+				 struct bag_storage *s, struct bt_error *err)
 {
-	struct bag_db_topic *t = NULL;
+	struct bag_storage_topic *t = NULL;
 	size_t n = 0;
 	bt_status st = BT_OK;
 	if (r->flags & BAG_READER_INTEGRITY)
-		st = bag_db_check(db, err);
+		st = s->ops->check(s, err);
 	struct bt_error dmg;
-	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) && bag_db_check(db, &dmg) != BT_OK)
+	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) && s->ops->check(s, &dmg) != BT_OK)
 		f->damage = bt_xstrdup(dmg.msg);
 	if (st == BT_OK)
-		st = bag_db_read_topics(db, &t, &n, &f->orphans, err);
+		st = s->ops->read_topics(s, &t, &n, &f->orphans, err);
 	if (st != BT_OK)
 		return st;
 	br_take_topics(r, f, t, n);
-	bag_db_topics_free(t, n);
-	f->schema_version = bag_db_schema_version(db);
-	st = bag_db_read_metadata(db, &f->embedded, &f->has_embedded, err);
+	bag_storage_topics_free(t, n);
+	f->schema_version = s->ops->version(s);
+	st = s->ops->read_metadata(s, &f->embedded, &f->has_embedded, err);
 	if (st == BT_OK)
-		st = bag_db_peek_zstd(db, &f->message_compressed, err);
+		st = s->ops->peek_compressed(s, &f->message_compressed, err);
+	return st;
+}
+
+/* f opened with its backend; one line naming the file when it has none. */
+static bt_status br_storage_open(const struct bag_reader *r, const struct bag_reader_file *f,
+				 const char *readable, enum bag_storage_mode mode,
+				 struct bag_storage **s, struct bt_error *err)
+{
+	*s = NULL;
+	if (f->storage)
+		return f->storage->open(readable, mode, s, err);
+	char *known = bag_storage_known_list();
+	bt_status st = bt_err_set(err, BT_ERR_FORMAT, "%s: no storage backend reads this file "
+				  "(%s%s%s; known: %s)", f->path,
+				  r->has_md ? "storage_identifier '" : "unknown file name extension",
+				  r->has_md ? r->md.storage_identifier : "", r->has_md ? "'" : "",
+				  known);
+	free(known);
 	return st;
 }
 
@@ -320,19 +391,23 @@ static bt_status br_summarise(struct bag_reader *r, size_t i, struct bt_error *e
 {
 	struct bag_reader_file *f = &r->files[i];
 	char *db_path = NULL;
-	struct bag_db *db = NULL;
+	struct bag_storage *s = NULL;
+	enum bag_storage_mode mode = (r->flags & BAG_READER_RECOVER) ? BAG_STORAGE_RECOVER
+								      : BAG_STORAGE_READ;
 	bt_status st = bt_fs_file_size(f->path, &f->size, err);
 	if (st == BT_OK && !bt_fs_is_file(f->path))
 		st = bt_err_set(err, BT_ERR_FORMAT, "%s: not a regular file", f->path);
+	if (st == BT_OK && !f->storage)
+		st = br_storage_open(r, f, f->path, mode, &s, err);
 	if (st == BT_OK)
 		st = br_materialise(r, i, &db_path, err);
 	if (st == BT_OK)
-		st = bag_db_open_read(db_path, (r->flags & BAG_READER_RECOVER) != 0, &db, err);
-	if (st == BT_OK && bag_db_schema_version(db) == 0)
+		st = br_storage_open(r, f, db_path, mode, &s, err);
+	if (st == BT_OK && s->ops->version(s) == 0)
 		f->schema_version = 0; /* blank: bag_reader_open drops it */
 	else if (st == BT_OK)
-		st = br_summarise_db(r, f, db, err);
-	bag_db_discard(db);
+		st = br_summarise_db(r, f, s, err);
+	bag_storage_discard(s);
 	free(db_path);
 	return st;
 }
@@ -368,8 +443,8 @@ static bt_status br_open_path(struct bag_reader *r, const char *path, struct bt_
 	bt_status st = BT_OK;
 	if (!strcmp(base, BAG_METADATA_FILE))
 		st = br_open_dir(r, err);
-	else
-		br_add_file(r, base, bt_xstrdup(path));
+	else if (!br_add_file(r, base, bt_xstrdup(path))->storage)
+		r->files[0].storage = bag_storage_default(); /* named freely: tried as before */
 	free(base);
 	return st;
 }
@@ -404,9 +479,9 @@ static void br_drop_blank(struct bag_reader *r)
 	r->n_files = keep;
 }
 
-/* SQLite's errors name the inflated copy of a FILE-compressed file, which
- * lives in our private temporary directory and is gone by the time the
- * user reads the message: name the bag's own file instead. */
+/* A backend's errors (SQLite's) name the inflated copy of a FILE-compressed
+ * file, which lives in our private temporary directory and is gone by the
+ * time the user reads the message: name the bag's own file instead. */
 static void br_err_real_names(const struct bag_reader *r, struct bt_error *err)
 {
 	for (size_t i = 0; err && i < r->n_files; i++) {
@@ -448,8 +523,7 @@ static void br_cursors_free(struct bag_reader *r)
 	if (!r->cursors)
 		return;
 	for (size_t i = 0; i < r->n_files; i++) {
-		bag_db_cursor_close(r->cursors[i].cur);
-		bag_db_discard(r->cursors[i].db);
+		bag_storage_discard(r->cursors[i].s);
 		free(r->cursors[i].topic_map);
 		free(r->cursors[i].ids);
 	}
@@ -458,7 +532,7 @@ static void br_cursors_free(struct bag_reader *r)
 }
 
 /* The directory is private to this reader: everything in it is ours
- * (inflated files and the side files SQLite made beside them). */
+ * (inflated files and the side files a backend made beside them). */
 static void br_rm_tmpdir(struct bag_reader *r)
 {
 	if (!r->tmpdir)
@@ -600,13 +674,13 @@ static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error 
 	char *db_path;
 	bt_status st = br_materialise(r, i, &db_path, err);
 	if (st == BT_OK)
-		st = bag_db_open_read(db_path, false, &c->db, err);
+		st = br_storage_open(r, f, db_path, BAG_STORAGE_READ, &c->s, err);
 	free(db_path);
-	struct bag_db_topic *t = NULL;
+	struct bag_storage_topic *t = NULL;
 	size_t n = 0;
 	uint64_t orphans;
 	if (st == BT_OK)
-		st = bag_db_read_topics(c->db, &t, &n, &orphans, err);
+		st = c->s->ops->read_topics(c->s, &t, &n, &orphans, err);
 	if (st == BT_OK) {
 		c->ids = bt_xcalloc(n, sizeof *c->ids);
 		c->topic_map = bt_xcalloc(n, sizeof *c->topic_map);
@@ -616,15 +690,14 @@ static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error 
 							   : br_topic_index(r, &t[k].topic);
 		}
 		c->n_ids = n;
-		st = bag_db_cursor_open(c->db, &c->cur, err);
 	}
-	bag_db_topics_free(t, n);
+	bag_storage_topics_free(t, n);
 	return st;
 }
 
 static int br_cursor_advance(struct br_cursor *c, struct bt_error *err)
 {
-	int rc = bag_db_cursor_next(c->cur, &c->row, err);
+	int rc = c->s->ops->read_next(c->s, &c->row, err);
 	c->has_row = rc == 1;
 	return rc;
 }
@@ -659,7 +732,7 @@ static bool br_map_topic(const struct br_cursor *c, int64_t id, size_t *topic)
 static bt_status br_fill(struct bag_reader *r, size_t file, struct bag_read_msg *m,
 			 struct bt_error *err)
 {
-	const struct bag_db_row *row = &r->cursors[file].row;
+	const struct bag_storage_msg *row = &r->cursors[file].row;
 	if (!br_map_topic(&r->cursors[file], row->topic_id, &m->topic))
 		return bt_err_set(err, BT_ERR_FORMAT, "%s: message with unknown topic id %lld",
 				  r->files[file].path, (long long)row->topic_id);

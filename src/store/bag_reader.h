@@ -1,6 +1,7 @@
-/* bag_reader — opens any rosbag2 sqlite3 bag: a bag directory (with or
- * without metadata.yaml, metadata versions 1..9), or a single .db3 /
- * .db3.zstd file; schema 1..4 files; split bags; FILE- and MESSAGE-
+/* bag_reader — opens any rosbag2 bag whose storage has a backend
+ * (bag_storage.h: sqlite3): a bag directory (with or without metadata.yaml,
+ * metadata versions 1..9), or a single storage file (.db3 / .db3.zstd);
+ * sqlite3 schema 1..4 files; split bags; FILE- and MESSAGE-
  * compressed bags. Summarises every storage file (topics, counts, time
  * range, embedded metadata) and iterates all messages in timestamp order
  * across files, decompressed.
@@ -18,16 +19,19 @@
 #include "bt_status.h"
 
 struct bag_reader;
+struct bag_storage_ops;
 
 enum bag_reader_flags {
 	/* Find storage files by listing the directory, not from metadata.yaml
 	 * (which is then not read at all): for reindex. */
 	BAG_READER_IGNORE_METADATA = 1 << 0,
-	/* Open files read-write first so SQLite rolls back a transaction left
-	 * by a crashed writer, and leave out files with no table at all (a
-	 * writer died creating them; bag_reader_blank lists them): for reindex. */
+	/* Open files read-write first so the backend undoes what a crashed
+	 * writer left half done (SQLite rolls back its transaction), and leave
+	 * out blank files (a writer died creating them; bag_reader_blank lists
+	 * them): for reindex. */
 	BAG_READER_RECOVER = 1 << 1,
-	/* Run sqlite's quick_check on every file: for check. */
+	/* Run the backend's integrity check (sqlite's quick_check) on every
+	 * file: for check. */
 	BAG_READER_INTEGRITY = 1 << 2,
 	/* The same check, but a file that fails it is kept, its failure noted
 	 * in bag_reader_file.damage: for reindex, which must say what it
@@ -45,8 +49,11 @@ struct bag_reader_file {
 	char *name;       /* as listed in metadata.yaml, or the file name */
 	char *path;       /* where it is on disk */
 	bool compressed;  /* FILE mode .zstd */
+	/* Its backend: by its name, else metadata.yaml's storage_identifier;
+	 * NULL when none (opening then fails naming the file). */
+	const struct bag_storage_ops *storage;
 	uint64_t size;    /* bytes on disk */
-	int schema_version;
+	int schema_version; /* the backend's format version; 0 = blank */
 	uint64_t message_count;
 	int64_t start, end; /* BAG_TIME_NONE / INT64_MIN when empty */
 	uint64_t orphans;   /* messages whose topic_id names no topic */
@@ -73,8 +80,13 @@ struct bag_read_msg {
 	size_t file; /* index of the file it came from */
 };
 
-/* True for a rosbag2 sqlite3 storage file name: "*.db3" or "*.db3.zstd". */
+/* True for a storage file name some backend reads: "*.db3" or "*.db3.zstd". */
 bool bag_reader_is_storage_name(const char *name);
+
+/* The first file in directory `dir` named like a storage file
+ * ("<prefix>_<N>.<ext>") that no backend reads, or NULL; the caller frees
+ * it. Says why a bag of an unknown storage does not open. */
+char *bag_reader_foreign_file(const char *dir);
 
 /* Opens and summarises the bag at `path`. Every storage file must open:
  * a missing, truncated or foreign file is an error naming it. */

@@ -6,6 +6,7 @@
 
 #include "bag_compat.h"
 #include "bag_metadata.h"
+#include "bag_storage.h"
 #include "bag_tools.h"
 #include "bt_fs.h"
 #include "bt_log.h"
@@ -15,8 +16,8 @@
 
 static char *bag_reindex_plain_name(const char *name)
 {
-	if (bt_str_ends_with(name, ".zstd"))
-		return bt_xstrndup(name, strlen(name) - 5);
+	if (bt_str_ends_with(name, BAG_STORAGE_FILE_COMPRESSED))
+		return bt_xstrndup(name, strlen(name) - strlen(BAG_STORAGE_FILE_COMPRESSED));
 	return bt_xstrdup(name);
 }
 
@@ -84,6 +85,12 @@ void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md)
 	free(md->compression_format);
 	md->compression_mode = bt_xstrdup(mode);
 	md->compression_format = bt_xstrdup(*mode ? "zstd" : "");
+	/* What the backend that read the files calls itself. */
+	const struct bag_reader_file *f0 = bag_reader_file(r, 0);
+	if (f0 && f0->storage) {
+		free(md->storage_identifier);
+		md->storage_identifier = bt_xstrdup(f0->storage->identifier);
+	}
 	bag_reindex_from_embedded(r, md);
 }
 
@@ -325,8 +332,13 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
 	if (bt_fs_list_dir(dir, &names, &n, NULL) != BT_OK)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		bool ours = bt_str_ends_with(names[i], ".db3.zstd.tmp") ||
-			    !strcmp(names[i], BAG_METADATA_FILE ".tmp");
+		bool ours = !strcmp(names[i], BAG_METADATA_FILE ".tmp");
+		if (bt_str_ends_with(names[i], BAG_STORAGE_FILE_COMPRESSED ".tmp")) {
+			char *done = bt_xstrndup(names[i], strlen(names[i]) - 4);
+			bool z = false;
+			ours = bag_storage_by_name(done, NULL, &z) != NULL && z;
+			free(done);
+		}
 		if (!ours)
 			continue;
 		char *p = bt_fs_join(dir, names[i]);
@@ -344,16 +356,20 @@ static size_t bag_reindex_remove_leftovers(const char *dir)
  * like a storage file, and says who moved it. */
 #define BAG_REINDEX_ASIDE ".set-aside-by-reindex"
 
-/* Moves storage file `path`, with the SQLite side files that belong to it,
- * to "<path>.set-aside-by-reindex" (never over anything), and says why. */
+/* Moves storage file `path`, with the side files its backend keeps beside
+ * it (SQLite's journals), to "<path>.set-aside-by-reindex" (never over
+ * anything), and says why. */
 static bt_status bag_reindex_set_aside(const char *path, const char *why, struct bt_error *err)
 {
-	static const char *const side[] = {"-journal", "-wal", "-shm"};
+	static const char *const none[] = {NULL};
+	bool z = false;
+	const struct bag_storage_ops *ops = bag_storage_by_name(path, NULL, &z);
+	const char *const *side = ops && !z ? ops->side_suffixes : none;
 	char *moved = NULL;
 	bt_status st = bt_fs_set_aside(path, BAG_REINDEX_ASIDE, &moved, err);
 	/* The storage file moved: its side files follow it, even when the
 	 * directory's fsync failed, so a hot journal never stays behind. */
-	for (size_t i = 0; moved != NULL && i < sizeof side / sizeof side[0]; i++) {
+	for (size_t i = 0; moved != NULL && side[i] != NULL; i++) {
 		char *from = bt_xasprintf("%s%s", path, side[i]);
 		char *to = bt_xasprintf("%s%s", moved, side[i]);
 		struct bt_error e2;
@@ -387,15 +403,16 @@ static int64_t bag_reindex_count(const char *path)
 	return n;
 }
 
-/* "X.db3" beside "X.db3.zstd": a crash between compressing and removing
- * the plain file, or a stray copy. Keep the one with more messages (the
- * .zstd when equal: it is renamed into place only once complete) and set
- * the other aside, so nothing below can compress one over the other. */
+/* "X.db3" beside "X.db3.zstd" (or another backend's X): a crash between
+ * compressing and removing the plain file, or a stray copy. Keep the one
+ * with more messages (the .zstd when equal: it is renamed into place only
+ * once complete) and set the other aside, so nothing below can compress
+ * one over the other. */
 static bt_status bag_reindex_settle_pair(const char *dir, const char *zname,
 					 struct bt_error *err)
 {
 	char *zpath = bt_fs_join(dir, zname);
-	char *ppath = bt_xstrndup(zpath, strlen(zpath) - 5);
+	char *ppath = bag_reindex_plain_name(zpath);
 	int64_t nz = bag_reindex_count(zpath), np = bag_reindex_count(ppath);
 	bool keep_plain = np > nz;
 	const char *lose = keep_plain ? zpath : ppath, *keep = keep_plain ? ppath : zpath;
@@ -426,9 +443,10 @@ static bt_status bag_reindex_settle_pairs(const char *dir, struct bt_error *err)
 	if (st != BT_OK)
 		return st;
 	for (size_t i = 0; st == BT_OK && i < n; i++) {
-		if (!bt_str_ends_with(names[i], ".db3.zstd"))
+		bool z = false;
+		if (!bag_storage_by_name(names[i], NULL, &z) || !z)
 			continue;
-		char *plain = bt_xstrndup(names[i], strlen(names[i]) - 5);
+		char *plain = bag_reindex_plain_name(names[i]);
 		if (bsearch(plain, names, n, sizeof *names, bag_reindex_cmp_name)) /* sorted */
 			st = bag_reindex_settle_pair(dir, names[i], err);
 		free(plain);
@@ -437,13 +455,14 @@ static bt_status bag_reindex_settle_pairs(const char *dir, struct bt_error *err)
 	return st;
 }
 
-/* Length of <prefix> in "<prefix>_<N>.db3" (or .db3.zstd), the recorder's
- * names; 0 for any other name. */
+/* Length of <prefix> in "<prefix>_<N><extension>" (or <extension>.zstd),
+ * the recorder's names; 0 for any other name. */
 static size_t bag_reindex_prefix_len(const char *name)
 {
-	const char *end = strstr(name, ".db3");
-	if (!end || (strcmp(end, ".db3") != 0 && strcmp(end, ".db3.zstd") != 0))
+	size_t stem;
+	if (!bag_storage_by_name(name, &stem, NULL))
 		return 0;
+	const char *end = name + stem;
 	const char *p = end;
 	while (p > name && p[-1] >= '0' && p[-1] <= '9')
 		p--;
@@ -494,18 +513,21 @@ static bt_status bag_reindex_blank(const char *dir, const struct bag_reader *r, 
 	return st;
 }
 
-/* After metadata.yaml was rebuilt: a file that fails SQLite's quick_check
- * or whose messages do not all read back (`lost`, or NULL) is damaged
+/* After metadata.yaml was rebuilt: a file that fails its backend's
+ * integrity check (SQLite's quick_check) or whose messages do not all read back (`lost`, or NULL) is damaged
  * beyond what reindex repairs. Each is named on stderr; BT_ERR_FORMAT
  * then, for an exit status that is not success. */
 static bt_status bag_reindex_damage(const char *dir, const struct bag_reader *r,
 				    const struct bt_error *lost, struct bt_error *err)
 {
 	size_t damaged = 0;
+	const char *format = "";
 	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
 		const char *why = bag_reader_file(r, i)->damage;
 		if (why) {
-			/* quick_check lists one problem a line, after a heading. */
+			format = bag_reader_file(r, i)->storage->identifier;
+			/* SQLite's quick_check lists one problem a line, after a
+			 * heading; other backends' say one line. */
 			static const char head[] = "*** in database main ***\n";
 			const char *at = strstr(why, head);
 			if (at)
@@ -519,10 +541,10 @@ static bt_status bag_reindex_damage(const char *dir, const struct bag_reader *r,
 	if (!damaged && !lost)
 		return BT_OK;
 	return bt_err_set(err, BT_ERR_FORMAT, "%s: metadata.yaml rebuilt, but the bag is damaged "
-			  "and could not be fully recovered (%s): messages in damaged pages "
+			  "and could not be fully recovered (%s%s%s): messages in damaged pages "
 			  "are lost, and 'bagtop check' will report it", dir,
-			  damaged ? "a storage file fails SQLite's integrity check"
-				  : "messages do not read back");
+			  damaged ? "a storage file fails the integrity check of " : "",
+			  damaged ? format : "", damaged ? "" : "messages do not read back");
 }
 
 /* In a FILE-mode bag whose writer died, closed files may still be plain
@@ -537,7 +559,7 @@ static bt_status bag_reindex_finish_compression(const struct bag_reader *r, size
 		const struct bag_reader_file *f = bag_reader_file(r, i);
 		if (f->compressed)
 			continue;
-		char *dst = bt_xasprintf("%s.zstd", f->path);
+		char *dst = bt_xasprintf("%s" BAG_STORAGE_FILE_COMPRESSED, f->path);
 		/* bag_reindex_settle_pairs left no pair: anything there now is new. */
 		bt_status st = bt_fs_exists(dst) ? bt_err_set(err, BT_ERR_EXISTS, "%s appeared while "
 							      "reindexing; not compressing %s over it",

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bag_storage.h"
 #include "bt_mem.h"
 
 void bag_qos_default(struct bag_qos *q)
@@ -112,7 +113,7 @@ void bag_metadata_init(struct bag_metadata *md)
 {
 	memset(md, 0, sizeof *md);
 	md->version = BAG_METADATA_VERSION;
-	md->storage_identifier = bt_xstrdup("sqlite3");
+	md->storage_identifier = bt_xstrdup(bag_storage_default()->identifier);
 	md->starting_time = BAG_TIME_NONE;
 	md->compression_format = bt_xstrdup("");
 	md->compression_mode = bt_xstrdup("");

@@ -19,8 +19,9 @@
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
-#include "store__db.h"
+#include "bag_storage.h"
 #include "store__fcomp.h"
+#include "store__storage.h"
 #include "store__zpool.h"
 #include "store__zstd.h"
 
@@ -41,7 +42,7 @@ struct bw_topic {
 
 struct bw_file {
 	size_t seq;     /* the N of its name */
-	char *name;     /* "<bag>_<N>.db3" */
+	char *name;     /* "<bag>_<N><extension>" */
 	char *rel_path; /* name, or name + ".zstd" once compressed */
 	int64_t start;  /* BAG_TIME_NONE when empty */
 	int64_t end;
@@ -67,7 +68,10 @@ struct bag_writer {
 	enum bag_compat compat;
 	struct bag_kv *custom;
 	size_t n_custom;
-	struct bag_db_pragmas pragmas;
+	const struct bag_storage_ops *ops; /* the storage backend */
+	char *preset;                      /* the backend's preset; NULL = default */
+	struct bag_kv *config;             /* backend settings (journal_mode...) */
+	size_t n_config;
 	uint64_t max_size, max_files;
 	int64_t max_duration;
 	enum bag_compression compression;
@@ -84,7 +88,7 @@ struct bag_writer {
 	/* Deleted while still being compressed: deleted when that ends. */
 	size_t *doomed;
 	size_t n_doomed, cap_doomed;
-	struct bag_db *db; /* open file: files[n_files - 1] */
+	struct bag_storage *store; /* open file: files[n_files - 1] */
 	bool in_txn;
 	/* Split-size check: the file size last read, and how much it may have
 	 * grown since (UINT64_MAX: unknown, read it). */
@@ -178,9 +182,11 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 {
 	bag_metadata_init(md);
 	md->version = bag_compat_metadata_version(w->compat);
+	free(md->storage_identifier);
 	free(md->compression_format);
 	free(md->compression_mode);
 	free(md->ros_distro);
+	md->storage_identifier = bt_xstrdup(w->ops->identifier);
 	md->compression_format = bt_xstrdup(w->compression ? "zstd" : "");
 	md->compression_mode = bt_xstrdup(bag_compression_name(w->compression));
 	md->ros_distro = bt_xstrdup(w->ros_distro);
@@ -190,7 +196,7 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 	int64_t end = INT64_MIN;
 	for (size_t i = 0; i < w->n_files; i++) {
 		const struct bw_file *f = &w->files[i];
-		bool open = i == w->n_files - 1 && w->db && !closing;
+		bool open = i == w->n_files - 1 && w->store && !closing;
 		bw_add_file_md(w, f, !open, md);
 		if (f->count && f->end > end)
 			end = f->end;
@@ -229,7 +235,7 @@ static bt_status bw_insert_row(struct bag_writer *w, struct bag_metadata *md, bo
 		had[md->n_files + t] = md->topics[t].has_stats;
 		md->topics[t].has_stats = closing && md->topics[t].has_stats;
 	}
-	bt_status st = bag_db_insert_metadata(w->db, md, err);
+	bt_status st = w->store->ops->write_metadata(w->store, md, err);
 	for (size_t i = 0; i < md->n_files; i++)
 		md->files[i].has_stats = had[i];
 	for (size_t t = 0; t < md->n_topics; t++)
@@ -273,8 +279,8 @@ static void bw_full_hint(const struct bag_writer *w, struct bt_error *err)
 
 static bt_status bw_fail(struct bag_writer *w, bt_status st, struct bt_error *err)
 {
-	if (w->in_txn && w->db)
-		bag_db_rollback(w->db);
+	if (w->in_txn && w->store)
+		w->store->ops->batch_abort(w->store);
 	w->in_txn = false;
 	if (!w->failed && st == BT_ERR_FULL && err)
 		bw_full_hint(w, err);
@@ -302,21 +308,31 @@ static void bw_tally_grow(struct bw_tally **tally, size_t *cap, size_t need)
 	bt_xgrow((void **)tally, cap, need, sizeof **tally);
 }
 
-/* Whether the layout's schema has a message_definitions table (Humble's
- * schema 3 has none: the definitions are kept, not written). */
-static bool bw_has_definitions(const struct bag_writer *w)
-{
-	return bag_schema_has_definitions(bag_compat_schema_version(w->compat));
-}
-
+/* Every topic into a new file, each type's definition with the first
+ * topic of that type. */
 static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err)
 {
+	bool *done = bt_xcalloc(w->n_types + 1, sizeof *done);
 	bt_status st = BT_OK;
-	for (size_t i = 0; st == BT_OK && i < w->n_topics; i++)
-		st = bag_db_insert_topic(w->db, &w->topics[i].t, &w->topics[i].db_id, err);
-	for (size_t i = 0; st == BT_OK && bw_has_definitions(w) && i < w->n_types; i++)
-		st = bag_db_insert_msgdef(w->db, &w->types[i], err);
+	for (size_t i = 0; st == BT_OK && i < w->n_topics; i++) {
+		size_t ti = w->topics[i].type_index;
+		st = w->store->ops->create_topic(w->store, &w->topics[i].t,
+						 done[ti] ? NULL : &w->types[ti],
+						 &w->topics[i].db_id, err);
+		done[ti] = true;
+	}
+	free(done);
 	return st;
+}
+
+static void bw_storage_options(const struct bag_writer *w, struct bag_storage_options *o)
+{
+	*o = (struct bag_storage_options){.ros_distro = w->ros_distro,
+					  .compat = w->compat,
+					  .max_file_size = w->max_size,
+					  .preset = w->preset,
+					  .config = w->config,
+					  .n_config = w->n_config};
 }
 
 static void bw_remove_outputs(struct bag_writer *w, size_t seq);
@@ -342,14 +358,16 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	struct bw_file *f = &w->files[w->n_files];
 	memset(f, 0, sizeof *f);
 	f->seq = w->next_seq;
-	f->name = bt_xasprintf("%s_%zu.db3", w->base, f->seq);
+	f->name = bt_xasprintf("%s_%zu%s", w->base, f->seq, w->ops->extension);
 	f->rel_path = bt_xstrdup(f->name);
 	f->start = BAG_TIME_NONE;
 	f->end = INT64_MIN;
 	f->n_topics = w->n_topics;
 	bw_tally_grow(&f->tally, &f->cap_tally, w->n_topics);
 	char *path = bt_fs_join(w->dir, f->name);
-	bt_status st = bag_db_create(path, &w->pragmas, w->ros_distro, w->compat, &w->db, err);
+	struct bag_storage_options so;
+	bw_storage_options(w, &so);
+	bt_status st = bag_storage_create(w->ops, path, &so, &w->store, err);
 	free(path);
 	if (st != BT_OK) {
 		bw_remove_outputs(w, f->seq); /* a half-created file (disk full) holds nothing */
@@ -363,13 +381,13 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	w->stats.file_index = f->seq;
 	w->size_slack = UINT64_MAX;
 	uint64_t empty = 0;
-	st = bag_db_size(w->db, &empty, err);
+	st = w->store->ops->size(w->store, &empty, err);
 	if (st == BT_OK)
 		st = bw_create_topic_rows(w, err);
 	if (st == BT_OK)
 		st = bw_publish(w, BW_ROW | BW_YAML, err);
 	if (st == BT_OK)
-		st = bag_db_size(w->db, &w->base_size, err);
+		st = w->store->ops->size(w->store, &w->base_size, err);
 	if (st == BT_OK) {
 		w->base_size = w->base_size > empty ? w->base_size - empty : 0;
 		bw_check_base(w);
@@ -379,11 +397,16 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 
 static void bw_remove_outputs(struct bag_writer *w, size_t seq)
 {
-	const char *suffixes[] = {"", ".zstd", ".zstd.tmp", "-journal", "-wal", "-shm"};
-	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-		char *p = bt_xasprintf("%s/%s_%zu.db3%s", w->dir, w->base, seq, suffixes[i]);
-		unlink(p);
-		free(p);
+	static const char *const ours[] = {"", BAG_STORAGE_FILE_COMPRESSED,
+					   BAG_STORAGE_FILE_COMPRESSED ".tmp", NULL};
+	const char *const *lists[] = {ours, w->ops->side_suffixes};
+	for (size_t l = 0; l < 2; l++) {
+		for (const char *const *sfx = lists[l]; *sfx; sfx++) {
+			char *p = bt_xasprintf("%s/%s_%zu%s%s", w->dir, w->base, seq,
+					       w->ops->extension, *sfx);
+			unlink(p);
+			free(p);
+		}
 	}
 }
 
@@ -445,8 +468,8 @@ static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 {
 	struct bw_file *f = &w->files[w->n_files - 1];
 	bt_status st = bw_publish(w, BW_ROW | BW_CLOSING, err);
-	bt_status st2 = bag_db_close(w->db, st == BT_OK ? err : NULL);
-	w->db = NULL;
+	bt_status st2 = bag_storage_close(w->store, st == BT_OK ? err : NULL);
+	w->store = NULL;
 	if (st == BT_OK)
 		st = st2;
 	/* A metadata row that no longer fit (disk full) leaves the committed
@@ -533,12 +556,13 @@ bt_status bag_writer_add_topic(struct bag_writer *w, const struct bag_topic *t,
 	bw_tally_grow(&w->pend.tally, &w->pend.cap, w->n_topics);
 	/* The rows added here are part of the file's fixed part. */
 	uint64_t before = 0, after = 0;
-	bt_status st = w->max_size ? bag_db_size(w->db, &before, err) : BT_OK;
+	bt_status st = w->max_size ? w->store->ops->size(w->store, &before, err) : BT_OK;
 	if (st == BT_OK)
-		st = bag_db_insert_topic(w->db, &nt->t, &nt->db_id, err);
-	if (st == BT_OK && new_type && bw_has_definitions(w))
-		st = bag_db_insert_msgdef(w->db, &w->types[nt->type_index], err);
-	if (st == BT_OK && w->max_size && (st = bag_db_size(w->db, &after, err)) == BT_OK) {
+		st = w->store->ops->create_topic(w->store, &nt->t,
+						 new_type ? &w->types[nt->type_index] : NULL,
+						 &nt->db_id, err);
+	if (st == BT_OK && w->max_size &&
+	    (st = w->store->ops->size(w->store, &after, err)) == BT_OK) {
 		w->base_size += after > before ? after - before : 0;
 		bw_check_base(w);
 	}
@@ -565,9 +589,10 @@ bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 	t->n_qos = n;
 	/* After a failure the file takes no more statements; the profiles
 	 * still reach the final metadata, like losses added then. */
-	if (w->failed || w->db == NULL)
+	if (w->failed || w->store == NULL)
 		return BT_OK;
-	bt_status st = bag_db_update_topic_qos(w->db, w->topics[handle].db_id, copy, n, err);
+	bt_status st = w->store->ops->update_topic_qos(w->store, w->topics[handle].db_id, copy, n,
+						       err);
 	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
@@ -644,7 +669,7 @@ static bt_status bw_commit(struct bag_writer *w, struct bt_error *err)
 	if (!w->in_txn)
 		return BT_OK;
 	w->in_txn = false;
-	bt_status st = bag_db_commit(w->db, err);
+	bt_status st = w->store->ops->batch_commit(w->store, err);
 	bw_res_settle(w, st == BT_OK);
 	if (st != BT_OK) {
 		bw_pend_reset(w);
@@ -654,16 +679,11 @@ static bt_status bw_commit(struct bag_writer *w, struct bt_error *err)
 	return BT_OK;
 }
 
-/* An insert of `len` bytes grows the file by at most its length, plus the
- * 4-byte header of each overflow page it fills (len / 1024 is more than
- * that), plus BW_GROWTH_PAGES pages (a new leaf in the table and in
- * timestamp_idx, interior splits up to the root in both): a generous bound,
- * so the split decision stays exact. */
-#define BW_GROWTH_PAGES 32u
-
+/* The backend's bound on what a message of `len` adds: the split decision
+ * stays exact without reading the size at every message. */
 static void bw_size_grow(struct bag_writer *w, size_t len)
 {
-	uint64_t add = (uint64_t)len + len / 1024 + BW_GROWTH_PAGES * bag_db_page_size(w->db);
+	uint64_t add = w->store->ops->growth_bound(w->store, len);
 	if (w->size_slack != UINT64_MAX)
 		w->size_slack = UINT64_MAX - w->size_slack > add ? w->size_slack + add : UINT64_MAX;
 }
@@ -689,15 +709,16 @@ static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m
 			return BT_OK;
 		}
 	}
-	/* SQLite re-prepares PRAGMA page_count at every step (pragmas run once):
-	 * ~1 us, as much as inserting a 1 KiB message. So read the size only
-	 * when the file may have reached the limit. */
+	/* Reading the size may cost as much as writing a message (SQLite
+	 * re-prepares PRAGMA page_count at every step: ~1 us, as much as
+	 * inserting 1 KiB). So read it only when the file may have reached the
+	 * limit. */
 	uint64_t limit = w->max_size + w->base_size;
 	if (limit < w->max_size)
 		limit = UINT64_MAX;
 	if (w->max_size && (w->size_slack == UINT64_MAX ||
 			    w->size_seen + w->size_slack >= limit)) {
-		bt_status st = bag_db_size(w->db, &w->size_seen, err);
+		bt_status st = w->store->ops->size(w->store, &w->size_seen, err);
 		if (st != BT_OK)
 			return st;
 		w->size_slack = 0;
@@ -739,8 +760,8 @@ static bt_status bw_insert(struct bag_writer *w, const struct bag_message *m, co
 			   size_t len, bool *stored, struct bt_error *err)
 {
 	*stored = false;
-	bt_status st = bag_db_insert_message(w->db, w->topics[m->topic].db_id, m->timestamp, data,
-					     len, err);
+	bt_status st = w->store->ops->write(w->store, w->topics[m->topic].db_id, m->timestamp,
+					    data, len, err);
 	if (st == BT_ERR_TOOBIG) {
 		bw_drop_toobig(w, m, err);
 		return BT_OK;
@@ -785,7 +806,7 @@ static bt_status bw_write_repeats(struct bag_writer *w, int64_t t_last, struct b
 	size_t n = w->on_split(w->on_split_ctx, t_last, &msgs);
 	if (n == 0)
 		return BT_OK;
-	bt_status st = bag_db_begin(w->db, err);
+	bt_status st = w->store->ops->batch_begin(w->store, err);
 	if (st == BT_OK)
 		w->in_txn = true;
 	for (size_t i = 0; st == BT_OK && i < n; i++)
@@ -825,7 +846,7 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 		st = bw_do_split(w, err);
 	if (st == BT_OK && split && bw_cancelled(w))
 		return BT_OK; /* cancelled during the split: m is not written */
-	if (st == BT_OK && !w->in_txn && (st = bag_db_begin(w->db, err)) == BT_OK)
+	if (st == BT_OK && !w->in_txn && (st = w->store->ops->batch_begin(w->store, err)) == BT_OK)
 		w->in_txn = true;
 	const void *data = NULL;
 	size_t len = 0;
@@ -925,32 +946,27 @@ bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
 
 /* ---- open / close ---- */
 
-/* Default: an on-disk rollback journal whose header is zeroed after each
- * commit (PERSIST), and no fsync. bench/crash_bench measured it, TRUNCATE
- * and WAL (synchronous OFF) to survive SIGKILL mid-transaction without
- * corruption or loss of committed data, unlike rosbag2's journal_mode
- * MEMORY; bench/store_bench found PERSIST the fastest of the three (see the
- * man page, "STORAGE PRESETS"). */
-static const struct bag_db_pragmas bw_presets[] = {
-	[BAG_PRESET_NONE] = {.journal_mode = "PERSIST", .synchronous = "OFF"},
-	[BAG_PRESET_RESILIENT] = {.journal_mode = "WAL", .synchronous = "NORMAL"},
-};
+/* The presets are the sqlite3 backend's (bag_storage_sqlite.c). */
+static const char *bw_preset_name(enum bag_preset p)
+{
+	return p == BAG_PRESET_RESILIENT ? "resilient" : NULL;
+}
 
 void bag_preset_pragmas(enum bag_preset p, const char **journal_mode, const char **synchronous)
 {
-	const struct bag_db_pragmas *pr = &bw_presets[p == BAG_PRESET_RESILIENT];
-	*journal_mode = pr->journal_mode;
-	*synchronous = pr->synchronous;
+	if (!bag_storage_sqlite_preset(bw_preset_name(p), journal_mode, synchronous))
+		*journal_mode = *synchronous = "";
 }
 
-static bt_status bw_check_options(const struct bag_writer_options *o, struct bt_error *err)
+static bt_status bw_check_options(const struct bag_writer_options *o,
+				  const struct bag_storage_ops *ops, struct bt_error *err)
 {
 	if (!o->uri || !o->uri[0])
 		return bt_err_set(err, BT_ERR_USAGE, "no bag directory given");
-	if (o->max_bagfile_size && o->max_bagfile_size < BAG_MIN_SPLIT_SIZE)
-		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-size %llu is below the sqlite3 "
+	if (o->max_bagfile_size && o->max_bagfile_size < ops->min_split_size)
+		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-size %llu is below the %s "
 				  "minimum of %llu bytes", (unsigned long long)o->max_bagfile_size,
-				  (unsigned long long)BAG_MIN_SPLIT_SIZE);
+				  ops->identifier, (unsigned long long)ops->min_split_size);
 	if (o->max_bagfile_duration < 0)
 		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-duration must not be negative");
 	if ((unsigned)o->preset > BAG_PRESET_RESILIENT ||
@@ -970,7 +986,26 @@ static unsigned bw_cpu_count(void)
 	return n > 0 && n < 1024 ? (unsigned)n : 1;
 }
 
-static void bw_copy_options(struct bag_writer *w, const struct bag_writer_options *o)
+/* The writer options that are backend settings, as key/value pairs:
+ * storage_config, then the benchmarks' overrides. */
+static struct bag_kv *bw_config(const struct bag_writer_options *o, size_t *n)
+{
+	size_t cap = o->n_storage_config + 2;
+	struct bag_kv *kv = bt_xcalloc(cap, sizeof *kv);
+	*n = o->n_storage_config;
+	if (*n)
+		memcpy(kv, o->storage_config, *n * sizeof *kv);
+	if (o->journal_mode)
+		kv[(*n)++] = (struct bag_kv){(char *)"journal_mode", (char *)o->journal_mode};
+	if (o->synchronous)
+		kv[(*n)++] = (struct bag_kv){(char *)"synchronous", (char *)o->synchronous};
+	struct bag_kv *copy = bag_kv_dup(kv, *n);
+	free(kv);
+	return copy;
+}
+
+static void bw_copy_options(struct bag_writer *w, const struct bag_writer_options *o,
+			    const struct bag_storage_ops *ops)
 {
 	w->dir = bt_xstrdup(o->uri);
 	w->base = bt_fs_basename(o->uri);
@@ -979,14 +1014,12 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->compat = o->compat;
 	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
-	w->pragmas = bw_presets[o->preset];
-	if (o->journal_mode)
-		w->pragmas.journal_mode = o->journal_mode;
-	if (o->synchronous)
-		w->pragmas.synchronous = o->synchronous;
+	w->ops = ops;
+	const char *preset = o->storage_preset ? o->storage_preset : bw_preset_name(o->preset);
+	w->preset = preset ? bt_xstrdup(preset) : NULL;
+	w->config = bw_config(o, &w->n_config);
 	w->on_split = o->on_split;
 	w->on_split_ctx = o->on_split_ctx;
-	w->pragmas.page_size = bag_db_page_size_for(o->max_bagfile_size);
 	w->max_size = o->max_bagfile_size;
 	w->max_duration = o->max_bagfile_duration;
 	w->max_files = o->max_bag_files;
@@ -1011,7 +1044,7 @@ static void bw_free(struct bag_writer *w)
 {
 	bag_zpool_free(w->zpool);
 	bag_fcomp_stop(w->fcomp);
-	bag_db_discard(w->db);
+	bag_storage_discard(w->store);
 	for (size_t i = 0; i < w->n_topics; i++)
 		bag_topic_fini(&w->topics[i].t);
 	for (size_t i = 0; i < w->n_types; i++)
@@ -1029,21 +1062,30 @@ static void bw_free(struct bag_writer *w)
 	free(w->dir);
 	free(w->base);
 	free(w->ros_distro);
+	free(w->preset);
+	bag_kv_free(w->config, w->n_config);
 	free(w);
 }
 
 bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer **out,
 			  struct bt_error *err)
 {
-	bt_status st = bw_check_options(o, err);
+	const struct bag_storage_ops *ops = bag_storage_default();
+	bt_status st = o->storage_id ? bag_storage_lookup(o->storage_id, &ops, err) : BT_OK;
+	if (st == BT_OK)
+		st = bw_check_options(o, ops, err);
 	if (st != BT_OK)
 		return st;
 	if (bt_fs_exists(o->uri))
 		return bt_err_set(err, BT_ERR_EXISTS, "bag directory %s already exists; refusing "
 				  "to overwrite it", o->uri);
 	struct bag_writer *w = bt_xcalloc(1, sizeof *w);
-	bw_copy_options(w, o);
-	st = bt_fs_mkdir_new(w->dir, err);
+	bw_copy_options(w, o, ops);
+	struct bag_storage_options so;
+	bw_storage_options(w, &so);
+	st = ops->check_options(&so, err);
+	if (st == BT_OK)
+		st = bt_fs_mkdir_new(w->dir, err);
 	if (st != BT_OK) {
 		bw_free(w);
 		return st;
@@ -1052,8 +1094,8 @@ bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer 
 	if (st == BT_OK)
 		st = bw_open_file(w, err);
 	if (st != BT_OK) {
-		bag_db_discard(w->db);
-		w->db = NULL;
+		bag_storage_discard(w->store);
+		w->store = NULL;
 		for (size_t i = 0; i < w->n_files; i++)
 			bw_remove_outputs(w, w->files[i].seq);
 		char *md = bt_fs_join(w->dir, BAG_METADATA_FILE);
@@ -1078,9 +1120,9 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 	struct bt_error local;
 	bt_status st = BT_OK;
 	if (w->in_txn)
-		bag_db_rollback(w->db);
+		w->store->ops->batch_abort(w->store);
 	w->in_txn = false;
-	if (w->db)
+	if (w->store)
 		st = bw_close_file(w, &local);
 	if (w->fcomp)
 		while (bag_fcomp_pending(w->fcomp) || bw_poll_fcomp(w, false))

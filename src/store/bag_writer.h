@@ -1,4 +1,5 @@
-/* bag_writer — writes a rosbag2 sqlite3 bag: <bag>/<bag>_<N>.db3 files in
+/* bag_writer — writes a rosbag2 bag: <bag>/<bag>_<N>.db3 (or the extension
+ * of the storage backend chosen) files in
  * schema 4 (3 for Humble), metadata.yaml (v9; v5 Humble, v7 Iron: the
  * layout of options.compat) rewritten atomically at open, at every split
  * and at close, splits by size / duration / request, --max-bag-files
@@ -44,7 +45,8 @@
 #include "bag_types.h"
 #include "bt_status.h"
 
-/* rosbag2's MIN_SPLIT_FILE_SIZE for sqlite3. */
+/* rosbag2's MIN_SPLIT_FILE_SIZE for sqlite3 (the sqlite3 backend's
+ * min_split_size). */
 #define BAG_MIN_SPLIT_SIZE UINT64_C(86016)
 
 enum bag_preset {
@@ -77,7 +79,16 @@ struct bag_writer_options {
 	 * layout has no custom_data (BT_ERR_USAGE with any) and no
 	 * message_definitions table (definitions given are not stored). */
 	enum bag_compat compat;
-	/* For benchmarks and crash tests only: replace the preset's pragmas. */
+	/* The storage backend's identifier (bag_storage.h); NULL: sqlite3. */
+	const char *storage_id;
+	/* The backend's preset by its name (e.g. an MCAP profile); NULL: the
+	 * one `preset` names. And backend settings (key/value), passed through
+	 * as given; the backend refuses unknown keys at open (BT_ERR_USAGE). */
+	const char *storage_preset;
+	const struct bag_kv *storage_config;
+	size_t n_storage_config;
+	/* For benchmarks and crash tests only: replace the preset's pragmas
+	 * (passed to the backend as its journal_mode / synchronous settings). */
 	const char *journal_mode;
 	const char *synchronous;
 	/* Repeat-transient-local: called on the writing thread right after a
