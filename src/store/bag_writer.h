@@ -69,7 +69,9 @@ struct bag_writer_options {
 	enum bag_preset preset;
 	enum bag_compression compression;
 	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
-	uint32_t test_compress_delay_us; /* test hook: each compression sleeps first; 0 */
+	/* test hook: each compression sleeps first (MESSAGE: each message;
+	 * FILE: each file, cut short by the cancel flag); 0 */
+	uint32_t test_compress_delay_us;
 	uint32_t test_write_delay_us; /* test hook: each message insert sleeps first; 0 */
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
@@ -180,11 +182,15 @@ BT_MUST_CHECK bt_status bag_writer_write_batch(struct bag_writer *w,
 BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 					 size_t n, struct bt_error *err);
 /* From now on, bag_writer_write stops early once `*flag` is true (set
- * from any thread; it must outlive the writer). NULL: never. */
+ * from any thread; it must outlive the writer), and so does FILE
+ * compression: closed files not compressed yet stay plain (said once at
+ * close; `bagtop reindex` compresses them; when no kept file was
+ * compressed, metadata.yaml says the bag is uncompressed). NULL: never. */
 void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
 /* Closes the current file and starts the next one now. */
 BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
-/* Finishes the bag (final metadata, waits for FILE compression) and frees
+/* Finishes the bag (final metadata, waits for FILE compression unless the
+ * cancel flag cuts it short) and frees
  * the writer, also on error. Returns the first error the writer met. */
 BT_MUST_CHECK bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err);
 
