@@ -206,6 +206,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	delay = getenv("BAGTOP_TEST_WRITE_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 10000000, &us) == BT_OK)
 		c->ro.writer.test_write_delay_us = (uint32_t)us;
+	/* A writer stuck in the kernel at close: deaf to abandoning. */
+	delay = getenv("BAGTOP_TEST_CLOSE_STALL_US");
+	if (delay != NULL && bt_parse_u64(delay, 0, 60000000, &us) == BT_OK)
+		c->ro.writer.test_close_stall_us = (uint32_t)us;
 	/* Slow MESSAGE compression, so that the cache overflows behind it. */
 	delay = getenv("BAGTOP_TEST_COMPRESS_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)

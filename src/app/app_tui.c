@@ -308,9 +308,12 @@ int app_tui_run(struct app_run *run)
 	struct tui_stderr cap = {.saved_fd = -1};
 	struct bt_error err = {0};
 	bool capturing = tui_stderr_start(&cap, &err) == BT_OK;
+	atomic_store(&run->real_stderr, capturing ? cap.saved_fd : -1);
+	atomic_store(&run->screen_active, true);
 	t.signals_started = pthread_create(&t.signals, NULL, app_tui_signals, &t) == 0;
 	struct tui_run_ops ops = {app_tui_fill, app_tui_command, app_tui_done};
 	bt_status st = tui_run(&ops, &t, &err);
+	atomic_store(&run->screen_active, false);
 	bool no_terminal = st != BT_OK && !atomic_load(&t.stop_started);
 	if (!no_terminal && !atomic_load(&t.stop_started))
 		app_tui_begin_stop(&t, "the live view ended");

@@ -120,6 +120,7 @@ struct bag_writer {
 	const struct bag_message *res_msgs;
 	size_t res_lo, res_hi;
 	uint32_t test_write_delay_us;
+	uint32_t test_close_stall_us;
 };
 
 /* ---- metadata ---- */
@@ -1047,6 +1048,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->max_files = o->max_bag_files;
 	w->compression = o->compression;
 	w->test_write_delay_us = o->test_write_delay_us;
+	w->test_close_stall_us = o->test_close_stall_us;
 	bw_pend_reset(w);
 }
 
@@ -1157,6 +1159,8 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 {
 	struct bt_error local;
 	bt_status st = BT_OK;
+	if (w->test_close_stall_us != 0)
+		usleep(w->test_close_stall_us); /* a stuck disk, for the stop tests */
 	if (w->in_txn)
 		w->store->ops->batch_abort(w->store);
 	w->in_txn = false;

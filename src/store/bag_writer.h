@@ -73,6 +73,9 @@ struct bag_writer_options {
 	 * FILE: each file, cut short by the cancel flag); 0 */
 	uint32_t test_compress_delay_us;
 	uint32_t test_write_delay_us; /* test hook: each message insert sleeps first; 0 */
+	/* test hook: closing sleeps this long first, deaf to the cancel flag
+	 * (a call stuck in the kernel); 0 */
+	uint32_t test_close_stall_us;
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
