@@ -11,6 +11,7 @@
 #include "app.h"
 #include "app__run.h"
 #include "defs.h"
+#include "app_ros_env.h"
 #include "bt_fmt.h"
 #include "bt_fs.h"
 #include "bt_log.h"
@@ -38,6 +39,7 @@ void app_record_cfg_init(struct app_record_cfg *c)
 void app_record_cfg_fini(struct app_record_cfg *c)
 {
 	app_writer_cfg_fini(&c->w);
+	btdds_env_fini(&c->env);
 	for (size_t i = 0; i < c->n_repeat; i++)
 		free((char *)c->repeat[i].name);
 	free(c->repeat);
@@ -169,8 +171,11 @@ static int app_record_defs(const struct app_cmd *cmd, struct app_record_cfg *c)
 int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 {
 	int rc = app_writer_finish(cmd, &c->w);
+	if (rc == 0)
+		rc = app_ros_env_read(cmd, &c->env, &c->ro.domain_id);
 	if (rc != 0)
 		return rc;
+	c->ro.env = &c->env;
 	if (c->snapshot_timing && !c->ro.snapshot_mode)
 		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
 				       "--snapshot-mode");

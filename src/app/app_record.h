@@ -6,6 +6,7 @@
 
 #include "app_opts.h"
 #include "app_writer_opts.h"
+#include "btdds_env.h"
 #include "rec_recorder.h"
 
 enum {
@@ -49,7 +50,7 @@ enum {
 
 /* How to capture and run. */
 #define APP_RECORD_RUN_ROWS                                                                      \
-	{"domain", 0, "ID", "DDS domain id, 0..232 (default: Cyclone DDS's default, 0)",          \
+	{"domain", 0, "ID", "DDS domain id, 0..232 (default: ROS_DOMAIN_ID, else 0)",             \
 	 APP_R_DOMAIN},                                                                            \
 	{"qos-profile-overrides-path", 0, "FILE", "per-topic reader QoS in rosbag2's YAML format", \
 	 APP_R_QOS_OVERRIDES},                                                                     \
@@ -118,6 +119,7 @@ struct app_record_cfg {
 	const char **defs_paths; /* --message-definitions-path, borrowed from argv */
 	size_t n_defs_paths;
 	struct defs_source *defs; /* made by app_record_finish, freed by fini */
+	struct btdds_env env; /* the ROS 2 environment; ro.env points here */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);
