@@ -84,6 +84,7 @@ static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
 {
 	memset(p, 0, sizeof *p);
 	p->handle = ih;
+	p->guid = ep->key;
 	offered_bag_qos(ep->qos, &p->off.qos);
 	uint32_t n = 0;
 	char **ps = NULL;
@@ -495,6 +496,22 @@ static void sub_describe(struct rec_sub *s, struct defs_result *def)
 	def->encoding = def->text = NULL; /* moved */
 }
 
+/* A ROS 2 message type found in no definition source, whose publisher
+ * announced a type hash (Iron and newer): its node is asked
+ * (rec_typedesc), and the bag gets the answer when it comes. */
+static void sub_ask_node(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	if (s->r->typedesc == NULL || tp->def_origin != DEFS_ORIGIN_NONE || !tp->is_ros ||
+	    tp->type_hash == NULL || strstr(tp->type, "/msg/") == NULL || s->n_pubs == 0)
+		return;
+	dds_guid_t *w = bt_xcalloc(s->n_pubs, sizeof *w);
+	for (size_t i = 0; i < s->n_pubs; i++)
+		w[i] = s->pubs[i].guid;
+	rec_typedesc_ask(s->r->typedesc, tp, w, s->n_pubs);
+	free(w);
+}
+
 static void sub_publish_qos(struct rec_sub *s)
 {
 	atomic_store_explicit(&s->tp->reliable, s->req.reliable, memory_order_relaxed);
@@ -526,6 +543,7 @@ static void sub_subscribe(struct rec_sub *s)
 		return;
 	}
 	sub_describe(s, &def);
+	sub_ask_node(s);
 	sub_publish_qos(s);
 	atomic_store_explicit(&tp->subscribed, true, memory_order_release);
 	if (s->r->consumer != NULL)
