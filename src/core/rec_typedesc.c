@@ -218,8 +218,8 @@ static void td_done(struct rec_typedesc *td, struct td_job *j, const char *node,
 		bt_log_info("%s: message definition of %s from node %s's get_type_description (%s)",
 			    tp->name, tp->type, node, how);
 	} else if (!atomic_load(&td->stop)) {
-		bt_log_warn("%s: no message definition for %s: %s%s%s", tp->name, tp->type,
-			    node[0] ? node : "", node[0] ? "/get_type_description: " : "", e->msg);
+		bt_log_warn("%s: no message definition for %s: %s%s%s%s", tp->name, tp->type,
+			    node[0] ? "node " : "", node, node[0] ? ": " : "", e->msg);
 	}
 	atomic_store_explicit(&tp->def_late, st == BT_OK ? REC_DEF_LATE_FOUND : REC_DEF_LATE_MISSING,
 			      memory_order_release);

@@ -16,9 +16,12 @@
  * definitions (type_description_interfaces, rmw_dds_common, jazzy), not
  * with bagtop's encoder; btdds_raw only carries the bytes.
  *
- *   tdserver --domain N --mode M [--count N] [--rate HZ] [--duration S]
+ *   tdserver --domain N --mode M [--count N] [--rate HZ] [--duration S] [--hold 1]
  * Publishes --count messages at --rate once a reader matched (10 s at
- * most), then serves until --duration seconds passed since the start. */
+ * most), then serves until --duration seconds passed since the start.
+ * --hold 1: after the first message, publishes the rest only once it
+ * answered a request (15 s at most) and 300 ms more, so that a recorder
+ * splitting by duration has the definition before its second file. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -269,6 +272,7 @@ int main(int argc, char **argv)
 	const char *mode = "sources";
 	int count = 10;
 	double rate = 10, duration = 30;
+	bool hold = false;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--domain"))
 			domain = (uint32_t)atoi(argv[i + 1]);
@@ -278,6 +282,8 @@ int main(int argc, char **argv)
 			count = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--rate"))
 			rate = atof(argv[i + 1]);
+		else if (!strcmp(argv[i], "--hold"))
+			hold = atoi(argv[i + 1]) != 0;
 		else if (!strcmp(argv[i], "--duration"))
 			duration = atof(argv[i + 1]);
 		else {
@@ -326,6 +332,16 @@ int main(int argc, char **argv)
 				fprintf(stderr, "tdserver: message not sent\n");
 			sent++;
 			next += (dds_time_t)(1e9 / rate);
+		}
+		if (hold && sent == 1) {
+			dds_time_t until = dds_time() + DDS_SECS(15);
+			while (sv.n == 0 && dds_time() < until) {
+				(void)btdds_raw_take(rq, on_request, &sv);
+				dds_sleepfor(DDS_MSECS(5));
+			}
+			dds_sleepfor(DDS_MSECS(300));
+			next = dds_time();
+			hold = false;
 		}
 		dds_sleepfor(DDS_MSECS(5));
 	}
