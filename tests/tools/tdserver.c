@@ -31,74 +31,10 @@
 #include <dds/dds.h>
 
 #include "btdds_raw.h"
+#include "cdr_hand.h"
 
 #define HASH "RIHS01_" \
 	"1111111111111111111111111111111111111111111111111111111111111111"
-
-/* ---- CDR by hand: little endian, offsets from after the 4-byte header ---- */
-
-struct out {
-	unsigned char *b;
-	size_t len, cap;
-};
-
-static void put(struct out *o, const void *p, size_t n)
-{
-	if (o->len + n > o->cap) {
-		o->cap = (o->len + n) * 2 + 64;
-		o->b = realloc(o->b, o->cap);
-		if (o->b == NULL)
-			abort();
-	}
-	memcpy(o->b + o->len, p, n);
-	o->len += n;
-}
-
-static void align(struct out *o, size_t a)
-{
-	static const unsigned char z[8];
-	size_t off = o->len - 4;
-	put(o, z, ((off + a - 1) / a) * a - off);
-}
-
-static void u8(struct out *o, unsigned v)
-{
-	unsigned char c = (unsigned char)v;
-	put(o, &c, 1);
-}
-
-static void u32(struct out *o, uint32_t v)
-{
-	unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-			      (unsigned char)(v >> 24)};
-	align(o, 4);
-	put(o, b, 4);
-}
-
-static void u64(struct out *o, uint64_t v)
-{
-	align(o, 8);
-	for (int i = 0; i < 8; i++)
-		u8(o, (unsigned)(v >> (8 * i)) & 0xffu);
-}
-
-static void str(struct out *o, const char *s)
-{
-	u32(o, (uint32_t)strlen(s) + 1);
-	put(o, s, strlen(s) + 1);
-}
-
-static void start(struct out *o)
-{
-	o->len = 0;
-	static const unsigned char hdr[4] = {0, 1, 0, 0};
-	put(o, hdr, 4);
-}
-
-static void finish(struct out *o)
-{
-	align(o, 4);
-}
 
 /* ---- the messages ---- */
 
