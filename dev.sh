@@ -19,13 +19,18 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 PKGS="build-essential cmake pkg-config cyclonedds-dev cyclonedds-tools libsqlite3-dev
       libzstd-dev libncurses-dev libcmocka-dev libyaml-dev sqlite3 zstd tmux iproute2
       util-linux"
-# What only the test suite needs: node, for Foxglove's decoders (tests/decode).
+# What only the test suite needs: node and npm, for Foxglove's decoders
+# (tests/decode); Debian's packages unless the commands are there already
+# (NodeSource's nodejs carries npm and conflicts with Debian's).
 TEST_PKGS="nodejs npm"
 export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
 
 deps() {
 	missing=""
-	for p in $PKGS ${WITH_TEST_PKGS:+$TEST_PKGS}; do
+	test_pkgs=""
+	[ -n "${WITH_TEST_PKGS:-}" ] && ! { command -v node && command -v npm; } >/dev/null &&
+		test_pkgs=$TEST_PKGS
+	for p in $PKGS $test_pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing="$missing $p"
 	done
@@ -41,10 +46,10 @@ deps() {
 # The test suite's node packages (tests/decode/package-lock.json), installed
 # when the lock file is newer than what is there.
 test_deps() {
-	dir="$ROOT/tests/decode"
-	[ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+	nd="$ROOT/tests/decode" # not $dir: sh has no local variables, suite() uses it
+	[ "$nd/node_modules/.package-lock.json" -nt "$nd/package-lock.json" ] && return 0
 	echo "dev.sh: npm ci in tests/decode"
-	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+	(cd "$nd" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 # build DIR [cmake options...]

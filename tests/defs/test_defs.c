@@ -13,6 +13,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "defs.h"
+#include "defs__builtin.h"
 #include "defs__text.h"
 #include "test_util.h"
 
@@ -255,6 +256,35 @@ static void test_builtin_golden(void **state)
 	}
 }
 
+/* Every type of every distro's set is complete within that set: each file
+ * passes the checks, each dependency is there. */
+static void test_builtin_all(void **state)
+{
+	(void)state;
+	log_reset();
+	for (const char *const *d = defs_builtin_distros(); *d != NULL; d++) {
+		struct defs_source *s = source(NULL, 0, NULL, *d);
+		size_t n = 0;
+		for (size_t i = 0; i < defs_builtin_n_files; i++) {
+			const char *path = defs_builtin_files[i].path;
+			if ((defs_builtin_files[i].mask & (1u << (d - defs_builtin_distros()))) == 0)
+				continue;
+			char *type = bt_xstrndup(path, strcspn(path, "."));
+			struct defs_result r;
+			defs_source_lookup(s, type, &r);
+			if (r.origin != DEFS_ORIGIN_BUILTIN || r.text[0] == '\0')
+				fail_msg("%s (%s): %s", type, *d, logged);
+			defs_result_fini(&r);
+			free(type);
+			n++;
+		}
+		assert_int_equal(n, defs_builtin_count(*d));
+		defs_source_free(s);
+	}
+	assert_int_equal(n_logged, 0);
+	bt_log_set_sink(NULL, NULL);
+}
+
 /* How many types each distro has, and what is absent where. */
 static void test_builtin_distros(void **state)
 {
@@ -425,7 +455,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rosbag2_cases),  cmocka_unit_test(test_parse_deps),
-		cmocka_unit_test(test_builtin_golden), cmocka_unit_test(test_builtin_distros),
+		cmocka_unit_test(test_builtin_golden), cmocka_unit_test(test_builtin_all),
+		cmocka_unit_test(test_builtin_distros),
 		cmocka_unit_test(test_sources),        cmocka_unit_test(test_custom_fixture),
 		cmocka_unit_test(test_bad_input),
 	};
