@@ -551,7 +551,10 @@ static void sub_subscribe(struct rec_sub *s)
 	bt_log_info("recording %s [%s] (%s, %s%s; message definition: %s)", tp->name, tp->type,
 		    s->req.reliable ? "reliable" : "best effort",
 		    s->req.transient_local ? "transient-local" : "volatile",
-		    s->req.overridden ? ", QoS override" : "", defs_origin_name(tp->def_origin));
+		    s->req.overridden ? ", QoS override" : "",
+		    atomic_load(&tp->def_late) == REC_DEF_LATE_ASKING
+			    ? "none yet, its node's get_type_description is asked"
+			    : defs_origin_name(tp->def_origin));
 }
 
 /* A new publication the current reader would not match: replace the
