@@ -77,7 +77,8 @@ struct cons_qos_req {
 /* A topic's message definition, found after it was registered. */
 struct cons_def_req {
 	uint32_t topic;
-	char *encoding, *text; /* owned */
+	char *encoding, *text; /* owned; NULL: none, only its source */
+	char *source;
 };
 
 /* Per-topic tally of the chunk being written (indexed by topic index). */
@@ -264,6 +265,7 @@ static void cons_def_reqs_free(struct cons_def_req *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(r[i].encoding);
 		free(r[i].text);
+		free(r[i].source);
 	}
 	free(r);
 }
@@ -281,7 +283,7 @@ static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, s
 		struct bt_error e = {0};
 		const struct rec_topic *tp = rec_topics_get(c->opt.topics, t);
 		bt_status st = bag_writer_set_type_def(c->opt.writer, tp->type, reqs[i].encoding,
-						       reqs[i].text, &e);
+						       reqs[i].text, reqs[i].source, &e);
 		if (st != BT_OK && st != BT_ERR_NOTFOUND)
 			cons_fail(c, st, &e);
 	}
@@ -769,9 +771,9 @@ void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const st
 }
 
 void rec_consumer_set_definition(struct rec_consumer *c, uint32_t topic, const char *encoding,
-				 const char *text)
+				 const char *text, const char *source)
 {
-	struct cons_def_req d = {topic, bt_xstrdup(encoding), bt_xstrdup(text)};
+	struct cons_def_req d = {topic, bt_xstrdup(encoding), bt_xstrdup(text), bt_xstrdup(source)};
 	pthread_mutex_lock(&c->qos_mu);
 	bt_xgrow((void **)&c->def_reqs, &c->cap_def_reqs, c->n_def_reqs + 1, sizeof *c->def_reqs);
 	c->def_reqs[c->n_def_reqs++] = d;

@@ -213,8 +213,16 @@ static void td_done(struct rec_typedesc *td, struct td_job *j, const char *node,
 {
 	struct rec_topic *tp = j->tp;
 	snprintf(tp->def_node, sizeof tp->def_node, "%s", node);
+	char *source = st == BT_OK ? bt_xasprintf("get_type_description (node %s)", node)
+		       : node[0] ? bt_xasprintf("missing: get_type_description of node %s: %s", node,
+						e->msg)
+				 : bt_xasprintf("missing: %s", e->msg);
+	if (!atomic_load(&td->stop) || st == BT_OK)
+		rec_consumer_set_definition(td->o.consumer, tp->index,
+					    st == BT_OK ? res->encoding : NULL,
+					    st == BT_OK ? res->text : NULL, source);
+	free(source);
 	if (st == BT_OK) {
-		rec_consumer_set_definition(td->o.consumer, tp->index, res->encoding, res->text);
 		bt_log_info("%s: message definition of %s from node %s's get_type_description (%s)",
 			    tp->name, tp->type, node, how);
 	} else if (!atomic_load(&td->stop)) {

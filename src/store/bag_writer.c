@@ -66,6 +66,8 @@ struct bag_writer {
 	char *dir, *base, *ros_distro;
 	struct bag_kv *custom;
 	size_t n_custom;
+	struct bag_kv *def_sources; /* message_definition_sources */
+	size_t n_def_sources;
 	struct bag_db_pragmas pragmas;
 	uint64_t max_size, max_files;
 	int64_t max_duration;
@@ -201,6 +203,8 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 	md->n_topics = w->n_topics;
 	md->custom_data = bag_kv_dup(w->custom, w->n_custom);
 	md->n_custom_data = w->n_custom;
+	md->def_sources = bag_kv_dup(w->def_sources, w->n_def_sources);
+	md->n_def_sources = w->n_def_sources;
 	bag_metadata_sum_stats(md);
 }
 
@@ -563,13 +567,16 @@ bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 }
 
 bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const char *encoding,
-				  const char *text, struct bt_error *err)
+				  const char *text, const char *source, struct bt_error *err)
 {
 	size_t i = 0;
 	while (i < w->n_types && strcmp(w->types[i].topic_type, type) != 0)
 		i++;
 	if (i == w->n_types)
 		return bt_err_set(err, BT_ERR_NOTFOUND, "no topic of type %s", type);
+	bag_kv_set(&w->def_sources, &w->n_def_sources, type, source);
+	if (encoding == NULL)
+		return BT_OK;
 	struct bag_msgdef *d = &w->types[i];
 	free(d->encoding);
 	free(d->encoded_message_definition);
@@ -1024,6 +1031,7 @@ static void bw_free(struct bag_writer *w)
 		bw_file_fini(&w->files[i]);
 	free(w->doomed);
 	bag_kv_free(w->custom, w->n_custom);
+	bag_kv_free(w->def_sources, w->n_def_sources);
 	free(w->topics);
 	free(w->types);
 	free(w->files);

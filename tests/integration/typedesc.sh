@@ -6,9 +6,11 @@
 # records it. Every mode records all 20 messages; the bag ends with:
 #   sources (domain 35)  the node's .msg sources in rosbag2's format, in the
 #                        file open when it came (updated) and in the file
-#                        opened after a split (written at creation)
+#                        opened after a split (written at creation); info -v
+#                        names the node
 #   fields  (36)         the field lists rendered as .msg
-#   fail    (37)         rosbag2's empty row ("type not in use" logged)
+#   fail    (37)         rosbag2's empty row ("type not in use" logged, and
+#                        in info -v)
 #   never   (38)         the empty row, after two calls without a reply
 #   deep    (39)         the empty row (1000 nested types: too deep)
 # The modes run side by side, each on its own domain. Needs the sqlite3
@@ -98,10 +100,15 @@ last=$(ls "$T/sources" | grep '\.db3$' | sort -t_ -k2 -n | tail -1)
 check sources sources_0.db3 ros2msg "$SRC"
 check sources "$last" ros2msg "$SRC"
 grep -q "requests 1" "$T/sources.server.log" || fail "sources: not asked once"
+"$B" info -v "$T/sources" | grep -q "my_msgs/msg/Probe  get_type_description (node /probe_node), ros2msg, 2 types" ||
+	fail "sources: info -v does not name the node"
+"$B" check "$T/sources" >"$T/check.log" 2>&1 || fail "sources: check fails: $(cat "$T/check.log")"
 check fields fields_0.db3 ros2msg "$FLD"
 check fail fail_0.db3 "" ""
 grep -q "node /probe_node: the node answered: type not in use" "$T/fail.log" ||
 	fail "fail: the node's reason is not logged"
+"$B" info -v "$T/fail" | grep -q "my_msgs/msg/Probe  none (missing: get_type_description of node /probe_node: the node answered: type not in use)" ||
+	fail "fail: info -v does not say why the definition is missing"
 check never never_0.db3 "" ""
 grep -q "requests 2" "$T/never.server.log" || fail "never: not asked twice"
 grep -q "no reply" "$T/never.log" || fail "never: 'no reply' not logged"
