@@ -270,15 +270,23 @@ static void cons_def_reqs_free(struct cons_def_req *r, size_t n)
 	free(r);
 }
 
+/* Topic t's bag handle, the topic registered first when needed (its
+ * generation bump may have arrived since cons_register_all); false when
+ * the bag does not have it (not recordable, or refused). */
+static bool cons_handle_of(struct rec_consumer *c, uint32_t t, uint32_t *h)
+{
+	(void)cons_register(c, t); /* false: not recordable, checked below */
+	*h = c->handles[t];
+	return *h != CONS_HANDLE_NONE && *h != CONS_HANDLE_REFUSED;
+}
+
 /* Hands the writer the definitions found late (after cons_apply_qos took
  * the queue: the topic registered first, as there). */
 static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, size_t n)
 {
 	for (size_t i = 0; i < n && !c->failed; i++) {
-		uint32_t t = reqs[i].topic;
-		(void)cons_register(c, t); /* false: not recordable, checked below */
-		uint32_t h = c->handles[t];
-		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+		uint32_t t = reqs[i].topic, h;
+		if (!cons_handle_of(c, t, &h))
 			continue;
 		struct bt_error e = {0};
 		const struct rec_topic *tp = rec_topics_get(c->opt.topics, t);
@@ -290,9 +298,8 @@ static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, s
 	cons_def_reqs_free(reqs, n);
 }
 
-/* Hands the writer the offered QoS lists discovery posted. A topic is
- * registered first when this round has not done it yet: its generation
- * bump and its list may both have arrived since cons_register_all. */
+/* Hands the writer the offered QoS lists discovery posted (and the
+ * definitions found late, queued under the same lock). */
 static void cons_apply_qos(struct rec_consumer *c)
 {
 	if (!atomic_exchange_explicit(&c->qos_pending, false, memory_order_acquire))
@@ -308,10 +315,8 @@ static void cons_apply_qos(struct rec_consumer *c)
 	c->n_def_reqs = c->cap_def_reqs = 0;
 	pthread_mutex_unlock(&c->qos_mu);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t t = reqs[i].topic;
-		(void)cons_register(c, t); /* false: not recordable, checked below */
-		uint32_t h = c->handles[t];
-		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+		uint32_t h;
+		if (!cons_handle_of(c, reqs[i].topic, &h))
 			continue;
 		struct bt_error e = {0};
 		bt_status st = bag_writer_set_topic_qos(c->opt.writer, h, reqs[i].qos, reqs[i].n, &e);
