@@ -212,7 +212,6 @@ static void td_done(struct rec_typedesc *td, struct td_job *j, const char *node,
 		    const struct defs_result *res, const char *how, const struct bt_error *e)
 {
 	struct rec_topic *tp = j->tp;
-	snprintf(tp->def_node, sizeof tp->def_node, "%s", node);
 	char *source = st == BT_OK ? bt_xasprintf("get_type_description (node %s)", node)
 		       : node[0] ? bt_xasprintf("missing: get_type_description of node %s: %s", node,
 						e->msg)
