@@ -13,7 +13,8 @@
 #                        in info -v)
 #   never   (38)         the empty row, after two calls without a reply
 #   deep    (39)         the empty row (1000 nested types: too deep)
-# The modes run side by side, each on its own domain. Needs the sqlite3
+#   nograph (35, after)  the empty row: no node announces the publisher
+# The first five run side by side, each on its own domain. Needs the sqlite3
 # shell; else skipped.
 B=${BAGTOP_BIN:?}
 S=${BAGTOP_TDSERVER:?}
@@ -63,6 +64,7 @@ P4=$!
 run deep 39 10 &
 P5=$!
 for p in $P1 $P2 $P3 $P4 $P5; do wait $p || exit 1; done
+run nograph 35 10
 
 hex() { od -An -v -tx1 | tr -d ' \n' | tr a-f A-F; }
 RULE=================================================================================
@@ -94,7 +96,7 @@ SRC="$SRC
 "
 FLD="$FLD
 "
-for m in sources fields fail never deep; do count $m; done
+for m in sources fields fail never deep nograph; do count $m; done
 last=$(ls "$T/sources" | grep '\.db3$' | sort -t_ -k2 -n | tail -1)
 [ "$last" != sources_0.db3 ] || fail "sources: no split (only sources_0.db3)"
 check sources sources_0.db3 ros2msg "$SRC"
@@ -114,4 +116,7 @@ grep -q "requests 2" "$T/never.server.log" || fail "never: not asked twice"
 grep -q "no reply" "$T/never.log" || fail "never: 'no reply' not logged"
 check deep deep_0.db3 "" ""
 grep -q "more than 50 levels" "$T/deep.log" || fail "deep: the depth is not logged"
+check nograph nograph_0.db3 "" ""
+grep -q "requests 0" "$T/nograph.server.log" || fail "nograph: asked though no node was known"
+grep -q "no ROS 2 node announces its publisher" "$T/nograph.log" || fail "nograph: not logged"
 echo "PASS"

@@ -12,6 +12,7 @@
  *   fail     successful=false, "type not in use"
  *   never    no answer at all
  *   deep     successful, no sources, a chain of 1000 nested types
+ *   nograph  as sources, but no node announced in ros_discovery_info
  * Every byte it sends is laid out here by hand from the message
  * definitions (type_description_interfaces, rmw_dds_common, jazzy), not
  * with bagtop's encoder; btdds_raw only carries the bytes.
@@ -98,6 +99,7 @@ static void build_reply(struct out *o, const unsigned char *hdr16, const char *m
 	start(o);
 	put(o, hdr16, 16); /* guid and seq, echoed */
 	bool ok = strcmp(mode, "fail") != 0;
+	bool sources = strcmp(mode, "sources") == 0 || strcmp(mode, "nograph") == 0;
 	u8(o, ok ? 1 : 0);
 	str(o, ok ? "" : "type not in use");
 	if (!ok) {
@@ -107,7 +109,7 @@ static void build_reply(struct out *o, const unsigned char *hdr16, const char *m
 		u32(o, 0);   /* no sources */
 	} else {
 		reply_description(o, strcmp(mode, "deep") == 0);
-		if (strcmp(mode, "sources") == 0) {
+		if (sources) {
 			u32(o, 2);
 			str(o, "my_msgs/msg/Probe");
 			str(o, "msg");
@@ -250,7 +252,7 @@ int main(int argc, char **argv)
 		return 3;
 	struct out o = {0};
 	build_graph(&o, &gp, &gw);
-	if (btdds_raw_write(graph, o.b, o.len) < 0)
+	if (strcmp(mode, "nograph") != 0 && btdds_raw_write(graph, o.b, o.len) < 0)
 		return 3;
 	dds_publication_matched_status_t pm = {0};
 	for (int i = 0; i < 1000 && pm.current_count == 0; i++) {
