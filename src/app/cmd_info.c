@@ -284,6 +284,17 @@ static void info_def_source(const struct bag_msgdef *d, char *out, size_t n)
 		snprintf(out + len, n - len, ")");
 }
 
+/* What the recorder said about a type it asked a node for (metadata.yaml's
+ * message_definition_sources), or NULL. */
+static const char *info_def_asked(const struct bag_reader *r, const char *type)
+{
+	const struct bag_metadata *md = bag_reader_metadata(r);
+	for (size_t i = 0; md != NULL && i < md->n_def_sources; i++)
+		if (strcmp(md->def_sources[i].key, type) == 0)
+			return md->def_sources[i].value;
+	return NULL;
+}
+
 static void info_definitions(const struct bag_reader *r)
 {
 	struct bag_msgdef *d = NULL;
@@ -295,14 +306,20 @@ static void info_definitions(const struct bag_reader *r)
 	}
 	if (n == 0)
 		return;
-	printf("\nMessage definitions (source: bagtop's built-in set, interface files, or none):\n");
+	printf("\nMessage definitions (source: bagtop's built-in set, interface files, a node's "
+	       "get_type_description, or none):\n");
 	int w = 4;
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(d[i].topic_type) > w)
 			w = (int)strlen(d[i].topic_type);
 	for (size_t i = 0; i < n; i++) {
-		char src[96];
-		info_def_source(&d[i], src, sizeof src);
+		char src[600];
+		const char *asked = info_def_asked(r, d[i].topic_type);
+		bool none = d[i].encoded_message_definition[0] == '\0';
+		if (asked != NULL)
+			snprintf(src, sizeof src, "%s%s%s", none ? "none (" : "", asked, none ? ")" : "");
+		else
+			info_def_source(&d[i], src, sizeof src);
 		size_t types = info_def_types(d[i].encoded_message_definition);
 		printf("  %-*s  %s", w, d[i].topic_type, src);
 		if (types > 0)

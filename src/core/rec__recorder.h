@@ -7,6 +7,8 @@
  *  - Cyclone receive threads: run rec_sub listeners, which read a sub's
  *    immutable fields, its atomics, and its sn table under sn_lock.
  *  - "rec-writer" (rec_consumer): the bag writer.
+ *  - "rec-typedesc" (rec_typedesc): asks nodes for definitions found
+ *    nowhere; the discovery thread queues topics for it.
  * Locks: rec_sub.sn_lock guards only the sequence-number table and is
  * released before the cache is touched; no two locks are ever held. */
 #ifndef REC__RECORDER_H
@@ -23,10 +25,12 @@
 #include "rec_rates.h"
 #include "rec_recorder.h"
 #include "rec_stats_pub.h"
+#include "rec_typedesc.h"
 
 /* One publication (remote writer) of a topic, as discovery saw it. */
 struct rec_pub {
 	dds_instance_handle_t handle; /* DCPSPublication instance = the writer */
+	dds_guid_t guid;              /* the writer's GUID (its gid in ros_discovery_info) */
 	struct rec_offered off;       /* partitions point into `parts` */
 	char **parts;
 	bool has_type_info;
@@ -96,6 +100,7 @@ struct rec_recorder {
 	struct bag_writer *writer;
 	struct rec_consumer *consumer;
 	struct rec_stats_pub *stats; /* NULL when off or it could not start */
+	struct rec_typedesc *typedesc; /* NULL when it could not start */
 	dds_entity_t pp;
 	dds_guid_t own_guid;
 	dds_entity_t pub_reader; /* DCPSPublication */

@@ -4,7 +4,7 @@
  * into the cache; the consumer thread that writes the bag.
  *
  * Shutdown (rec_recorder_stop, idempotent), in this order: discovery thread
- * joined → readers deleted (in-flight callbacks finish) → cache closed →
+ * joined → get_type_description thread joined (rec_typedesc) → readers deleted (in-flight callbacks finish) → cache closed →
  * consumer drains and is joined → bag closed (compression finished, final
  * metadata written atomically) → participant deleted.
  *

@@ -72,6 +72,8 @@ struct bag_writer {
 	char *preset;                      /* the backend's preset; NULL = default */
 	struct bag_kv *config;             /* backend settings (journal_mode...) */
 	size_t n_config;
+	struct bag_kv *def_sources; /* message_definition_sources */
+	size_t n_def_sources;
 	uint64_t max_size, max_files;
 	int64_t max_duration;
 	enum bag_compression compression;
@@ -225,6 +227,8 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 	md->n_topics = w->n_topics;
 	md->custom_data = bag_kv_dup(w->custom, w->n_custom);
 	md->n_custom_data = w->n_custom;
+	md->def_sources = bag_kv_dup(w->def_sources, w->n_def_sources);
+	md->n_def_sources = w->n_def_sources;
 	bag_metadata_sum_stats(md);
 }
 
@@ -614,6 +618,28 @@ bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 		return BT_OK;
 	bt_status st = w->store->ops->update_topic_qos(w->store, w->topics[handle].db_id, copy, n,
 						       err);
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
+bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const char *encoding,
+				  const char *text, const char *source, struct bt_error *err)
+{
+	size_t i = 0;
+	while (i < w->n_types && strcmp(w->types[i].topic_type, type) != 0)
+		i++;
+	if (i == w->n_types)
+		return bt_err_set(err, BT_ERR_NOTFOUND, "no topic of type %s", type);
+	bag_kv_set(&w->def_sources, &w->n_def_sources, type, source);
+	if (encoding == NULL)
+		return BT_OK;
+	struct bag_msgdef *d = &w->types[i];
+	free(d->encoding);
+	free(d->encoded_message_definition);
+	d->encoding = bt_xstrdup(encoding);
+	d->encoded_message_definition = bt_xstrdup(text);
+	if (w->failed || w->store == NULL || w->store->ops->update_msgdef == NULL)
+		return BT_OK;
+	bt_status st = w->store->ops->update_msgdef(w->store, d, err);
 	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
@@ -1077,6 +1103,7 @@ static void bw_free(struct bag_writer *w)
 		bw_file_fini(&w->files[i]);
 	free(w->doomed);
 	bag_kv_free(w->custom, w->n_custom);
+	bag_kv_free(w->def_sources, w->n_def_sources);
 	free(w->topics);
 	free(w->types);
 	free(w->files);
