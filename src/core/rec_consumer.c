@@ -571,6 +571,11 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 	struct rec_snapshot_done d = {.id = id, .messages = after.messages - before.messages};
 	d.status = rec_consumer_error(c, NULL);
 	snprintf(d.file, sizeof d.file, "%s", bag_writer_current_file(c->opt.writer));
+	if (c->opt.close_snapshot_files) {
+		cons_split(c);
+		c->file_has_data = false;
+		cons_publish_file(c);
+	}
 	rec_snap_release(c->opt.snap);
 	if (c->opt.on_snapshot != NULL)
 		c->opt.on_snapshot(c->opt.ctx, &d);

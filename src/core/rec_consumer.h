@@ -64,6 +64,10 @@ struct rec_consumer_options {
 	/* Called on the consumer thread when a snapshot file is finished. */
 	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
 	void *ctx;
+	/* Snapshot mode: close each snapshot's file as soon as it is written
+	 * (a split), not when the next snapshot begins, so that the file is
+	 * finished (the writer's on_file_closed) while the next waits. */
+	bool close_snapshot_files;
 };
 
 struct rec_consumer;

@@ -67,6 +67,14 @@ struct rec_recorder_options {
 	/* Called on the writer thread when a snapshot file is finished. */
 	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
 	void *on_snapshot_ctx;
+	/* Called on the writer thread once per storage file when it is
+	 * finished (bag_writer_options.on_file_closed), with why it was closed:
+	 * "split", "snapshot" (snapshot mode, where each snapshot's file is
+	 * then closed as soon as it is written; files without messages are
+	 * not reported) or "close" (the end of recording). Must not block.
+	 * NULL: none. */
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f, const char *reason);
+	void *on_file_closed_ctx;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */
