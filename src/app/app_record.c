@@ -19,6 +19,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "rec_guard.h"
 
 #define APP_RATE_MIN_HZ 0.001 /* a status every 1000 s */
 #define APP_RATE_MAX_HZ 100.0
@@ -71,6 +72,13 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 		if (bt_parse_u64(arg, 0, 232, &u) != BT_OK)
 			return app_usage_error(cmd, "--domain wants 0..232, got '%s'", arg);
 		c->ro.domain_id = (uint32_t)u;
+		return 0;
+	case APP_R_MIN_FREE:
+		if (bt_parse_size(arg, &u) != BT_OK)
+			return app_usage_error(cmd, "--min-free-space wants a byte count (0 = off), "
+					       "got '%s'", arg);
+		c->ro.min_free_space = u;
+		c->min_free_given = true;
 		return 0;
 	case APP_R_CACHE:
 		if (bt_parse_size(arg, &u) != BT_OK || u > SIZE_MAX / 2)
@@ -179,6 +187,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_HOOK_TIMEOUT: return app_r_hook(cmd, c, o->id, arg);
 	case APP_R_DOMAIN:
 	case APP_R_CACHE:
+	case APP_R_MIN_FREE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
@@ -227,6 +236,12 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	rc = app_record_defs(cmd, c);
 	if (rc != 0)
 		return rc;
+	if (!c->min_free_given) {
+		/* The bag does not exist yet: its parent is on the same disk. */
+		char *parent = bt_fs_dirname(c->w.output);
+		c->ro.min_free_space = rec_guard_default(parent);
+		free(parent);
+	}
 	c->ro.stats_rate = c->update_rate;
 	c->ro.version = BAGTOP_VERSION;
 	c->ro.repeat = c->repeat;

@@ -32,6 +32,7 @@ enum {
 	APP_R_HOOK,
 	APP_R_HOOK_JOBS,
 	APP_R_HOOK_TIMEOUT,
+	APP_R_MIN_FREE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -110,7 +111,11 @@ enum {
 	{"on-file-closed-timeout", 0, "SECONDS",                                                   \
 	 "at exit, wait at most SECONDS for --on-file-closed commands, then kill them (default "   \
 	 "30; 0 = no wait)",                                                                       \
-	 APP_R_HOOK_TIMEOUT}
+	 APP_R_HOOK_TIMEOUT},                                                                      \
+	{"min-free-space", 0, "BYTES",                                                             \
+	 "below BYTES free on the bag's filesystem, close the file and stop writing (counted as "  \
+	 "lost: disk guard) until there is room (default 1G, or 5% up to 20G disks; 0 = off)",     \
+	 APP_R_MIN_FREE}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -143,6 +148,7 @@ struct app_record_cfg {
 	unsigned hook_jobs;
 	int64_t hook_timeout_ns;
 	bool hook_jobs_given, hook_timeout_given;
+	bool min_free_given; /* --min-free-space (ro.min_free_space) was given */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

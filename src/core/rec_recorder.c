@@ -139,7 +139,9 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 					  .tl = r->tl,
 					  .on_snapshot = r->opt.on_snapshot,
 					  .ctx = r->opt.on_snapshot_ctx,
-					  .close_snapshot_files = r->opt.on_file_closed != NULL};
+					  .close_snapshot_files = r->opt.on_file_closed != NULL,
+					  .guard_dir = r->opt.writer.uri,
+					  .min_free = r->opt.min_free_space};
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
 	if (st == BT_OK)
 		st = rec_discovery_start(r, err);
@@ -299,6 +301,10 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 	st->write_failed = r->consumer != NULL && rec_consumer_error(r->consumer, NULL) != BT_OK;
 	if (r->consumer != NULL)
 		rec_consumer_abandoned(r->consumer, &st->abandoned, &st->abandoned_bytes);
+	st->free_space = UINT64_MAX;
+	st->min_free_space = r->opt.min_free_space;
+	if (r->consumer != NULL)
+		rec_consumer_guard(r->consumer, &st->disk_guard, &st->free_space);
 }
 
 void rec_recorder_abandon(struct rec_recorder *r)

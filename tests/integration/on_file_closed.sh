@@ -198,7 +198,7 @@ unshare -rm sh -s "$T" "$B" <<'INNER' || exit 1
 T=$1 B=$2
 fail() { echo "FAIL: $*"; exit 1; }
 mount -t tmpfs -o size=1m bagtop-hook "$T/mnt" || { echo "SKIP: cannot mount a tmpfs"; exit 0; }
-"$B" demo -o "$T/mnt/bag" -b 200000 --domain 75 --duration 20 --on-file-closed "$T/hook.sh" \
+"$B" demo -o "$T/mnt/bag" --min-free-space 0 -b 200000 --domain 75 --duration 20 --on-file-closed "$T/hook.sh" \
 	--log-file "$T/full.log" >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/err"
