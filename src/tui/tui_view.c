@@ -197,10 +197,11 @@ static void tui_view_header_top(struct tui_frame *f, const struct tui_header *h)
 	snprintf(right, sizeof right, "pid %ld  %.3g Hz", h->pid, h->update_hz);
 	int rx = f->cols - (int)strlen(right);
 	bool active = h->state != TUI_REC_PAUSED && h->state != TUI_REC_STOPPING;
-	int x = tui_frame_put(f, 0, 0, active ? TUI_E_STATE : TUI_E_STATE_IDLE,
-			      tui_model_state_str(h->state), f->cols);
-	if (h->disk_guard && h->state != TUI_REC_STOPPING)
-		x = tui_frame_put(f, x + 1, 0, TUI_E_WARNING, "STOPPED: DISK GUARD", f->cols);
+	/* The disk guard stops recording whatever the state says. */
+	bool guard = h->disk_guard && h->state != TUI_REC_STOPPING;
+	int x = tui_frame_put(f, 0, 0,
+			      guard ? TUI_E_WARNING : active ? TUI_E_STATE : TUI_E_STATE_IDLE,
+			      guard ? "STOPPED: DISK GUARD" : tui_model_state_str(h->state), f->cols);
 	x = tui_frame_put(f, x + 2, 0, TUI_E_HEADER, "File", f->cols);
 	snprintf(rest, sizeof rest, "#%" PRIu32 " %s  in %s", h->split_index, h->current_file,
 		 h->bag_dir);
