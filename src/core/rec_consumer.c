@@ -29,6 +29,11 @@
  * the bag's statistics stay whole, and counted here too; one warning
  * at the end says what, per topic.
  *
+ * The free-space guard (rec_guard, --min-free-space) is checked before each
+ * batch: while it stops recording, chunks are not handed to the writer and
+ * their messages count lost_disk_guard; stopping closes the current file
+ * (a split, outside snapshot mode), so recording resumes in a new one.
+ *
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
  * discovery thread as whole lists per topic under `qos_mu`; the consumer
  * takes the queue by swapping pointers and hands each list to the writer

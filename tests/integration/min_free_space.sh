@@ -29,18 +29,15 @@ unshare -rm sh -s "$T" "$B" "$P" <<'INNER'
 set -u
 T=$1 B=$2 P=$3
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=proc_lib.sh
+. "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
 mount -t tmpfs -o size=4m bagtop-guard "$T/mnt" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 # Another user of the disk: 1.5 MiB of it, deleted later.
 dd if=/dev/zero of="$T/mnt/filler" bs=1k count=1500 2>/dev/null || fail "filler"
 "$B" record -a --domain 76 -o "$T/mnt/bag" --no-tui --disable-keyboard-controls \
 	--min-free-space 1M --log-file "$T/log" >"$T/out" 2>&1 &
 rec=$!
-i=0
-until grep -q '^Recording to' "$T/out"; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || { cat "$T/out"; fail "record did not start"; }
-	sleep 0.1
-done
+wait_for "$T/out" '^Recording to' 200
 sleep 1
 # 2.4 MB into the 2.5 MiB left: the guard must stop it at 1 MiB free.
 "$P" --domain 76 --topic rt/guarded --type string --count 600 --size 4000 --rate 100 \
@@ -54,15 +51,7 @@ rm "$T/mnt/filler"
 "$P" --domain 76 --topic rt/guarded --type string --count 100 --size 4000 --rate 50 \
 	--wait-readers 1 >"$T/pub" 2>&1 || { cat "$T/pub"; fail "tpub"; }
 sleep 1
-kill -INT "$rec"
-i=0
-while kill -0 "$rec" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 600 ] || { kill -KILL "$rec"; fail "record did not stop"; }
-	sleep 0.1
-done
-wait "$rec"
-rc=$?
+stop_wait "$rec" 600
 cat "$T/out"
 [ "$rc" = 0 ] || fail "record exit $rc, want 0 (the disk never filled)"
 grep -q 'no space left' "$T/out" && fail "the disk filled up"

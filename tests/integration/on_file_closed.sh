@@ -30,28 +30,18 @@ cp "\$BAGTOP_FILE" "\$n/copy"
 EOF
 chmod +x "$T/hook.sh"
 
+# shellcheck source=proc_lib.sh
+. "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+
 # record ARGS... in the background; $rec_pid, output in $T/out.
 record() {
 	"$B" record --no-tui --disable-keyboard-controls "$@" >"$T/out" 2>&1 &
 	rec_pid=$!
-	i=0
-	until grep -q '^Recording to' "$T/out" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || { cat "$T/out"; fail "bagtop record did not start"; }
-		sleep 0.1
-	done
+	wait_for "$T/out" '^Recording to' 200
 	sleep 1 # discovery
 }
 stop() { # SIGINT, wait (bounded), $rc
-	kill -INT "$rec_pid"
-	i=0
-	while kill -0 "$rec_pid" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || { kill -KILL "$rec_pid"; fail "bagtop record did not stop"; }
-		sleep 0.1
-	done
-	wait "$rec_pid"
-	rc=$?
+	stop_wait "$rec_pid" 600
 	cat "$T/out"
 }
 pub() { # DOMAIN COUNT [tpub args...]
