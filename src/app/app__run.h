@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "app_hook.h"
 #include "app_record.h"
 #include "app_snapfile.h"
 #include "rec_recorder.h"
@@ -83,6 +84,10 @@ struct app_run {
 	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
 	size_t n_reqs;
 	uint64_t snap_count; /* snapshots written */
+	/* --on-file-closed (app_hook.h), NULL = none: started before the
+	 * recorder (whose writer thread feeds it), finished after the
+	 * recorder stopped (app_run_report), freed after the recorder. */
+	struct app_hook *hook;
 };
 
 /* ---- app_run.c: the session ---- */

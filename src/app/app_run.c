@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bt_buf.h"
 #include "bt_fmt.h"
 #include "bt_time.h"
 
@@ -80,6 +81,44 @@ void app_run_stop_tick(struct app_run *run)
 	app_run_abandon(run, why);
 }
 
+/* The recorder's on_file_closed (writer thread): queues the command. */
+static void app_run_on_file_closed(void *ctx, const struct bag_file_closed *f,
+				   const char *reason)
+{
+	struct app_run *run = ctx;
+	app_hook_file_closed(run->hook, f->path, reason, f->messages, f->ok);
+}
+
+static bt_status app_run_hook_start(struct app_run *run, struct app_record_cfg *c,
+				    struct bt_error *err)
+{
+	if (c->hook_cmd == NULL)
+		return BT_OK;
+	struct app_hook_options ho = {c->hook_cmd, c->hook_jobs, c->w.output};
+	bt_status st = app_hook_start(&ho, &run->hook, err);
+	if (st == BT_OK) {
+		c->ro.on_file_closed = app_run_on_file_closed;
+		c->ro.on_file_closed_ctx = run;
+	}
+	return st;
+}
+
+/* After the recorder stopped: waits for the --on-file-closed commands
+ * (at most --on-file-closed-timeout), saying so if there are any; the
+ * lines naming those killed or never run, for the summary. */
+static void app_run_hook_finish(struct app_run *run, struct bt_buf *left)
+{
+	if (run->hook == NULL)
+		return;
+	size_t n = app_hook_pending(run->hook);
+	if (n != 0 && run->cfg->hook_timeout_ns > 0) {
+		printf("Waiting up to %.3g s for %zu --on-file-closed command%s\n",
+		       (double)run->cfg->hook_timeout_ns / 1e9, n, bt_fmt_s(n));
+		fflush(stdout);
+	}
+	app_hook_finish(run->hook, run->cfg->hook_timeout_ns, left);
+}
+
 static void app_run_summary(struct app_run *run)
 {
 	const struct rec_topics *t = rec_recorder_topics(run->rec);
@@ -112,6 +151,11 @@ static void app_run_summary(struct app_run *run)
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
 	}
+	struct bt_buf left = {0};
+	app_run_hook_finish(run, &left);
+	if (left.len != 0)
+		fwrite(left.data, 1, left.len, stdout);
+	bt_buf_fini(&left);
 }
 
 static int app_start_error(const struct app_cmd *cmd, bt_status st, const struct bt_error *e)
@@ -156,7 +200,9 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	signal(SIGPIPE, SIG_IGN);
 	app_run_log_start(run);
 	struct bt_error err = {0};
-	bt_status st = rec_recorder_start(&c->ro, &run->rec, &err);
+	bt_status st = app_run_hook_start(run, c, &err);
+	if (st == BT_OK)
+		st = rec_recorder_start(&c->ro, &run->rec, &err);
 	if (st != BT_OK) {
 		app_run_end(run);
 		return app_start_error(cmd, st, &err);
@@ -172,6 +218,8 @@ void app_run_end(struct app_run *run)
 	app_snapfile_remove();
 	rec_recorder_free(run->rec);
 	run->rec = NULL;
+	app_hook_free(run->hook); /* after the recorder: its writer feeds the hook */
+	run->hook = NULL;
 	free(run->loss);
 	run->loss = NULL;
 	app_run_log_end(run);

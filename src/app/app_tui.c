@@ -151,6 +151,8 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 		h->disk_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		h->disk_total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	}
+	h->min_free = st->min_free_space;
+	h->disk_guard = st->disk_guard;
 	h->cache_fill = st->cache_fill;
 	h->cache_max = st->cache_max;
 	const char *comp = bag_compression_name(c->w.opt.compression);

@@ -29,6 +29,11 @@
  * the bag's statistics stay whole, and counted here too; one warning
  * at the end says what, per topic.
  *
+ * The free-space guard (rec_guard, --min-free-space) is checked before each
+ * batch: while it stops recording, chunks are not handed to the writer and
+ * their messages count lost_disk_guard; stopping closes the current file
+ * (a split, outside snapshot mode), so recording resumes in a new one.
+ *
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
  * discovery thread as whole lists per topic under `qos_mu`; the consumer
  * takes the queue by swapping pointers and hands each list to the writer
@@ -55,6 +60,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_guard.h"
 #include "rec_repeat.h"
 
 #define CONS_WAIT_NS INT64_C(100000000)   /* a request is seen within 100 ms */
@@ -106,6 +112,7 @@ struct rec_consumer {
 	/* Consumer thread only. */
 	unsigned seen_gen;
 	bool failed; /* a write failed: count the rest as lost_write */
+	struct rec_guard guard; /* --min-free-space */
 	bool file_has_data; /* snapshot mode: split before the next snapshot */
 	struct rec_repeat_seen *seen; /* repeated copies in the current file */
 	/* handles .. sent: fixed at REC_TOPICS_MAX entries, allocated once at
@@ -458,9 +465,10 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 }
 
 /* Adds what became of the chunk's messages (c->fate) to their topics'
- * counters; arrivals not written are lost_abandoned when `abandoned`, else
- * lost_write. A refused repeated copy is no lost arrival. */
-static void cons_account(struct rec_consumer *c, size_t n, bool abandoned)
+ * counters; arrivals not written count under `cause` (lost_write,
+ * lost_abandoned, lost_disk_guard). A refused repeated copy is no lost
+ * arrival. */
+static void cons_account(struct rec_consumer *c, size_t n, enum bag_loss_cause cause)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_msg *m = c->mp[i];
@@ -490,7 +498,7 @@ static void cons_account(struct rec_consumer *c, size_t n, bool abandoned)
 		cons_count(&st->repeated, t->repeated);
 		cons_count(&st->bytes, t->bytes);
 		cons_count(&st->lost_toobig, t->toobig);
-		cons_count(abandoned ? &st->lost_abandoned : &st->lost_write, t->unwritten);
+		cons_count(&st->lost[cause], t->unwritten);
 		cons_publish_topic_file(c, ti);
 		*t = (struct cons_tally){0};
 	}
@@ -546,11 +554,15 @@ static void cons_abandon_report(struct rec_consumer *c)
 
 static void cons_write_chunk(struct rec_consumer *c, size_t n)
 {
-	if (c->failed || cons_abandoning(c)) {
+	bool guarded = !c->failed && rec_guard_stopped(&c->guard);
+	if (c->failed || guarded || cons_abandoning(c)) {
 		memset(c->fate, BAG_MSG_NOT_WRITTEN, n * sizeof *c->fate);
-		if (!c->failed)
+		bool abandoned = !c->failed && !guarded;
+		if (abandoned)
 			cons_abandon_rest(c, n);
-		cons_account(c, n, !c->failed);
+		cons_account(c, n, abandoned  ? BAG_CAUSE_lost_abandoned
+				   : guarded ? BAG_CAUSE_lost_disk_guard
+					     : BAG_CAUSE_lost_write);
 		return;
 	}
 	struct bag_write_result res = {.fate = c->fate};
@@ -559,13 +571,40 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 	bool abandoned = st == BT_OK && res.recorded + res.toobig < n && cons_abandoning(c);
 	if (abandoned)
 		cons_abandon_rest(c, n); /* the writer stopped early */
-	cons_account(c, n, abandoned);
+	cons_account(c, n, abandoned ? BAG_CAUSE_lost_abandoned : BAG_CAUSE_lost_write);
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
 }
 
+/* The free-space guard, before each batch: when it stops recording, the
+ * current file is closed (a split, so that it is finished and its
+ * --on-file-closed command can move it away) and said loudly; when there
+ * is room again, recording resumes in the file that split opened. */
+static void cons_guard(struct rec_consumer *c)
+{
+	int change = rec_guard_check(&c->guard, bt_time_monotonic_ns(), false);
+	if (change == 0 || c->failed)
+		return;
+	char avail[32], min[32];
+	bt_fmt_iec(rec_guard_free(&c->guard), avail, sizeof avail);
+	bt_fmt_iec(c->guard.min, min, sizeof min);
+	if (change < 0) {
+		bt_log_warn("disk guard: %s free on %s's filesystem again: recording resumed in %s",
+			    avail, c->opt.guard_dir, c->file);
+		return;
+	}
+	bt_log_warn("disk guard: only %s free on %s's filesystem, under --min-free-space %s: "
+		    "recording stopped, messages counted as lost in the recorder (disk guard) "
+		    "until there is room again; %s closed", avail, c->opt.guard_dir, min, c->file);
+	if (c->opt.snap == NULL) {
+		cons_split(c);
+		cons_publish_file(c);
+	}
+}
+
 static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
 {
+	cons_guard(c);
 	cons_grow(c, b->count);
 	const struct rec_msg *m = b->head;
 	while (m != NULL) {
@@ -622,6 +661,11 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 	struct rec_snapshot_done d = {.id = id, .messages = after.messages - before.messages};
 	d.status = rec_consumer_error(c, NULL);
 	snprintf(d.file, sizeof d.file, "%s", bag_writer_current_file(c->opt.writer));
+	if (c->opt.close_snapshot_files) {
+		cons_split(c);
+		c->file_has_data = false;
+		cons_publish_file(c);
+	}
 	rec_snap_release(c->opt.snap);
 	if (c->opt.on_snapshot != NULL)
 		c->opt.on_snapshot(c->opt.ctx, &d);
@@ -691,6 +735,7 @@ static void cons_free(struct rec_consumer *c)
 	rec_msg_free_list(c->rep.head);
 	free(c->rep_bm);
 	rec_repeat_seen_free(c->seen);
+	rec_guard_fini(&c->guard);
 	cons_qos_reqs_free(c->qos_reqs, c->n_qos_reqs);
 	cons_def_reqs_free(c->def_reqs, c->n_def_reqs);
 	pthread_mutex_destroy(&c->qos_mu);
@@ -719,6 +764,7 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->fate = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->fate);
 	c->cap = CONS_INITIAL_CAP;
 	c->seen = rec_repeat_seen_new();
+	rec_guard_init(&c->guard, opt->guard_dir, opt->guard_dir != NULL ? opt->min_free : 0);
 	atomic_init(&c->qos_pending, false);
 	if (pthread_mutex_init(&c->err_mu, NULL) != 0 || pthread_mutex_init(&c->qos_mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
@@ -805,6 +851,12 @@ void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *in
 	*index = c->file_index;
 	*start = c->file_start;
 	pthread_mutex_unlock(&c->err_mu);
+}
+
+void rec_consumer_guard(const struct rec_consumer *c, bool *stopped, uint64_t *free_bytes)
+{
+	*stopped = rec_guard_stopped(&c->guard);
+	*free_bytes = rec_guard_free(&c->guard);
 }
 
 void rec_consumer_abandoned(const struct rec_consumer *c, uint64_t *msgs, uint64_t *bytes)

@@ -41,6 +41,16 @@ static size_t rec_on_split(void *ctx, int64_t t_last, const struct bag_message *
 	return r->consumer != NULL ? rec_consumer_on_split(r->consumer, t_last, msgs) : 0;
 }
 
+/* The writer's on_file_closed (writer thread): says why the file closed. */
+static void rec_on_file_closed(void *ctx, const struct bag_file_closed *f)
+{
+	struct rec_recorder *r = ctx;
+	if (r->opt.snapshot_mode && f->messages == 0 && f->ok)
+		return; /* waited for a snapshot that did not come */
+	const char *reason = r->opt.snapshot_mode ? "snapshot" : f->final ? "close" : "split";
+	r->opt.on_file_closed(r->opt.on_file_closed_ctx, f, reason);
+}
+
 static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 {
 	bt_status st = rec_select_new(&r->opt.select, &r->select, err);
@@ -57,6 +67,10 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	if (!r->opt.snapshot_mode) {
 		wo.on_split = rec_on_split;
 		wo.on_split_ctx = r;
+	}
+	if (r->opt.on_file_closed != NULL) {
+		wo.on_file_closed = rec_on_file_closed;
+		wo.on_file_closed_ctx = r;
 	}
 	if (st == BT_OK)
 		st = bag_writer_open(&wo, &r->writer, err);
@@ -136,7 +150,10 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 					  .snap = r->snap,
 					  .tl = r->tl,
 					  .on_snapshot = r->opt.on_snapshot,
-					  .ctx = r->opt.on_snapshot_ctx};
+					  .ctx = r->opt.on_snapshot_ctx,
+					  .close_snapshot_files = r->opt.on_file_closed != NULL,
+					  .guard_dir = r->opt.writer.uri,
+					  .min_free = r->opt.min_free_space};
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
 	if (st == BT_OK)
 		rec_start_typedesc(r);
@@ -298,6 +315,10 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 	st->write_failed = r->consumer != NULL && rec_consumer_error(r->consumer, NULL) != BT_OK;
 	if (r->consumer != NULL)
 		rec_consumer_abandoned(r->consumer, &st->abandoned, &st->abandoned_bytes);
+	st->free_space = UINT64_MAX;
+	st->min_free_space = r->opt.min_free_space;
+	if (r->consumer != NULL)
+		rec_consumer_guard(r->consumer, &st->disk_guard, &st->free_space);
 }
 
 void rec_recorder_abandon(struct rec_recorder *r)

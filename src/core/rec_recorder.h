@@ -67,6 +67,17 @@ struct rec_recorder_options {
 	/* Called on the writer thread when a snapshot file is finished. */
 	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
 	void *on_snapshot_ctx;
+	/* Called on the writer thread once per storage file when it is
+	 * finished (bag_writer_options.on_file_closed), with why it was closed:
+	 * "split", "snapshot" (snapshot mode, where each snapshot's file is
+	 * then closed as soon as it is written; files without messages are
+	 * not reported) or "close" (the end of recording). Must not block.
+	 * NULL: none. */
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f, const char *reason);
+	void *on_file_closed_ctx;
+	/* The free-space guard (rec_guard.h, rec_consumer_options): bytes
+	 * that must stay free on the bag's filesystem; 0 = no guard. */
+	uint64_t min_free_space;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */
@@ -102,6 +113,10 @@ struct rec_status {
 	uint64_t repeat_kept;       /* messages kept to repeat (marked topics' last N) */
 	uint64_t abandoned;         /* not written: rec_recorder_abandon (also in lost_recorder) */
 	uint64_t abandoned_bytes;   /* their payload bytes */
+	bool disk_guard;            /* the free-space guard stops recording now */
+	uint64_t free_space;        /* bytes free on the bag's filesystem, as last seen;
+				     * UINT64_MAX: not known (no guard) */
+	uint64_t min_free_space;    /* the guard's threshold; 0 = none */
 };
 
 struct rec_recorder;

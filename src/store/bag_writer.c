@@ -52,6 +52,9 @@ struct bw_file {
 	struct bw_tally *tally;
 	size_t cap_tally, n_topics;
 	bool compressing; /* queued for FILE compression */
+	/* on_file_closed: BW_OPEN, then BW_DONE (or BW_FAILED) once closed
+	 * (and compressed), said at the next metadata.yaml write: BW_SAID. */
+	unsigned char closed;
 	uint64_t repeated; /* messages written by on_split at its start */
 };
 
@@ -112,6 +115,9 @@ struct bag_writer {
 	struct bt_error fail_err;
 	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
 	void *on_split_ctx;
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
+	void *on_file_closed_ctx;
+	bool closing; /* in bag_writer_close */
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
 	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
 	size_t fcomp_cancelled;    /* FILE compressions it cancelled */
@@ -264,6 +270,25 @@ static bt_status bw_insert_row(struct bag_writer *w, struct bag_metadata *md, bo
 	return st;
 }
 
+enum { BW_OPEN, BW_DONE, BW_FAILED, BW_SAID };
+
+/* Tells on_file_closed of the files finished since the last call, once
+ * metadata.yaml names them as they are. */
+static void bw_say_closed(struct bag_writer *w)
+{
+	for (size_t i = 0; w->on_file_closed != NULL && i < w->n_files; i++) {
+		struct bw_file *f = &w->files[i];
+		if (f->closed != BW_DONE && f->closed != BW_FAILED)
+			continue;
+		char *path = bt_fs_join(w->dir, f->rel_path);
+		struct bag_file_closed c = {path, f->seq, f->count,
+					    w->closing && i == w->n_files - 1, f->closed == BW_DONE};
+		f->closed = BW_SAID;
+		w->on_file_closed(w->on_file_closed_ctx, &c);
+		free(path);
+	}
+}
+
 /* Writes the current metadata as a row of the open file (BW_ROW) and/or as
  * metadata.yaml (BW_YAML), built once for both; BW_CLOSING when the open
  * file is being closed. */
@@ -277,6 +302,8 @@ static bt_status bw_publish(struct bag_writer *w, unsigned what, struct bt_error
 	if (st == BT_OK && (what & BW_YAML))
 		st = bag_metadata_write(w->dir, &md, err);
 	bag_metadata_fini(&md);
+	if (what & BW_YAML)
+		bw_say_closed(w);
 	return st;
 }
 
@@ -501,6 +528,10 @@ static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 		bag_fcomp_push(w->fcomp, f->seq, path);
 		free(path);
 	}
+	/* A file the writer failed in (disk full) may lack what it was
+	 * given last, even when it closed. */
+	if (st != BT_OK || w->failed || w->fcomp == NULL)
+		f->closed = st == BT_OK && !w->failed ? BW_DONE : BW_FAILED;
 	return st;
 }
 
@@ -518,15 +549,22 @@ static bool bw_poll_fcomp(struct bag_writer *w, bool wait)
 		f->compressing = false;
 		if (r.status == BT_ERR_STATE) { /* cancelled: said once at close */
 			w->fcomp_cancelled++;
+			if (f->closed == BW_OPEN) /* finished as it is, plain */
+				f->closed = BW_DONE;
 			changed = true;
 			continue;
 		}
 		if (r.status != BT_OK) {
 			bt_log_warn("%s stays uncompressed: %s", f->name, r.msg);
+			if (f->closed == BW_OPEN)
+				f->closed = BW_DONE;
+			changed = true;
 			continue;
 		}
 		free(f->rel_path);
 		f->rel_path = bt_xasprintf("%s.zstd", f->name);
+		if (f->closed == BW_OPEN)
+			f->closed = BW_DONE;
 		changed = true;
 	}
 	return changed;
@@ -1069,6 +1107,8 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->config = bw_config(o, &w->n_config);
 	w->on_split = o->on_split;
 	w->on_split_ctx = o->on_split_ctx;
+	w->on_file_closed = o->on_file_closed;
+	w->on_file_closed_ctx = o->on_file_closed_ctx;
 	w->max_size = o->max_bagfile_size;
 	w->max_duration = o->max_bagfile_duration;
 	w->max_files = o->max_bag_files;
@@ -1186,6 +1226,7 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 {
 	struct bt_error local;
 	bt_status st = BT_OK;
+	w->closing = true;
 	if (w->test_close_stall_us != 0)
 		usleep(w->test_close_stall_us); /* a stuck disk, for the stop tests */
 	if (w->in_txn)

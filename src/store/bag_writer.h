@@ -57,6 +57,7 @@ enum bag_preset {
 enum bag_compression { BAG_COMPRESSION_NONE, BAG_COMPRESSION_FILE, BAG_COMPRESSION_MESSAGE };
 
 struct bag_message;
+struct bag_file_closed;
 
 struct bag_writer_options {
 	const char *uri;               /* bag directory; must not exist */
@@ -106,6 +107,23 @@ struct bag_writer_options {
 	 * duration. NULL: nothing is repeated. */
 	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
 	void *on_split_ctx;
+	/* Called on the writing thread once per storage file when it is
+	 * finished: closed with its metadata row, with FILE compression
+	 * compressed (or left as it is when that failed), and named in
+	 * metadata.yaml as it now is; or when its close failed (ok false).
+	 * Not for a file max_bag_files deleted before that. NULL: nothing is
+	 * said. */
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
+	void *on_file_closed_ctx;
+};
+
+/* What on_file_closed reports; valid during the call. */
+struct bag_file_closed {
+	const char *path;  /* the file as a user takes it: "<bag>/<name>[.zstd]" */
+	size_t seq;        /* the N of its name */
+	uint64_t messages; /* in it */
+	bool final;        /* closed by bag_writer_close, not by a split */
+	bool ok;           /* false: its close failed (disk full...), it may be incomplete */
 };
 
 struct bag_message {
