@@ -32,7 +32,9 @@
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
  * discovery thread as whole lists per topic under `qos_mu`; the consumer
  * takes the queue by swapping pointers and hands each list to the writer
- * after unlocking, between batches.
+ * after unlocking, between batches. Message definitions found late (a
+ * node's get_type_description answered: rec_typedesc's thread) take the
+ * same way, under the same lock.
  *
  * Lock order: `err_mu` and `qos_mu` are leaves, never nested, never held
  * across I/O. */
@@ -72,6 +74,12 @@ struct cons_qos_req {
 	size_t n;
 };
 
+/* A topic's message definition, found after it was registered. */
+struct cons_def_req {
+	uint32_t topic;
+	char *encoding, *text; /* owned */
+};
+
 /* Per-topic tally of the chunk being written (indexed by topic index). */
 struct cons_tally {
 	bool touched;      /* listed in `touched` */
@@ -92,6 +100,8 @@ struct rec_consumer {
 	pthread_mutex_t qos_mu;  /* guards qos_reqs only */
 	struct cons_qos_req *qos_reqs;
 	size_t n_qos_reqs, cap_qos_reqs;
+	struct cons_def_req *def_reqs; /* also under qos_mu, flagged by qos_pending */
+	size_t n_def_reqs, cap_def_reqs;
 	/* Consumer thread only. */
 	unsigned seen_gen;
 	bool failed; /* a write failed: count the rest as lost_write */
@@ -249,6 +259,35 @@ static void cons_qos_reqs_free(struct cons_qos_req *r, size_t n)
 	free(r);
 }
 
+static void cons_def_reqs_free(struct cons_def_req *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].encoding);
+		free(r[i].text);
+	}
+	free(r);
+}
+
+/* Hands the writer the definitions found late (after cons_apply_qos took
+ * the queue: the topic registered first, as there). */
+static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, size_t n)
+{
+	for (size_t i = 0; i < n && !c->failed; i++) {
+		uint32_t t = reqs[i].topic;
+		(void)cons_register(c, t); /* false: not recordable, checked below */
+		uint32_t h = c->handles[t];
+		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+			continue;
+		struct bt_error e = {0};
+		const struct rec_topic *tp = rec_topics_get(c->opt.topics, t);
+		bt_status st = bag_writer_set_type_def(c->opt.writer, tp->type, reqs[i].encoding,
+						       reqs[i].text, &e);
+		if (st != BT_OK && st != BT_ERR_NOTFOUND)
+			cons_fail(c, st, &e);
+	}
+	cons_def_reqs_free(reqs, n);
+}
+
 /* Hands the writer the offered QoS lists discovery posted. A topic is
  * registered first when this round has not done it yet: its generation
  * bump and its list may both have arrived since cons_register_all. */
@@ -261,6 +300,10 @@ static void cons_apply_qos(struct rec_consumer *c)
 	size_t n = c->n_qos_reqs;
 	c->qos_reqs = NULL;
 	c->n_qos_reqs = c->cap_qos_reqs = 0;
+	struct cons_def_req *defs = c->def_reqs;
+	size_t n_defs = c->n_def_reqs;
+	c->def_reqs = NULL;
+	c->n_def_reqs = c->cap_def_reqs = 0;
 	pthread_mutex_unlock(&c->qos_mu);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = reqs[i].topic;
@@ -274,6 +317,7 @@ static void cons_apply_qos(struct rec_consumer *c)
 			cons_fail(c, st, &e);
 	}
 	cons_qos_reqs_free(reqs, n);
+	cons_apply_defs(c, defs, n_defs);
 }
 
 /* Hands the writer the losses counted since the last call, so the bag's
@@ -641,6 +685,7 @@ static void cons_free(struct rec_consumer *c)
 	free(c->rep_bm);
 	rec_repeat_seen_free(c->seen);
 	cons_qos_reqs_free(c->qos_reqs, c->n_qos_reqs);
+	cons_def_reqs_free(c->def_reqs, c->n_def_reqs);
 	pthread_mutex_destroy(&c->qos_mu);
 	pthread_mutex_destroy(&c->err_mu);
 	free(c);
@@ -718,6 +763,18 @@ void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const st
 		free(c->qos_reqs[i].qos); /* superseded: only the newest list counts */
 	}
 	c->qos_reqs[i] = (struct cons_qos_req){topic, copy, n};
+	pthread_mutex_unlock(&c->qos_mu);
+	atomic_store_explicit(&c->qos_pending, true, memory_order_release);
+	cons_wake(c);
+}
+
+void rec_consumer_set_definition(struct rec_consumer *c, uint32_t topic, const char *encoding,
+				 const char *text)
+{
+	struct cons_def_req d = {topic, bt_xstrdup(encoding), bt_xstrdup(text)};
+	pthread_mutex_lock(&c->qos_mu);
+	bt_xgrow((void **)&c->def_reqs, &c->cap_def_reqs, c->n_def_reqs + 1, sizeof *c->def_reqs);
+	c->def_reqs[c->n_def_reqs++] = d;
 	pthread_mutex_unlock(&c->qos_mu);
 	atomic_store_explicit(&c->qos_pending, true, memory_order_release);
 	cons_wake(c);

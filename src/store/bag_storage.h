@@ -106,6 +106,12 @@ struct bag_storage_ops {
 	/* Rewrites the QoS profiles of topic `id`, durably now. */
 	bt_status (*update_topic_qos)(struct bag_storage *s, int64_t id, const struct bag_qos *q,
 				      size_t n, struct bt_error *err);
+	/* Replaces the encoding and text of the definition of d->topic_type
+	 * written with create_topic (a definition found late). NULL when the
+	 * format cannot change what it wrote (MCAP's Schema records): the
+	 * writer then gives it to the files it creates later only. */
+	bt_status (*update_msgdef)(struct bag_storage *s, const struct bag_msgdef *d,
+				   struct bt_error *err);
 	/* Records the bag's metadata in the file (rosbag2's metadata row or
 	 * record); each call adds the newest. */
 	bt_status (*write_metadata)(struct bag_storage *s, const struct bag_metadata *md,

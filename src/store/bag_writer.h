@@ -148,6 +148,15 @@ BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct 
 BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 						 const struct bag_qos *profiles, size_t n,
 						 struct bt_error *err);
+/* A message definition known only after its type's topics were added
+ * (a node's get_type_description answered): type `type`'s encoding and
+ * text (copied) replace the empty ones at once in the current file's
+ * message_definitions row, and every file opened later gets them. Files
+ * already closed keep their rows. BT_ERR_NOTFOUND when no topic of that
+ * type was added. Same thread as bag_writer_write. */
+BT_MUST_CHECK bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type,
+						const char *encoding, const char *text,
+						struct bt_error *err);
 /* What became of each message of a bag_writer_write_batch. */
 enum bag_msg_fate {
 	BAG_MSG_NOT_WRITTEN, /* not committed: the write failed, or cancelled first */
