@@ -97,6 +97,13 @@ static void xt_indent(struct xt *x)
 		xt_put(x, &x->out, "  ");
 }
 
+/* A member's line: one level inside its declaration. */
+static void xt_indent_member(struct xt *x)
+{
+	xt_indent(x);
+	xt_put(x, &x->out, "  ");
+}
+
 /* ---- names ---- */
 
 static bool xt_ident_char(char c, bool first)
@@ -505,6 +512,13 @@ static const char *xt_open_decl(struct xt *x, const struct xt_type *t)
 	return base;
 }
 
+/* Ends a declaration that has a body. */
+static void xt_close_decl(struct xt *x)
+{
+	xt_indent(x);
+	xt_put(x, &x->out, "};\n");
+}
+
 static void xt_struct(struct xt *x, const struct xt_type *t)
 {
 	const struct DDS_XTypes_CompleteStructType *s = &t->o->_u.complete._u.struct_type;
@@ -537,8 +551,7 @@ static void xt_struct(struct xt *x, const struct xt_type *t)
 		const char *name = xt_member_name(x, mb->detail.name);
 		if (name == NULL)
 			return;
-		xt_indent(x);
-		xt_put(x, &x->out, "  ");
+		xt_indent_member(x);
 		xt_member_annotations(x, mb->common.member_flags, mb->common.member_id,
 				      (s->struct_flags & DDS_XTypes_IS_AUTOID_HASH)
 					      ? mb->common.member_id : expect);
@@ -546,8 +559,7 @@ static void xt_struct(struct xt *x, const struct xt_type *t)
 		xt_put(x, &x->out, ";\n");
 		expect = mb->common.member_id + 1;
 	}
-	xt_indent(x);
-	xt_put(x, &x->out, "};\n");
+	xt_close_decl(x);
 }
 
 /* A case label of a union whose discriminator is `disc`. */
@@ -611,8 +623,7 @@ static void xt_union(struct xt *x, const struct xt_type *t)
 			xt_fail(x, "%s.%s: a union member without labels", t->name, name);
 			return;
 		}
-		xt_indent(x);
-		xt_put(x, &x->out, "  ");
+		xt_indent_member(x);
 		for (uint32_t k = 0; k < l->_length; k++)
 			xt_label(x, disc, l->_buffer[k]);
 		if (dflt)
@@ -620,8 +631,7 @@ static void xt_union(struct xt *x, const struct xt_type *t)
 		xt_decl(x, &mb->common.type_id, name);
 		xt_put(x, &x->out, ";\n");
 	}
-	xt_indent(x);
-	xt_put(x, &x->out, "};\n");
+	xt_close_decl(x);
 }
 
 static void xt_enum(struct xt *x, const struct xt_type *t)
@@ -642,15 +652,13 @@ static void xt_enum(struct xt *x, const struct xt_type *t)
 		if (name == NULL)
 			return;
 		int32_t v = l->_buffer[i].common.value;
-		xt_indent(x);
-		xt_put(x, &x->out, "  ");
+		xt_indent_member(x);
 		if (v != expect)
 			xt_put(x, &x->out, "@value(%ld) ", (long)v);
 		xt_put(x, &x->out, "%s%s\n", name, i + 1 < l->_length ? "," : "");
 		expect = (int64_t)v + 1;
 	}
-	xt_indent(x);
-	xt_put(x, &x->out, "};\n");
+	xt_close_decl(x);
 }
 
 static void xt_bitmask(struct xt *x, const struct xt_type *t)
@@ -668,12 +676,11 @@ static void xt_bitmask(struct xt *x, const struct xt_type *t)
 		const char *name = xt_member_name(x, f->_buffer[i].detail.name);
 		if (name == NULL)
 			return;
-		xt_indent(x);
-		xt_put(x, &x->out, "  @position(%u) %s%s\n", (unsigned)f->_buffer[i].common.position,
+		xt_indent_member(x);
+		xt_put(x, &x->out, "@position(%u) %s%s\n", (unsigned)f->_buffer[i].common.position,
 		       name, i + 1 < f->_length ? "," : "");
 	}
-	xt_indent(x);
-	xt_put(x, &x->out, "};\n");
+	xt_close_decl(x);
 }
 
 static void xt_alias(struct xt *x, const struct xt_type *t)
