@@ -569,6 +569,17 @@ static void xt_label(struct xt *x, const xt_id *disc, int32_t v)
 		xt_put(x, &x->out, "case %s: ", v ? "TRUE" : "FALSE");
 		return;
 	}
+	if (disc->_d == DDS_XTypes_TK_CHAR8 || disc->_d == DDS_XTypes_TK_CHAR16) {
+		if (v < 0 || v > 0xffff)
+			xt_fail(x, "a union label %ld that is not a character", (long)v);
+		else if (v >= 0x20 && v < 0x7f && v != '\'' && v != '\\')
+			xt_put(x, &x->out, "case %s'%c': ", disc->_d == DDS_XTypes_TK_CHAR16 ? "L" : "",
+			       (char)v);
+		else
+			xt_put(x, &x->out, "case %s'\\x%02lx': ",
+			       disc->_d == DDS_XTypes_TK_CHAR16 ? "L" : "", (long)v);
+		return;
+	}
 	if (disc->_d != DDS_XTypes_EK_COMPLETE) {
 		xt_put(x, &x->out, "case %ld: ", (long)v);
 		return;

@@ -287,6 +287,43 @@ static void test_kinds(void **state)
 	assert_int_equal(t.lookups, 5);
 }
 
+/* Labels of char and boolean discriminators are IDL literals. */
+static void test_labels(void **state)
+{
+	(void)state;
+	struct table t = {0};
+	xt_obj u;
+	init_obj(&u, DDS_XTypes_TK_UNION);
+	struct DDS_XTypes_CompleteUnionType *ut = &u._u.complete._u.union_type;
+	strcpy(ut->header.detail.type_name, "L");
+	ut->union_flags = DDS_XTypes_IS_FINAL;
+	ut->discriminator.common.type_id = prim(DDS_XTypes_TK_CHAR8);
+	struct DDS_XTypes_CompleteUnionMember um[1];
+	memset(um, 0, sizeof um);
+	int32_t labels[3] = {'a', 10, '\''};
+	strcpy(um[0].detail.name, "v");
+	um[0].common.type_id = prim(DDS_XTypes_TK_FLOAT32);
+	um[0].common.label_seq._length = 3;
+	um[0].common.label_seq._buffer = labels;
+	ut->member_seq._length = 1;
+	ut->member_seq._buffer = um;
+	char *idl;
+	struct bt_error err;
+	assert_int_equal(render(&u, &t, &idl, &err), BT_OK);
+	assert_string_equal(idl, "@final union L switch (char) {\n"
+				 "  case 'a': case '\\x0a': case '\\x27': float v;\n"
+				 "};\n");
+	free(idl);
+	ut->discriminator.common.type_id = prim(DDS_XTypes_TK_BOOLEAN);
+	labels[0] = 1;
+	um[0].common.label_seq._length = 1;
+	assert_int_equal(render(&u, &t, &idl, &err), BT_OK);
+	assert_string_equal(idl, "@final union L switch (boolean) {\n"
+				 "  case TRUE: float v;\n"
+				 "};\n");
+	free(idl);
+}
+
 static void expect_error(const xt_obj *root, struct table *t, bt_status code, const char *msg)
 {
 	char *idl = (char *)"x";
@@ -419,6 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_type),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_bad),
