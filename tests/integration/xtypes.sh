@@ -12,16 +12,20 @@
 #                  Rich.idl (any name, member, order, bound, key or
 #                  annotation that differs changes them) - in the first
 #                  file (updated while open) and in the last (written at
-#                  creation); `info -v` names the source.
+#                  creation); every recorded message decodes, with the C
+#                  idlc generates from the bag's IDL (xtypes_decode.c), to
+#                  the values tpub wrote; `info -v` names the source.
 #   plain_battery  a plain DDS topic of a type built without type
 #                  information (as ROS 2 writers are): the row stays what
 #                  it was, and every message is recorded.
-# Needs the sqlite3 shell and idlc; else skipped.
+# Needs the sqlite3 shell, idlc and a C compiler; else skipped.
 B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
 SRC=${BAGTOP_SOURCE_DIR:?}
 command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
 command -v idlc >/dev/null || { echo "SKIP: idlc is not installed"; exit 77; }
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || { echo "SKIP: no C compiler ($CC)"; exit 77; }
 unset AMENT_PREFIX_PATH
 T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-xtypes-XXXXXX")
 REC=""
@@ -93,6 +97,27 @@ message_definitions WHERE topic_type = 'bagtest::Rich'" >/dev/null
 	cmp -s "$T/want.types" "$d.types" ||
 		{ cat "$d/Rich.idl"; fail "$(basename "$db"): the IDL declares another type"; }
 done
+
+# Every message decodes with the type the bag's IDL declares, to what tpub
+# wrote (tpub.c, tpub_write_rich; --keys 3).
+d="$T/got-bag_0"
+"$CC" -std=gnu11 -o "$T/decode" "$SRC/tests/integration/xtypes_decode.c" "$d/Rich.c" -I"$d" \
+	-lddsc >"$T/cc.log" 2>&1 || fail "the decoder does not compile against the bag's IDL"
+for db in $(ls "$T/bag" | grep '\.db3$' | sort -t_ -k2 -n); do
+	sqlite3 "$T/bag/$db" "SELECT hex(m.data) FROM messages m JOIN topics t ON m.topic_id = t.id \
+WHERE t.name = 'rich_topic' ORDER BY m.timestamp, m.id"
+done >"$T/rich.hex"
+"$T/decode" <"$T/rich.hex" >"$T/decoded.txt" 2>"$T/decode.log" || fail "a message does not decode"
+awk 'BEGIN { for (i = 0; i < 40; i++) {
+	printf "id=%d name=rich-%d mode=%d points=1.5,-2;%d,0.25;3,4; few=%d,0.25; matrix=", \
+		i % 3, i, i % 3, i, i
+	for (r = 0; r < 2; r++) for (c = 0; c < 3; c++) printf "%d;", r * 10 + c + i
+	printf " label=label tags=alpha;b;"
+	if (i % 3 == 0) printf " extra=code:%d", i; else printf " extra=note:n%d", i
+	if (i % 2) printf " maybe=%d\n", i * 3; else printf " maybe=none\n"
+} }' >"$T/expected.txt"
+cmp -s "$T/expected.txt" "$T/decoded.txt" ||
+	{ diff "$T/expected.txt" "$T/decoded.txt" | head -5; fail "decoded values differ from tpub's"; }
 
 # The type without type information: rosbag2's row for a type with no
 # definition, as before.
