@@ -77,7 +77,8 @@ struct cons_qos_req {
 /* A topic's message definition, found after it was registered. */
 struct cons_def_req {
 	uint32_t topic;
-	char *encoding, *text; /* owned */
+	char *encoding, *text; /* owned; NULL: none, only its source */
+	char *source;
 };
 
 /* Per-topic tally of the chunk being written (indexed by topic index). */
@@ -264,8 +265,19 @@ static void cons_def_reqs_free(struct cons_def_req *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(r[i].encoding);
 		free(r[i].text);
+		free(r[i].source);
 	}
 	free(r);
+}
+
+/* Topic t's bag handle, the topic registered first when needed (its
+ * generation bump may have arrived since cons_register_all); false when
+ * the bag does not have it (not recordable, or refused). */
+static bool cons_handle_of(struct rec_consumer *c, uint32_t t, uint32_t *h)
+{
+	(void)cons_register(c, t); /* false: not recordable, checked below */
+	*h = c->handles[t];
+	return *h != CONS_HANDLE_NONE && *h != CONS_HANDLE_REFUSED;
 }
 
 /* Hands the writer the definitions found late (after cons_apply_qos took
@@ -273,24 +285,21 @@ static void cons_def_reqs_free(struct cons_def_req *r, size_t n)
 static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, size_t n)
 {
 	for (size_t i = 0; i < n && !c->failed; i++) {
-		uint32_t t = reqs[i].topic;
-		(void)cons_register(c, t); /* false: not recordable, checked below */
-		uint32_t h = c->handles[t];
-		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+		uint32_t t = reqs[i].topic, h;
+		if (!cons_handle_of(c, t, &h))
 			continue;
 		struct bt_error e = {0};
 		const struct rec_topic *tp = rec_topics_get(c->opt.topics, t);
 		bt_status st = bag_writer_set_type_def(c->opt.writer, tp->type, reqs[i].encoding,
-						       reqs[i].text, &e);
+						       reqs[i].text, reqs[i].source, &e);
 		if (st != BT_OK && st != BT_ERR_NOTFOUND)
 			cons_fail(c, st, &e);
 	}
 	cons_def_reqs_free(reqs, n);
 }
 
-/* Hands the writer the offered QoS lists discovery posted. A topic is
- * registered first when this round has not done it yet: its generation
- * bump and its list may both have arrived since cons_register_all. */
+/* Hands the writer the offered QoS lists discovery posted (and the
+ * definitions found late, queued under the same lock). */
 static void cons_apply_qos(struct rec_consumer *c)
 {
 	if (!atomic_exchange_explicit(&c->qos_pending, false, memory_order_acquire))
@@ -306,10 +315,8 @@ static void cons_apply_qos(struct rec_consumer *c)
 	c->n_def_reqs = c->cap_def_reqs = 0;
 	pthread_mutex_unlock(&c->qos_mu);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t t = reqs[i].topic;
-		(void)cons_register(c, t); /* false: not recordable, checked below */
-		uint32_t h = c->handles[t];
-		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+		uint32_t h;
+		if (!cons_handle_of(c, reqs[i].topic, &h))
 			continue;
 		struct bt_error e = {0};
 		bt_status st = bag_writer_set_topic_qos(c->opt.writer, h, reqs[i].qos, reqs[i].n, &e);
@@ -769,9 +776,9 @@ void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const st
 }
 
 void rec_consumer_set_definition(struct rec_consumer *c, uint32_t topic, const char *encoding,
-				 const char *text)
+				 const char *text, const char *source)
 {
-	struct cons_def_req d = {topic, bt_xstrdup(encoding), bt_xstrdup(text)};
+	struct cons_def_req d = {topic, bt_xstrdup(encoding), bt_xstrdup(text), bt_xstrdup(source)};
 	pthread_mutex_lock(&c->qos_mu);
 	bt_xgrow((void **)&c->def_reqs, &c->cap_def_reqs, c->n_def_reqs + 1, sizeof *c->def_reqs);
 	c->def_reqs[c->n_def_reqs++] = d;

@@ -82,11 +82,12 @@ void rec_consumer_topics_changed(struct rec_consumer *c);
 void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const struct bag_qos *q,
 				size_t n);
 /* Any thread (rec_typedesc's): topic `topic`'s type has this message
- * definition after all (copied). The consumer hands it to the writer
+ * definition after all, from `source` (all copied; encoding and text NULL:
+ * still none, `source` says why). The consumer hands it to the writer
  * before its next batch (bag_writer_set_type_def), registering the topic
  * first if needed. */
 void rec_consumer_set_definition(struct rec_consumer *c, uint32_t topic, const char *encoding,
-				 const char *text);
+				 const char *text, const char *source);
 /* Any thread: the first write error so far, BT_OK if none (msg copied). */
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err);
 /* Messages (and their payload bytes) abandoned so far; any thread. */

@@ -55,7 +55,6 @@ enum rec_def_late {
 	REC_DEF_LATE_FOUND,   /* its get_type_description gave the definition */
 	REC_DEF_LATE_MISSING, /* no node gave it: the bag keeps the empty row */
 };
-#define REC_DEF_NODE_MAX 516 /* BTDDS_NODE_FQN_MAX */
 
 struct rec_topic {
 	uint32_t index;
@@ -81,10 +80,8 @@ struct rec_topic {
 	enum defs_origin def_origin; /* where def came from (final with def) */
 	/* A definition found nowhere is asked of the publishing node
 	 * (rec_typedesc): its answer goes to the bag through the consumer,
-	 * not into `def`. REC_DEF_LATE_* (release after def_node is set);
-	 * def_node: the node asked, "" when none was found. Any thread reads. */
+	 * not into `def`. REC_DEF_LATE_*; any thread reads. */
 	atomic_int def_late;
-	char def_node[REC_DEF_NODE_MAX];
 	struct rec_topic_stats st;
 };
 

@@ -38,15 +38,20 @@ static void xt_run(struct rec_xtypes *x, const struct xt_job *j)
 			break;
 	}
 	if (st == BT_OK) {
-		rec_consumer_set_definition(x->o.consumer, tp->index, BTDDS_XT_ENCODING, idl);
+		rec_consumer_set_definition(x->o.consumer, tp->index, BTDDS_XT_ENCODING, idl,
+					    REC_XTYPES_SOURCE);
 		atomic_store(&tp->def_late, REC_DEF_LATE_FOUND);
 		bt_log_info("%s [%s]: message definition from XTypes type information (%s)",
 			    tp->name, tp->type, BTDDS_XT_ENCODING);
 	} else {
 		atomic_store(&tp->def_late, REC_DEF_LATE_MISSING);
-		if (!atomic_load(&x->stop))
+		if (!atomic_load(&x->stop)) {
+			char *why = bt_xasprintf("missing: " REC_XTYPES_SOURCE ": %s", e.msg);
+			rec_consumer_set_definition(x->o.consumer, tp->index, NULL, NULL, why);
+			free(why);
 			bt_log_warn("%s [%s]: no message definition from the publisher's XTypes type "
 				    "information: %s", tp->name, tp->type, e.msg);
+		}
 	}
 	free(idl);
 }

@@ -27,6 +27,7 @@
 #include "rec_topics.h"
 
 #define REC_XTYPES_CALL_NS (INT64_C(2) * 1000000000) /* per dds_get_typeobj; one retry */
+#define REC_XTYPES_SOURCE "XTypes type information" /* the source the bag names */
 
 struct rec_xtypes_options {
 	dds_entity_t pp;

@@ -597,20 +597,23 @@ bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 }
 
 bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const char *encoding,
-				  const char *text, struct bt_error *err)
+				  const char *text, const char *source, struct bt_error *err)
 {
 	size_t i = 0;
 	while (i < w->n_types && strcmp(w->types[i].topic_type, type) != 0)
 		i++;
 	if (i == w->n_types)
 		return bt_err_set(err, BT_ERR_NOTFOUND, "no topic of type %s", type);
+	/* `source` goes to metadata.yaml's message_definition_sources on main
+	 * (branch typedesc, merged there); this branch's metadata has no such key. */
+	(void)source;
+	if (encoding == NULL)
+		return BT_OK;
 	struct bag_msgdef *d = &w->types[i];
 	free(d->encoding);
 	free(d->encoded_message_definition);
 	d->encoding = bt_xstrdup(encoding);
 	d->encoded_message_definition = bt_xstrdup(text);
-	/* A format that cannot rewrite its record (MCAP) keeps the empty one
-	 * in this file; files created later have the definition. */
 	if (w->failed || w->store == NULL || w->store->ops->update_msgdef == NULL)
 		return BT_OK;
 	bt_status st = w->store->ops->update_msgdef(w->store, d, err);

@@ -152,11 +152,14 @@ BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t 
  * (a node's get_type_description answered): type `type`'s encoding and
  * text (copied) replace the empty ones at once in the current file's
  * message_definitions row, and every file opened later gets them. Files
- * already closed keep their rows. BT_ERR_NOTFOUND when no topic of that
- * type was added. Same thread as bag_writer_write. */
+ * already closed keep their rows. `source` (copied) says where it came
+ * from, or why there is none (then `encoding` and `text` are NULL and the
+ * row is left alone): metadata.yaml's message_definition_sources.
+ * BT_ERR_NOTFOUND when no topic of that type was added. Same thread as
+ * bag_writer_write. */
 BT_MUST_CHECK bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type,
 						const char *encoding, const char *text,
-						struct bt_error *err);
+						const char *source, struct bt_error *err);
 /* What became of each message of a bag_writer_write_batch. */
 enum bag_msg_fate {
 	BAG_MSG_NOT_WRITTEN, /* not committed: the write failed, or cancelled first */
