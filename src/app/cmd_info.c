@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "bag_compat.h"
+#include "btdds_xtypes.h"
 #include "defs.h"
 #include "bag_qos.h"
 #include "bag_metadata.h"
@@ -254,13 +255,18 @@ static size_t info_def_types(const char *text)
 
 /* Where a definition in the bag came from, as far as the bag tells: the
  * text bagtop's built-in set gives for a distro, or interface files (a ROS
- * installation, --message-definitions-path, or another recorder). The
- * recorder's log names the source as it was found. */
+ * installation, --message-definitions-path, or another recorder); OMG
+ * IDL ("omgidl") is what the publisher's XTypes type information gave for
+ * a plain DDS type. The recorder's log names the source as it was found. */
 static void info_def_source(const struct bag_msgdef *d, char *out, size_t n)
 {
 	if (d->encoded_message_definition[0] == '\0') {
 		snprintf(out, n, "none%s", strcmp(d->encoding, "unknown") == 0
 						   ? " (not a ROS 2 type name)" : "");
+		return;
+	}
+	if (strcmp(d->encoding, BTDDS_XT_ENCODING) == 0) {
+		snprintf(out, n, "XTypes type information");
 		return;
 	}
 	size_t len = (size_t)snprintf(out, n, "built-in (");
@@ -307,7 +313,7 @@ static void info_definitions(const struct bag_reader *r)
 	if (n == 0)
 		return;
 	printf("\nMessage definitions (source: bagtop's built-in set, interface files, a node's "
-	       "get_type_description, or none):\n");
+	       "get_type_description, XTypes type information, or none):\n");
 	int w = 4;
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(d[i].topic_type) > w)
@@ -322,7 +328,9 @@ static void info_definitions(const struct bag_reader *r)
 			info_def_source(&d[i], src, sizeof src);
 		size_t types = info_def_types(d[i].encoded_message_definition);
 		printf("  %-*s  %s", w, d[i].topic_type, src);
-		if (types > 0)
+		if (strcmp(d[i].encoding, BTDDS_XT_ENCODING) == 0) /* IDL: no delimiters */
+			printf(", %s", d[i].encoding);
+		else if (types > 0)
 			printf(", %s, %zu type%s", d[i].encoding, types, bt_fmt_s(types));
 		printf("\n");
 	}

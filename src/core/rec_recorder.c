@@ -123,6 +123,18 @@ static void rec_start_typedesc(struct rec_recorder *r)
 	}
 }
 
+/* Definitions from XTypes type information are a bonus: when resolving
+ * cannot start, recording goes on with the definitions found locally. */
+static void rec_start_xtypes(struct rec_recorder *r)
+{
+	struct rec_xtypes_options o = {.pp = r->pp, .consumer = r->consumer};
+	struct bt_error e;
+	if (rec_xtypes_start(&o, &r->xtypes, &e) != BT_OK) {
+		bt_log_warn("plain DDS types will have no definition: %s", e.msg);
+		r->xtypes = NULL;
+	}
+}
+
 static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 {
 	r->topics = rec_topics_new();
@@ -157,6 +169,8 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
 	if (st == BT_OK)
 		rec_start_typedesc(r);
+	if (st == BT_OK)
+		rec_start_xtypes(r);
 	if (st == BT_OK)
 		st = rec_discovery_start(r, err);
 	if (st == BT_OK)
@@ -358,6 +372,10 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		/* Before the consumer: it posts definitions to it. */
 		rec_typedesc_stop(r->typedesc);
 		r->typedesc = NULL;
+		/* Before the consumer (it posts definitions to it) and the
+		 * participant (its lookups use it); waits out one lookup. */
+		rec_xtypes_stop(r->xtypes);
+		r->xtypes = NULL;
 		rec_delete_readers(r);
 		if (r->cache != NULL)
 			rec_cache_close(r->cache);

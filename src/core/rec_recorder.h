@@ -1,10 +1,13 @@
 /* rec_recorder — the recording engine: one DDS participant, a discovery
  * thread ("rec-discovery") that follows DCPSPublication and creates,
  * adapts and deletes raw readers; listeners that only take, copy and push
- * into the cache; the consumer thread that writes the bag.
+ * into the cache; the consumer thread that writes the bag; a thread
+ * ("rec-xtypes") that resolves plain DDS types' XTypes type objects.
  *
  * Shutdown (rec_recorder_stop, idempotent), in this order: discovery thread
- * joined → get_type_description thread joined (rec_typedesc) → readers deleted (in-flight callbacks finish) → cache closed →
+ * joined → get_type_description thread joined (rec_typedesc) → XTypes thread
+ * joined (after its lookup in progress, at most REC_XTYPES_CALL_NS) → readers
+ * deleted (in-flight callbacks finish) → cache closed →
  * consumer drains and is joined → bag closed (compression finished, final
  * metadata written atomically) → participant deleted.
  *

@@ -108,6 +108,8 @@ static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
 	p->has_type_info = dds_builtintopic_get_endpoint_type_info(
 				   (dds_builtintopic_endpoint_t *)ep, &ti) == DDS_RETCODE_OK &&
 			   ti != NULL;
+	p->has_complete_id = p->has_type_info &&
+			     btdds_xtypes_complete_id(ti, &p->complete_id, NULL) == BT_OK;
 }
 
 /* The topic keeps the first valid hash (as the bag has one per topic). */
@@ -512,6 +514,23 @@ static void sub_ask_node(struct rec_sub *s)
 	free(w);
 }
 
+/* A plain DDS type found in no definition source, whose publisher names a
+ * complete XTypes type: rec_xtypes resolves it, and the bag gets the IDL
+ * when it comes. Once per topic, from the first such publisher. */
+static void sub_ask_xtypes(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	if (s->r->xtypes == NULL || s->xtypes_asked || tp->is_ros ||
+	    tp->def_origin != DEFS_ORIGIN_NONE)
+		return;
+	for (size_t i = 0; i < s->n_pubs; i++)
+		if (s->pubs[i].has_complete_id) {
+			s->xtypes_asked = true;
+			rec_xtypes_ask(s->r->xtypes, tp, &s->pubs[i].complete_id);
+			return;
+		}
+}
+
 static void sub_publish_qos(struct rec_sub *s)
 {
 	atomic_store_explicit(&s->tp->reliable, s->req.reliable, memory_order_relaxed);
@@ -543,9 +562,12 @@ static void sub_subscribe(struct rec_sub *s)
 		return;
 	}
 	sub_describe(s, &def);
-	sub_ask_node(s);
 	sub_publish_qos(s);
 	atomic_store_explicit(&tp->subscribed, true, memory_order_release);
+	/* after: the consumer registers the topic first, or an early answer
+	 * would find no topic to give its definition to */
+	sub_ask_node(s);
+	sub_ask_xtypes(s);
 	if (s->r->consumer != NULL)
 		rec_consumer_topics_changed(s->r->consumer);
 	bt_log_info("recording %s [%s] (%s, %s%s; message definition: %s)", tp->name, tp->type,
@@ -619,6 +641,7 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		return;
 	}
 	sub_readapt(s, p);
+	sub_ask_xtypes(s); /* the first publisher had no type information */
 	if (sub_profile_note(s, p))
 		sub_profiles_post(s, p);
 }
