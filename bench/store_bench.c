@@ -143,6 +143,7 @@ struct sb_opts {
 	bool verbose; /* print every run */
 	int side; /* -1 writer only, 1 raw only, 0 both (one side: for profiling) */
 	double budget; /* seconds; past it, one repeat per case */
+	double mcap_budget; /* the same for the MCAP section, from its start */
 };
 
 /* The messages of one case: n descriptors cycling over a pool. */
@@ -157,7 +158,7 @@ struct sb_sample {
 	uint64_t out_bytes; /* size of the storage file after close */
 };
 
-static double sb_t0;
+static double sb_t0, sb_mcap_t0; /* start of the run, of the MCAP section */
 
 /* ---- data ---- */
 
@@ -516,12 +517,13 @@ static struct sb_stat sb_median(struct sb_sample *s, unsigned n)
 	return (struct sb_stat){bench_median(w, n), bench_median(c, n), bench_median(b, n)};
 }
 
-static unsigned sb_repeats(const struct sb_opts *o)
+/* --repeats, or 1 once `budget` seconds have passed since t0. */
+static unsigned sb_repeats(const struct sb_opts *o, double t0, double budget)
 {
-	if (bench_now() - sb_t0 <= o->budget)
+	if (bench_now() - t0 <= budget)
 		return o->repeats;
 	fprintf(stderr, "store_bench: past the %.0f s budget: one repeat for this case\n",
-		o->budget);
+		budget);
 	return 1;
 }
 
@@ -560,7 +562,7 @@ static int sb_raw_case(const struct sb_opts *o, const struct sb_data *d,
 {
 	struct sb_run r = {p, BAG_COMPRESSION_NONE, 0, o->max_bag_size, o->raw_page_size, NULL, NULL};
 	struct sb_sample ws[SB_MAX_REPEATS], rs[SB_MAX_REPEATS];
-	unsigned n = sb_repeats(o);
+	unsigned n = sb_repeats(o, sb_t0, o->budget);
 	struct sb_sample warm;
 	if (sb_once(o, &r, d, o->side != -1, &warm)) /* untimed: the first run is slower */
 		return -1;
@@ -598,7 +600,7 @@ static void sb_msg_header(void)
 static int sb_msg_case(const struct sb_opts *o, const struct sb_data *d)
 {
 	static struct sb_sample s[SB_MAX_THREADS][SB_MAX_REPEATS];
-	unsigned n = sb_repeats(o);
+	unsigned n = sb_repeats(o, sb_t0, o->budget);
 	struct sb_run r = {&sb_presets[0], BAG_COMPRESSION_MESSAGE, (unsigned)o->threads[0],
 			   o->max_bag_size, o->raw_page_size, NULL, NULL};
 	struct sb_sample warm;
@@ -953,7 +955,7 @@ static int sb_mcap_case(const struct sb_opts *o, const struct sb_data *d)
 {
 	static struct sb_sample s[SB_N_MCAP][SB_MAX_REPEATS];
 	struct sb_ceiling ceil[SB_N_STORES] = {0};
-	unsigned n = sb_repeats(o);
+	unsigned n = sb_repeats(o, sb_mcap_t0, o->mcap_budget);
 	struct sb_sample warm;
 	int rc = 0;
 	for (size_t k = 0; !rc && k < SB_N_MCAP; k++)
@@ -980,7 +982,7 @@ static void sb_usage(FILE *f)
 		"                   [--pragmas J/S[,J/S...]] [--only raw|message|mcap]\n"
 		"                   [--budget SECONDS] [--side writer|raw] [--verbose]\n"
 		"                   [--max-bag-size BYTES] [--raw-page-size BYTES]\n"
-		"                   [--mcap-bytes BYTES]\n"
+		"                   [--mcap-bytes BYTES] [--mcap-budget SECONDS]\n"
 		"  --quick     small run (a few seconds)\n"
 		"  --dir       where scratch bags are written (default $TMPDIR or /tmp)\n"
 		"  --size      message sizes (default 1K,1M; MCAP section 100,1K,64K,1M)\n"
@@ -994,6 +996,8 @@ static void sb_usage(FILE *f)
 		"              instead of the presets (e.g. PERSIST/OFF,TRUNCATE/OFF,WAL/OFF)\n"
 		"  --only      run one section\n"
 		"  --budget    past this many seconds, later cases run once (default 110)\n"
+		"  --mcap-budget  the same for the MCAP section, counted from its start\n"
+		"              (default 45)\n"
 		"  --side      writer|raw: run one contestant only (for perf; no ratio)\n"
 		"  --verbose   print every run on stderr\n"
 		"  --max-bag-size  give the writer this split size (e.g. 1T: the per-message\n"
@@ -1080,6 +1084,10 @@ static int sb_parse_one(struct sb_opts *o, int argc, char **argv, int *i)
 		if (bt_parse_u64(v, 1, 86400, &u) != BT_OK)
 			return -1;
 		o->budget = (double)u;
+	} else if (bench_opt(argc, argv, i, "--mcap-budget", &v)) {
+		if (bt_parse_u64(v, 1, 86400, &u) != BT_OK)
+			return -1;
+		o->mcap_budget = (double)u;
 	} else
 		return -1;
 	return 0;
@@ -1091,7 +1099,7 @@ static int sb_parse(struct sb_opts *o, int argc, char **argv)
 			      .batch = SB_BATCH_MAX_MSGS, .do_raw = true, .do_message = true,
 			      .do_mcap = true,
 			      .budget = 110, .raw_page_size = SB_WRITER_PAGE_SIZE,
-			      .mcap_bytes = 128u << 20};
+			      .mcap_bytes = 128u << 20, .mcap_budget = 45};
 	o->sizes[0] = 1024;
 	o->sizes[1] = 1024 * 1024;
 	o->n_sizes = 2;
@@ -1171,6 +1179,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.do_mcap && !rc) {
+		sb_mcap_t0 = bench_now();
 		sb_mcap_header(sb_mcap_bind());
 		for (size_t s = 0; !rc && s < o.n_mcap_sizes; s++) {
 			struct sb_data d;
