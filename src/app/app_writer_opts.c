@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bag_storage.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
@@ -98,14 +97,6 @@ int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const st
 			return app_usage_error(cmd, "--storage-preset-profile is none or resilient, "
 					       "not '%s'", arg);
 		return 0;
-	case APP_W_STORAGE: {
-		const struct bag_storage_ops *ops;
-		struct bt_error e;
-		if (bag_storage_lookup(arg, &ops, &e) != BT_OK)
-			return app_usage_error(cmd, "--storage: %s", e.msg);
-		c->opt.storage_id = ops->identifier;
-		return 0;
-	}
 	case APP_W_COMP_MODE:
 		if (arg[0] == '\0' || bag_compression_parse(arg, &c->opt.compression) != BT_OK)
 			return app_usage_error(cmd, "--compression-mode is none, file or message, "

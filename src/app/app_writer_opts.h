@@ -18,7 +18,6 @@ enum {
 	APP_W_COMP_THREADS,
 	APP_W_CUSTOM,
 	APP_W_COMPAT,
-	APP_W_STORAGE,
 };
 
 /* Table rows, to put inside a command's option table; README and the man
@@ -48,11 +47,6 @@ enum {
 	 "write the bag as DISTRO's rosbag2 does: humble, iron or jazzy (default $ROS_DISTRO "     \
 	 "when it is one of them, else jazzy)",                                                   \
 	 APP_W_COMPAT}
-
-/* -s/--storage: the backend by its identifier (bag_storage.h's registry
- * refuses an unknown one). A row of its own: convert takes it. */
-#define APP_WRITER_STORAGE_ROW                                                                   \
-	{"storage", 's', "ID", "storage backend by its identifier (default sqlite3)", APP_W_STORAGE}
 
 struct app_writer_cfg {
 	struct bag_writer_options opt;

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "app_convert.h"
 #include "app_writer_opts.h"
+#include "bag_storage.h"
 #include "bt_fmt.h"
 #include "bt_mem.h"
 #include "rec_select.h"
@@ -20,6 +21,7 @@ enum {
 	APP_C_EXCLUDE_TOPICS,
 	APP_C_START,
 	APP_C_END,
+	APP_C_STORAGE,
 };
 
 static const struct app_opt convert_own_opts[] = {
@@ -38,19 +40,23 @@ static const struct app_opt convert_own_opts[] = {
 	 "+SECONDS after the bag's first message (+10.5)",
 	 APP_C_START},
 	{"end", 0, "TIME", "copy messages stamped before TIME (the forms of --start)", APP_C_END},
-	APP_WRITER_STORAGE_ROW,
+	/* The writer's own -s row, once it has one, gives way to this one
+	 * (convert_opt_wanted); both set the writer's storage_id. */
+	{"storage", 's', "ID", "storage backend by its identifier (default sqlite3)",
+	 APP_C_STORAGE},
 };
 
 static const struct app_opt convert_writer_opts[] = {APP_WRITER_OPT_ROWS};
 
-/* The writer options convert does not take: OUT is its operand, and
- * deleting files of a copy (--max-bag-files) would make it no copy. */
+/* The writer options convert takes: not -o (OUT is its operand), not
+ * --max-bag-files (deleting files of a copy would make it no copy), and
+ * none that convert's own rows already name. */
 static bool convert_opt_wanted(const struct app_opt *o, const struct app_opt *have, size_t n)
 {
 	if (o->id == APP_W_OUTPUT || o->id == APP_W_MAX_FILES)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (have[i].id == o->id) /* -s given twice (own row and writer rows) */
+		if (!strcmp(have[i].lng, o->lng) || (o->shrt && have[i].shrt == o->shrt))
 			return false;
 	return true;
 }
@@ -94,6 +100,17 @@ static int convert_time(struct convert_ctx *c, const char *opt, const char *arg,
 	return 0;
 }
 
+/* -s: the registry refuses an unknown backend (and lists those it has). */
+static int convert_storage(struct convert_ctx *c, const char *arg)
+{
+	const struct bag_storage_ops *ops;
+	struct bt_error e;
+	if (bag_storage_lookup(arg, &ops, &e) != BT_OK)
+		return app_usage_error(c->cmd, "--storage: %s", e.msg);
+	c->w.opt.storage_id = ops->identifier;
+	return 0;
+}
+
 static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct convert_ctx *c = ctx;
@@ -104,6 +121,7 @@ static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_C_EXCLUDE_REGEX: c->sel.exclude_regex = arg; return 0;
 	case APP_C_START: return convert_time(c, "start", arg, &c->o.start);
 	case APP_C_END: return convert_time(c, "end", arg, &c->o.end);
+	case APP_C_STORAGE: return convert_storage(c, arg);
 	default: return app_writer_opt(c->cmd, &c->w, o, arg);
 	}
 }
