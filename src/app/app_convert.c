@@ -11,6 +11,7 @@
 #include "bag_reader.h"
 #include "bt_buf.h"
 #include "bt_fs.h"
+#include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
 #include "rec_names.h"
@@ -60,17 +61,44 @@ static bt_status convert_window(const struct app_convert_options *o, const struc
 }
 
 /* A bag's topic name as rec_select takes it: "/x" is a ROS topic (DDS
- * "rt/x"); any other name is a DDS topic recorded as it is. */
+ * "rt/x"); any other name is a DDS topic recorded as it is. *dds is
+ * malloc'ed; *ros is `name` or NULL. */
+static void convert_names(const char *name, char **dds, const char **ros)
+{
+	bool is_ros = name[0] == '/';
+	*dds = is_ros ? rec_names_dds_topic(name) : bt_xstrdup(name);
+	*ros = is_ros ? name : NULL;
+}
+
 static bool convert_selected(const struct rec_select *s, const char *name)
 {
 	if (s == NULL)
 		return true;
-	if (name[0] != '/')
-		return rec_select_match(s, name, NULL);
-	char *dds = rec_names_dds_topic(name);
-	bool take = rec_select_match(s, dds, name);
+	char *dds;
+	const char *ros;
+	convert_names(name, &dds, &ros);
+	bool take = rec_select_match(s, dds, ros);
 	free(dds);
 	return take;
+}
+
+/* Says which --topics names no topic of the bag (a typo copies nothing). */
+static void convert_warn_absent(const struct rec_select *s, const struct bag_reader_topic *t,
+				size_t n)
+{
+	for (size_t i = 0; s && i < rec_select_explicit_count(s); i++) {
+		bool seen = false;
+		for (size_t k = 0; !seen && k < n; k++) {
+			char *dds;
+			const char *ros;
+			convert_names(t[k].topic.name, &dds, &ros);
+			seen = rec_select_explicit_matches(s, i, dds, ros);
+			free(dds);
+		}
+		if (!seen)
+			bt_log_warn("--topics %s: the bag has no such topic",
+				    rec_select_explicit(s, i));
+	}
 }
 
 static const struct bag_msgdef *convert_def(const struct bag_msgdef *d, size_t n,
@@ -103,6 +131,8 @@ static bt_status convert_topics(const struct app_convert_options *o, struct bag_
 		(*n_selected)++;
 	}
 	bag_msgdefs_free(defs, n_defs);
+	if (st == BT_OK)
+		convert_warn_absent(o->select, t, n);
 	return st;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bag_msgdefs.h"
 #include "bag_reader.h"
@@ -363,6 +364,15 @@ static void test_filter(void **state)
 	cv_want(tmp, in,
 		(const char *[]){"--start", "+0.5", "--end", "+0.6", "--topics", "/alpha", NULL},
 		10, 0, 0, 0);
+	/* a name the bag does not have: copied what there is, and said */
+	char *o2 = bt_fs_join(tmp, "typo"), *said;
+	assert_int_equal(cv_bagtop(&said, (const char *[]){"convert", in, o2, "--topics", "/alpah",
+							   "/beta", NULL}), 0);
+	if (!strstr(said, "--topics /alpah: the bag has no such topic"))
+		fail_msg("no warning for a topic the bag lacks:\n%s", said);
+	assert_int_equal(tb_count(o2, NULL, TB_ALL), CV_N);
+	free(said);
+	free(o2);
 	/* a list, then -- before IN OUT */
 	char *out = bt_fs_join(tmp, "dashdash");
 	cv_ok((const char *[]){"convert", "--topics", "/alpha", "DDSPerfData", "--",
@@ -396,8 +406,35 @@ static void test_compat_compression(void **state)
 			if (bag_reader_n_files(r) < 3)
 				fail_msg("%s: %zu files, want a split bag", name, bag_reader_n_files(r));
 			bag_reader_close(r);
+			/* and back: bagtop's split, compressed bag as IN */
+			char *back = bt_fs_join(tmp, "back");
+			cv_ok((const char *[]){"convert", out, back, NULL});
+			cv_same_messages(in, back);
+			tu_check_bag(back);
+			tu_rmrf(back);
+			free(back);
 			free(out);
 		}
+	free(in);
+}
+
+/* IN without metadata.yaml (a recorder killed before writing it): the
+ * files are read as they are. */
+static void test_no_metadata(void **state)
+{
+	const char *tmp = *state;
+	char *in = cv_make_bag(tmp, 16);
+	char *copy = bt_fs_join(tmp, "with-md");
+	cv_ok((const char *[]){"convert", in, copy, NULL});
+	char *md = bt_fs_join(in, "metadata.yaml");
+	assert_int_equal(unlink(md), 0);
+	char *out = bt_fs_join(tmp, "from-files");
+	cv_ok((const char *[]){"convert", in, out, NULL});
+	cv_same_messages(copy, out);
+	tu_check_bag(out);
+	free(out);
+	free(md);
+	free(copy);
 	free(in);
 }
 
@@ -475,6 +512,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_window, tu_scratch_setup, tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_filter, tu_scratch_setup, tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_compat_compression, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_no_metadata, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_out_exists, tu_scratch_setup,
 						tu_scratch_teardown),
