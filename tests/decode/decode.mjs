@@ -1,6 +1,7 @@
 // Decodes a bag's messages with Foxglove's ros2msg parser (@foxglove/rosmsg)
 // and CDR reader (@foxglove/rosmsg2-serialization), using only the message
-// definitions stored in the bag: what Foxglove or any other tool without a
+// definitions stored in the bag (a plain DDS type's OMG IDL with
+// @foxglove/omgidl-parser and -serialization): what Foxglove or any other tool without a
 // ROS installation does. The bag is read with the sqlite3 CLI, so bagtop's
 // own reader is not involved.
 //   node decode.mjs demo|tpub FILE.db3
@@ -11,6 +12,8 @@
 import { execFileSync } from "node:child_process";
 import { parse } from "@foxglove/rosmsg";
 import { MessageReader } from "@foxglove/rosmsg2-serialization";
+import { parseIDL } from "@foxglove/omgidl-parser";
+import { MessageReader as IdlReader } from "@foxglove/omgidl-serialization";
 
 const [kind, db] = process.argv.slice(2);
 if (!["demo", "tpub"].includes(kind) || !db) {
@@ -93,6 +96,13 @@ const checks = {
       for (const r of m.ranges) if (!(r > 0.1 && r < 3)) fail(`/scan range ${r}`);
       for (const i of m.intensities) if (i !== 100 && i !== 180) fail(`/scan intensity ${i}`);
     },
+    "DemoRobotStatus": (m) => {
+      if (![1, 2].includes(m.robot_id)) fail(`DemoRobotStatus robot_id ${m.robot_id}`);
+      if (!["idle", "navigating", "docking", "charging"].includes(m.mode))
+        fail(`DemoRobotStatus mode '${m.mode}'`);
+      if (!(m.battery > 0 && m.battery <= 1)) fail(`DemoRobotStatus battery ${m.battery}`);
+      if (typeof m.seq !== "number") fail(`DemoRobotStatus seq ${m.seq}`);
+    },
   },
   tpub: {
     "/chatter": (m) => {
@@ -122,9 +132,33 @@ const seen = new Set();
 for (const t of topics) {
   const d = defs.get(t.type);
   if (!d) fail(`${t.name}: no message_definitions row for ${t.type}`);
-  if (!t.type.includes("/")) { // a plain DDS type: rosbag2's "unknown" row
+  if (!t.type.includes("/") && d.encoding !== "omgidl") { // rosbag2's "unknown" row
     same([d.encoding, d.text], ["unknown", ""], `${t.name} (${t.type}) row`);
     console.log(`ok ${t.name} [${t.type}]: plain DDS, no definition (as rosbag2)`);
+    continue;
+  }
+  if (d.encoding === "omgidl") { // a plain DDS type with XTypes type information
+    let idl;
+    try {
+      idl = new IdlReader(t.type, parseIDL(d.text));
+    } catch (e) {
+      fail(`${t.name}: the IDL in the bag does not parse: ${e.message}`);
+    }
+    const mine = rows.filter((r) => r.topic_id === t.id);
+    if (mine.length === 0) fail(`${t.name}: no message`);
+    for (const r of mine) {
+      let m;
+      try {
+        m = idl.readMessage(Uint8Array.from(Buffer.from(r.hex, "hex")));
+      } catch (e) {
+        fail(`${t.name}: does not decode with its IDL: ${e.message}`);
+      }
+      const check = checks[t.name];
+      if (!check) fail(`${t.name}: unexpected topic`);
+      check(m);
+    }
+    seen.add(t.name);
+    console.log(`ok ${t.name} [${t.type}]: ${mine.length} decoded with its OMG IDL`);
     continue;
   }
   if (d.encoding !== "ros2msg") fail(`${t.name}: encoding '${d.encoding}'`);
