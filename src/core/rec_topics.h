@@ -21,20 +21,21 @@
 
 #define REC_TOPICS_MAX 8192 /* a hard bound on distinct (name, type) pairs */
 
-/* Per-topic counters since start. Received = recorded + every lost_* +
+/* Per-topic counters since start. Received = recorded + every lost_* + throttled +
  * what is still in flight (cache / consumer), once recording is stopped. */
 struct rec_topic_stats {
 	atomic_uint_fast64_t received;       /* taken from DDS while recording */
 	atomic_uint_fast64_t recorded;       /* committed to the bag */
 	atomic_uint_fast64_t bytes;          /* payload bytes committed */
-	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h):
-	 * by name, or lost[enum bag_loss_cause]. */
+	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h),
+	 * then the BAG_NOT_LOST ones (throttled): by name, or
+	 * lost[enum bag_loss_cause]. */
 	union {
-		atomic_uint_fast64_t lost[BAG_LOSS_N_CAUSES];
+		atomic_uint_fast64_t lost[BAG_N_COUNTERS];
 		struct {
 #define REC_TOPIC_X_LOSS(field, yaml, idl, json, label, col, group, required) \
 	atomic_uint_fast64_t field;
-			BAG_LOSS_CAUSES(REC_TOPIC_X_LOSS)
+			BAG_COUNTERS(REC_TOPIC_X_LOSS)
 #undef REC_TOPIC_X_LOSS
 		};
 	};
