@@ -18,6 +18,7 @@
 
 #include "bag_types.h"
 #include "defs.h"
+#include "rec_throttle.h"
 
 #define REC_TOPICS_MAX 8192 /* a hard bound on distinct (name, type) pairs */
 
@@ -83,6 +84,11 @@ struct rec_topic {
 	 * (rec_typedesc): its answer goes to the bag through the consumer,
 	 * not into `def`. REC_DEF_LATE_*; any thread reads. */
 	atomic_int def_late;
+	/* --throttle: the rule (NULL = none) and its bucket, set by the
+	 * discovery thread when it first sees the topic, before any reader
+	 * exists; then immutable (the bucket's time is atomic). */
+	const struct rec_throttle_spec *throttle;
+	struct rec_bucket bucket;
 	struct rec_topic_stats st;
 };
 

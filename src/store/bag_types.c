@@ -212,6 +212,13 @@ struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_
 	return d;
 }
 
+struct bag_losses bag_losses_only(struct bag_losses l)
+{
+	for (int c = BAG_LOSS_N_CAUSES; c < BAG_N_COUNTERS; c++)
+		*bag_losses_at(&l, c) = 0;
+	return l;
+}
+
 bool bag_losses_any(const struct bag_losses *l)
 {
 	for (int c = 0; c < BAG_N_COUNTERS; c++)

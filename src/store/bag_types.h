@@ -96,6 +96,8 @@ static inline uint64_t bag_losses_get(const struct bag_losses *l, enum bag_loss_
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d);
 /* `now - was`, counter by counter (counters that only grow). */
 struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_losses *was);
+/* `l` with the counters that are no loss (BAG_NOT_LOST) set to 0. */
+struct bag_losses bag_losses_only(struct bag_losses l);
 /* True when any counter, lost or not, is non-zero. */
 bool bag_losses_any(const struct bag_losses *l);
 /* Sums of the causes of the group: lost in transport, in the recorder. */
