@@ -46,6 +46,7 @@ struct rec_topic_stats {
 	/* In the storage file being written now, as the bag's statistics will
 	 * say (set by the consumer from the writer's figures). */
 	atomic_uint_fast64_t file_recorded, file_bytes, file_lost_transport, file_lost_recorder;
+	atomic_uint_fast64_t file_throttled;
 	/* `received` when the current file was opened (set by the consumer). */
 	atomic_uint_fast64_t file_received_base;
 	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
