@@ -154,14 +154,16 @@ bool rec_bucket_admit(struct rec_bucket *b, int64_t now, size_t len)
 	int64_t cost = (int64_t)(c < THROTTLE_MAX_COST_NS ? c : THROTTLE_MAX_COST_NS);
 	int64_t tat = atomic_load_explicit(&b->tat, memory_order_relaxed);
 	for (;;) {
-		/* Admitted while the bucket's time is at most half a message
-		 * ahead: no drift below the rate (the next one is due when the
-		 * previous one's slot ends), no burst above it. */
-		if (tat > now && tat - now > cost / 2)
+		/* `tat` is when the next message's slot starts. A message taken
+		 * late fills its slot from there, not from `now`, so lateness
+		 * does not push the rest later (no drift below the rate); a
+		 * bucket never used, or idle for more than this message's
+		 * slot, starts afresh at now (no burst after idling). */
+		if (tat > now)
 			return false;
-		int64_t next = (tat > now ? tat : now) + cost;
-		if (atomic_compare_exchange_weak_explicit(&b->tat, &tat, next, memory_order_relaxed,
-							  memory_order_relaxed))
+		int64_t start = tat < now - cost ? now : tat;
+		if (atomic_compare_exchange_weak_explicit(&b->tat, &tat, start + cost,
+							  memory_order_relaxed, memory_order_relaxed))
 			return true;
 	}
 }

@@ -1,12 +1,13 @@
 /* rec_throttle — `--throttle TOPIC_OR_REGEX=RATE`: the rules, which topic
  * each applies to, and the per-topic bucket the DDS listener asks.
  *
- * The bucket is a token bucket in its GCRA form (virtual scheduling): one
- * atomic "theoretical arrival time" per topic, advanced by each admitted
- * message's cost (1/rate s, or its bytes / rate). A message is admitted
- * when that time is at most half its own cost ahead of now: the bucket
- * holds one message (no bursts), and the admitted messages keep the rate
- * exactly on average, evenly spaced (to within the publisher's period).
+ * The bucket is a token bucket holding one message (GCRA, virtual
+ * scheduling): one atomic time per topic, when the next message's slot
+ * starts, advanced by each admitted message's cost (1/rate s, or its bytes
+ * / rate). A message is admitted once its slot has started; a late one
+ * fills the slot that started, so the admitted messages keep the rate
+ * exactly on average (no drift), evenly spaced to within the publisher's
+ * period, with no burst (also not at the start or after idling).
  * Lock-free (one compare-and-swap), so the receive threads decide at
  * once and a throttled message is never copied nor cached. */
 #ifndef REC_THROTTLE_H
