@@ -4,7 +4,8 @@
 # buckets of the recorded receive times over the full seconds, at least 3),
 # evenly (no gap under 50 ms); the rest is counted as throttled, not lost;
 # recorded + throttled = published; an unthrottled topic alongside records
-# everything; the first of two matching rules wins. A byte rate (a regex
+# everything; the first of two matching rules wins; `bagtop stats`, the
+# bag's metadata and `info -v` say throttled apart from the losses. A byte rate (a regex
 # on the DDS name) holds its bytes a second. Bad input: usage errors.
 set -u
 B=${BAGTOP_BIN:?}
@@ -36,7 +37,10 @@ p1=$!
 "$P" --domain 90 --topic rt/other --type string --count 500 --rate 100 \
 	--wait-readers 1 >"$T/pub2" 2>&1 || { cat "$T/pub2"; fail "tpub other"; }
 wait "$p1" || { cat "$T/pub1"; fail "tpub imu"; }
-sleep 1
+sleep 2 # a statistics sample (1 Hz) after the last message
+# the live statistics: throttled per topic and in the totals, not a loss
+"$B" stats --domain 90 --json --timeout 10 >"$T/stats" 2>&1 || { cat "$T/stats"; fail "stats"; }
+"$B" stats --domain 90 --timeout 10 >"$T/stats_table" 2>&1 || fail "stats (table)"
 stop_wait "$rec" 600
 cat "$T/out"
 [ "$rc" = 0 ] || fail "record exit $rc"
@@ -70,6 +74,10 @@ md="$T/hz/metadata.yaml"
 grep -q "^ *throttled: $thr_imu\$" "$md" || fail "metadata.yaml: no 'throttled: $thr_imu'"
 [ "$(grep -c '^ *throttled:' "$md")" = 1 ] || fail "metadata.yaml: throttled for another topic"
 grep -q '^ *lost_in_recorder: [1-9]' "$md" && fail "metadata.yaml: a loss in the recorder"
+grep -q "\"name\":\"/imu\".*\"lost\":{[^}]*},\"throttled\":$thr_imu,\"lost_in_transport\":0,\"lost_in_recorder\":0" \
+	"$T/stats" || { cat "$T/stats"; fail "stats --json: /imu's throttled"; }
+grep -q "\"cache_max\":[0-9]*,\"throttled\":$thr_imu}" "$T/stats" || fail "stats --json: totals"
+grep -q "^Throttled: *$thr_imu " "$T/stats_table" || { cat "$T/stats_table"; fail "stats: no Throttled line"; }
 "$B" info -v "$T/hz" >"$T/info" || fail "info -v"
 grep -q 'Throttld' "$T/info" || fail "info -v: no Throttld column"
 grep -q "^  /imu .* $thr_imu\$" "$T/info" || { cat "$T/info"; fail "info -v: /imu's throttled"; }
