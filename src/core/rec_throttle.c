@@ -64,7 +64,7 @@ bt_status rec_throttle_parse(const char *arg, struct rec_throttle_spec *out,
 	if (eq == NULL || eq == arg)
 		return bt_err_set(err, BT_ERR_USAGE,
 				  "--throttle '%s': want TOPIC_OR_REGEX=RATE (e.g. /imu=10Hz)", arg);
-	struct rec_throttle_spec s = {.pattern = arg};
+	struct rec_throttle_spec s = {.pattern = arg, .pattern_len = (size_t)(eq - arg)};
 	if (throttle_parse_hz(eq + 1, &s.rate))
 		s.bytes = false;
 	else if (throttle_parse_bps(eq + 1, &s.rate))
@@ -89,9 +89,7 @@ bt_status rec_throttle_new(const struct rec_throttle_spec *v, size_t n,
 	t->specs = bt_xcalloc(n, sizeof *t->specs);
 	t->match = bt_xcalloc(n, sizeof *t->match);
 	for (; t->n < n; t->n++) {
-		/* the pattern alone, without "=RATE" */
-		size_t plen = (size_t)(strrchr(v[t->n].pattern, '=') - v[t->n].pattern);
-		char *pat = bt_xstrndup(v[t->n].pattern, plen);
+		char *pat = bt_xstrndup(v[t->n].pattern, v[t->n].pattern_len);
 		bt_status st = rec_select_new_pattern(pat, "--throttle", &t->match[t->n], err);
 		t->specs[t->n] = v[t->n];
 		t->specs[t->n].pattern = pat;

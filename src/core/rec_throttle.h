@@ -24,7 +24,8 @@
 
 /* One --throttle argument, parsed. */
 struct rec_throttle_spec {
-	const char *pattern; /* TOPIC_OR_REGEX, as given (borrowed) */
+	const char *pattern; /* TOPIC_OR_REGEX: its first pattern_len bytes */
+	size_t pattern_len;
 	double rate;         /* per second: messages, or bytes when `bytes` */
 	bool bytes;
 };
@@ -32,11 +33,13 @@ struct rec_throttle_spec {
 /* Parses "TOPIC_OR_REGEX=RATE" (split at the last '='): RATE is "10Hz",
  * "0.5Hz" (> 0, at most 1e9), or a byte count as -b takes it with "/s"
  * ("500KiB/s", "2M/s"; "2MB/s" is read as 2 MiB/s, as for -b: IEC). The
- * pattern points into `arg`. BT_ERR_USAGE with a one-line reason. */
+ * pattern points into `arg` (not NUL-terminated: "=RATE" follows).
+ * BT_ERR_USAGE with a one-line reason. */
 BT_MUST_CHECK bt_status rec_throttle_parse(const char *arg, struct rec_throttle_spec *out,
 					   struct bt_error *err);
 
-/* The rules, compiled (their patterns as rec_select_new_pattern). */
+/* The rules, compiled (their patterns as rec_select_new_pattern, copied:
+ * in the rules, each pattern is NUL-terminated). */
 struct rec_throttle;
 /* BT_ERR_USAGE when a pattern's regex does not compile. n == 0 gives
  * NULL, which matches nothing. */
