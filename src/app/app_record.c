@@ -53,6 +53,8 @@ void app_record_cfg_fini(struct app_record_cfg *c)
 	free(c->exclude);
 	free(c->defs_paths);
 	defs_source_free(c->defs);
+	free(c->throttle_specs);
+	rec_throttle_free(c->throttle);
 	memset(c, 0, sizeof *c);
 }
 
@@ -98,6 +100,19 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 		return 0;
 	}
 	}
+}
+
+/* One --throttle argument (its regex is compiled by app_record_finish). */
+static int app_r_throttle(const struct app_cmd *cmd, struct app_record_cfg *c, const char *arg)
+{
+	struct rec_throttle_spec sp;
+	struct bt_error err;
+	if (rec_throttle_parse(arg, &sp, &err) != BT_OK)
+		return app_usage_error(cmd, "%s", err.msg);
+	c->throttle_specs = bt_xrealloc(c->throttle_specs,
+					(c->n_throttle + 1) * sizeof *c->throttle_specs);
+	c->throttle_specs[c->n_throttle++] = sp;
+	return 0;
 }
 
 /* --on-file-closed and its two companions. */
@@ -189,6 +204,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_CACHE:
 	case APP_R_MIN_FREE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
+	case APP_R_THROTTLE: return app_r_throttle(cmd, c, arg);
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
 }
@@ -233,6 +249,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 		return app_usage_error(cmd, "--snapshot-mode needs --max-cache-size above 0 (the "
 				       "snapshot buffer's size)");
 
+	struct bt_error err;
+	if (rec_throttle_new(c->throttle_specs, c->n_throttle, &c->throttle, &err) != BT_OK)
+		return app_usage_error(cmd, "%s", err.msg);
+	c->ro.throttle = c->throttle;
 	rc = app_record_defs(cmd, c);
 	if (rc != 0)
 		return rc;

@@ -8,6 +8,7 @@
 #include "app_writer_opts.h"
 #include "btdds_env.h"
 #include "rec_recorder.h"
+#include "rec_throttle.h"
 
 enum {
 	APP_R_ALL = 200,
@@ -33,6 +34,7 @@ enum {
 	APP_R_HOOK_JOBS,
 	APP_R_HOOK_TIMEOUT,
 	APP_R_MIN_FREE,
+	APP_R_THROTTLE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -115,7 +117,12 @@ enum {
 	{"min-free-space", 0, "BYTES",                                                             \
 	 "below BYTES free on the bag's filesystem, close the file and stop writing (counted as "  \
 	 "lost: disk guard) until there is room (default 1G, or 5% up to 20G disks; 0 = off)",     \
-	 APP_R_MIN_FREE}
+	 APP_R_MIN_FREE},                                                                          \
+	{"throttle", 0, "TOPIC_OR_REGEX=RATE",                                                     \
+	 "record at most RATE of the topics it names (10Hz, 0.5Hz, 500KiB/s, 2MB/s = 2 MiB/s), "   \
+	 "evenly spread; the rest is counted as throttled, not lost; repeatable, the first "       \
+	 "match wins",                                                                             \
+	 APP_R_THROTTLE}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -149,6 +156,11 @@ struct app_record_cfg {
 	int64_t hook_timeout_ns;
 	bool hook_jobs_given, hook_timeout_given;
 	bool min_free_given; /* --min-free-space (ro.min_free_space) was given */
+	/* --throttle: the arguments parsed (patterns point into argv), and
+	 * compiled by app_record_finish (ro.throttle points there). */
+	struct rec_throttle_spec *throttle_specs;
+	size_t n_throttle;
+	struct rec_throttle *throttle;
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

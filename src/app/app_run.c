@@ -127,10 +127,14 @@ static void app_run_summary(struct app_run *run)
 	char bytes[32];
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
 	printf("Recorded %llu message%s (%s) on %zu topic%s into %s; lost %llu in transport, "
-	       "%llu in the recorder\n",
+	       "%llu in the recorder",
 	       (unsigned long long)st.recorded, bt_fmt_s(st.recorded), bytes, st.topics_recorded,
 	       bt_fmt_s(st.topics_recorded), run->bag,
 	       (unsigned long long)st.lost_transport, (unsigned long long)st.lost_recorder);
+	/* not a loss: said apart, and only when a --throttle took some */
+	if (st.throttled != 0)
+		printf("; throttled %llu (--throttle, not lost)", (unsigned long long)st.throttled);
+	printf("\n");
 	if (st.snapshot_mode)
 		printf("Snapshot mode: %llu snapshot%s; not written by design: %llu message%s "
 		       "evicted from the buffer, %llu still in it at the end\n",
@@ -146,10 +150,13 @@ static void app_run_summary(struct app_run *run)
 		if (!atomic_load(&tp->subscribed))
 			continue;
 		struct rec_topic_stats *s = &tp->st;
-		printf("  %-32s %10llu recorded  lost %llu transport, %llu recorder\n", tp->name,
+		printf("  %-32s %10llu recorded  lost %llu transport, %llu recorder", tp->name,
 		       (unsigned long long)atomic_load(&s->recorded),
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
+		if (tp->throttle != NULL)
+			printf("  throttled %llu", (unsigned long long)atomic_load(&s->throttled));
+		printf("\n");
 	}
 	struct bt_buf left = {0};
 	app_run_hook_finish(run, &left);

@@ -93,7 +93,8 @@ void app_run_loss_check(struct app_run *run, int64_t now)
 	struct bt_buf b = {0};
 	for (size_t i = 0; i < n; i++) {
 		struct rec_topic *tp = rec_topics_get(t, i);
-		struct bag_losses cur = rec_topic_losses(&tp->st);
+		/* throttled is no loss: no LOST line for it */
+		struct bag_losses cur = bag_losses_only(rec_topic_losses(&tp->st));
 		if (memcmp(&cur, &run->loss[i], sizeof cur) == 0)
 			continue;
 		if (grew++ < APP_LOSS_TOPICS_SHOWN)

@@ -137,6 +137,7 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	const struct app_record_cfg *c = t->run->cfg;
 	h->state = app_tui_state(t, st);
 	h->snapshot_mode = st->snapshot_mode;
+	h->throttling = c->n_throttle != 0;
 	snprintf(h->bag_dir, sizeof h->bag_dir, "%s", t->run->bag);
 	const char *slash = strrchr(st->current_file, '/');
 	snprintf(h->current_file, sizeof h->current_file, "%s",
@@ -197,12 +198,14 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 	 * count every arrival). */
 	uint64_t received = atomic_load(&s->received);
 	row->total = (struct tui_counts){received, atomic_load(&s->bytes),
-					 rec_topic_lost_transport(s), rec_topic_lost_recorder(s)};
+					 rec_topic_lost_transport(s), rec_topic_lost_recorder(s),
+					 atomic_load(&s->throttled)};
 	/* The file's figures are the bag's own tally of that file (what its
 	 * statistics will say); received counts from when the file opened. */
 	row->file = (struct tui_counts){rec_topic_file_received(s), atomic_load(&s->file_bytes),
 					atomic_load(&s->file_lost_transport),
-					atomic_load(&s->file_lost_recorder)};
+					atomic_load(&s->file_lost_recorder),
+					atomic_load(&s->file_throttled)};
 }
 
 static void app_tui_fill(void *ctx, struct tui_model *m)

@@ -369,7 +369,7 @@ static void info_stats_cells(const struct bag_stats *st, int64_t duration_ns)
 /* "Gaps + Rejected": the column headings of group `g`'s causes. */
 static void info_cause_sum(enum bag_loss_group g)
 {
-	for (int k = 0, n = 0; k < BAG_LOSS_N_CAUSES; k++)
+	for (int k = 0, n = 0; k < BAG_N_COUNTERS; k++)
 		if (bag_loss_causes[k].group == g)
 			printf("%s%s", n++ ? " + " : "", bag_loss_causes[k].col);
 }
@@ -381,9 +381,12 @@ static void info_stats_topics(const struct bag_metadata *md, int w)
 	info_cause_sum(BAG_LOSS_TRANSPORT);
 	printf(",\nin Recorder = ");
 	info_cause_sum(BAG_LOSS_RECORDER);
+	printf(";\nnot lost: ");
+	info_cause_sum(BAG_LOSS_SKIPPED);
+	printf(" = above a --throttle rate");
 	printf("):\n  %-*s %10s %14s %10s %10s %10s", w, "Topic", "Recorded", "Bytes", "Rate Hz",
 	       "Transport", "Recorder");
-	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
+	for (int k = 0; k < BAG_N_COUNTERS; k++)
 		printf(" %8s", bag_loss_causes[k].col);
 	printf("\n");
 	for (size_t i = 0; i < md->n_topics; i++) {
@@ -394,7 +397,7 @@ static void info_stats_topics(const struct bag_metadata *md, int w)
 			continue;
 		}
 		info_stats_cells(&ti->stats, md->duration);
-		for (int k = 0; ti->stats.has_causes && k < BAG_LOSS_N_CAUSES; k++)
+		for (int k = 0; ti->stats.has_causes && k < BAG_N_COUNTERS; k++)
 			printf(" %8" PRIu64, bag_losses_get(&ti->stats.causes, k));
 		printf("\n");
 	}

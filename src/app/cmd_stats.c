@@ -93,6 +93,9 @@ static void stats_header(const struct rec_stats_sample *r)
 	       t->recorded, t->received, bytes);
 	printf("Lost:              %" PRIu64 " in transport, %" PRIu64 " in recorder\n",
 	       t->lost_transport, t->lost_recorder);
+	if (t->throttled != 0)
+		printf("Throttled:         %" PRIu64 " (above a --throttle rate; not lost)\n",
+		       t->throttled);
 	printf("Cache:             %s of %s\n", fill, max);
 	printf("Topics:            %" PRIu32 " seen, %" PRIu32 " recorded\n", t->topics_seen,
 	       t->topics_recorded);
@@ -115,17 +118,18 @@ static void stats_table(const struct rec_stats_sample *r)
 	if (r->n_rows == 0)
 		return;
 	int nw = stats_width(r, false, 5), tw = stats_width(r, true, 4);
-	printf("\n  %-*s  %-*s %10s %10s %14s %13s %9s\n", nw, "Topic", tw, "Type", "Recorded",
-	       "Bytes", "Lost transport", "Lost recorder", "Rate (Hz)");
+	printf("\n  %-*s  %-*s %10s %10s %14s %13s %9s %10s\n", nw, "Topic", tw, "Type",
+	       "Recorded", "Bytes", "Lost transport", "Lost recorder", "Rate (Hz)", "Throttled");
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct rec_stats_row *w = &r->rows[i];
 		char name[512], type[512], bytes[32];
 		app_escape(w->name, name, sizeof name);
 		app_escape(w->type, type, sizeof type);
 		bt_fmt_iec(w->bytes, bytes, sizeof bytes);
-		printf("  %-*s  %-*s %10" PRIu64 " %10s %14" PRIu64 " %13" PRIu64 " %9.1f\n", nw,
-		       name, tw, type, w->recorded, bytes, w->lost_transport_total,
-		       w->lost_recorder_total, w->rate_hz);
+		printf("  %-*s  %-*s %10" PRIu64 " %10s %14" PRIu64 " %13" PRIu64 " %9.1f %10" PRIu64
+		       "\n",
+		       nw, name, tw, type, w->recorded, bytes, w->lost_transport_total,
+		       w->lost_recorder_total, w->rate_hz, w->lost.throttled);
 	}
 }
 
@@ -174,6 +178,7 @@ static void stats_json_row(const struct rec_stats_row *w)
 	printf("\"received\":%" PRIu64 ",\"recorded\":%" PRIu64 ",\"bytes\":%" PRIu64 ",",
 	       w->received, w->recorded, w->bytes);
 	stats_json_loss(&w->lost);
+	printf("\"throttled\":%" PRIu64 ",", w->lost.throttled); /* no loss: not under "lost" */
 	printf("\"lost_in_transport\":%" PRIu64 ",\"lost_in_recorder\":%" PRIu64
 	       ",\"rate_hz\":%.3f,\"bandwidth_bps\":%.1f,\"average_rate_hz\":%.3f,"
 	       "\"last_receive_time\":%" PRId64 ",",
@@ -204,9 +209,10 @@ static void stats_json(const struct rec_stats_sample *r)
 	printf("\"totals\":{\"topics_seen\":%" PRIu32 ",\"topics_recorded\":%" PRIu32
 	       ",\"received\":%" PRIu64 ",\"recorded\":%" PRIu64 ",\"bytes\":%" PRIu64
 	       ",\"lost_in_transport\":%" PRIu64 ",\"lost_in_recorder\":%" PRIu64
-	       ",\"cache_fill\":%" PRIu64 ",\"cache_max\":%" PRIu64 "},\"topics\":[",
+	       ",\"cache_fill\":%" PRIu64 ",\"cache_max\":%" PRIu64 ",\"throttled\":%" PRIu64
+	       "},\"topics\":[",
 	       t->topics_seen, t->topics_recorded, t->received, t->recorded, t->bytes,
-	       t->lost_transport, t->lost_recorder, t->cache_fill, t->cache_max);
+	       t->lost_transport, t->lost_recorder, t->cache_fill, t->cache_max, t->throttled);
 	for (size_t i = 0; i < r->n_rows; i++) {
 		if (i)
 			putchar(',');

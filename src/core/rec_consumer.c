@@ -157,6 +157,7 @@ static void cons_publish_topic_file(struct rec_consumer *c, uint32_t i)
 			      memory_order_relaxed);
 	atomic_store_explicit(&st->file_lost_recorder, bag_losses_recorder(&f.lost),
 			      memory_order_relaxed);
+	atomic_store_explicit(&st->file_throttled, f.lost.throttled, memory_order_relaxed);
 }
 
 /* Publishes the writer's current file for other threads (the writer's own

@@ -48,6 +48,20 @@ static bool disc_mark_repeat(struct rec_recorder *r, struct rec_topic *tp)
 	return false;
 }
 
+/* The topic's --throttle rule (the first that names it), before any
+ * reader of it exists. */
+static void disc_throttle(struct rec_recorder *r, struct rec_topic *tp)
+{
+	tp->throttle = rec_throttle_find(r->opt.throttle, tp->dds_name, tp->is_ros ? tp->name : NULL);
+	rec_bucket_init(&tp->bucket, tp->throttle);
+	if (tp->throttle != NULL) {
+		char rate[48];
+		bt_log_info("throttling %s to %s (--throttle %s)", tp->name,
+			    rec_throttle_rate_str(tp->throttle, rate, sizeof rate),
+			    tp->throttle->pattern);
+	}
+}
+
 static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
 	bool keyed = (ep->key.v[15] & 0x3f) == ENTITYKIND_WRITER_WITH_KEY;
@@ -68,6 +82,7 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 		s->selected = rec_select_match(r->select, tp->dds_name, tp->is_ros ? tp->name : NULL);
 		s->selected = disc_mark_repeat(r, tp) || s->selected;
 		atomic_store(&tp->enabled, s->selected);
+		disc_throttle(r, tp);
 		bt_log_debug("discovered %s [%s]%s", tp->name, tp->type,
 			     s->selected ? "" : " (not selected)");
 	}

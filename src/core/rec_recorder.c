@@ -301,6 +301,7 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 		st->recorded += ld(&s->recorded);
 		st->bytes += ld(&s->bytes);
 		st->lost_recorder += rec_topic_lost_recorder(s);
+		st->throttled += atomic_load_explicit(&s->throttled, memory_order_relaxed);
 		st->lost_transport += rec_topic_lost_transport(s);
 		st->repeated += ld(&s->repeated);
 	}

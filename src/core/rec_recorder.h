@@ -37,6 +37,8 @@ struct rec_repeat_topic {
 	uint32_t depth; /* >= 1 */
 };
 
+struct rec_throttle;
+
 struct rec_recorder_options {
 	uint32_t domain_id;
 	/* The ROS 2 environment the domain is joined with (btdds_participant);
@@ -81,6 +83,9 @@ struct rec_recorder_options {
 	/* The free-space guard (rec_guard.h, rec_consumer_options): bytes
 	 * that must stay free on the bag's filesystem; 0 = no guard. */
 	uint64_t min_free_space;
+	/* --throttle (rec_throttle.h): borrowed, outlives the recording; NULL
+	 * = none. Each topic takes its first matching rule when discovered. */
+	const struct rec_throttle *throttle;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */
@@ -101,6 +106,7 @@ struct rec_status {
 	uint64_t bytes;
 	uint64_t lost_recorder;  /* every cause of the RECORDER group (bag_counters.h) */
 	uint64_t lost_transport; /* gaps + rejected */
+	uint64_t throttled;      /* above a --throttle rate: not written, no loss */
 	size_t cache_fill;
 	size_t cache_max;
 	size_t file_index;

@@ -25,6 +25,7 @@
  * Internal topics (rec_names_is_internal) never match. */
 #include "rec_select.h"
 
+#include <ctype.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,36 @@ err_exclude:
 err_regex:
 	free(s);
 	return st;
+}
+
+static bool select_is_plain_name(const char *arg)
+{
+	for (const char *p = arg; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '/' && *p != '~')
+			return false;
+	return true;
+}
+
+bt_status rec_select_new_pattern(const char *arg, const char *opt, struct rec_select **out,
+				 struct bt_error *err)
+{
+	if (arg == NULL || arg[0] == '\0')
+		return bt_err_set(err, BT_ERR_USAGE, "%s: no topic or regex given", opt);
+	struct rec_select *s = bt_xcalloc(1, sizeof *s);
+	s->include_hidden = s->include_services = true;
+	if (select_is_plain_name(arg)) {
+		s->topics = select_names_dup(&arg, 1);
+		s->n_topics = 1;
+	} else {
+		bt_status st = select_regex_compile(&s->regex, arg, opt, err);
+		if (st != BT_OK) {
+			free(s);
+			return st;
+		}
+		s->has_regex = true;
+	}
+	*out = s;
+	return BT_OK;
 }
 
 void rec_select_free(struct rec_select *s)

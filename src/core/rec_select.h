@@ -33,6 +33,14 @@ struct rec_select;
  * topic source is given (no topics, no -a, no -e) or a regex is invalid. */
 BT_MUST_CHECK bt_status rec_select_new(const struct rec_select_options *opt,
 				       struct rec_select **out, struct bt_error *err);
+/* A selection of one TOPIC_OR_REGEX argument of option `opt` (e.g.
+ * "--throttle"): a plain name ("/imu", "rt/imu": letters, digits, '_',
+ * '/', '~') names one topic, as an explicit topic argument; anything else
+ * is a regex, as -e. Hidden topics and DDS services are matched too (the
+ * argument chose them). BT_ERR_USAGE with a one-line reason when the
+ * regex does not compile or the argument is empty. */
+BT_MUST_CHECK bt_status rec_select_new_pattern(const char *arg, const char *opt,
+					       struct rec_select **out, struct bt_error *err);
 void rec_select_free(struct rec_select *s);
 /* Should the topic with this DDS name (and ROS name, NULL when it is not a
  * ROS 2 topic) be recorded? */

@@ -143,6 +143,7 @@ static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 	row->file_bytes = ld(&c->file_bytes);
 	row->file_lost_in_transport = ld(&c->file_lost_transport);
 	row->file_lost_in_recorder = ld(&c->file_lost_recorder);
+	row->throttled = l.throttled;
 }
 
 static void stats_add_totals(bagtop_stats_Totals *t, const bagtop_stats_TopicStatistics *row)
@@ -154,6 +155,7 @@ static void stats_add_totals(bagtop_stats_Totals *t, const bagtop_stats_TopicSta
 	t->bytes += row->bytes;
 	t->lost_in_transport += row->lost_in_transport_total;
 	t->lost_in_recorder += row->lost_in_recorder_total;
+	t->throttled += row->throttled;
 }
 
 static bool stats_loss_changed(const bagtop_stats_LossCounts *a, const bagtop_stats_LossCounts *b)

@@ -93,6 +93,7 @@ static struct rec_stats_row sub_row(const bagtop_stats_TopicStatistics *t)
 #define SUB_X_LOSS(field, yaml, idl, json, label, col, group, required) .field = l->idl,
 			BAG_LOSS_CAUSES(SUB_X_LOSS)
 #undef SUB_X_LOSS
+			.throttled = t->throttled, /* BAG_NOT_LOST: not in LossCounts */
 		},
 		t->lost_in_transport_total, t->lost_in_recorder_total, t->rate_hz, t->bandwidth_bps,
 		t->average_rate_hz, t->last_receive_time, t->file_received,
@@ -113,7 +114,8 @@ static void sub_copy(struct rec_stats_sample *r, const bagtop_stats_Statistics *
 		.state = m->state <= bagtop_stats_STOPPED ? (enum rec_stats_state)m->state
 							  : REC_STATS_RECORDING,
 		.totals = {t->topics_seen, t->topics_recorded, t->received, t->recorded, t->bytes,
-			   t->lost_in_transport, t->lost_in_recorder, t->cache_fill, t->cache_max},
+			   t->lost_in_transport, t->lost_in_recorder, t->cache_fill, t->cache_max,
+			   t->throttled},
 		.n_rows = m->topics._length};
 	r->rows = bt_xcalloc(r->n_rows ? r->n_rows : 1, sizeof *r->rows);
 	for (size_t i = 0; i < r->n_rows; i++)

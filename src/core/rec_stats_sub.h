@@ -27,7 +27,7 @@ struct rec_stats_row {
 	uint32_t publishers;
 	bool subscribed, enabled, reliable, transient_local;
 	uint64_t received, recorded, bytes;
-	struct bag_losses lost; /* by cause (bag_counters.h) */
+	struct bag_losses lost; /* by cause, and throttled (bag_counters.h) */
 	uint64_t lost_transport_total; /* transport + rejected */
 	uint64_t lost_recorder_total;  /* every cause lost in the recorder */
 	double rate_hz, bandwidth_bps, average_rate_hz;
@@ -42,6 +42,7 @@ struct rec_stats_totals {
 	uint32_t topics_seen, topics_recorded;
 	uint64_t received, recorded, bytes, lost_transport, lost_recorder;
 	uint64_t cache_fill, cache_max;
+	uint64_t throttled; /* not written on purpose (--throttle): no loss */
 };
 
 /* One recorder's latest statistics sample. */

@@ -257,6 +257,13 @@ static bool sub_on_sample(void *arg, const struct btdds_raw_sample *smp)
 	int64_t now = bt_time_realtime_ns();
 	atomic_fetch_add_explicit(&st->received, 1, memory_order_relaxed);
 	atomic_store_explicit(&st->last_recv_time, now, memory_order_relaxed);
+	/* Above its --throttle rate: decided here, before any copy, so a
+	 * throttled message never takes room in the cache. Not a loss. */
+	if (s->tp->throttle != NULL &&
+	    !rec_bucket_admit(&s->tp->bucket, bt_time_monotonic_ns(), smp->len)) {
+		atomic_fetch_add_explicit(&st->throttled, 1, memory_order_relaxed);
+		return true;
+	}
 	struct rec_msg *m = sub_msg_of(s, smp);
 	if (m == NULL) {
 		atomic_fetch_add_explicit(&st->lost_cache, 1, memory_order_relaxed);

@@ -20,13 +20,13 @@ static uint64_t topics_ld(const atomic_uint_fast64_t *a)
 
 /* No padding between the named counters: they are lost[] exactly. */
 _Static_assert(offsetof(struct rec_topic_stats, ignored) - offsetof(struct rec_topic_stats, lost) ==
-		       BAG_LOSS_N_CAUSES * sizeof(atomic_uint_fast64_t),
+		       BAG_N_COUNTERS * sizeof(atomic_uint_fast64_t),
 	       "rec_topic_stats: the named causes are lost[], in table order");
 
 struct bag_losses rec_topic_losses(const struct rec_topic_stats *s)
 {
 	struct bag_losses l;
-	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+	for (int c = 0; c < BAG_N_COUNTERS; c++)
 		l.n[c] = topics_ld(&s->lost[c]);
 	return l;
 }

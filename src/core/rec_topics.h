@@ -18,23 +18,25 @@
 
 #include "bag_types.h"
 #include "defs.h"
+#include "rec_throttle.h"
 
 #define REC_TOPICS_MAX 8192 /* a hard bound on distinct (name, type) pairs */
 
-/* Per-topic counters since start. Received = recorded + every lost_* +
+/* Per-topic counters since start. Received = recorded + every lost_* + throttled +
  * what is still in flight (cache / consumer), once recording is stopped. */
 struct rec_topic_stats {
 	atomic_uint_fast64_t received;       /* taken from DDS while recording */
 	atomic_uint_fast64_t recorded;       /* committed to the bag */
 	atomic_uint_fast64_t bytes;          /* payload bytes committed */
-	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h):
-	 * by name, or lost[enum bag_loss_cause]. */
+	/* Lost, one counter per cause of BAG_LOSS_CAUSES (bag_counters.h),
+	 * then the BAG_NOT_LOST ones (throttled): by name, or
+	 * lost[enum bag_loss_cause]. */
 	union {
-		atomic_uint_fast64_t lost[BAG_LOSS_N_CAUSES];
+		atomic_uint_fast64_t lost[BAG_N_COUNTERS];
 		struct {
 #define REC_TOPIC_X_LOSS(field, yaml, idl, json, label, col, group, required) \
 	atomic_uint_fast64_t field;
-			BAG_LOSS_CAUSES(REC_TOPIC_X_LOSS)
+			BAG_COUNTERS(REC_TOPIC_X_LOSS)
 #undef REC_TOPIC_X_LOSS
 		};
 	};
@@ -44,6 +46,7 @@ struct rec_topic_stats {
 	/* In the storage file being written now, as the bag's statistics will
 	 * say (set by the consumer from the writer's figures). */
 	atomic_uint_fast64_t file_recorded, file_bytes, file_lost_transport, file_lost_recorder;
+	atomic_uint_fast64_t file_throttled;
 	/* `received` when the current file was opened (set by the consumer). */
 	atomic_uint_fast64_t file_received_base;
 	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
@@ -82,6 +85,11 @@ struct rec_topic {
 	 * (rec_typedesc): its answer goes to the bag through the consumer,
 	 * not into `def`. REC_DEF_LATE_*; any thread reads. */
 	atomic_int def_late;
+	/* --throttle: the rule (NULL = none) and its bucket, set by the
+	 * discovery thread when it first sees the topic, before any reader
+	 * exists; then immutable (the bucket's time is atomic). */
+	const struct rec_throttle_spec *throttle;
+	struct rec_bucket bucket;
 	struct rec_topic_stats st;
 };
 

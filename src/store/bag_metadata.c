@@ -58,6 +58,16 @@ static void bag_md_emit_causes(struct ye *e, const struct bag_losses *l)
 	ye_map_end(e);
 }
 
+/* The counters of messages not written on purpose (BAG_NOT_LOST: no
+ * loss, so beside the loss sums, not under lost_by_cause); only when not
+ * 0, so a bag that throttled nothing reads as before. */
+static void bag_md_emit_not_lost(struct ye *e, const struct bag_losses *l)
+{
+	for (int k = BAG_LOSS_N_CAUSES; k < BAG_N_COUNTERS; k++)
+		if (bag_losses_get(l, k) != 0)
+			bag_md_emit_u64(e, bag_loss_causes[k].yaml, bag_losses_get(l, k));
+}
+
 /* The keys of a statistics mapping, into the mapping already begun. Loss
  * keys only when known: an absent key means "not known", never 0. */
 static void bag_md_emit_stats(struct ye *e, const struct bag_stats *st, bool causes)
@@ -66,6 +76,8 @@ static void bag_md_emit_stats(struct ye *e, const struct bag_stats *st, bool cau
 	if (st->losses_known) {
 		bag_md_emit_u64(e, "lost_in_transport", st->lost_in_transport);
 		bag_md_emit_u64(e, "lost_in_recorder", st->lost_in_recorder);
+		if (causes && st->has_causes)
+			bag_md_emit_not_lost(e, &st->causes);
 	}
 	bag_md_emit_u64(e, "bytes_written", st->bytes_written);
 	ye_key(e, "average_rate_hz");
@@ -386,6 +398,10 @@ static bool bag_md_parse_stats(struct bag_md_ctx *c, yaml_node_t *map, bool caus
 	    yd_f64(yd_get(c->doc, map, "average_rate_hz"), &st->average_rate_hz) != BT_OK ||
 	    !bag_md_parse_losses(c, map, st))
 		return false;
+	for (int k = BAG_LOSS_N_CAUSES; causes && st->losses_known && k < BAG_N_COUNTERS; k++)
+		if (yd_get(c->doc, map, bag_loss_causes[k].yaml) != NULL &&
+		    !bag_md_stat_u64(c, map, bag_loss_causes[k].yaml, bag_losses_at(&st->causes, k)))
+			return false;
 	yaml_node_t *lc = causes && st->losses_known ? yd_get(c->doc, map, "lost_by_cause") : NULL;
 	if (lc) {
 		st->has_causes = true;

@@ -181,39 +181,47 @@ void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src)
 
 /* ---- statistics ---- */
 
-const struct bag_loss_cause_info bag_loss_causes[BAG_LOSS_N_CAUSES] = {
+const struct bag_loss_cause_info bag_loss_causes[BAG_N_COUNTERS] = {
 #define BAG_LOSS_X_INFO(field, yaml, idl, json, label, col, group, required) \
 	{#field, yaml, #idl, json, label, col, BAG_LOSS_##group, required},
-	BAG_LOSS_CAUSES(BAG_LOSS_X_INFO)
+	BAG_COUNTERS(BAG_LOSS_X_INFO)
 #undef BAG_LOSS_X_INFO
 };
 
 const char *bag_loss_group_text(enum bag_loss_group g)
 {
 	return g == BAG_LOSS_TRANSPORT ? BAG_LOSS_GROUP_TRANSPORT_TEXT
-				       : BAG_LOSS_GROUP_RECORDER_TEXT;
+	       : g == BAG_LOSS_RECORDER ? BAG_LOSS_GROUP_RECORDER_TEXT
+					: BAG_LOSS_GROUP_SKIPPED_TEXT;
 }
 
-_Static_assert(sizeof(struct bag_losses) == BAG_LOSS_N_CAUSES * sizeof(uint64_t),
+_Static_assert(sizeof(struct bag_losses) == BAG_N_COUNTERS * sizeof(uint64_t),
 	       "struct bag_losses: the named causes are n[], in table order");
 
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d)
 {
-	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+	for (int c = 0; c < BAG_N_COUNTERS; c++)
 		*bag_losses_at(to, c) += bag_losses_get(d, c);
 }
 
 struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_losses *was)
 {
 	struct bag_losses d;
-	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+	for (int c = 0; c < BAG_N_COUNTERS; c++)
 		*bag_losses_at(&d, c) = bag_losses_get(now, c) - bag_losses_get(was, c);
 	return d;
 }
 
+struct bag_losses bag_losses_only(struct bag_losses l)
+{
+	for (int c = BAG_LOSS_N_CAUSES; c < BAG_N_COUNTERS; c++)
+		*bag_losses_at(&l, c) = 0;
+	return l;
+}
+
 bool bag_losses_any(const struct bag_losses *l)
 {
-	for (int c = 0; c < BAG_LOSS_N_CAUSES; c++)
+	for (int c = 0; c < BAG_N_COUNTERS; c++)
 		if (bag_losses_get(l, c) != 0)
 			return true;
 	return false;

@@ -66,15 +66,16 @@ struct bag_kv {
 	char *value;
 };
 
-/* Messages lost, per cause (bagtop's own figures; rosbag2 has none): one
- * member per row of BAG_LOSS_CAUSES (bag_counters.h), which says what each
- * is and whether it is lost in transport or in the recorder. */
+/* Messages lost, per cause (bagtop's own figures; rosbag2 has none), and
+ * messages not written on purpose (throttled): one member per row of
+ * BAG_COUNTERS (bag_counters.h), which says what each is and whether it is
+ * lost in transport, in the recorder, or not lost at all. */
 struct bag_losses {
 	union {
-		uint64_t n[BAG_LOSS_N_CAUSES]; /* by enum bag_loss_cause */
+		uint64_t n[BAG_N_COUNTERS]; /* by enum bag_loss_cause */
 		struct {
 #define BAG_LOSS_X_FIELD(field, yaml, idl, json, label, col, group, required) uint64_t field;
-			BAG_LOSS_CAUSES(BAG_LOSS_X_FIELD)
+			BAG_COUNTERS(BAG_LOSS_X_FIELD)
 #undef BAG_LOSS_X_FIELD
 		};
 	};
@@ -91,9 +92,13 @@ static inline uint64_t bag_losses_get(const struct bag_losses *l, enum bag_loss_
 	return l->n[c];
 }
 
+/* Every counter, the not-lost ones too. */
 void bag_losses_add(struct bag_losses *to, const struct bag_losses *d);
-/* `now - was`, cause by cause (counters that only grow). */
+/* `now - was`, counter by counter (counters that only grow). */
 struct bag_losses bag_losses_sub(const struct bag_losses *now, const struct bag_losses *was);
+/* `l` with the counters that are no loss (BAG_NOT_LOST) set to 0. */
+struct bag_losses bag_losses_only(struct bag_losses l);
+/* True when any counter, lost or not, is non-zero. */
 bool bag_losses_any(const struct bag_losses *l);
 /* Sums of the causes of the group: lost in transport, in the recorder. */
 uint64_t bag_losses_group(const struct bag_losses *l, enum bag_loss_group g);

@@ -146,8 +146,7 @@ static void bw_stats_from_tally(struct bag_stats *st, const struct bw_tally *t)
 
 static bool bw_tally_zero(const struct bw_tally *t)
 {
-	return !t->recorded && !t->bytes && !bag_losses_transport(&t->lost) &&
-	       !bag_losses_recorder(&t->lost);
+	return !t->recorded && !t->bytes && !bag_losses_any(&t->lost);
 }
 
 /* Only the topics with something to show: a topic a file's entry leaves out

@@ -25,6 +25,7 @@ static const struct tui_col_spec tui_cols[TUI_COL_COUNT] = {
 	[TUI_COL_BYTES] = {"Written", 7, 0, 5, true},
 	[TUI_COL_LOST_T] = {"LostT", 5, 0, 10, true},
 	[TUI_COL_LOST_R] = {"LostR", 5, 0, 10, true},
+	[TUI_COL_THROTTLED] = {"Thrtl", 5, 0, 5, true},
 };
 
 const char *tui_layout_col_title(enum tui_col c)
@@ -61,9 +62,11 @@ static bool tui_layout_drop_one(unsigned *visible)
 	return true;
 }
 
-static void tui_layout_columns(struct tui_layout *l)
+static void tui_layout_columns(struct tui_layout *l, bool throttled)
 {
 	unsigned visible = (1u << TUI_COL_COUNT) - 1;
+	if (!throttled)
+		visible &= ~(1u << TUI_COL_THROTTLED);
 	while (tui_layout_min_width(visible) > l->cols && tui_layout_drop_one(&visible))
 		;
 	int width[TUI_COL_COUNT] = {0};
@@ -94,6 +97,11 @@ static void tui_layout_columns(struct tui_layout *l)
 
 void tui_layout_build(struct tui_layout *l, int cols, int rows)
 {
+	tui_layout_build_opt(l, cols, rows, false);
+}
+
+void tui_layout_build_opt(struct tui_layout *l, int cols, int rows, bool throttled)
+{
 	memset(l, 0, sizeof *l);
 	l->cols = cols;
 	l->rows = rows;
@@ -105,7 +113,7 @@ void tui_layout_build(struct tui_layout *l, int cols, int rows)
 	l->bar_y = rows - 1;
 	l->event_y = rows - 2;
 	l->table_h = l->event_y - l->table_y;
-	tui_layout_columns(l);
+	tui_layout_columns(l, throttled);
 }
 
 size_t tui_layout_u8len(const char *text)

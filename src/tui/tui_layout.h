@@ -27,6 +27,7 @@ enum tui_col {
 	TUI_COL_BYTES,
 	TUI_COL_LOST_T,
 	TUI_COL_LOST_R,
+	TUI_COL_THROTTLED, /* optional: only while some topic has a --throttle rule */
 	TUI_COL_COUNT
 };
 
@@ -49,8 +50,11 @@ struct tui_layout {
 	int bar_y;
 };
 
-/* Lays out a cols x rows terminal. */
+/* Lays out a cols x rows terminal, without the optional columns. */
 void tui_layout_build(struct tui_layout *l, int cols, int rows);
+/* The same, with the Thrtl column when `throttled` (tui_header.throttling):
+ * it hides, as the width shrinks, right after the Written column. */
+void tui_layout_build_opt(struct tui_layout *l, int cols, int rows, bool throttled);
 /* The column's title ("Topic", "Hz"...) and whether its values are
  * right-aligned. */
 const char *tui_layout_col_title(enum tui_col c);

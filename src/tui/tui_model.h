@@ -56,6 +56,8 @@ struct tui_header {
 	 * snapshot writes it first (the quit confirmation says so). */
 	uint64_t snapshot_buffered; /* messages */
 	uint64_t snapshot_bytes;
+	/* A --throttle rule was given: the table has a Thrtl column. */
+	bool throttling;
 };
 
 /* A topic's counters, since start or in the file being written. */
@@ -64,6 +66,7 @@ struct tui_counts {
 	uint64_t bytes;    /* written to the bag */
 	uint64_t lost_transport;
 	uint64_t lost_recorder;
+	uint64_t throttled; /* above its --throttle rate: not written, no loss */
 };
 
 struct tui_topic {

@@ -47,7 +47,7 @@ static void tui_run_apply(struct tui_run *r, unsigned flags)
 	if (flags & TUI_F_RELAYOUT) {
 		int cols, rows;
 		tui_screen_size(r->scr, &cols, &rows);
-		tui_layout_build(&r->l, cols, rows);
+		tui_layout_build_opt(&r->l, cols, rows, r->m.hdr.throttling);
 		/* Too small shows no table: keep the old page and scroll. */
 		if (!r->l.too_small) {
 			tui_state_set_page(&r->s, (size_t)r->l.table_h, r->l.visible);

@@ -60,6 +60,7 @@ static int tui_cmp_counts(const struct tui_counts *a, const struct tui_counts *b
 		return r ? r : tui_cmp_u64(a->lost_recorder, b->lost_recorder);
 	}
 	case TUI_COL_LOST_R: return tui_cmp_u64(a->lost_recorder, b->lost_recorder);
+	case TUI_COL_THROTTLED: return tui_cmp_u64(a->throttled, b->throttled);
 	default: return 0;
 	}
 }
@@ -86,6 +87,7 @@ static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enu
 	case TUI_COL_BYTES:
 	case TUI_COL_LOST_T:
 	case TUI_COL_LOST_R:
+	case TUI_COL_THROTTLED:
 		return tui_cmp_counts(tui_topic_counts(a, file), tui_topic_counts(b, file), c);
 	case TUI_COL_RATE:
 		return tui_cmp_dbl(a->rate_hz, b->rate_hz);

@@ -329,6 +329,7 @@ static void tui_view_value(const struct tui_topic *t, const struct tui_counts *k
 	case TUI_COL_BYTES: tui_format_bytes(k->bytes, v, n); break;
 	case TUI_COL_LOST_T: tui_format_count(k->lost_transport, v, n); break;
 	case TUI_COL_LOST_R: tui_format_count(k->lost_recorder, v, n); break;
+	case TUI_COL_THROTTLED: tui_format_count(k->throttled, v, n); break;
 	case TUI_COL_COUNT: v[0] = '\0'; break;
 	}
 }

@@ -77,11 +77,59 @@ static void test_table_sums(void **state)
 	assert_int_equal(BAG_CAUSE_lost_disk_guard, BAG_LOSS_N_CAUSES - 1);
 }
 
+/* The counters that are no loss (throttled) follow the causes: in the
+ * same struct, by name and by index, but in neither loss sum. */
+static void test_not_lost_in_no_sum(void **state)
+{
+	(void)state;
+	assert_int_equal(BAG_CAUSE_throttled, BAG_LOSS_N_CAUSES);
+	assert_int_equal(BAG_N_COUNTERS, BAG_LOSS_N_CAUSES + 1);
+	assert_int_equal(bag_loss_causes[BAG_CAUSE_throttled].group, BAG_LOSS_SKIPPED);
+	assert_string_equal(bag_loss_causes[BAG_CAUSE_throttled].yaml, "throttled");
+	struct bag_losses l = {0};
+	*bag_losses_at(&l, BAG_CAUSE_throttled) = 7;
+	assert_int_equal(l.throttled, 7);
+	assert_int_equal(bag_losses_transport(&l), 0);
+	assert_int_equal(bag_losses_recorder(&l), 0);
+	assert_true(bag_losses_any(&l)); /* still handed to the writer */
+	struct bag_losses sum = {0};
+	bag_losses_add(&sum, &l);
+	assert_int_equal(sum.throttled, 7);
+	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
+		assert_int_not_equal(bag_loss_causes[k].group, BAG_LOSS_SKIPPED);
+}
+
+/* TopicStatistics and Totals end with `throttled`: the IDL grows at its
+ * end only, and the not-lost counters are no LossCounts members. */
+static void test_idl_throttled_last(void **state)
+{
+	(void)state;
+	FILE *f = fopen(BAGTOP_STATS_IDL, "r");
+	assert_non_null(f);
+	char line[512], prev[2][512] = {"", ""};
+	int found = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *p = line;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "};", 2) == 0 && strstr(prev[0], " throttled;") != NULL)
+			found++;
+		if (strncmp(p, "//", 2) != 0 && *p != '\n') {
+			snprintf(prev[1], sizeof prev[1], "%s", prev[0]);
+			snprintf(prev[0], sizeof prev[0], "%s", line);
+		}
+	}
+	fclose(f);
+	assert_int_equal(found, 2); /* TopicStatistics and Totals */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idl_matches_table),
 		cmocka_unit_test(test_table_sums),
+		cmocka_unit_test(test_not_lost_in_no_sum),
+		cmocka_unit_test(test_idl_throttled_last),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

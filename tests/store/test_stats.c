@@ -192,7 +192,8 @@ static void st_split(struct st_bag *b)
 
 /* File 0: /a 10 messages (3 lost in transport), /b 5 (1 refused by the
  * writer as too large), /c none (3 lost to the cache). File 1: /a 4 (1
- * lost_toobig added by the caller), /b 6 (1 compression, 2 write), /c 2. */
+ * lost_toobig added by the caller), /b 6 (1 compression, 2 write), /c 2 (7
+ * throttled). */
 static void st_fill_file0(struct st_bag *b)
 {
 	st_write(b, 0, 10, 0, 100);
@@ -209,6 +210,8 @@ static void st_fill_file1(struct st_bag *b)
 	st_write(b, 2, 2, 2020, 500);
 	st_lose(b, 1, (struct bag_losses){.lost_compression = 1, .lost_write = 2});
 	st_lose(b, 0, (struct bag_losses){.lost_toobig = 1});
+	/* throttled: no loss (in no sum), but kept per topic as the causes */
+	st_lose(b, 2, (struct bag_losses){.throttled = 7});
 }
 
 static void st_close(struct st_bag *b)

@@ -45,7 +45,7 @@ static void golden(const char *name, const struct tui_model *m, struct tui_state
 {
 	struct tui_layout l;
 	struct tui_frame f;
-	tui_layout_build(&l, cols, rows);
+	tui_layout_build_opt(&l, cols, rows, m->hdr.throttling);
 	if (!l.too_small) { /* as tui_run */
 		tui_state_set_page(s, (size_t)l.table_h, l.visible);
 		tui_state_set_help_lines(s, tui_view_help_lines(cols));
@@ -159,6 +159,34 @@ static void test_many_rows_scrolled(void **state)
 	tui_model_fini(&m);
 }
 
+/* --throttle: the Thrtl column (only then) with each topic's throttled
+ * count, no loss colour for it; at 60 columns still shown (Type, Pub,
+ * Rcvd, QoS hide first). Without a rule, no column. */
+static void test_throttled(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	m.hdr.throttling = true;
+	m.topics[0].total.throttled = 5400; /* the camera, throttled to 10 Hz */
+	tf_state(&s, &m, 10);
+	golden("throttled_80x24", &m, &s, 80, 24, true, TEXT);
+	golden("throttled_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	golden("throttled_132x43", &m, &s, 132, 43, true, TEXT);
+	golden("throttled_60x12_ascii", &m, &s, 60, 12, false, TEXT);
+	struct tui_layout l;
+	tui_layout_build_opt(&l, 80, 24, true);
+	assert_true(l.visible & (1u << TUI_COL_THROTTLED));
+	tui_layout_build_opt(&l, 60, 12, true); /* the narrowest: still there */
+	assert_true(l.visible & (1u << TUI_COL_THROTTLED));
+	assert_true(l.visible & (1u << TUI_COL_LOST_R));
+	tui_layout_build(&l, 132, 43);
+	assert_false(l.visible & (1u << TUI_COL_THROTTLED));
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
 /* `f`: the counter columns show the current file's figures, the Topic
  * title says so, and sorting follows what is shown; `f` again goes back. */
 static void test_file_counts(void **state)
@@ -171,7 +199,7 @@ static void test_file_counts(void **state)
 		struct tui_topic *t = &m.topics[i];
 		/* Bytes in the file in the opposite order of the totals. */
 		t->file = (struct tui_counts){t->total.messages / 10, 1000 * (i + 1),
-					      t->total.lost_transport, t->total.lost_recorder / 2};
+					      t->total.lost_transport, t->total.lost_recorder / 2, 0};
 	}
 	m.topics[0].file.lost_transport = 7; /* only in the file view */
 	tf_state(&s, &m, 10);
@@ -303,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_disk_guard),
 		cmocka_unit_test(test_many_rows_scrolled),
 		cmocka_unit_test(test_file_counts),
+		cmocka_unit_test(test_throttled),
 		cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
 		cmocka_unit_test(test_dialogs),
 		cmocka_unit_test(test_help_and_log),
