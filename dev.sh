@@ -18,7 +18,7 @@ ROOT=$(pwd)
 JOBS=$(nproc 2>/dev/null || echo 2)
 PKGS="build-essential cmake pkg-config cyclonedds-dev cyclonedds-tools libsqlite3-dev
       libzstd-dev libncurses-dev libcmocka-dev libyaml-dev sqlite3 zstd tmux iproute2
-      util-linux"
+      util-linux liblz4-dev zlib1g-dev libjansson-dev libssl-dev"
 export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
 
 deps() {

@@ -61,6 +61,7 @@ struct app_run {
 	size_t n_loss;
 	int64_t loss_t;    /* when the last loss line was said */
 	size_t file_index; /* the storage file last said to be current */
+	bool compat_said;  /* the "use --compat humble" hint was given */
 	/* Requests (app_run_pidcmd.c), on the thread that takes the signals,
 	 * but `done`: finished snapshots queued by the writer thread
 	 * (app_run_on_snapshot), taken in order by app_run_snap_done; a second

@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "app__run.h"
+#include "app_ros_env.h"
 #include "bt_fmt.h"
 #include "bt_log.h"
 #include "bt_mem.h"
@@ -36,6 +37,7 @@ void app_record_cfg_init(struct app_record_cfg *c)
 void app_record_cfg_fini(struct app_record_cfg *c)
 {
 	app_writer_cfg_fini(&c->w);
+	btdds_env_fini(&c->env);
 	for (size_t i = 0; i < c->n_repeat; i++)
 		free((char *)c->repeat[i].name);
 	free(c->repeat);
@@ -143,8 +145,11 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 {
 	int rc = app_writer_finish(cmd, &c->w);
+	if (rc == 0)
+		rc = app_ros_env_read(cmd, &c->env, &c->ro.domain_id);
 	if (rc != 0)
 		return rc;
+	c->ro.env = &c->env;
 	if (c->snapshot_timing && !c->ro.snapshot_mode)
 		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
 				       "--snapshot-mode");
@@ -190,6 +195,7 @@ int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c)
 	int rc = app_run_start(&run, cmd, c);
 	if (rc != 0)
 		return rc;
+	app_writer_note_compat(&c->w);
 	if (c->ro.max_cache_size != 0 && c->ro.max_cache_size < APP_SMALL_CACHE) {
 		char sz[32];
 		bt_fmt_iec(c->ro.max_cache_size, sz, sizeof sz);

@@ -6,6 +6,7 @@
 
 #include "app_opts.h"
 #include "app_writer_opts.h"
+#include "btdds_env.h"
 #include "rec_recorder.h"
 
 enum {
@@ -48,7 +49,7 @@ enum {
 
 /* How to capture and run. */
 #define APP_RECORD_RUN_ROWS                                                                      \
-	{"domain", 0, "ID", "DDS domain id, 0..232 (default: Cyclone DDS's default, 0)",          \
+	{"domain", 0, "ID", "DDS domain id, 0..232 (default: ROS_DOMAIN_ID, else 0)",             \
 	 APP_R_DOMAIN},                                                                            \
 	{"qos-profile-overrides-path", 0, "FILE", "per-topic reader QoS in rosbag2's YAML format", \
 	 APP_R_QOS_OVERRIDES},                                                                     \
@@ -106,9 +107,13 @@ struct app_record_cfg {
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	const char *log_file; /* borrowed from argv, NULL = none */
 	int64_t duration_ns; /* demo's --duration; 0 = until stopped */
+	/* demo: its own publishers announce no type hash; that says nothing
+	 * of the user's distro */
+	bool own_publishers;
 	/* --stop-timeout: finishing the bag longer than this abandons what is
 	 * not written yet (as a second stop request does); 0 = no limit. */
 	int64_t stop_timeout_ns;
+	struct btdds_env env; /* the ROS 2 environment; ro.env points here */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

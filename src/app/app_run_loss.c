@@ -11,6 +11,7 @@
 #include "bt_buf.h"
 #include "bt_fmt.h"
 #include "bt_mem.h"
+#include "bag_compat.h"
 
 #define APP_LOSS_TOPICS_SHOWN 4
 #define APP_LOSS_PERIOD_NS INT64_C(1000000000) /* one loss line a second at most */
@@ -54,12 +55,32 @@ static void app_file_check(struct app_run *run)
 		    slash ? slash + 1 : st.current_file);
 }
 
+/* Says once that the publishers look like Humble's (ROS 2 publications
+ * without a type hash, none with one) when the layout was not asked for and
+ * is not Humble's: Humble's ros2 bag cannot open the bag being written. */
+static void app_compat_check(struct app_run *run)
+{
+	uint64_t with = 0, without = 0;
+	if (run->compat_said || run->cfg->own_publishers ||
+	    !bag_compat_hint_humble(&run->cfg->w.compat))
+		return;
+	rec_recorder_type_hash_counts(run->rec, &with, &without);
+	if (with != 0 || without == 0)
+		return;
+	run->compat_said = true;
+	app_run_say(run, TUI_SEV_WARN,
+		    "the publishers announce no type hash, like ROS 2 Humble's: this bag has %s's "
+		    "layout, which Humble's ros2 bag cannot open; record with --compat humble for it",
+		    bag_compat_name(run->cfg->w.compat.compat));
+}
+
 /* One line naming the topics whose losses started or grew since the last
  * such line, one a second at most; the callers call this at every status
  * line (headless) or fill (live view). */
 void app_run_loss_check(struct app_run *run, int64_t now)
 {
 	app_file_check(run);
+	app_compat_check(run);
 	if (run->loss_t != 0 && now - run->loss_t < APP_LOSS_PERIOD_NS)
 		return;
 	const struct rec_topics *t = rec_recorder_topics(run->rec);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
 #include "bt_time.h"
@@ -109,9 +110,41 @@ int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const st
 		return 0;
 	case APP_W_CUSTOM:
 		return app_w_custom(cmd, c, arg);
+	case APP_W_COMPAT:
+		if (bag_compat_parse(arg, &c->compat.compat) != BT_OK)
+			return app_usage_error(cmd, "--compat is humble, iron or jazzy, not '%s'", arg);
+		c->compat_arg = arg;
+		return 0;
 	default:
 		return -2;
 	}
+}
+
+/* --compat, else $ROS_DISTRO, else jazzy. An explicit --compat also names
+ * the distro in the bag (ros_distro), as that distro's recorder would; a
+ * defaulted one leaves it to $ROS_DISTRO, as rosbag2 does. */
+static int app_w_compat(const struct app_cmd *cmd, struct app_writer_cfg *c)
+{
+	if (bag_compat_choose(c->compat_arg, getenv("ROS_DISTRO"), &c->compat) != BT_OK)
+		return app_usage_error(cmd, "--compat is humble, iron or jazzy, not '%s'",
+				       c->compat_arg);
+	c->opt.compat = c->compat.compat;
+	if (c->compat_arg)
+		c->opt.ros_distro = bag_compat_name(c->compat.compat);
+	int v = bag_compat_metadata_version(c->compat.compat);
+	if (c->n_custom && v < BAG_MDV_CUSTOM_DATA)
+		return app_usage_error(cmd, "--custom-data: %s's rosbag2 metadata (version %d) has "
+				       "no custom_data; use --compat iron or jazzy",
+				       bag_compat_name(c->compat.compat), v);
+	return 0;
+}
+
+void app_writer_note_compat(const struct app_writer_cfg *c)
+{
+	if (c->compat.env_unknown)
+		bt_log_info("ROS_DISTRO=%s is not one bagtop writes a layout for (humble, iron, "
+			    "jazzy): writing Jazzy's (metadata v9, sqlite schema 4); --compat "
+			    "chooses", getenv("ROS_DISTRO"));
 }
 
 int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c)
@@ -119,6 +152,9 @@ int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c)
 	if (c->format_given && c->opt.compression == BAG_COMPRESSION_NONE)
 		return app_usage_error(cmd, "--compression-format needs --compression-mode file "
 				       "or message");
+	int rc = app_w_compat(cmd, c);
+	if (rc != 0)
+		return rc;
 	if (!c->output) {
 		char name[128];
 		bt_time_format_bagname(bt_time_realtime_ns(), "rosbag2_", name, sizeof name);

@@ -17,6 +17,7 @@ enum {
 	APP_W_COMP_FORMAT,
 	APP_W_COMP_THREADS,
 	APP_W_CUSTOM,
+	APP_W_COMPAT,
 };
 
 /* Table rows, to put inside a command's option table; README and the man
@@ -41,7 +42,11 @@ enum {
 	{"compression-threads", 0, "N", "message-mode compression threads (0 = one per core)",    \
 	 APP_W_COMP_THREADS},                                                                      \
 	{"custom-data", 0, "KEY=VALUE",                                                           \
-	 "stored under custom_data in the metadata; repeatable, each KEY once", APP_W_CUSTOM}
+	 "stored under custom_data in the metadata; repeatable, each KEY once", APP_W_CUSTOM},    \
+	{"compat", 0, "DISTRO",                                                                   \
+	 "write the bag as DISTRO's rosbag2 does: humble, iron or jazzy (default $ROS_DISTRO "     \
+	 "when it is one of them, else jazzy)",                                                   \
+	 APP_W_COMPAT}
 
 struct app_writer_cfg {
 	struct bag_writer_options opt;
@@ -49,6 +54,11 @@ struct app_writer_cfg {
 	struct bag_kv *custom; /* owned; --custom-data pairs */
 	size_t n_custom;
 	bool format_given; /* --compression-format given */
+	const char *compat_arg; /* --compat value, NULL when absent */
+	/* The layout chosen (set by app_writer_finish; also in opt.compat):
+	 * whether it was defaulted tells whether a hint "use --compat X" may
+	 * help when the publishers look like another distro. */
+	struct bag_compat_choice compat;
 };
 
 void app_writer_cfg_init(struct app_writer_cfg *c);
@@ -57,8 +67,12 @@ void app_writer_cfg_fini(struct app_writer_cfg *c);
  * printing the one-line reason. Other ids return -2 (not mine). */
 int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const struct app_opt *o,
 		   const char *arg);
-/* Checks combinations and fills defaults (output name); 0 or usage exit.
+/* Checks combinations and fills defaults (output name, layout from --compat
+ * or $ROS_DISTRO); 0 or usage exit.
  * c->opt then points into *c (uri, custom data) until fini. */
 int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c);
+/* Logs once (info) that $ROS_DISTRO named a distro without a layout of its
+ * own, so Jazzy's was taken; nothing otherwise. Call once logging is set up. */
+void app_writer_note_compat(const struct app_writer_cfg *c);
 
 #endif

@@ -56,7 +56,7 @@ static void demo_child_signal(int sig)
 }
 
 /* The publisher process: ends when the recorder does (or is killed). */
-static pid_t demo_spawn(uint32_t domain, bool quiet)
+static pid_t demo_spawn(uint32_t domain, const struct btdds_env *env, bool quiet)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -74,14 +74,15 @@ static pid_t demo_spawn(uint32_t domain, bool quiet)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() == 1)
 		_exit(0);
-	_exit(demo_publish(domain == REC_DOMAIN_DEFAULT ? 0 : domain, &demo_child_stop, 0));
+	_exit(demo_publish(domain, env, &demo_child_stop, 0));
 }
 
 static int demo_record(const struct app_cmd *cmd, struct app_record_cfg *cfg)
 {
 	cfg->ro.select.all = true;
 	cfg->ro.known_defs = demo_definitions(&cfg->ro.n_known_defs);
-	pid_t child = demo_spawn(cfg->ro.domain_id, !cfg->no_tui && isatty(STDOUT_FILENO));
+	pid_t child = demo_spawn(cfg->ro.domain_id, cfg->ro.env,
+				 !cfg->no_tui && isatty(STDOUT_FILENO));
 	if (child < 0) {
 		app_error("cannot start the demo publishers: fork failed");
 		return APP_EXIT_ERROR;
@@ -99,14 +100,16 @@ static int demo_run(const struct app_cmd *cmd, int argc, char **argv)
 {
 	struct demo_ctx d = {.cmd = cmd};
 	app_record_cfg_init(&d.cfg);
+	d.cfg.own_publishers = true;
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, demo_opt, &d, &first);
 	if (rc == 0 && first != argc)
 		rc = app_usage_error(cmd, "takes no operands (got '%s')", argv[first]);
-	if (rc == 0)
-		rc = app_record_finish(cmd, &d.cfg);
+	/* before the environment is read: the domain is joined with it */
 	if (rc == 0 && getenv("CYCLONEDDS_URI") == NULL)
 		setenv("CYCLONEDDS_URI", demo_loopback_xml, 1);
+	if (rc == 0)
+		rc = app_record_finish(cmd, &d.cfg);
 	if (rc == 0)
 		rc = demo_record(cmd, &d.cfg);
 	app_record_cfg_fini(&d.cfg);

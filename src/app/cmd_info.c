@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "bag_compat.h"
 #include "bag_qos.h"
 #include "bag_metadata.h"
 #include "bag_reader.h"
@@ -79,8 +80,29 @@ static size_t info_count_services(const struct bag_metadata *md)
 	return n;
 }
 
-static void info_summary(const struct bag_metadata *md, uint64_t size)
+/* "rosbag2 metadata v5 (humble), sqlite schema 3": the layout the bag was
+ * written in (--compat), schemas as the files hold them. */
+static void info_layout(const struct bag_metadata *md, const struct bag_reader *r)
 {
+	int lo = 0, hi = 0;
+	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
+		int s = bag_reader_file(r, i)->schema_version;
+		lo = !i || s < lo ? s : lo;
+		hi = !i || s > hi ? s : hi;
+	}
+	printf("Layout:            rosbag2 metadata v%d (%s)", md->version,
+	       bag_layout_distro(md->version));
+	if (!bag_reader_n_files(r))
+		printf("\n");
+	else if (lo == hi)
+		printf(", sqlite schema %d\n", lo);
+	else
+		printf(", sqlite schema %d..%d\n", lo, hi);
+}
+
+static void info_summary(const struct bag_metadata *md, const struct bag_reader *r)
+{
+	uint64_t size = bag_reader_size(r);
 	char buf[64];
 	printf("\nFiles:             ");
 	for (size_t i = 0; i < md->n_paths; i++)
@@ -91,6 +113,7 @@ static void info_summary(const struct bag_metadata *md, uint64_t size)
 	printf("Bag size:          %s\n", buf);
 	printf("Storage id:        %s\n", md->storage_identifier);
 	printf("ROS Distro:        %s\n", md->ros_distro[0] ? md->ros_distro : "unknown");
+	info_layout(md, r);
 	if (md->compression_mode[0])
 		printf("Compression:       %s (%s)\n", md->compression_format, md->compression_mode);
 	bt_fmt_duration(md->duration, buf, sizeof buf);
@@ -343,7 +366,7 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 		bag_reindex_build(r, &built);
 		md = &built;
 	}
-	info_summary(md, bag_reader_size(r));
+	info_summary(md, r);
 	if (md != &built)
 		info_mismatch_note(md, r);
 	if (ctx.verbose) {

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "bt_fmt.h"
 #include "bt_parse.h"
+#include "app_ros_env.h"
 #include "bt_time.h"
 #include "rec_stats_sub.h"
 
@@ -20,7 +21,7 @@ enum { STATS_DOMAIN = 1, STATS_JSON, STATS_TIMEOUT, STATS_WATCH };
 #define STATS_SETTLE_NS (500 * INT64_C(1000000)) /* for writers not yet discovered */
 
 static const struct app_opt stats_opts[] = {
-	{"domain", 0, "ID", "DDS domain id (default: Cyclone DDS's default, 0)", STATS_DOMAIN},
+	{"domain", 0, "ID", "DDS domain id (default: ROS_DOMAIN_ID, else 0)", STATS_DOMAIN},
 	{"json", 0, NULL, "print JSON instead of tables", STATS_JSON},
 	{"timeout", 0, "SECONDS", "wait this long for recorders (default 2)", STATS_TIMEOUT},
 	{"watch", 0, NULL, "print every new sample until Ctrl-C", STATS_WATCH},
@@ -31,6 +32,7 @@ struct stats_ctx {
 	uint32_t domain;
 	bool json, watch;
 	int64_t timeout_ns;
+	struct btdds_env env;
 };
 
 static int stats_opt(void *ctx, const struct app_opt *o, const char *arg)
@@ -286,7 +288,7 @@ static int stats_show(struct stats_ctx *c)
 		pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	struct rec_stats_sub *s;
 	struct bt_error err;
-	if (rec_stats_sub_open(c->domain, &s, &err) != BT_OK) {
+	if (rec_stats_sub_open(c->domain, &c->env, &s, &err) != BT_OK) {
 		app_error("%s", err.msg);
 		return APP_EXIT_DDS;
 	}
@@ -296,8 +298,9 @@ static int stats_show(struct stats_ctx *c)
 		rc = APP_EXIT_DDS;
 	} else if (rec_stats_sub_count(s) == 0 && !c->watch) {
 		char dom[32] = "the default domain";
-		if (c->domain != UINT32_MAX)
-			snprintf(dom, sizeof dom, "domain %" PRIu32, c->domain);
+		uint32_t id; /* the one joined: the default is 0 or Cyclone's */
+		if (rec_stats_sub_domain(s, &id))
+			snprintf(dom, sizeof dom, "domain %" PRIu32, id);
 		app_error("no bagtop recorder answered on %s within %g s", dom,
 			  (double)c->timeout_ns / 1e9);
 		rc = APP_EXIT_ERROR;
@@ -319,7 +322,10 @@ static int stats_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (rc == 0 && first != argc)
 		rc = app_usage_error(cmd, "takes no operands (got '%s')", argv[first]);
 	if (rc == 0)
+		rc = app_ros_env_read(cmd, &c.env, &c.domain);
+	if (rc == 0)
 		rc = stats_show(&c);
+	btdds_env_fini(&c.env);
 	return rc < 0 ? APP_EXIT_OK : rc;
 }
 

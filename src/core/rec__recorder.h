@@ -30,7 +30,6 @@ struct rec_pub {
 	struct rec_offered off;       /* partitions point into `parts` */
 	char **parts;
 	bool has_type_info;
-	char *typehash; /* "RIHS01_..." from user data, or NULL */
 };
 
 /* Last sequence number seen per publication, for gaps and duplicates. */
@@ -58,6 +57,8 @@ struct rec_sub {
 	dds_instance_handle_t *prof_owner;
 	size_t n_prof, cap_prof, cap_prof_owner;
 	atomic_bool incompatible_warned;
+	bool user_data_warned; /* a publisher's USER_DATA was not understood */
+	bool type_hash_warned; /* publishers disagree on the type hash */
 	atomic_bool overridden; /* the reader's QoS comes from the overrides file */
 	pthread_mutex_t sn_lock;
 	struct rec_sn *sns;
@@ -112,8 +113,12 @@ struct rec_recorder {
 	atomic_bool fill_requested; /* some want_fill is set */
 	struct rec_sub **subs;   /* by topic index; discovery thread only */
 	size_t cap_subs;
+	/* ROS 2 publications seen with and without a type hash in USER_DATA
+	 * (without: Humble or older). Relaxed; any thread reads them. */
+	atomic_uint_fast64_t ros_pubs_hash, ros_pubs_no_hash;
 	int64_t started_mono;
 	bool explicit_warned;
+	bool no_topics_warned;
 	bool stopped;
 	bt_status stop_status;
 	struct bt_error stop_err;

@@ -7,13 +7,15 @@
  * It also wakes every 200 ms, and at once through the `wake` guard
  * condition, to notice a stop request or topics the user switched on, and
  * to warn, once, about explicitly named topics nobody published within
- * 5 s. */
+ * 5 s, or about finding no topic at all by then. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "btdds_env.h"
 #include "rec__recorder.h"
 #include "rec_names.h"
 
@@ -131,6 +133,29 @@ static void disc_warn_explicit(struct rec_recorder *r)
 	}
 }
 
+/* Once, 5 s in, when not a single topic was found: the domain joined and
+ * the environment read, since another domain id or discovery range than
+ * the publishers' is the usual cause. */
+static void disc_warn_no_topics(struct rec_recorder *r)
+{
+	if (r->no_topics_warned ||
+	    bt_time_monotonic_ns() - r->started_mono < DISC_EXPLICIT_WARN_NS)
+		return;
+	r->no_topics_warned = true;
+	if (rec_topics_count(r->topics) > 0)
+		return;
+	dds_domainid_t id;
+	char dom[32] = "the default DDS domain";
+	if (dds_get_domainid(r->pp, &id) >= 0)
+		snprintf(dom, sizeof dom, "DDS domain %u", (unsigned)id);
+	const struct btdds_env *e = r->opt.env;
+	char *env = e != NULL ? btdds_env_describe(e) : NULL;
+	bt_log_warn("no topic found in 5 s: listening on %s%s%s; environment: %s", dom,
+		    e != NULL ? ", discovery range " : "", e != NULL ? btdds_range_name(e->range) : "",
+		    env != NULL ? env : "not read");
+	free(env);
+}
+
 /* Topics the user switched on though the selection left them out. */
 static void disc_subscribe_requested(struct rec_recorder *r)
 {
@@ -204,6 +229,7 @@ static void *disc_main(void *arg)
 		disc_subscribe_requested(r);
 		disc_fill_requested(r);
 		disc_warn_explicit(r);
+		disc_warn_no_topics(r);
 		disc_warn_repeat(r);
 	}
 	return NULL;

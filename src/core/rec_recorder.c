@@ -9,23 +9,28 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "btdds_participant.h"
 #include "rec__recorder.h"
 #include "rec_names.h"
 
 static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 {
-	dds_domainid_t dom = r->opt.domain_id == REC_DOMAIN_DEFAULT ? DDS_DOMAIN_DEFAULT
-								  : (dds_domainid_t)r->opt.domain_id;
-	r->pp = dds_create_participant(dom, NULL, NULL);
-	if (r->pp < 0) {
-		bt_status st = bt_err_set(err, BT_ERR_DDS, "cannot join DDS domain: %s",
-					  dds_strretcode(r->pp));
+	bt_status st = btdds_participant_create(r->opt.domain_id, r->opt.env, &r->pp, err);
+	if (st != BT_OK) {
 		r->pp = 0;
 		return st;
 	}
 	if (dds_get_guid(r->pp, &r->own_guid) < 0)
 		return bt_err_set(err, BT_ERR_DDS, "cannot read the participant's GUID");
 	return BT_OK;
+}
+
+void rec_recorder_type_hash_counts(const struct rec_recorder *r, uint64_t *with,
+				   uint64_t *without)
+{
+	struct rec_recorder *m = (struct rec_recorder *)r; /* atomics: loads only */
+	*with = atomic_load_explicit(&m->ros_pubs_hash, memory_order_relaxed);
+	*without = atomic_load_explicit(&m->ros_pubs_no_hash, memory_order_relaxed);
 }
 
 /* The writer calls it on the consumer's thread, which exists by then. */
@@ -335,8 +340,7 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		rec_stats_pub_write_final(r->stats); /* final counts, state stopped */
 		rec_stats_pub_free(r->stats);
 		r->stats = NULL;
-		if (r->pp > 0)
-			(void)dds_delete(r->pp);
+		(void)btdds_participant_delete(r->pp); /* nothing left to tell the user */
 		r->pp = 0;
 		r->stop_status = first;
 	}

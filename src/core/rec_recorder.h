@@ -19,12 +19,13 @@
 
 #include "bag_writer.h"
 #include "bt_status.h"
+#include "btdds_participant.h"
 #include "rec_consumer.h"
 #include "rec_rates.h"
 #include "rec_select.h"
 #include "rec_topics.h"
 
-#define REC_DOMAIN_DEFAULT UINT32_MAX /* Cyclone's default domain (0 or config) */
+#define REC_DOMAIN_DEFAULT BTDDS_DOMAIN_DEFAULT /* see btdds_participant_create */
 
 /* One --repeat-transient-local argument: TOPIC (ROS or DDS name), depth. */
 struct rec_repeat_topic {
@@ -34,6 +35,9 @@ struct rec_repeat_topic {
 
 struct rec_recorder_options {
 	uint32_t domain_id;
+	/* The ROS 2 environment the domain is joined with (btdds_participant);
+	 * NULL: Cyclone's own configuration. Read by start only. */
+	const struct btdds_env *env;
 	struct rec_select_options select;
 	const char *qos_overrides_path; /* NULL = none */
 	struct bag_writer_options writer;
@@ -129,6 +133,12 @@ BT_MUST_CHECK bt_status rec_recorder_set_repeat(struct rec_recorder *r, size_t i
 uint32_t rec_recorder_repeat_depth(const struct rec_recorder *r, size_t index);
 
 void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st);
+/* ROS 2 publications seen so far with and without a type hash in their
+ * USER_DATA. Iron and newer publishers announce one; a ROS 2 publication
+ * without one is Humble or older (the ground for suggesting --compat
+ * humble). Any thread; relaxed counts. */
+void rec_recorder_type_hash_counts(const struct rec_recorder *r, uint64_t *with,
+				   uint64_t *without);
 /* The topic table (read-only use; valid until rec_recorder_free). */
 const struct rec_topics *rec_recorder_topics(const struct rec_recorder *r);
 /* The rates of its topics, the one window everything shows (valid until

@@ -13,6 +13,7 @@
 
 #include "BagtopStats.h"
 #include "bt_mem.h"
+#include "btdds_participant.h"
 #include "rec_stats_pub.h"
 
 #define SUB_TAKE_MAX 16
@@ -33,13 +34,16 @@ static bt_status sub_fail(struct rec_stats_sub *s, const char *what, dds_return_
 	return bt_err_set(err, BT_ERR_DDS, "cannot start DDS: %s: %s", what, dds_strretcode(rc));
 }
 
-bt_status rec_stats_sub_open(uint32_t domain_id, struct rec_stats_sub **out, struct bt_error *err)
+bt_status rec_stats_sub_open(uint32_t domain_id, const struct btdds_env *env,
+			     struct rec_stats_sub **out, struct bt_error *err)
 {
 	struct rec_stats_sub *s = bt_xcalloc(1, sizeof *s);
-	dds_domainid_t dom = domain_id == UINT32_MAX ? DDS_DOMAIN_DEFAULT : domain_id;
-	s->pp = dds_create_participant(dom, NULL, NULL);
-	if (s->pp < 0)
-		return sub_fail(s, "create participant", s->pp, err);
+	bt_status st = btdds_participant_create(domain_id, env, &s->pp, err);
+	if (st != BT_OK) {
+		s->pp = 0;
+		rec_stats_sub_close(s);
+		return st;
+	}
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
@@ -214,12 +218,20 @@ const struct rec_stats_sample *rec_stats_sub_get(const struct rec_stats_sub *s, 
 	return &s->recs[i];
 }
 
+bool rec_stats_sub_domain(const struct rec_stats_sub *s, uint32_t *id)
+{
+	dds_domainid_t d;
+	if (dds_get_domainid(s->pp, &d) < 0)
+		return false;
+	*id = (uint32_t)d;
+	return true;
+}
+
 void rec_stats_sub_close(struct rec_stats_sub *s)
 {
 	if (s == NULL)
 		return;
-	if (s->pp > 0)
-		(void)dds_delete(s->pp);
+	(void)btdds_participant_delete(s->pp); /* closing: nothing to report */
 	for (size_t i = 0; i < s->n; i++)
 		sub_sample_fini(&s->recs[i]);
 	free(s->recs);

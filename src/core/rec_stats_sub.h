@@ -13,6 +13,7 @@
 
 #include "bag_types.h"
 #include "bt_status.h"
+#include "btdds_env.h"
 
 enum rec_stats_state {
 	REC_STATS_RECORDING,
@@ -63,10 +64,13 @@ struct rec_stats_sub;
 /* Called for each sample as it is taken (the latest of its recorder). */
 typedef void (*rec_stats_sample_fn)(void *ctx, const struct rec_stats_sample *s);
 
-/* Joins `domain_id` (UINT32_MAX: Cyclone's default) and creates the
- * reader. BT_ERR_DDS when DDS will not start. */
-BT_MUST_CHECK bt_status rec_stats_sub_open(uint32_t domain_id, struct rec_stats_sub **out,
-					   struct bt_error *err);
+/* Joins `domain_id` (UINT32_MAX: the default, see btdds_participant_create)
+ * with the ROS 2 environment `env` (NULL: Cyclone's configuration only) and
+ * creates the reader. BT_ERR_DDS when DDS will not start. */
+BT_MUST_CHECK bt_status rec_stats_sub_open(uint32_t domain_id, const struct btdds_env *env,
+					   struct rec_stats_sub **out, struct bt_error *err);
+/* The id of the domain joined; false when DDS cannot say. */
+bool rec_stats_sub_domain(const struct rec_stats_sub *s, uint32_t *id);
 /* Waits up to `timeout_ns` for samples, takes every one that arrived and
  * calls `fn` (may be NULL) for each. Returns the number taken (>= 0), or
  * BT_ERR_DDS. */

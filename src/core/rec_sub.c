@@ -16,6 +16,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "btdds_userdata.h"
 #include "rec__recorder.h"
 #include "rec_raw.h"
 
@@ -70,31 +71,11 @@ static void offered_bag_qos(const dds_qos_t *q, struct bag_qos *b)
 	}
 }
 
-/* "typehash=RIHS01_...;" in the writer's user data (ROS 2 Iron and later). */
-static char *typehash_of(const dds_qos_t *q)
-{
-	void *ud = NULL;
-	size_t sz = 0;
-	char *out = NULL;
-	if (!dds_qget_userdata(q, &ud, &sz) || ud == NULL)
-		return NULL;
-	char *s = bt_xstrndup(ud, sz);
-	const char *p = strstr(s, "typehash=");
-	if (p != NULL) {
-		p += strlen("typehash=");
-		out = bt_xstrndup(p, strcspn(p, ";"));
-	}
-	free(s);
-	dds_free(ud);
-	return out;
-}
-
 static void pub_fini(struct rec_pub *p)
 {
 	for (size_t i = 0; i < p->off.n_partitions; i++)
 		free(p->parts[i]);
 	free(p->parts);
-	free(p->typehash);
 	memset(p, 0, sizeof *p);
 }
 
@@ -126,7 +107,47 @@ static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
 	p->has_type_info = dds_builtintopic_get_endpoint_type_info(
 				   (dds_builtintopic_endpoint_t *)ep, &ti) == DDS_RETCODE_OK &&
 			   ti != NULL;
-	p->typehash = typehash_of(ep->qos);
+}
+
+/* The topic keeps the first valid hash (as the bag has one per topic). */
+static void sub_keep_type_hash(struct rec_sub *s, const char *hash)
+{
+	struct rec_topic *tp = s->tp;
+	if (tp->type_hash == NULL) {
+		tp->type_hash = bt_xstrdup(hash);
+	} else if (strcmp(tp->type_hash, hash) != 0 && !s->type_hash_warned) {
+		s->type_hash_warned = true;
+		bt_log_warn("%s: publishers disagree on the type hash (%s, then %s): the bag keeps "
+			    "the first", tp->name, tp->type_hash, hash);
+	}
+}
+
+/* The type hash in a publication's USER_DATA (REP 2011). Malformed user
+ * data is said once per topic (a plain DDS application may put anything
+ * there: only a debug line then) and changes nothing else; a new ROS 2
+ * publication is counted with or without a hash. */
+static void sub_note_type_hash(struct rec_sub *s, const dds_qos_t *q, bool is_new)
+{
+	void *ud = NULL;
+	size_t n = 0;
+	char hash[BTDDS_TYPEHASH_LEN + 1];
+	struct bt_error err = {0};
+	enum btdds_ud r = BTDDS_UD_NO_HASH;
+	if (dds_qget_userdata(q, &ud, &n))
+		r = btdds_userdata_typehash(ud, n, hash, &err);
+	dds_free(ud);
+	struct rec_topic *tp = s->tp;
+	if (r == BTDDS_UD_BAD && !s->user_data_warned) {
+		s->user_data_warned = true;
+		bt_log(tp->is_ros ? BT_LOG_WARN : BT_LOG_DEBUG,
+		       "%s: a publisher's %s: its type hash is ignored", tp->name, err.msg);
+	}
+	if (r == BTDDS_UD_HASH)
+		sub_keep_type_hash(s, hash);
+	if (is_new && tp->is_ros)
+		atomic_fetch_add_explicit(r == BTDDS_UD_HASH ? &s->r->ros_pubs_hash
+							     : &s->r->ros_pubs_no_hash,
+					  1, memory_order_relaxed);
 }
 
 struct rec_sub *rec_sub_new(struct rec_recorder *r, struct rec_topic *tp)
@@ -450,12 +471,10 @@ static void sub_describe(struct rec_sub *s)
 	b->name = bt_xstrdup(tp->name);
 	b->type = bt_xstrdup(tp->type);
 	b->serialization_format = bt_xstrdup("cdr");
-	const char *hash = "";
+	const char *hash = tp->type_hash != NULL ? tp->type_hash : "";
 	for (size_t i = 0; i < s->n_pubs; i++) {
 		struct bag_qos q = sub_profile_of(s, &s->pubs[i]);
 		sub_profile_append(s, &q, s->pubs[i].handle);
-		if (s->pubs[i].typehash != NULL)
-			hash = s->pubs[i].typehash;
 	}
 	b->n_qos = s->n_prof;
 	b->qos = s->n_prof ? bt_xcalloc(s->n_prof, sizeof *b->qos) : NULL;
@@ -554,7 +573,8 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		       const dds_builtintopic_endpoint_t *ep)
 {
 	struct rec_pub *p = sub_find_pub(s, ih);
-	if (p != NULL) { /* a QoS change of a known writer */
+	bool is_new = p == NULL;
+	if (!is_new) { /* a QoS change of a known writer */
 		pub_fini(p);
 		pub_fill(p, ih, ep);
 	} else {
@@ -562,6 +582,7 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		p = &s->pubs[s->n_pubs++];
 		pub_fill(p, ih, ep);
 	}
+	sub_note_type_hash(s, ep->qos, is_new);
 	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
 	if (!s->selected)
 		return;

@@ -62,6 +62,7 @@ static void topic_free(struct rec_topic *tp)
 	free(tp->dds_type);
 	free(tp->name);
 	free(tp->type);
+	free(tp->type_hash);
 	bag_topic_fini(&tp->bag);
 	bag_msgdef_fini(&tp->def);
 	free(tp);

@@ -62,6 +62,11 @@ struct rec_topic {
 	atomic_uint publishers; /* alive publications (discovery) */
 	atomic_bool reliable;        /* what the reader requests now */
 	atomic_bool transient_local;
+	/* "RIHS01_<64 hex>", the type hash the first publisher announcing one
+	 * gave in its USER_DATA (Iron and later, REP 2011), or NULL. Set once,
+	 * by the discovery thread, which alone reads it; it is copied into
+	 * bag and def when the topic is subscribed. */
+	char *type_hash;
 	struct bag_topic bag;   /* description for the bag (offered QoS...) */
 	struct bag_msgdef def;  /* message definition ("" when unknown) */
 	struct rec_topic_stats st;

@@ -36,6 +36,7 @@
 #include <dds/dds.h>
 
 #include "bt_time.h"
+#include "btdds_participant.h"
 
 #include "demo_robot_status.h"
 #include "nav_msgs.h"
@@ -417,13 +418,14 @@ static int demo_fail(const char *what, const char *topic, dds_return_t rc)
 	return 3;
 }
 
-static int demo_start(struct demo *d, uint32_t domain_id)
+static int demo_start(struct demo *d, uint32_t domain_id, const struct btdds_env *env)
 {
-	d->pp = dds_create_participant(domain_id, NULL, NULL);
-	if (d->pp < 0) {
-		char what[64];
-		snprintf(what, sizeof what, "create participant on domain %u", domain_id);
-		return demo_fail(what, NULL, d->pp);
+	struct bt_error err;
+	if (btdds_participant_create(domain_id, env, &d->pp, &err) != BT_OK) {
+		d->pp = 0;
+		fprintf(stderr, "bagtop: error: cannot start DDS on domain %u: %s\n", domain_id,
+			err.msg);
+		return 3;
 	}
 	for (int i = 0; i < DEMO_N; i++) {
 		const struct demo_spec *s = &demo_specs[i];
@@ -514,7 +516,8 @@ static void demo_run(struct demo *d, volatile sig_atomic_t *stop, int64_t durati
 		fprintf(stderr, "bagtop: warning: demo: %llu writes failed\n", (unsigned long long)failed);
 }
 
-int demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns)
+int demo_publish(uint32_t domain_id, const struct btdds_env *env, volatile sig_atomic_t *stop,
+		 int64_t duration_ns)
 {
 	struct demo *d = calloc(1, sizeof *d);
 	if (d == NULL) {
@@ -524,11 +527,10 @@ int demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t durati
 	demo_map_build(d->map_cells);
 	d->t0 = bt_time_monotonic_ns();
 	d->started = bt_time_realtime_ns();
-	int rc = demo_start(d, domain_id);
+	int rc = demo_start(d, domain_id, env);
 	if (rc == 0)
 		demo_run(d, stop, duration_ns);
-	if (d->pp > 0)
-		(void)dds_delete(d->pp);
+	(void)btdds_participant_delete(d->pp); /* exiting: nothing to report */
 	free(d);
 	return rc;
 }

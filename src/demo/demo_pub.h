@@ -20,11 +20,15 @@
 #include <stdint.h>
 
 #include "bag_types.h"
+#include "btdds_env.h"
 
 /* Publishes until *stop is set, or `duration_ns` elapsed (0 = no limit),
- * on `domain_id`. Returns 0, or 3 when DDS cannot start (after printing
- * one line to stderr). Single-threaded; meant as a child process's body. */
-int demo_publish(uint32_t domain_id, volatile sig_atomic_t *stop, int64_t duration_ns);
+ * on `domain_id`, joined with the ROS 2 environment `env` (NULL: Cyclone's
+ * configuration only; see btdds_participant_create). Returns 0, or 3 when
+ * DDS cannot start (after printing one line to stderr). Single-threaded;
+ * meant as a child process's body. */
+int demo_publish(uint32_t domain_id, const struct btdds_env *env, volatile sig_atomic_t *stop,
+		 int64_t duration_ns);
 
 /* Message definitions (ros2msg) of the demo's ROS types, for the bag's
  * message_definitions table; static storage, `*n` set to the count. */

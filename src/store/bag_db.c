@@ -25,6 +25,7 @@ struct bag_db {
 	sqlite3 *h;
 	char *path;
 	int schema_version;
+	int qos_version; /* written files: metadata version whose QoS form the topics rows take */
 	bool writable;
 	bool in_txn;
 	uint64_t txn_bytes; /* message bytes inserted in the open transaction */
@@ -39,19 +40,31 @@ struct bag_db_cursor {
 	sqlite3_stmt *st;
 };
 
-static const char *const bag_db_schema_sql[] = {
-	"CREATE TABLE schema(schema_version INTEGER PRIMARY KEY,ros_distro TEXT NOT NULL);",
-	"CREATE TABLE metadata(id INTEGER PRIMARY KEY,metadata_version INTEGER NOT NULL,"
-	"metadata TEXT NOT NULL);",
-	"CREATE TABLE topics(id INTEGER PRIMARY KEY,name TEXT NOT NULL,type TEXT NOT NULL,"
-	"serialization_format TEXT NOT NULL,offered_qos_profiles TEXT NOT NULL,"
-	"type_description_hash TEXT NOT NULL);",
-	"CREATE TABLE message_definitions(id INTEGER PRIMARY KEY,topic_type TEXT NOT NULL,"
-	"encoding TEXT NOT NULL,encoded_message_definition TEXT NOT NULL,"
-	"type_description_hash TEXT NOT NULL);",
-	"CREATE TABLE messages(id INTEGER PRIMARY KEY,topic_id INTEGER NOT NULL,"
-	"timestamp INTEGER NOT NULL, data BLOB NOT NULL);",
-	"CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+/* The tables of a new file, as rosbag2's sqlite3 plugin creates them
+ * (sqlite_storage.cpp, initialize()): schema 4 (Iron, Jazzy) as listed;
+ * schema 3 (Humble) without the rows marked 4 and with the topics table
+ * that has no type_description_hash. Which schema has definitions is
+ * bag_schema_has_definitions' call. */
+struct bag_db_stmt {
+	int from, to; /* schema versions it belongs to */
+	const char *sql;
+};
+
+static const struct bag_db_stmt bag_db_schema_sql[] = {
+	{3, 4, "CREATE TABLE schema(schema_version INTEGER PRIMARY KEY,ros_distro TEXT NOT NULL);"},
+	{3, 4, "CREATE TABLE metadata(id INTEGER PRIMARY KEY,metadata_version INTEGER NOT NULL,"
+	       "metadata TEXT NOT NULL);"},
+	{3, 3, "CREATE TABLE topics(id INTEGER PRIMARY KEY,name TEXT NOT NULL,type TEXT NOT NULL,"
+	       "serialization_format TEXT NOT NULL,offered_qos_profiles TEXT NOT NULL);"},
+	{4, 4, "CREATE TABLE topics(id INTEGER PRIMARY KEY,name TEXT NOT NULL,type TEXT NOT NULL,"
+	       "serialization_format TEXT NOT NULL,offered_qos_profiles TEXT NOT NULL,"
+	       "type_description_hash TEXT NOT NULL);"},
+	{4, 4, "CREATE TABLE message_definitions(id INTEGER PRIMARY KEY,topic_type TEXT NOT NULL,"
+	       "encoding TEXT NOT NULL,encoded_message_definition TEXT NOT NULL,"
+	       "type_description_hash TEXT NOT NULL);"},
+	{3, 4, "CREATE TABLE messages(id INTEGER PRIMARY KEY,topic_id INTEGER NOT NULL,"
+	       "timestamp INTEGER NOT NULL, data BLOB NOT NULL);"},
+	{3, 4, "CREATE INDEX timestamp_idx ON messages (timestamp ASC);"},
 };
 
 /* SQLite reports a refused write as SQLITE_IOERR_WRITE (EFBIG from a file
@@ -219,16 +232,20 @@ static bt_status bag_db_prepare_write(struct bag_db *db, struct bt_error *err)
 static bt_status bag_db_create_schema(struct bag_db *db, const char *distro, struct bt_error *err)
 {
 	bt_status st = bag_db_exec(db, "BEGIN;", err);
-	for (size_t i = 0; st == BT_OK && i < sizeof bag_db_schema_sql / sizeof(char *); i++)
-		st = bag_db_exec(db, bag_db_schema_sql[i], err);
+	for (size_t i = 0; st == BT_OK && i < sizeof bag_db_schema_sql / sizeof bag_db_schema_sql[0];
+	     i++)
+		if (db->schema_version >= bag_db_schema_sql[i].from &&
+		    db->schema_version <= bag_db_schema_sql[i].to)
+			st = bag_db_exec(db, bag_db_schema_sql[i].sql, err);
 	if (st != BT_OK)
 		return st;
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(
-		db->h, "INSERT INTO schema (schema_version, ros_distro) VALUES (4, ?);", -1, &s,
+		db->h, "INSERT INTO schema (schema_version, ros_distro) VALUES (?, ?);", -1, &s,
 		NULL);
 	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(s, 1, distro ? distro : "", -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(s, 1, db->schema_version);
+		sqlite3_bind_text(s, 2, distro ? distro : "", -1, SQLITE_TRANSIENT);
 		rc = sqlite3_step(s);
 		sqlite3_finalize(s);
 		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -246,14 +263,16 @@ static struct bag_db *bag_db_new(const char *path)
 }
 
 bt_status bag_db_create(const char *path, const struct bag_db_pragmas *p, const char *ros_distro,
-			struct bag_db **out, struct bt_error *err)
+			enum bag_compat compat, struct bag_db **out, struct bt_error *err)
 {
 	if (bt_fs_exists(path))
 		return bt_err_set(err, BT_ERR_EXISTS, "%s: storage file already exists", path);
 	struct bag_db *db = bag_db_new(path);
 	db->writable = true;
-	db->schema_version = 4;
-	db->has_qos_col = db->has_hash_col = db->has_msgdefs = db->has_metadata = true;
+	db->schema_version = bag_compat_schema_version(compat);
+	db->qos_version = bag_compat_metadata_version(compat);
+	db->has_qos_col = db->has_metadata = true;
+	db->has_hash_col = db->has_msgdefs = bag_schema_has_definitions(db->schema_version);
 	int rc = sqlite3_open_v2(path, &db->h,
 				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 				 NULL);
@@ -512,12 +531,16 @@ bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_topic *t, int6
 			      struct bt_error *err)
 {
 	struct bt_buf qos = BT_BUF_INIT;
-	if (bag_qos_to_string(t->qos, t->n_qos, &qos) != BT_OK)
+	if (bag_qos_to_string(t->qos, t->n_qos, db->qos_version, &qos) != BT_OK)
 		return bt_err_set(err, BT_ERR_NOMEM, "cannot serialise QoS");
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(db->h,
-				    "INSERT INTO topics(name, type, serialization_format, "
-				    "offered_qos_profiles, type_description_hash) VALUES (?, ?, ?, ?, ?);",
+				    db->has_hash_col
+					    ? "INSERT INTO topics(name, type, serialization_format, "
+					      "offered_qos_profiles, type_description_hash) "
+					      "VALUES (?, ?, ?, ?, ?);"
+					    : "INSERT INTO topics (name, type, serialization_format, "
+					      "offered_qos_profiles) VALUES (?, ?, ?, ?);",
 				    -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		bt_buf_fini(&qos);
@@ -528,8 +551,9 @@ bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_topic *t, int6
 	sqlite3_bind_text(s, 3, t->serialization_format ? t->serialization_format : "cdr", -1,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, qos.data ? qos.data : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, t->type_description_hash ? t->type_description_hash : "", -1,
-			  SQLITE_STATIC);
+	if (db->has_hash_col)
+		sqlite3_bind_text(s, 5, t->type_description_hash ? t->type_description_hash : "",
+				  -1, SQLITE_STATIC);
 	bt_status st = bag_db_step_done(db, s, "insert topic", err);
 	sqlite3_finalize(s);
 	bt_buf_fini(&qos);
@@ -542,7 +566,7 @@ bt_status bag_db_update_topic_qos(struct bag_db *db, int64_t id, const struct ba
 				  size_t n, struct bt_error *err)
 {
 	struct bt_buf qos = BT_BUF_INIT;
-	if (bag_qos_to_string(q, n, &qos) != BT_OK)
+	if (bag_qos_to_string(q, n, db->qos_version, &qos) != BT_OK)
 		return bt_err_set(err, BT_ERR_NOMEM, "cannot serialise QoS");
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(db->h, "UPDATE topics SET offered_qos_profiles = ? WHERE id = ?;",
@@ -567,6 +591,9 @@ static const char *bag_db_nz(const char *s)
 bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 			       struct bt_error *err)
 {
+	if (!db->has_msgdefs)
+		return bt_err_set(err, BT_ERR_USAGE, "%s: schema %d has no message_definitions table",
+				  db->path, db->schema_version);
 	sqlite3_stmt *s;
 	bt_status st = bag_db_prepare(db,
 				      "INSERT INTO message_definitions (topic_type, encoding, "
@@ -600,7 +627,7 @@ bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *m
 	if (rc != SQLITE_OK) {
 		st = bag_db_fail(db, rc, err, "insert metadata");
 	} else {
-		sqlite3_bind_int(s, 1, BAG_METADATA_VERSION);
+		sqlite3_bind_int(s, 1, bag_metadata_layout_version(md));
 		sqlite3_bind_text(s, 2, y.data, (int)y.len, SQLITE_STATIC);
 		st = bag_db_step_done(db, s, "insert metadata", err);
 		sqlite3_finalize(s);

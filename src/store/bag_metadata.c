@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bag_compat.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "bag_qos.h"
@@ -11,7 +12,7 @@
 
 #define BAG_ROOT_KEY "rosbag2_bagfile_information"
 
-/* Recording statistics are bagtop's additions to the version 9 layout: a
+/* Recording statistics are bagtop's additions to every layout (5, 7, 9): a
  * `statistics` mapping as the last key of each topics_with_message_count
  * entry and a `topics_statistics` sequence as the last key of each files
  * entry; every rosbag2 key stays as it was, in its order. rosbag2 ignores
@@ -21,7 +22,12 @@
  * looks keys up by name (node["message_count"], node["path"], ...) and
  * never iterates a topic or file entry, so yaml-cpp leaves unknown keys
  * unread; metadata.yaml (MetadataIo::read_metadata) and the embedded row
- * (deserialize_metadata) both go through that decoder.
+ * (deserialize_metadata) both go through that decoder. The humble and iron
+ * branches' decoders (rosbag2_storage metadata_io.cpp on humble, yaml.hpp
+ * on iron) do the same, and a `files` entry there is decoded by
+ * convert<FileInformation> by name too, so the keys stay in their layouts;
+ * a topic's version-gated keys (offered_qos_profiles from 4,
+ * type_description_hash from 7) are all rosbag2 reads of topic_metadata.
  *
  * bagtop's reader is lenient with them: a statistics block it cannot read
  * is dropped (marked absent), never an error, since rosbag2 reads the bag. */
@@ -68,7 +74,24 @@ static void bag_md_emit_stats(struct ye *e, const struct bag_stats *st, bool cau
 		bag_md_emit_causes(e, &st->causes);
 }
 
-static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti)
+/* offered_qos_profiles: a YAML sequence from version 9 on; before, the
+ * string yaml-cpp's Dump makes of the sequence (policies as numbers),
+ * written double-quoted on one line as rosbag2's own metadata.yaml has it. */
+static void bag_md_emit_qos(struct ye *e, const struct bag_topic *t, int version)
+{
+	ye_key(e, "offered_qos_profiles");
+	if (bag_qos_uses_names(version)) {
+		bag_qos_emit(e, t->qos, t->n_qos, version);
+		return;
+	}
+	struct bt_buf b = BT_BUF_INIT;
+	if (bag_qos_to_string(t->qos, t->n_qos, version, &b) != BT_OK)
+		e->failed = true;
+	ye_dq(e, b.data ? b.data : "");
+	bt_buf_fini(&b);
+}
+
+static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti, int version)
 {
 	const struct bag_topic *t = &ti->topic;
 	ye_map_begin(e);
@@ -80,10 +103,12 @@ static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti)
 	ye_str(e, t->type);
 	ye_key(e, "serialization_format");
 	ye_str(e, t->serialization_format);
-	ye_key(e, "offered_qos_profiles");
-	bag_qos_emit(e, t->qos, t->n_qos);
-	ye_key(e, "type_description_hash");
-	ye_str(e, t->type_description_hash);
+	if (version >= BAG_MDV_QOS)
+		bag_md_emit_qos(e, t, version);
+	if (version >= BAG_MDV_TYPE_HASH) {
+		ye_key(e, "type_description_hash");
+		ye_str(e, t->type_description_hash);
+	}
 	ye_map_end(e);
 	ye_key(e, "message_count");
 	ye_u64(e, ti->message_count);
@@ -98,7 +123,7 @@ static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti)
 
 static void bag_md_emit_empty_seq(struct ye *e)
 {
-	bag_qos_emit(e, NULL, 0); /* the same "[]" */
+	bag_qos_emit(e, NULL, 0, BAG_MDV_NEWEST); /* the same "[]" */
 }
 
 static void bag_md_emit_file_stats(struct ye *e, const struct bag_file_info *f)
@@ -119,7 +144,7 @@ static void bag_md_emit_file_stats(struct ye *e, const struct bag_file_info *f)
 	ye_seq_end(e);
 }
 
-static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md)
+static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md, int version)
 {
 	ye_key(e, "relative_file_paths");
 	if (!md->n_paths)
@@ -130,6 +155,8 @@ static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md)
 			ye_str(e, md->relative_file_paths[i]);
 		ye_seq_end(e);
 	}
+	if (version < BAG_MDV_FILES)
+		return;
 	ye_key(e, "files");
 	if (!md->n_files) {
 		bag_md_emit_empty_seq(e);
@@ -167,11 +194,17 @@ static void bag_md_emit_custom(struct ye *e, const struct bag_metadata *md)
 	ye_map_end(e);
 }
 
+int bag_metadata_layout_version(const struct bag_metadata *md)
+{
+	return md->version > BAG_MDV_NEWEST || md->version < 1 ? BAG_MDV_NEWEST : md->version;
+}
+
 static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 {
+	int v = bag_metadata_layout_version(md);
 	ye_map_begin(e);
 	ye_key(e, "version");
-	ye_i64(e, BAG_METADATA_VERSION);
+	ye_i64(e, v);
 	ye_key(e, "storage_identifier");
 	ye_str(e, md->storage_identifier);
 	bag_md_emit_ns(e, "duration", "nanoseconds", md->duration);
@@ -184,17 +217,22 @@ static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 	else {
 		ye_seq_begin(e);
 		for (size_t i = 0; i < md->n_topics; i++)
-			bag_md_emit_topic(e, &md->topics[i]);
+			bag_md_emit_topic(e, &md->topics[i], v);
 		ye_seq_end(e);
 	}
-	ye_key(e, "compression_format");
-	ye_str(e, md->compression_format);
-	ye_key(e, "compression_mode");
-	ye_str(e, md->compression_mode);
-	bag_md_emit_files(e, md);
-	bag_md_emit_custom(e, md);
-	ye_key(e, "ros_distro");
-	ye_str(e, md->ros_distro);
+	if (v >= BAG_MDV_COMPRESSION) {
+		ye_key(e, "compression_format");
+		ye_str(e, md->compression_format);
+		ye_key(e, "compression_mode");
+		ye_str(e, md->compression_mode);
+	}
+	bag_md_emit_files(e, md, v);
+	if (v >= BAG_MDV_CUSTOM_DATA)
+		bag_md_emit_custom(e, md);
+	if (v >= BAG_MDV_ROS_DISTRO) {
+		ye_key(e, "ros_distro");
+		ye_str(e, md->ros_distro);
+	}
 	ye_map_end(e);
 }
 

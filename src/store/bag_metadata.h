@@ -1,13 +1,16 @@
 /* bag_metadata — rosbag2's BagMetadata as YAML: metadata.yaml (root key
  * `rosbag2_bagfile_information`) and the embedded `metadata` table rows
- * (same mapping without the root key). Written in the version 9 layout with
- * rosbag2's field order; read for versions 1 to 9 (and later versions'
- * known keys), parsed with libyaml.
+ * (same mapping without the root key). Written in the layout of md->version
+ * (bagtop writes 5 for Humble, 7 for Iron, 9 for Jazzy: bag_compat.h) with
+ * rosbag2's field order, each key only from the version that introduced
+ * it, QoS as a string with numbers before 9; read for versions 1 to 9 (and
+ * later versions' known keys), parsed with libyaml.
  *
  * bagtop's recording statistics (struct bag_stats) are additional keys,
  * written only when set (has_stats) and always after every rosbag2 key of
  * their mapping, so rosbag2 and other readers, which look keys up by name,
- * ignore them:
+ * ignore them (in every layout: Humble's and Iron's decoders look keys up
+ * by name just as Jazzy's):
  *
  *   topics_with_message_count:
  *     - topic_metadata: {...}
@@ -45,7 +48,10 @@
 /* Larger metadata.yaml files are refused as absurd. */
 #define BAG_METADATA_MAX_BYTES (64u * 1024u * 1024u)
 
-/* Appends the YAML of `md` (always version 9 layout) to `out`. */
+/* The version md is written as: md->version, or 9 (the newest layout bagtop
+ * knows) when md->version is newer or not set. */
+int bag_metadata_layout_version(const struct bag_metadata *md);
+/* Appends the YAML of `md`, in its version's layout, to `out`. */
 BT_MUST_CHECK bt_status bag_metadata_to_yaml(const struct bag_metadata *md, bool with_root,
 					     struct bt_buf *out);
 /* Parses YAML text with or without the root key into *md (initialised here;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bag_compat.h"
 #include "bt_mem.h"
 #include "store__qos.h"
 
@@ -57,28 +58,37 @@ static void bag_qos_emit_time(struct ye *e, const char *key, struct bag_qos_time
 	ye_map_end(e);
 }
 
-static void bag_qos_emit_one(struct ye *e, const struct bag_qos *q)
+/* A policy as its name (v9) or as the rmw number (older layouts). */
+static void bag_qos_emit_enum(struct ye *e, const char *key, int v, const char *name, bool names)
+{
+	ye_key(e, key);
+	if (names)
+		ye_plain(e, name);
+	else
+		ye_i64(e, v);
+}
+
+static void bag_qos_emit_one(struct ye *e, const struct bag_qos *q, bool names)
 {
 	ye_map_begin(e);
-	ye_key(e, "history");
-	ye_plain(e, bag_qos_history_name(q->history));
+	bag_qos_emit_enum(e, "history", q->history, bag_qos_history_name(q->history), names);
 	ye_key(e, "depth");
 	ye_u64(e, q->depth);
-	ye_key(e, "reliability");
-	ye_plain(e, bag_qos_reliability_name(q->reliability));
-	ye_key(e, "durability");
-	ye_plain(e, bag_qos_durability_name(q->durability));
+	bag_qos_emit_enum(e, "reliability", q->reliability,
+			  bag_qos_reliability_name(q->reliability), names);
+	bag_qos_emit_enum(e, "durability", q->durability, bag_qos_durability_name(q->durability),
+			  names);
 	bag_qos_emit_time(e, "deadline", q->deadline);
 	bag_qos_emit_time(e, "lifespan", q->lifespan);
-	ye_key(e, "liveliness");
-	ye_plain(e, bag_qos_liveliness_name(q->liveliness));
+	bag_qos_emit_enum(e, "liveliness", q->liveliness, bag_qos_liveliness_name(q->liveliness),
+			  names);
 	bag_qos_emit_time(e, "liveliness_lease_duration", q->liveliness_lease_duration);
 	ye_key(e, "avoid_ros_namespace_conventions");
 	ye_plain(e, q->avoid_ros_namespace_conventions ? "true" : "false");
 	ye_map_end(e);
 }
 
-void bag_qos_emit(struct ye *e, const struct bag_qos *q, size_t n)
+void bag_qos_emit(struct ye *e, const struct bag_qos *q, size_t n, int version)
 {
 	if (n == 0) {
 		yaml_event_t ev;
@@ -91,18 +101,18 @@ void bag_qos_emit(struct ye *e, const struct bag_qos *q, size_t n)
 	}
 	ye_seq_begin(e);
 	for (size_t i = 0; i < n; i++)
-		bag_qos_emit_one(e, &q[i]);
+		bag_qos_emit_one(e, &q[i], bag_qos_uses_names(version));
 	ye_seq_end(e);
 }
 
-bt_status bag_qos_to_string(const struct bag_qos *q, size_t n, struct bt_buf *out)
+bt_status bag_qos_to_string(const struct bag_qos *q, size_t n, int version, struct bt_buf *out)
 {
 	if (n == 0)
 		return bt_buf_puts(out, "");
 	size_t start = out->len;
 	struct ye e;
 	ye_begin(&e, out);
-	bag_qos_emit(&e, q, n);
+	bag_qos_emit(&e, q, n, version);
 	bt_status st = ye_end(&e);
 	/* yaml-cpp's Dump, which rosbag2 uses, has no final newline. */
 	while (st == BT_OK && out->len > start && out->data[out->len - 1] == '\n')

@@ -17,9 +17,13 @@ const char *bag_qos_reliability_name(int v);
 const char *bag_qos_durability_name(int v);
 const char *bag_qos_liveliness_name(int v);
 
-/* The topics-table form: YAML text of the profile sequence (v9 names), no
- * trailing newline; "" for an empty list, as rosbag2. Appends to `out`. */
-BT_MUST_CHECK bt_status bag_qos_to_string(const struct bag_qos *q, size_t n, struct bt_buf *out);
+/* The string form (topics table; metadata.yaml before v9): YAML text of
+ * the profile sequence as yaml-cpp's Dump writes it, policies as names for
+ * metadata `version` 9 and later (Jazzy), as rmw numbers before (Humble,
+ * Iron); no trailing newline; "" for an empty list, as rosbag2. Appends to
+ * `out`. */
+BT_MUST_CHECK bt_status bag_qos_to_string(const struct bag_qos *q, size_t n, int version,
+					  struct bt_buf *out);
 /* Parses the topics-table / v4..v8 string form (names or numbers, "" = no
  * profiles). *out is malloc'ed (NULL when n is 0). */
 BT_MUST_CHECK bt_status bag_qos_from_string(const char *s, struct bag_qos **out, size_t *n,

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bag_compat.h"
 #include "bag_metadata.h"
 #include "bag_storage.h"
 #include "bag_tools.h"
@@ -50,9 +51,23 @@ static void bag_reindex_from_embedded(const struct bag_reader *r, struct bag_met
 	md->n_custom_data = em->n_custom_data;
 }
 
+/* The layout the files have: the version of the newest metadata row they
+ * embed (Iron, Jazzy and bagtop write them); else Humble's (v5) for schema
+ * 3 files, which Humble writes with an empty metadata table; else 9. */
+static int bag_reindex_layout(const struct bag_reader *r)
+{
+	const struct bag_metadata *em = bag_reader_embedded(r);
+	if (em && em->version >= BAG_MDV_QOS)
+		return em->version;
+	if (bag_reader_n_files(r) && bag_reader_file(r, 0)->schema_version == 3)
+		return bag_compat_metadata_version(BAG_COMPAT_HUMBLE);
+	return BAG_MDV_NEWEST;
+}
+
 void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md)
 {
 	bag_metadata_init(md);
+	md->version = bag_reindex_layout(r);
 	bag_reindex_files(r, md);
 	md->message_count = bag_reader_message_count(r);
 	md->starting_time = bag_reader_start(r);
@@ -608,6 +623,9 @@ bt_status bag_reindex(const char *dir, struct bag_reindex_result *res, struct bt
 	struct bt_error old_err; /* an unreadable metadata.yaml is what reindex repairs */
 	bool have_old = bag_metadata_read(dir, &old, &old_err) == BT_OK;
 	bag_reindex_build(r, &md);
+	/* The bag keeps its layout (a Humble bag stays readable by Humble). */
+	if (have_old && old.version >= BAG_MDV_QOS)
+		md.version = old.version;
 	struct bt_error lost = {0};
 	bag_reindex_stats(r, have_old ? &old : NULL, &md, res, &lost);
 	if (have_old)

@@ -86,7 +86,8 @@ static bt_status bss_create(const char *path, const struct bag_storage_options *
 	struct bag_db *db = NULL;
 	bt_status st = bss_pragmas(o, &p, err);
 	if (st == BT_OK)
-		st = bag_db_create(path, &p, o->ros_distro ? o->ros_distro : "", &db, err);
+		st = bag_db_create(path, &p, o->ros_distro ? o->ros_distro : "", o->compat, &db,
+				   err);
 	if (st == BT_OK)
 		*out = bss_wrap(db);
 	return st;
@@ -125,7 +126,8 @@ static bt_status bss_create_topic(struct bag_storage *s, const struct bag_topic 
 				  const struct bag_msgdef *def, int64_t *id, struct bt_error *err)
 {
 	bt_status st = bag_db_insert_topic(bss_db(s), t, id, err);
-	if (st == BT_OK && def)
+	/* Humble's schema 3 has no message_definitions table: not stored. */
+	if (st == BT_OK && def && bag_schema_has_definitions(bag_db_schema_version(bss_db(s))))
 		st = bag_db_insert_msgdef(bss_db(s), def, err);
 	return st;
 }

@@ -10,7 +10,9 @@
 #include "bag_types.h"
 #include "bt_status.h"
 
-/* Builds version-9 metadata from the files of `r`: file list and per-file
+/* Builds metadata from the files of `r`, in the layout they have (the
+ * version of their newest embedded row; v5 for schema 3 files; else 9):
+ * file list and per-file
  * entries, counts, starting_time = first message, duration = last - first
  * (not a sum of file durations), topics with their QoS, compression as the
  * data show it, custom_data and ros_distro from the newest embedded row. */
@@ -44,6 +46,8 @@ struct bag_reindex_result {
  * blank files are left alone. Each is logged (warning). A file that fails
  * SQLite's quick_check or whose messages do not all read back: metadata is
  * still written, then BT_ERR_FORMAT says the bag was not fully recovered.
+ * The layout is kept: the old metadata.yaml's version when it reads (4 or
+ * later), else bag_reindex_build's.
  *
  * Statistics: messages recorded, bytes written and rates, per topic and per
  * file, are recomputed from the files (every message is read back, so this

@@ -101,7 +101,7 @@ uint64_t bag_losses_transport(const struct bag_losses *l);
 uint64_t bag_losses_recorder(const struct bag_losses *l);
 
 /* Recording statistics of one topic, for the whole bag or for one file:
- * bagtop's additional keys of the version 9 layout (`statistics` under a
+ * bagtop's additional keys of every layout (`statistics` under a
  * topics_with_message_count entry, `topics_statistics` under a files
  * entry). Only what was measured is ever set: a bag written by rosbag2 has
  * none (has_stats false), and a bag reindexed without its metadata knows

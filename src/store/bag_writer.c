@@ -65,6 +65,7 @@ struct bw_pending {
 
 struct bag_writer {
 	char *dir, *base, *ros_distro;
+	enum bag_compat compat;
 	struct bag_kv *custom;
 	size_t n_custom;
 	const struct bag_storage_ops *ops; /* the storage backend */
@@ -181,6 +182,7 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 {
 	bag_metadata_init(md);
 	free(md->storage_identifier);
+	md->version = bag_compat_metadata_version(w->compat);
 	free(md->compression_format);
 	free(md->compression_mode);
 	free(md->ros_distro);
@@ -326,6 +328,7 @@ static bt_status bw_create_topic_rows(struct bag_writer *w, struct bt_error *err
 static void bw_storage_options(const struct bag_writer *w, struct bag_storage_options *o)
 {
 	*o = (struct bag_storage_options){.ros_distro = w->ros_distro,
+					  .compat = w->compat,
 					  .max_file_size = w->max_size,
 					  .preset = w->preset,
 					  .config = w->config,
@@ -967,8 +970,13 @@ static bt_status bw_check_options(const struct bag_writer_options *o,
 	if (o->max_bagfile_duration < 0)
 		return bt_err_set(err, BT_ERR_USAGE, "--max-bag-duration must not be negative");
 	if ((unsigned)o->preset > BAG_PRESET_RESILIENT ||
-	    (unsigned)o->compression > BAG_COMPRESSION_MESSAGE)
-		return bt_err_set(err, BT_ERR_USAGE, "unknown preset or compression mode");
+	    (unsigned)o->compression > BAG_COMPRESSION_MESSAGE ||
+	    (unsigned)o->compat > BAG_COMPAT_IRON)
+		return bt_err_set(err, BT_ERR_USAGE, "unknown preset, compression mode or layout");
+	if (o->n_custom_data && bag_compat_metadata_version(o->compat) < BAG_MDV_CUSTOM_DATA)
+		return bt_err_set(err, BT_ERR_USAGE, "--custom-data: %s's metadata (version %d) has "
+				  "no custom_data", bag_compat_name(o->compat),
+				  bag_compat_metadata_version(o->compat));
 	return BT_OK;
 }
 
@@ -1003,6 +1011,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->base = bt_fs_basename(o->uri);
 	const char *distro = o->ros_distro ? o->ros_distro : getenv("ROS_DISTRO");
 	w->ros_distro = bt_xstrdup(distro ? distro : "");
+	w->compat = o->compat;
 	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
 	w->ops = ops;

@@ -1,6 +1,7 @@
 /* bag_writer — writes a rosbag2 bag: <bag>/<bag>_<N>.db3 (or the extension
  * of the storage backend chosen) files in
- * schema 4, metadata.yaml (v9) rewritten atomically at open, at every split
+ * schema 4 (3 for Humble), metadata.yaml (v9; v5 Humble, v7 Iron: the
+ * layout of options.compat) rewritten atomically at open, at every split
  * and at close, splits by size / duration / request, --max-bag-files
  * rotation, zstd FILE and MESSAGE compression.
  *
@@ -40,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bag_compat.h"
 #include "bag_types.h"
 #include "bt_status.h"
 
@@ -80,6 +82,11 @@ struct bag_writer_options {
 	const char *storage_preset;
 	const struct bag_kv *storage_config;
 	size_t n_storage_config;
+	/* The distro whose rosbag2 layout the bag takes (bag_compat.h):
+	 * metadata version, sqlite schema, QoS form; 0 = Jazzy. Humble's
+	 * layout has no custom_data (BT_ERR_USAGE with any) and no
+	 * message_definitions table (definitions given are not stored). */
+	enum bag_compat compat;
 	/* For benchmarks and crash tests only: replace the preset's pragmas
 	 * (passed to the backend as its journal_mode / synchronous settings). */
 	const char *journal_mode;

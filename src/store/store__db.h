@@ -1,5 +1,5 @@
 /* store__db — one rosbag2 sqlite3 storage file (.db3): create with the
- * schema-4 statements, insert topics / definitions / messages / metadata
+ * schema 3 or 4 statements (bag_compat), insert topics / definitions / messages / metadata
  * rows, read back any schema 1..4 file. Private to src/store; the only
  * file besides the benchmark that includes sqlite3.h.
  *
@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bag_compat.h"
 #include "bag_types.h"
 #include "bt_status.h"
 
@@ -30,11 +31,13 @@ struct bag_db_pragmas {
  * sizes keep SQLite's 4096. */
 unsigned bag_db_page_size_for(uint64_t max_file_size);
 
-/* Creates a new file (BT_ERR_EXISTS if present) with rosbag2's schema 4 and
- * the `schema` row (4, ros_distro). */
+/* Creates a new file (BT_ERR_EXISTS if present) with the schema `compat`'s
+ * sqlite3 plugin creates (3 for Humble, 4 for Iron and Jazzy) and its
+ * `schema` row (version, ros_distro); topics rows then take that distro's
+ * QoS string form. */
 BT_MUST_CHECK bt_status bag_db_create(const char *path, const struct bag_db_pragmas *p,
-				      const char *ros_distro, struct bag_db **out,
-				      struct bt_error *err);
+				      const char *ros_distro, enum bag_compat compat,
+				      struct bag_db **out, struct bt_error *err);
 /* Opens an existing file to read. With `recover`, opens it read-write first
  * so SQLite rolls back a transaction a crashed writer left behind; a file
  * then left with no table at all (its writer died while creating it) opens
@@ -57,6 +60,7 @@ BT_MUST_CHECK bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_
 BT_MUST_CHECK bt_status bag_db_update_topic_qos(struct bag_db *db, int64_t id,
 						const struct bag_qos *q, size_t n,
 						struct bt_error *err);
+/* BT_ERR_USAGE in a schema without the table (bag_schema_has_definitions). */
 BT_MUST_CHECK bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 					     struct bt_error *err);
 BT_MUST_CHECK bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *md,

@@ -27,6 +27,9 @@ void ye_seq_begin(struct ye *e);
 void ye_seq_end(struct ye *e);
 void ye_str(struct ye *e, const char *s); /* a string ("" quoted) */
 void ye_plain(struct ye *e, const char *s); /* a plain scalar: numbers, bools, ~ */
+/* A double-quoted string, line breaks escaped as \n, on one line: how
+ * yaml-cpp writes a multi-line string (rosbag2's QoS string). */
+void ye_dq(struct ye *e, const char *s);
 void ye_i64(struct ye *e, int64_t v);
 void ye_u64(struct ye *e, uint64_t v);
 void ye_f64(struct ye *e, double v); /* fixed point, 6 decimals: never an exponent */

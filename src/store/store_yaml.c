@@ -110,6 +110,11 @@ void ye_str(struct ye *e, const char *s)
 		ye_scalar(e, s, YAML_ANY_SCALAR_STYLE, 1);
 }
 
+void ye_dq(struct ye *e, const char *s)
+{
+	ye_scalar(e, s ? s : "", YAML_DOUBLE_QUOTED_SCALAR_STYLE, 0);
+}
+
 void ye_plain(struct ye *e, const char *s)
 {
 	ye_scalar(e, s, YAML_PLAIN_SCALAR_STYLE, 1);

@@ -2,7 +2,9 @@
  * loopback-only DDS domains 85..86 and 190: switching a recorded topic off
  * stops its recording but not its live counts; switching on a topic the
  * selection left out subscribes and records it; pause and resume; marking
- * a topic for repeating after its only message arrived repeats it. */
+ * a topic for repeating after its only message arrived repeats it; the
+ * type hash in USER_DATA reaches the topic registry, and ROS 2 publishers
+ * with and without one are counted (domain 34). */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -211,6 +213,49 @@ static void test_repeat_marked_after_arrival(void **state)
 	rig_free(&g);
 }
 
+/* An Iron+ publisher (typehash in USER_DATA) on /th_a, selected, and a
+ * Humble-like one (none) on /th_b, not selected: the registry holds /th_a's
+ * hash once it is subscribed, and both publishers are counted. */
+static void test_type_hash_counts(void **state)
+{
+	(void)state;
+	static const char hash[] =
+		"RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
+	struct cmd_rig g;
+	const char *topics[] = {"/th_a"};
+	rig_start(&g, 34, topics, 1);
+	char *o1 = bt_xasprintf("%s/p1.txt", g.tmp), *o2 = bt_xasprintf("%s/p2.txt", g.tmp);
+	char *ud = bt_xasprintf("typehash=%s;", hash);
+	char *with[] = {"--count", "100", "--rate", "50", "--user-data", ud, NULL};
+	pid_t p1 = tpub_spawn(34, "rt/th_a", with, o1);
+	pid_t p2 = publish(34, "rt/th_b", o2);
+	double end = rec_now() + 10.0;
+	uint64_t n_with = 0, n_without = 0;
+	struct rec_topic *a = NULL;
+	while (n_with < 1 || n_without < 1 || a == NULL || !atomic_load(&a->subscribed)) {
+		if (rec_now() > end)
+			fail_msg("after 10 s: %llu with, %llu without a type hash",
+				 (unsigned long long)n_with, (unsigned long long)n_without);
+		rec_sleep(0.05);
+		rec_recorder_type_hash_counts(g.rec, &n_with, &n_without);
+		a = topic_named(&g, "/th_a");
+	}
+	assert_int_equal(n_with, 1);
+	assert_int_equal(n_without, 1);
+	assert_non_null(a->type_hash);
+	assert_string_equal(a->type_hash, hash);
+	assert_string_equal(a->bag.type_description_hash, hash);
+	kill(p1, SIGTERM);
+	kill(p2, SIGTERM);
+	(void)tu_wait(p1, 10.0);
+	(void)tu_wait(p2, 10.0);
+	rig_stop(&g);
+	rig_free(&g);
+	free(ud);
+	free(o1);
+	free(o2);
+}
+
 int main(void)
 {
 	if (!getenv("BAGTOP_TPUB")) {
@@ -220,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toggle_topics),
 		cmocka_unit_test(test_repeat_marked_after_arrival),
+		cmocka_unit_test(test_type_hash_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,7 +47,7 @@ static int demo_child(void *arg)
 	sa.sa_handler = child_on_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
-	return demo_publish(DEMO_DOMAIN, &child_stop, 30 * BT_NS_PER_S);
+	return demo_publish(DEMO_DOMAIN, NULL, &child_stop, 30 * BT_NS_PER_S);
 }
 
 static pid_t demo_spawn(void)
@@ -383,7 +383,7 @@ static int bad_domain_child(void *arg)
 {
 	(void)arg;
 	volatile sig_atomic_t stop = 0;
-	return demo_publish(UINT32_C(0xfffffff0), &stop, BT_NS_PER_S);
+	return demo_publish(UINT32_C(0xfffffff0), NULL, &stop, BT_NS_PER_S);
 }
 
 /* A child that cannot start DDS says why and returns 3. */

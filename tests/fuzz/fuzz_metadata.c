@@ -4,14 +4,17 @@
  * failure carries a non-empty message; and whatever it accepts survives a
  * round trip: bag_metadata_to_yaml (with and without the root key, as
  * metadata.yaml and as the embedded metadata row) parses again to the same
- * fields. The version always becomes 9 (the layout we write) and QoS
- * policies out of rmw's range are written as "unknown", so those two are
- * compared as what they mean, not as raw numbers. */
+ * fields. The version is kept (one newer than 9 becomes 9: the newest
+ * layout we write), so a field the version's layout has no key for is not
+ * compared; QoS policies out of rmw's range are written as "unknown" in
+ * the v9 layout, so they are compared as what they mean, not as raw
+ * numbers. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bag_compat.h"
 #include "bag_metadata.h"
 #include "bag_qos.h"
 #include "bt_buf.h"
@@ -49,15 +52,19 @@ static bool fz_qos_eq(const struct bag_qos *a, const struct bag_qos *b)
 	       a->avoid_ros_namespace_conventions == b->avoid_ros_namespace_conventions;
 }
 
-static const char *fz_topic_diff(const struct bag_topic_info *a, const struct bag_topic_info *b)
+static const char *fz_topic_diff(const struct bag_topic_info *a, const struct bag_topic_info *b,
+				 int v)
 {
 	if (!fz_str_eq(a->topic.name, b->topic.name) || !fz_str_eq(a->topic.type, b->topic.type))
 		return "topic name or type";
 	if (!fz_str_eq(a->topic.serialization_format, b->topic.serialization_format) ||
-	    !fz_str_eq(a->topic.type_description_hash, b->topic.type_description_hash))
+	    (v >= BAG_MDV_TYPE_HASH &&
+	     !fz_str_eq(a->topic.type_description_hash, b->topic.type_description_hash)))
 		return "topic serialization_format or type_description_hash";
 	if (a->message_count != b->message_count)
 		return "topic message_count";
+	if (v < BAG_MDV_QOS)
+		return NULL;
 	if (a->topic.n_qos != b->topic.n_qos)
 		return "number of QoS profiles";
 	for (size_t i = 0; i < a->topic.n_qos; i++)
@@ -66,13 +73,16 @@ static const char *fz_topic_diff(const struct bag_topic_info *a, const struct ba
 	return NULL;
 }
 
-static const char *fz_files_diff(const struct bag_metadata *a, const struct bag_metadata *b)
+static const char *fz_files_diff(const struct bag_metadata *a, const struct bag_metadata *b,
+				 int v)
 {
 	if (a->n_paths != b->n_paths)
 		return "number of relative_file_paths";
 	for (size_t i = 0; i < a->n_paths; i++)
 		if (!fz_str_eq(a->relative_file_paths[i], b->relative_file_paths[i]))
 			return "a relative_file_paths entry";
+	if (v < BAG_MDV_FILES)
+		return NULL;
 	if (a->n_files != b->n_files)
 		return "number of files entries";
 	for (size_t i = 0; i < a->n_files; i++) {
@@ -86,31 +96,35 @@ static const char *fz_files_diff(const struct bag_metadata *a, const struct bag_
 
 static const char *fz_diff(const struct bag_metadata *a, const struct bag_metadata *b)
 {
-	if (b->version != BAG_METADATA_VERSION)
-		return "version (must read back as 9)";
+	int v = bag_metadata_layout_version(a);
+	if (b->version != v)
+		return "version (must read back as written)";
 	if (!fz_str_eq(a->storage_identifier, b->storage_identifier))
 		return "storage_identifier";
 	if (a->duration != b->duration || a->starting_time != b->starting_time ||
 	    a->message_count != b->message_count)
 		return "duration, starting_time or message_count";
-	if (!fz_str_eq(a->compression_format, b->compression_format) ||
-	    !fz_str_eq(a->compression_mode, b->compression_mode) ||
-	    !fz_str_eq(a->ros_distro, b->ros_distro))
+	if ((v >= BAG_MDV_COMPRESSION &&
+	     (!fz_str_eq(a->compression_format, b->compression_format) ||
+	      !fz_str_eq(a->compression_mode, b->compression_mode))) ||
+	    (v >= BAG_MDV_ROS_DISTRO && !fz_str_eq(a->ros_distro, b->ros_distro)))
 		return "compression_format, compression_mode or ros_distro";
 	if (a->n_topics != b->n_topics)
 		return "number of topics";
 	for (size_t i = 0; i < a->n_topics; i++) {
-		const char *d = fz_topic_diff(&a->topics[i], &b->topics[i]);
+		const char *d = fz_topic_diff(&a->topics[i], &b->topics[i], v);
 		if (d)
 			return d;
 	}
+	if (v < BAG_MDV_CUSTOM_DATA)
+		return fz_files_diff(a, b, v);
 	if (a->n_custom_data != b->n_custom_data)
 		return "number of custom_data entries";
 	for (size_t i = 0; i < a->n_custom_data; i++)
 		if (!fz_str_eq(a->custom_data[i].key, b->custom_data[i].key) ||
 		    !fz_str_eq(a->custom_data[i].value, b->custom_data[i].value))
 			return "a custom_data entry";
-	return fz_files_diff(a, b);
+	return fz_files_diff(a, b, v);
 }
 
 static void fz_round_trip(const struct bag_metadata *md, bool with_root)

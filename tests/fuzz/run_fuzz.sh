@@ -45,6 +45,7 @@ dict=
 [ -f "$here/$target.dict" ] && dict=-dict=$here/$target.dict
 seeds="$here/corpus_$target"
 [ "$target" = metadata ] && seeds="$seeds $root/tests/data/bad/meta"
+[ "$target" = mcap ] && seeds="$seeds $root/tests/data/bad/mcap"
 cd "$work"
 # shellcheck disable=SC2086 # $dict and $seeds are word lists on purpose
 exec "$build/tests/fuzz/fuzz_$target" -max_total_time="$secs" -timeout=10 \

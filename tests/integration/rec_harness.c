@@ -65,8 +65,10 @@ void rec_start(struct rec *r, int domain, char *const args[], const char *env)
 	size_t n = 2;
 	for (size_t i = 0; args[i] && n < 24; i++)
 		argv[n++] = args[i];
-	argv[n++] = "--domain";
-	argv[n++] = dom;
+	if (domain >= 0) {
+		argv[n++] = "--domain";
+		argv[n++] = dom;
+	}
 	argv[n++] = "-o";
 	argv[n++] = r->dir;
 	argv[n++] = "--no-tui";

@@ -39,8 +39,8 @@ pid_t rec_spawn(char *const argv[], const char *out_path, const char *env);
 /* tu_wait up to `secs`; kills and fails the test when pid does not end.
  * Returns the exit status, or 128 + signal. */
 int rec_wait(pid_t pid, double secs, const char *what);
-/* `bagtop record ARGS... --domain D -o <tmp>/bag --no-tui`; waits for
- * "Recording to" and one more second for discovery. */
+/* `bagtop record ARGS... --domain D -o <tmp>/bag --no-tui` (D < 0: no
+ * --domain); waits for "Recording to" and one more second for discovery. */
 void rec_start(struct rec *r, int domain, char *const args[], const char *env);
 /* Sends `sig` after a second, waits, reads the output; fails unless exit 0. */
 void rec_stop(struct rec *r, int sig);

@@ -325,7 +325,7 @@ static void test_v9_layout(void **state)
 	(void)state;
 	struct bag_metadata md;
 	md_build_full(&md);
-	md.version = 4; /* whatever the struct says, the output is version 9 */
+	md.version = 9; /* md->version's layout: 9 here (5 and 7 in test_compat) */
 	char *text = md_emit(&md, true);
 	assert_true(strncmp(text, "rosbag2_bagfile_information:\n", 29) == 0);
 	assert_int_equal(md_count(text, "rosbag2_bagfile_information"), 1);
@@ -476,14 +476,25 @@ static void test_parse_v4_numbers(void **state)
 	assert_string_equal(md.ros_distro, "");
 	assert_int_equal(md.n_custom_data, 0);
 
-	/* Re-emitted, it is version 9 with names, and parses the same. */
+	/* Re-emitted, it keeps its version 4 layout (QoS a string of numbers)
+	 * and parses the same. */
 	char *text = md_emit(&md, true);
-	assert_non_null(strstr(text, "version: 9\n"));
-	assert_non_null(strstr(text, "history: keep_last\n"));
+	assert_non_null(strstr(text, "version: 4\n"));
+	assert_non_null(strstr(text, "offered_qos_profiles: \"- history: 3\\n"));
+	assert_null(strstr(text, "\n  files:"));
 	struct bag_metadata back;
 	md_parse_ok(text, &back);
+	assert_int_equal(back.version, 4);
+	md_assert_equal(&md, &back);
+	free(text);
+	bag_metadata_fini(&back);
+	/* As version 9: names, and the same again. */
+	md.version = 9;
+	text = md_emit(&md, true);
+	assert_non_null(strstr(text, "version: 9\n"));
+	assert_non_null(strstr(text, "history: keep_last\n"));
+	md_parse_ok(text, &back);
 	assert_int_equal(back.version, 9);
-	back.version = 4;
 	md_assert_equal(&md, &back);
 	free(text);
 	bag_metadata_fini(&back);
@@ -537,17 +548,17 @@ static void test_qos_to_string(void **state)
 {
 	(void)state;
 	struct bt_buf b = BT_BUF_INIT;
-	assert_int_equal(bag_qos_to_string(NULL, 0, &b), BT_OK);
+	assert_int_equal(bag_qos_to_string(NULL, 0, 9, &b), BT_OK);
 	assert_int_equal(b.len, 0);
 	assert_string_equal(b.data ? b.data : "", "");
 	/* Appends: what was in the buffer stays. */
 	assert_int_equal(bt_buf_puts(&b, "X"), BT_OK);
-	assert_int_equal(bag_qos_to_string(NULL, 0, &b), BT_OK);
+	assert_int_equal(bag_qos_to_string(NULL, 0, 9, &b), BT_OK);
 	assert_string_equal(b.data, "X");
 	bt_buf_reset(&b);
 
 	struct bag_qos two[2] = {md_qos_a(), md_qos_b()};
-	assert_int_equal(bag_qos_to_string(two, 2, &b), BT_OK);
+	assert_int_equal(bag_qos_to_string(two, 2, 9, &b), BT_OK);
 	assert_int_equal(strlen(b.data), b.len);
 	assert_true(b.len > 0 && b.data[b.len - 1] != '\n');
 	assert_true(strncmp(b.data, "- history: keep_last\n  depth: 10\n  reliability: "

@@ -327,7 +327,7 @@ static void wt_check_topics(const struct wt_bag *b, sqlite3 *h, size_t fi, int64
 		assert_string_equal((const char *)sqlite3_column_text(s, 2), t->type);
 		assert_string_equal((const char *)sqlite3_column_text(s, 3), "cdr");
 		struct bt_buf q = BT_BUF_INIT;
-		assert_int_equal(bag_qos_to_string(t->qos, t->n_qos, &q), BT_OK);
+		assert_int_equal(bag_qos_to_string(t->qos, t->n_qos, 9, &q), BT_OK);
 		assert_string_equal((const char *)sqlite3_column_text(s, 4), q.data ? q.data : "");
 		if (t->n_qos)
 			assert_true(strncmp(q.data, "- history: ", 11) == 0);
@@ -1334,7 +1334,7 @@ static void wt_assert_file_qos(const struct wt_bag *b, size_t fi, const char *na
 	char *sql = bt_xasprintf("SELECT offered_qos_profiles FROM topics WHERE name = '%s';", name);
 	char *got = wt_sql_text(h, sql);
 	struct bt_buf want = BT_BUF_INIT;
-	assert_int_equal(bag_qos_to_string(q, n, &want), BT_OK);
+	assert_int_equal(bag_qos_to_string(q, n, 9, &want), BT_OK);
 	assert_string_equal(got, want.data ? want.data : "");
 	bt_buf_fini(&want);
 	free(got);

@@ -47,6 +47,7 @@ struct tpub_opts {
 	double wait_timeout;
 	double linger;
 	double start_delay;
+	const char *user_data; /* the writer's USER_DATA, as an Iron+ rmw sets it */
 };
 
 struct tpub {
@@ -66,7 +67,9 @@ static void tpub_usage(void)
 		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
 		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
-		"  --topics N  publish NAME_0 .. NAME_{N-1}, messages round robin (load tests)\n");
+		"            [--user-data TEXT]\n"
+		"  --topics N  publish NAME_0 .. NAME_{N-1}, messages round robin (load tests)\n"
+		"  --user-data TEXT  the writers' USER_DATA QoS, e.g. 'typehash=RIHS01_<64 hex>;'\n");
 	exit(2);
 }
 
@@ -154,6 +157,8 @@ static void tpub_parse(struct tpub_opts *o, int argc, char **argv)
 			o->wait_timeout = tpub_double(v);
 		} else if (!strcmp(a, "--linger")) {
 			o->linger = tpub_double(v);
+		} else if (!strcmp(a, "--user-data")) {
+			o->user_data = v;
 		} else if (!strcmp(a, "--start-delay")) {
 			o->start_delay = tpub_double(v);
 		} else {
@@ -195,6 +200,8 @@ static dds_qos_t *tpub_qos(const struct tpub_opts *o)
 	} else {
 		dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
 	}
+	if (o->user_data != NULL)
+		dds_qset_userdata(q, o->user_data, strlen(o->user_data));
 	return q;
 }
 

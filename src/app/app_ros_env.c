@@ -1,0 +1,35 @@
+/* app_ros_env — see app_ros_env.h. */
+#include "app_ros_env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_log.h"
+
+static const char *app_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+/* --domain given: ROS_DOMAIN_ID plays no part, as if unset. */
+static const char *app_getenv_no_domain(const char *name)
+{
+	return strcmp(name, "ROS_DOMAIN_ID") == 0 ? NULL : getenv(name);
+}
+
+int app_ros_env_read(const struct app_cmd *cmd, struct btdds_env *env, uint32_t *domain)
+{
+	struct bt_error err = {0};
+	bool given = *domain != UINT32_MAX;
+	if (btdds_env_read(given ? app_getenv_no_domain : app_getenv, env, &err) != BT_OK)
+		return app_usage_error(cmd, "%s", err.msg);
+	if (!given && env->domain_set)
+		*domain = env->domain_id;
+	if (env->n_peers_ignored > 0)
+		bt_log_warn("ROS_STATIC_PEERS ignored: %s",
+			    env->localhost_only ? "ROS_LOCALHOST_ONLY=1 is set"
+			    : env->range == BTDDS_RANGE_OFF
+				    ? "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF"
+				    : "ROS_AUTOMATIC_DISCOVERY_RANGE=SYSTEM_DEFAULT");
+	return 0;
+}

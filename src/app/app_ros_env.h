@@ -1,0 +1,19 @@
+/* app_ros_env — the ROS 2 environment for every command that joins DDS
+ * (record, demo, stats): read once, bad values refused as usage errors. */
+#ifndef APP_ROS_ENV_H
+#define APP_ROS_ENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app_opts.h"
+#include "btdds_env.h"
+
+/* Reads the environment into *env (btdds_env_fini frees it, also after an
+ * error) and, when `*domain` is still UINT32_MAX (no --domain given), sets
+ * it from ROS_DOMAIN_ID. --domain wins: ROS_DOMAIN_ID is then neither read
+ * nor checked. Warns once when ROS_STATIC_PEERS is ignored. Returns 0, or
+ * a usage exit after one line naming the variable. */
+int app_ros_env_read(const struct app_cmd *cmd, struct btdds_env *env, uint32_t *domain);
+
+#endif

@@ -1,0 +1,54 @@
+/* btdds_participant — see btdds_participant.h. */
+#include "btdds_participant.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "btdds_config.h"
+
+static bt_status btdds_join(dds_domainid_t dom, dds_entity_t *pp, struct bt_error *err)
+{
+	dds_entity_t p = dds_create_participant(dom, NULL, NULL);
+	if (p < 0)
+		return bt_err_set(err, BT_ERR_DDS, "cannot join DDS domain: %s", dds_strretcode(p));
+	*pp = p;
+	return BT_OK;
+}
+
+bt_status btdds_participant_create(uint32_t domain_id, const struct btdds_env *env,
+				   dds_entity_t *pp, struct bt_error *err)
+{
+	char *cfg = env != NULL ? btdds_config_merged(env, (long)getpid()) : NULL;
+	if (cfg == NULL)
+		return btdds_join(domain_id == BTDDS_DOMAIN_DEFAULT ? DDS_DOMAIN_DEFAULT
+								 : (dds_domainid_t)domain_id,
+				  pp, err);
+	/* rmw_cyclonedds: no custom handling of the default, domain 0 */
+	dds_domainid_t dom = domain_id == BTDDS_DOMAIN_DEFAULT ? 0 : (dds_domainid_t)domain_id;
+	dds_entity_t d = dds_create_domain(dom, cfg);
+	free(cfg);
+	if (d < 0 && d != DDS_RETCODE_PRECONDITION_NOT_MET) /* not: exists already */
+		return bt_err_set(err, BT_ERR_DDS, "cannot create DDS domain %u: %s", (unsigned)dom,
+				  dds_strretcode(d));
+	bt_status st = btdds_join(dom, pp, err);
+	if (st != BT_OK && d > 0)
+		(void)dds_delete(d); /* the participant's error is the one to report */
+	return st;
+}
+
+dds_return_t btdds_participant_delete(dds_entity_t pp)
+{
+	if (pp <= 0)
+		return 0;
+	dds_entity_t dom = dds_get_parent(pp);
+	dds_return_t rc = dds_delete(pp);
+	/* A domain made by dds_create_domain outlives its participants; one
+	 * made implicitly is already gone with its last one. */
+	if (dom > 0 && dds_get_children(dom, NULL, 0) == 0) {
+		dds_return_t rd = dds_delete(dom);
+		if (rc == 0 && rd < 0 && rd != DDS_RETCODE_BAD_PARAMETER &&
+		    rd != DDS_RETCODE_ALREADY_DELETED)
+			rc = rd;
+	}
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* btdds_participant — joining a DDS domain the way a ROS 2 node with
+ * rmw_cyclonedds does: the domain created with the configuration
+ * btdds_config_merged gives (the ROS environment's fragment, then
+ * CYCLONEDDS_URI), then a participant in it. */
+#ifndef BTDDS_PARTICIPANT_H
+#define BTDDS_PARTICIPANT_H
+
+#include <stdint.h>
+
+#include <dds/dds.h>
+
+#include "bt_status.h"
+#include "btdds_env.h"
+
+#define BTDDS_DOMAIN_DEFAULT UINT32_MAX /* ROS_DOMAIN_ID's default: 0 (Cyclone's when
+					 * the environment adds nothing) */
+
+/* Creates a participant on `domain_id` (BTDDS_DOMAIN_DEFAULT: 0, or
+ * Cyclone's default domain when `env` adds no configuration). `env` NULL:
+ * Cyclone's own configuration only (CYCLONEDDS_URI, as before). When this
+ * process already has that domain, the participant joins it as it is.
+ * Returns BT_OK and *pp, or BT_ERR_DDS with the reason in *err. */
+BT_MUST_CHECK bt_status btdds_participant_create(uint32_t domain_id, const struct btdds_env *env,
+						 dds_entity_t *pp, struct bt_error *err);
+
+/* Deletes the participant and, when it was the last one, the domain
+ * btdds_participant_create made for it. 0 is fine. Returns the first DDS
+ * error, or 0. */
+dds_return_t btdds_participant_delete(dds_entity_t pp);
+
+#endif

@@ -1,0 +1,790 @@
+/* mcap_writer — see mcap_writer.h.
+ *
+ * Layout of what is kept: schemas and channels as their encoded record
+ * bodies (the summary repeats them); the open chunk as a buffer of
+ * uncompressed records; per channel a growing array of (log_time, offset)
+ * for the chunk's message index; the summary's index groups as encoded
+ * records, appended as chunks, metadata and attachments are written.
+ * Small records collect in `out` and reach the file in 64 KiB writes; a
+ * chunk's payload is written directly. */
+#include "mcap_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bt_fs.h"
+#include "bt_parse.h"
+#include "mcap_record.h"
+
+#define W_OUT_FLUSH (64u * 1024u)
+
+static const uint8_t w_pad[3] = {0x01, 0xff, 0xff};
+
+struct w_schema {
+	struct bt_buf body;
+};
+
+struct w_channel {
+	struct bt_buf body;
+	uint64_t count;     /* messages in the whole file */
+	uint64_t *idx;      /* pairs: log_time, offset in the open chunk */
+	size_t idx_n, idx_cap;
+};
+
+struct mcap_writer {
+	int fd;
+	struct mcap_writer_options o;
+	bool failed;
+	uint64_t pos; /* file offset of the next byte (out included) */
+	uint32_t data_crc;
+	struct bt_buf out, rec, chunk, zbuf;
+	uint64_t chunk_start, chunk_end, chunk_msgs;
+	struct w_schema *schemas;
+	size_t n_schemas;
+	struct w_channel *channels;
+	size_t n_channels;
+	struct bt_buf chunk_idx, meta_idx, att_idx;
+	uint64_t msg_count, msg_start, msg_end;
+	uint32_t n_chunks, n_meta, n_att;
+	struct mcap_z *z;
+};
+
+void mcap_writer_options_init(struct mcap_writer_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->chunk_size = MCAP_DEFAULT_CHUNK_SIZE;
+	o->compression = MCAP_COMPRESSION_NONE;
+	o->level = MCAP_LEVEL_DEFAULT;
+	o->no_chunk_crc = true;
+}
+
+/* ---- options from rosbag2's YAML names ---- */
+
+struct w_bool_opt {
+	const char *key;
+	size_t off;
+};
+
+#define W_BOOL(k, f) {k, offsetof(struct mcap_writer_options, f)}
+static const struct w_bool_opt w_bool_opts[] = {
+	W_BOOL("forceCompression", force_compression),
+	W_BOOL("noChunkCRC", no_chunk_crc),
+	W_BOOL("noAttachmentCRC", no_attachment_crc),
+	W_BOOL("enableDataCRC", enable_data_crc),
+	W_BOOL("noSummaryCRC", no_summary_crc),
+	W_BOOL("noChunking", no_chunking),
+	W_BOOL("noMessageIndex", no_message_index),
+	W_BOOL("noSummary", no_summary),
+	W_BOOL("noRepeatedSchemas", no_repeated_schemas),
+	W_BOOL("noRepeatedChannels", no_repeated_channels),
+	W_BOOL("noAttachmentIndex", no_attachment_index),
+	W_BOOL("noMetadataIndex", no_metadata_index),
+	W_BOOL("noChunkIndex", no_chunk_index),
+	W_BOOL("noStatistics", no_statistics),
+	W_BOOL("noSummaryOffsets", no_summary_offsets),
+};
+
+static const char *const w_level_names[] = {"Fastest", "Fast", "Default", "Slow", "Slowest"};
+static const char *const w_comp_names[] = {"None", "Zstd", "Lz4"};
+
+static int w_find(const char *const *names, int n, const char *v)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], v) == 0)
+			return i;
+	return -1;
+}
+
+bt_status mcap_writer_option_set(struct mcap_writer_options *o, const char *key,
+				 const char *value, struct bt_error *err)
+{
+	for (size_t i = 0; i < sizeof w_bool_opts / sizeof w_bool_opts[0]; i++) {
+		if (strcmp(key, w_bool_opts[i].key) != 0)
+			continue;
+		bool *b = (bool *)((char *)o + w_bool_opts[i].off);
+		if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
+			*b = value[0] == 't';
+			return BT_OK;
+		}
+		return bt_err_set(err, BT_ERR_USAGE, "%s: expected true or false, not '%s'", key,
+				  value);
+	}
+	if (strcmp(key, "chunkSize") == 0) {
+		if (bt_parse_u64(value, 0, UINT32_MAX, &o->chunk_size) != BT_OK)
+			return bt_err_set(err, BT_ERR_USAGE,
+					  "chunkSize: expected a byte count up to 4294967295, not '%s'",
+					  value);
+		return BT_OK;
+	}
+	if (strcmp(key, "compression") == 0) {
+		int c = w_find(w_comp_names, 3, value);
+		if (c < 0)
+			return bt_err_set(err, BT_ERR_USAGE,
+					  "compression: expected None, Lz4 or Zstd, not '%s'", value);
+		o->compression = (enum mcap_compression)c;
+		return BT_OK;
+	}
+	if (strcmp(key, "compressionLevel") == 0) {
+		int l = w_find(w_level_names, 5, value);
+		if (l < 0)
+			return bt_err_set(err, BT_ERR_USAGE,
+					  "compressionLevel: expected Fastest, Fast, Default, Slow or "
+					  "Slowest, not '%s'",
+					  value);
+		o->level = (enum mcap_level)l;
+		return BT_OK;
+	}
+	return bt_err_set(err, BT_ERR_USAGE, "unknown MCAP writer option '%s'", key);
+}
+
+static int w_level(const struct mcap_writer_options *o)
+{
+	static const int zstd[] = {-5, -3, 1, 5, 19};
+	static const int lz4[] = {0, 0, 0, 9, 12};
+	return o->compression == MCAP_COMPRESSION_ZSTD ? zstd[o->level] : lz4[o->level];
+}
+
+/* ---- output ---- */
+
+static bt_status w_fail(struct mcap_writer *w, struct bt_error *err, int e, const char *what)
+{
+	w->failed = true;
+	return bt_err_errno(err, e, "MCAP writer: %s", what);
+}
+
+static bt_status w_write_all(struct mcap_writer *w, const void *p, size_t n, struct bt_error *err)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t k = write(w->fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return w_fail(w, err, k < 0 ? errno : EIO, "write");
+		c += k;
+		n -= (size_t)k;
+	}
+	return BT_OK;
+}
+
+static bt_status w_drain(struct mcap_writer *w, struct bt_error *err)
+{
+	bt_status st = w_write_all(w, w->out.data, w->out.len, err);
+	if (st == BT_OK)
+		bt_buf_reset(&w->out);
+	return st;
+}
+
+/* Every byte of the file goes through here, in order. `data` says whether
+ * it belongs to the data section (DataEnd's CRC). */
+static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data,
+		       struct bt_error *err)
+{
+	if (n == 0)
+		return BT_OK;
+	if (data && w->o.enable_data_crc)
+		w->data_crc = mcap_crc32(w->data_crc, p, n);
+	w->pos += n;
+	if (n >= W_OUT_FLUSH) {
+		bt_status st = w_drain(w, err);
+		return st != BT_OK ? st : w_write_all(w, p, n, err);
+	}
+	if (bt_buf_append(&w->out, p, n) != BT_OK)
+		return bt_err_set(err, BT_ERR_NOMEM, "MCAP writer: out of memory");
+	return w->out.len >= W_OUT_FLUSH ? w_drain(w, err) : BT_OK;
+}
+
+static bt_status w_nomem(struct bt_error *err)
+{
+	return bt_err_set(err, BT_ERR_NOMEM, "MCAP writer: out of memory");
+}
+
+/* Appends to `b` a record: opcode, length, body, and the test padding when
+ * asked (`pad`). */
+static bt_status w_record(struct bt_buf *b, uint8_t op, const struct bt_buf *body, bool pad)
+{
+	size_t mark, old = b->len;
+	bt_status st = mcap_enc_begin(b, op, &mark);
+	if (st == BT_OK)
+		st = bt_buf_append(b, body->data, body->len);
+	if (st == BT_OK && pad)
+		st = bt_buf_append(b, w_pad, sizeof w_pad);
+	if (st != BT_OK) {
+		b->len = old;
+		return st;
+	}
+	mcap_enc_end(b, mark);
+	return BT_OK;
+}
+
+/* Writes the record in w->rec (a body) to the file as opcode `op`. */
+static bt_status w_emit_rec(struct mcap_writer *w, uint8_t op, bool data, struct bt_error *err)
+{
+	uint8_t pre[MCAP_RECORD_PREFIX];
+	size_t pad = w->o.test_pad_records ? sizeof w_pad : 0;
+	pre[0] = op;
+	mcap_put_u64(pre + 1, (uint64_t)(w->rec.len + pad));
+	bt_status st = w_put(w, pre, sizeof pre, data, err);
+	if (st == BT_OK)
+		st = w_put(w, w->rec.data, w->rec.len, data, err);
+	if (st == BT_OK && pad)
+		st = w_put(w, w_pad, pad, data, err);
+	return st;
+}
+
+static bt_status w_check(struct mcap_writer *w, struct bt_error *err)
+{
+	if (w->failed)
+		return bt_err_set(err, BT_ERR_STATE, "MCAP writer: an earlier write failed");
+	return BT_OK;
+}
+
+/* ---- open ---- */
+
+static bt_status w_header(struct mcap_writer *w, const char *profile, const char *library,
+			  struct bt_error *err)
+{
+	bt_buf_reset(&w->rec);
+	if (mcap_enc_str(&w->rec, profile, strlen(profile)) != BT_OK ||
+	    mcap_enc_str(&w->rec, library, strlen(library)) != BT_OK)
+		return w_nomem(err);
+	bt_status st = w_put(w, mcap_magic, MCAP_MAGIC_LEN, true, err);
+	return st != BT_OK ? st : w_emit_rec(w, MCAP_OP_HEADER, true, err);
+}
+
+bt_status mcap_writer_open_fd(struct mcap_writer **out, int fd, const struct mcap_writer_options *o,
+			      const char *profile, const char *library, struct bt_error *err)
+{
+	*out = NULL;
+	struct mcap_writer *w = calloc(1, sizeof *w);
+	if (!w) {
+		close(fd);
+		return w_nomem(err);
+	}
+	w->fd = fd;
+	w->o = *o;
+	if (w->o.compression != MCAP_COMPRESSION_NONE && !(w->z = mcap_z_new())) {
+		mcap_writer_abandon(w);
+		return w_nomem(err);
+	}
+	bt_status st = w_header(w, profile, library, err);
+	if (st != BT_OK) {
+		mcap_writer_abandon(w);
+		return st;
+	}
+	*out = w;
+	return BT_OK;
+}
+
+bt_status mcap_writer_open(struct mcap_writer **out, const char *path,
+			   const struct mcap_writer_options *o, const char *profile,
+			   const char *library, struct bt_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return bt_err_errno(err, errno, "cannot create %s", path);
+	return mcap_writer_open_fd(out, fd, o, profile, library, err);
+}
+
+void mcap_writer_abandon(struct mcap_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	for (size_t i = 0; i < w->n_schemas; i++)
+		bt_buf_fini(&w->schemas[i].body);
+	for (size_t i = 0; i < w->n_channels; i++) {
+		bt_buf_fini(&w->channels[i].body);
+		free(w->channels[i].idx);
+	}
+	free(w->schemas);
+	free(w->channels);
+	struct bt_buf *bufs[] = {&w->out, &w->rec, &w->chunk, &w->zbuf,
+				 &w->chunk_idx, &w->meta_idx, &w->att_idx};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		bt_buf_fini(bufs[i]);
+	mcap_z_free(w->z);
+	free(w);
+}
+
+uint64_t mcap_writer_bytes(const struct mcap_writer *w)
+{
+	return w->pos;
+}
+
+uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w)
+{
+	return w->chunk.len;
+}
+
+/* ---- schemas and channels ---- */
+
+/* A schema or channel record goes into the open chunk when chunking (a
+ * streamed reader meets it before its messages), else into the file. */
+static bt_status w_def(struct mcap_writer *w, uint8_t op, const struct bt_buf *body,
+		       struct bt_error *err)
+{
+	if (!w->o.no_chunking)
+		return w_record(&w->chunk, op, body, false) == BT_OK ? BT_OK : w_nomem(err);
+	bt_buf_reset(&w->rec);
+	if (bt_buf_append(&w->rec, body->data, body->len) != BT_OK)
+		return w_nomem(err);
+	return w_emit_rec(w, op, true, err);
+}
+
+bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name, const char *encoding,
+				 const void *data, size_t len, uint16_t *id, struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st != BT_OK)
+		return st;
+	if (w->n_schemas >= UINT16_MAX || len > UINT32_MAX)
+		return bt_err_set(err, BT_ERR_TOOBIG, "MCAP writer: too many schemas or too large");
+	struct w_schema *grown = realloc(w->schemas, (w->n_schemas + 1) * sizeof *grown);
+	if (!grown)
+		return w_nomem(err);
+	w->schemas = grown;
+	struct w_schema *s = &w->schemas[w->n_schemas];
+	memset(s, 0, sizeof *s);
+	uint16_t sid = (uint16_t)(w->n_schemas + 1);
+	if (mcap_enc_u16(&s->body, sid) != BT_OK ||
+	    mcap_enc_str(&s->body, name, strlen(name)) != BT_OK ||
+	    mcap_enc_str(&s->body, encoding, strlen(encoding)) != BT_OK ||
+	    mcap_enc_str(&s->body, data, len) != BT_OK) {
+		bt_buf_fini(&s->body);
+		return w_nomem(err);
+	}
+	w->n_schemas++;
+	*id = sid;
+	return w_def(w, MCAP_OP_SCHEMA, &s->body, err);
+}
+
+bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
+				  const char *message_encoding, uint16_t schema_id,
+				  const char *const *meta, size_t n_meta, uint16_t *id,
+				  struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st != BT_OK)
+		return st;
+	if (schema_id > w->n_schemas)
+		return bt_err_set(err, BT_ERR_USAGE, "MCAP writer: no schema %u", schema_id);
+	if (w->n_channels >= UINT16_MAX)
+		return bt_err_set(err, BT_ERR_TOOBIG, "MCAP writer: too many channels");
+	struct w_channel *grown = realloc(w->channels, (w->n_channels + 1) * sizeof *grown);
+	if (!grown)
+		return w_nomem(err);
+	w->channels = grown;
+	struct w_channel *c = &w->channels[w->n_channels];
+	memset(c, 0, sizeof *c);
+	uint16_t cid = (uint16_t)(w->n_channels + 1);
+	if (mcap_enc_u16(&c->body, cid) != BT_OK || mcap_enc_u16(&c->body, schema_id) != BT_OK ||
+	    mcap_enc_str(&c->body, topic, strlen(topic)) != BT_OK ||
+	    mcap_enc_str(&c->body, message_encoding, strlen(message_encoding)) != BT_OK ||
+	    mcap_enc_map_str(&c->body, meta, n_meta) != BT_OK) {
+		bt_buf_fini(&c->body);
+		return w_nomem(err);
+	}
+	w->n_channels++;
+	*id = cid;
+	return w_def(w, MCAP_OP_CHANNEL, &c->body, err);
+}
+
+/* ---- chunks ---- */
+
+static bt_status w_message_indexes(struct mcap_writer *w, struct bt_buf *offsets, uint64_t *total,
+				   struct bt_error *err)
+{
+	*total = 0;
+	for (size_t i = 0; i < w->n_channels; i++) {
+		struct w_channel *c = &w->channels[i];
+		if (c->idx_n == 0)
+			continue;
+		uint64_t at = w->pos, n = c->idx_n;
+		bt_buf_reset(&w->rec);
+		if (mcap_enc_u16(&w->rec, (uint16_t)(i + 1)) != BT_OK ||
+		    mcap_enc_u32(&w->rec, (uint32_t)(n * 16)) != BT_OK ||
+		    bt_buf_reserve(&w->rec, n * 16) != BT_OK)
+			return w_nomem(err);
+		for (size_t k = 0; k < 2 * n; k++)
+			mcap_put_u64((uint8_t *)w->rec.data + w->rec.len + 8 * k, c->idx[k]);
+		w->rec.len += n * 16;
+		bt_status st = w_emit_rec(w, MCAP_OP_MESSAGE_INDEX, true, err);
+		if (st != BT_OK)
+			return st;
+		*total += w->pos - at;
+		if (mcap_enc_u16(offsets, (uint16_t)(i + 1)) != BT_OK || mcap_enc_u64(offsets, at) != BT_OK)
+			return w_nomem(err);
+		c->idx_n = 0;
+	}
+	return BT_OK;
+}
+
+static bt_status w_chunk_index(struct mcap_writer *w, uint64_t start, uint64_t length,
+			       const struct bt_buf *offsets, uint64_t mi_len, const char *comp,
+			       uint64_t csize, uint64_t usize, struct bt_error *err)
+{
+	if (w->o.no_summary || w->o.no_chunk_index)
+		return BT_OK;
+	bt_buf_reset(&w->rec);
+	struct bt_buf *b = &w->rec;
+	bool ok = mcap_enc_u64(b, w->chunk_start) == BT_OK && mcap_enc_u64(b, w->chunk_end) == BT_OK &&
+		  mcap_enc_u64(b, start) == BT_OK && mcap_enc_u64(b, length) == BT_OK &&
+		  mcap_enc_u32(b, (uint32_t)offsets->len) == BT_OK &&
+		  bt_buf_append(b, offsets->data, offsets->len) == BT_OK &&
+		  mcap_enc_u64(b, mi_len) == BT_OK && mcap_enc_str(b, comp, strlen(comp)) == BT_OK &&
+		  mcap_enc_u64(b, csize) == BT_OK && mcap_enc_u64(b, usize) == BT_OK;
+	if (!ok || w_record(&w->chunk_idx, MCAP_OP_CHUNK_INDEX, b, w->o.test_pad_records) != BT_OK)
+		return w_nomem(err);
+	return BT_OK;
+}
+
+/* Compresses the open chunk into zbuf when asked and worth it; returns the
+ * bytes to store and their compression name. */
+static bt_status w_compress(struct mcap_writer *w, const void **p, size_t *n, const char **comp,
+			    struct bt_error *err)
+{
+	*p = w->chunk.data;
+	*n = w->chunk.len;
+	*comp = "";
+	if (w->o.compression == MCAP_COMPRESSION_NONE)
+		return BT_OK;
+	bt_status st = mcap_z_compress(w->z, w->o.compression, w_level(&w->o), w->chunk.data,
+				       w->chunk.len, &w->zbuf, err);
+	if (st != BT_OK)
+		return st;
+	if (w->zbuf.len < w->chunk.len || w->o.force_compression) {
+		*p = w->zbuf.data;
+		*n = w->zbuf.len;
+		*comp = mcap_compression_name(w->o.compression);
+	}
+	return BT_OK;
+}
+
+static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
+{
+	if (w->chunk.len == 0)
+		return BT_OK;
+	const void *p;
+	size_t n;
+	const char *comp;
+	bt_status st = w_compress(w, &p, &n, &comp, err);
+	if (st != BT_OK)
+		return st;
+	uint32_t crc = w->o.no_chunk_crc ? 0 : mcap_crc32(0, w->chunk.data, w->chunk.len);
+	size_t clen = strlen(comp);
+	uint8_t pre[MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4 + 8 + 8];
+	uint8_t *q = pre;
+	*q++ = MCAP_OP_CHUNK;
+	mcap_put_u64(q, 8 * 3 + 4 + 4 + clen + 8 + n);
+	mcap_put_u64(q + 8, w->chunk_start);
+	mcap_put_u64(q + 16, w->chunk_end);
+	mcap_put_u64(q + 24, w->chunk.len);
+	mcap_put_u32(q + 32, crc);
+	mcap_put_u32(q + 36, (uint32_t)clen);
+	uint64_t start = w->pos;
+	st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
+	if (st == BT_OK && clen)
+		st = w_put(w, comp, clen, true, err);
+	mcap_put_u64(pre, n);
+	if (st == BT_OK)
+		st = w_put(w, pre, 8, true, err);
+	if (st == BT_OK)
+		st = w_put(w, p, n, true, err);
+	if (st != BT_OK)
+		return st;
+	uint64_t length = w->pos - start, mi_len = 0;
+	struct bt_buf offsets = BT_BUF_INIT;
+	if (!w->o.no_message_index)
+		st = w_message_indexes(w, &offsets, &mi_len, err);
+	if (st == BT_OK)
+		st = w_chunk_index(w, start, length, &offsets, mi_len, comp, n, w->chunk.len, err);
+	bt_buf_fini(&offsets);
+	w->n_chunks++;
+	bt_buf_reset(&w->chunk);
+	w->chunk_msgs = 0;
+	w->chunk_start = w->chunk_end = 0;
+	return st;
+}
+
+static bt_status w_index_push(struct w_channel *c, uint64_t log_time, uint64_t off)
+{
+	if (c->idx_n == c->idx_cap) {
+		size_t cap = c->idx_cap ? 2 * c->idx_cap : 64;
+		uint64_t *g = realloc(c->idx, cap * 2 * sizeof *g);
+		if (!g)
+			return BT_ERR_NOMEM;
+		c->idx = g;
+		c->idx_cap = cap;
+	}
+	c->idx[2 * c->idx_n] = log_time;
+	c->idx[2 * c->idx_n + 1] = off;
+	c->idx_n++;
+	return BT_OK;
+}
+
+static void w_stats(struct mcap_writer *w, struct w_channel *c, uint64_t log_time)
+{
+	if (w->msg_count == 0 || log_time < w->msg_start)
+		w->msg_start = log_time;
+	if (w->msg_count == 0 || log_time > w->msg_end)
+		w->msg_end = log_time;
+	w->msg_count++;
+	c->count++;
+}
+
+bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t sequence,
+			    uint64_t log_time, uint64_t publish_time, const void *data, size_t len,
+			    struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st != BT_OK)
+		return st;
+	if (channel_id == 0 || channel_id > w->n_channels)
+		return bt_err_set(err, BT_ERR_USAGE, "MCAP writer: no channel %u", channel_id);
+	struct w_channel *c = &w->channels[channel_id - 1];
+	uint8_t pre[MCAP_RECORD_PREFIX + 22];
+	pre[0] = MCAP_OP_MESSAGE;
+	mcap_put_u64(pre + 1, 22 + (uint64_t)len);
+	pre[9] = (uint8_t)channel_id;
+	pre[10] = (uint8_t)(channel_id >> 8);
+	mcap_put_u32(pre + 11, sequence);
+	mcap_put_u64(pre + 15, log_time);
+	mcap_put_u64(pre + 23, publish_time);
+	if (w->o.no_chunking) {
+		st = w_put(w, pre, sizeof pre, true, err);
+		if (st == BT_OK)
+			st = w_put(w, data, len, true, err);
+		if (st == BT_OK)
+			w_stats(w, c, log_time);
+		return st;
+	}
+	uint64_t off = w->chunk.len;
+	if (bt_buf_reserve(&w->chunk, sizeof pre + len) != BT_OK ||
+	    (!w->o.no_message_index && w_index_push(c, log_time, off) != BT_OK))
+		return w_nomem(err); /* nothing appended yet: the chunk is unchanged */
+	memcpy(w->chunk.data + w->chunk.len, pre, sizeof pre);
+	if (len)
+		memcpy(w->chunk.data + w->chunk.len + sizeof pre, data, len);
+	w->chunk.len += sizeof pre + len;
+	if (w->chunk_msgs == 0 || log_time < w->chunk_start)
+		w->chunk_start = log_time;
+	if (w->chunk_msgs == 0 || log_time > w->chunk_end)
+		w->chunk_end = log_time;
+	w->chunk_msgs++;
+	w_stats(w, c, log_time);
+	return w->chunk.len >= w->o.chunk_size ? w_chunk_close(w, err) : BT_OK;
+}
+
+/* ---- metadata and attachments ---- */
+
+bt_status mcap_writer_add_metadata(struct mcap_writer *w, const char *name, const char *const *kv,
+				   size_t n, struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st != BT_OK)
+		return st;
+	bt_buf_reset(&w->rec);
+	if (mcap_enc_str(&w->rec, name, strlen(name)) != BT_OK ||
+	    mcap_enc_map_str(&w->rec, kv, n) != BT_OK)
+		return w_nomem(err);
+	uint64_t at = w->pos;
+	st = w_emit_rec(w, MCAP_OP_METADATA, true, err);
+	if (st != BT_OK)
+		return st;
+	w->n_meta++;
+	if (w->o.no_summary || w->o.no_metadata_index)
+		return BT_OK;
+	bt_buf_reset(&w->rec);
+	if (mcap_enc_u64(&w->rec, at) != BT_OK || mcap_enc_u64(&w->rec, w->pos - at) != BT_OK ||
+	    mcap_enc_str(&w->rec, name, strlen(name)) != BT_OK ||
+	    w_record(&w->meta_idx, MCAP_OP_METADATA_INDEX, &w->rec, w->o.test_pad_records) != BT_OK)
+		return w_nomem(err);
+	return BT_OK;
+}
+
+bt_status mcap_writer_add_attachment(struct mcap_writer *w, uint64_t log_time, uint64_t create_time,
+				     const char *name, const char *media_type, const void *data,
+				     size_t len, struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st != BT_OK)
+		return st;
+	struct bt_buf *b = &w->rec;
+	bt_buf_reset(b);
+	if (mcap_enc_u64(b, log_time) != BT_OK || mcap_enc_u64(b, create_time) != BT_OK ||
+	    mcap_enc_str(b, name, strlen(name)) != BT_OK ||
+	    mcap_enc_str(b, media_type, strlen(media_type)) != BT_OK ||
+	    mcap_enc_u64(b, len) != BT_OK || bt_buf_append(b, data, len) != BT_OK)
+		return w_nomem(err);
+	uint32_t crc = w->o.no_attachment_crc ? 0 : mcap_crc32(0, b->data, b->len);
+	if (mcap_enc_u32(b, crc) != BT_OK)
+		return w_nomem(err);
+	uint64_t at = w->pos;
+	st = w_emit_rec(w, MCAP_OP_ATTACHMENT, true, err);
+	if (st != BT_OK)
+		return st;
+	w->n_att++;
+	if (w->o.no_summary || w->o.no_attachment_index)
+		return BT_OK;
+	bt_buf_reset(b);
+	if (mcap_enc_u64(b, at) != BT_OK || mcap_enc_u64(b, w->pos - at) != BT_OK ||
+	    mcap_enc_u64(b, log_time) != BT_OK || mcap_enc_u64(b, create_time) != BT_OK ||
+	    mcap_enc_u64(b, len) != BT_OK || mcap_enc_str(b, name, strlen(name)) != BT_OK ||
+	    mcap_enc_str(b, media_type, strlen(media_type)) != BT_OK ||
+	    w_record(&w->att_idx, MCAP_OP_ATTACHMENT_INDEX, b, w->o.test_pad_records) != BT_OK)
+		return w_nomem(err);
+	return BT_OK;
+}
+
+bt_status mcap_writer_flush(struct mcap_writer *w, bool sync, struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st == BT_OK)
+		st = w_chunk_close(w, err);
+	if (st == BT_OK)
+		st = w_drain(w, err);
+	if (st == BT_OK && sync && fdatasync(w->fd) != 0)
+		st = w_fail(w, err, errno, "fdatasync");
+	return st;
+}
+
+/* ---- close: summary ---- */
+
+static bt_status w_statistics(struct mcap_writer *w, struct bt_buf *sum)
+{
+	struct bt_buf *b = &w->rec;
+	bt_buf_reset(b);
+	bool ok = mcap_enc_u64(b, w->msg_count) == BT_OK &&
+		  mcap_enc_u16(b, (uint16_t)w->n_schemas) == BT_OK &&
+		  mcap_enc_u32(b, (uint32_t)w->n_channels) == BT_OK &&
+		  mcap_enc_u32(b, w->n_att) == BT_OK && mcap_enc_u32(b, w->n_meta) == BT_OK &&
+		  mcap_enc_u32(b, w->n_chunks) == BT_OK &&
+		  mcap_enc_u64(b, w->msg_count ? w->msg_start : 0) == BT_OK &&
+		  mcap_enc_u64(b, w->msg_count ? w->msg_end : 0) == BT_OK;
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_channels; i++)
+		n += w->channels[i].count > 0;
+	ok = ok && mcap_enc_u32(b, (uint32_t)(n * 10)) == BT_OK;
+	for (size_t i = 0; ok && i < w->n_channels; i++)
+		if (w->channels[i].count > 0)
+			ok = mcap_enc_u16(b, (uint16_t)(i + 1)) == BT_OK &&
+			     mcap_enc_u64(b, w->channels[i].count) == BT_OK;
+	return ok ? w_record(sum, MCAP_OP_STATISTICS, b, w->o.test_pad_records) : BT_ERR_NOMEM;
+}
+
+struct w_group {
+	uint8_t op;
+	uint64_t start, len;
+};
+
+/* Builds the summary section in `sum` (file offset `base`), recording its
+ * groups in g[] (*ng of them). */
+static bt_status w_summary(struct mcap_writer *w, struct bt_buf *sum, uint64_t base,
+			   struct w_group *g, size_t *ng)
+{
+	bool pad = w->o.test_pad_records;
+	bt_status st = BT_OK;
+	*ng = 0;
+	for (int grp = 0; grp < 6 && st == BT_OK; grp++) {
+		size_t before = sum->len;
+		uint8_t op = 0;
+		if (grp == 0 && !w->o.no_repeated_schemas) {
+			op = MCAP_OP_SCHEMA;
+			for (size_t i = 0; st == BT_OK && i < w->n_schemas; i++)
+				st = w_record(sum, op, &w->schemas[i].body, pad);
+		} else if (grp == 1 && !w->o.no_repeated_channels) {
+			op = MCAP_OP_CHANNEL;
+			for (size_t i = 0; st == BT_OK && i < w->n_channels; i++)
+				st = w_record(sum, op, &w->channels[i].body, pad);
+		} else if (grp == 2 && !w->o.no_statistics) {
+			op = MCAP_OP_STATISTICS;
+			st = w_statistics(w, sum);
+		} else if (grp == 3) {
+			op = MCAP_OP_METADATA_INDEX;
+			st = bt_buf_append(sum, w->meta_idx.data, w->meta_idx.len);
+		} else if (grp == 4) {
+			op = MCAP_OP_ATTACHMENT_INDEX;
+			st = bt_buf_append(sum, w->att_idx.data, w->att_idx.len);
+		} else if (grp == 5) {
+			op = MCAP_OP_CHUNK_INDEX;
+			st = bt_buf_append(sum, w->chunk_idx.data, w->chunk_idx.len);
+		}
+		if (st == BT_OK && sum->len > before)
+			g[(*ng)++] = (struct w_group){op, base + before, sum->len - before};
+	}
+	return st;
+}
+
+static bt_status w_summary_offsets(struct mcap_writer *w, struct bt_buf *sum,
+				   const struct w_group *g, size_t ng)
+{
+	for (size_t i = 0; i < ng; i++) {
+		bt_buf_reset(&w->rec);
+		if (mcap_enc_u8(&w->rec, g[i].op) != BT_OK ||
+		    mcap_enc_u64(&w->rec, g[i].start) != BT_OK ||
+		    mcap_enc_u64(&w->rec, g[i].len) != BT_OK ||
+		    w_record(sum, MCAP_OP_SUMMARY_OFFSET, &w->rec, w->o.test_pad_records) != BT_OK)
+			return BT_ERR_NOMEM;
+	}
+	return BT_OK;
+}
+
+static bt_status w_finish(struct mcap_writer *w, struct bt_error *err)
+{
+	bt_status st = w_check(w, err);
+	if (st == BT_OK)
+		st = w_chunk_close(w, err);
+	if (st != BT_OK)
+		return st;
+	uint8_t de[MCAP_RECORD_PREFIX + 4] = {MCAP_OP_DATA_END};
+	mcap_put_u64(de + 1, 4);
+	mcap_put_u32(de + 9, w->o.enable_data_crc ? w->data_crc : 0);
+	st = w_put(w, de, sizeof de, false, err);
+	if (st != BT_OK)
+		return st;
+	uint64_t base = w->pos, sum_start = 0, off_start = 0;
+	struct bt_buf sum = BT_BUF_INIT;
+	struct w_group g[6];
+	size_t ng = 0;
+	if (!w->o.no_summary && w_summary(w, &sum, base, g, &ng) != BT_OK)
+		st = w_nomem(err);
+	if (st == BT_OK && sum.len > 0)
+		sum_start = base;
+	if (st == BT_OK && !w->o.no_summary && !w->o.no_summary_offsets && ng > 0) {
+		off_start = base + sum.len;
+		if (w_summary_offsets(w, &sum, g, ng) != BT_OK)
+			st = w_nomem(err);
+	}
+	uint8_t ft[MCAP_FOOTER_LEN + MCAP_MAGIC_LEN] = {MCAP_OP_FOOTER};
+	mcap_put_u64(ft + 1, 20);
+	mcap_put_u64(ft + 9, sum_start);
+	mcap_put_u64(ft + 17, off_start);
+	uint32_t crc = 0;
+	if (!w->o.no_summary_crc)
+		crc = mcap_crc32(mcap_crc32(0, sum.data, sum.len), ft, 25);
+	mcap_put_u32(ft + 25, crc);
+	memcpy(ft + MCAP_FOOTER_LEN, mcap_magic, MCAP_MAGIC_LEN);
+	if (st == BT_OK)
+		st = w_put(w, sum.data, sum.len, false, err);
+	bt_buf_fini(&sum);
+	if (st == BT_OK)
+		st = w_put(w, ft, sizeof ft, false, err);
+	return st == BT_OK ? w_drain(w, err) : st;
+}
+
+bt_status mcap_writer_close(struct mcap_writer *w, struct bt_error *err)
+{
+	bt_status st = w_finish(w, err);
+	int fd = w->fd;
+	w->fd = -1;
+	mcap_writer_abandon(w);
+	if (close(fd) != 0 && st == BT_OK)
+		st = bt_err_errno(err, errno, "MCAP writer: close");
+	return st;
+}

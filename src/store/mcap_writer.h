@@ -1,0 +1,143 @@
+/* mcap_writer — writes an MCAP file (https://mcap.dev/spec): Header, schemas,
+ * channels, messages (in chunks, optionally zstd/lz4-compressed, each chunk
+ * followed by its message indexes), metadata and attachments, then DataEnd,
+ * the summary (schemas, channels, statistics, metadata/attachment/chunk
+ * indexes), summary offsets and Footer.
+ *
+ * Threads: a writer is used by one thread at a time; writers are independent.
+ * Buffers: every pointer passed in is only read during the call (data is
+ * copied into the open chunk or written out); the writer owns its memory.
+ * Errors: every function returns a bt_status and fills *err. After an I/O
+ * error the writer refuses further writes (BT_ERR_STATE) but can still be
+ * closed; what reached the file before stays valid up to the last complete
+ * chunk (mcap_reader_recover finds it).
+ * Memory: writing a message allocates nothing once the chunk buffer and the
+ * channel's message index have grown to their working size. */
+#ifndef MCAP_WRITER_H
+#define MCAP_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bt_status.h"
+#include "store__mcap_z.h"
+
+/* rosbag2's compressionLevel names; mapped to zstd levels -5, -3, 1, 5, 19
+ * and lz4 levels 0, 0, 0 (fast), 9, 12 (high compression). */
+enum mcap_level {
+	MCAP_LEVEL_FASTEST,
+	MCAP_LEVEL_FAST,
+	MCAP_LEVEL_DEFAULT,
+	MCAP_LEVEL_SLOW,
+	MCAP_LEVEL_SLOWEST
+};
+
+#define MCAP_DEFAULT_CHUNK_SIZE (768u * 1024u)
+
+/* The options of mcap::McapWriterOptions as rosbag2's MCAP storage reads
+ * them from its YAML (key names in comments). Defaults are rosbag2's: 768 KiB
+ * chunks, no compression, no chunk CRC; everything else on. */
+struct mcap_writer_options {
+	uint64_t chunk_size;               /* chunkSize */
+	enum mcap_compression compression; /* compression: None | Lz4 | Zstd */
+	enum mcap_level level;             /* compressionLevel */
+	bool force_compression;  /* forceCompression: keep compressed even if larger */
+	bool no_chunk_crc;       /* noChunkCRC */
+	bool no_attachment_crc;  /* noAttachmentCRC */
+	bool enable_data_crc;    /* enableDataCRC: DataEnd's CRC of the data section */
+	bool no_summary_crc;     /* noSummaryCRC */
+	bool no_chunking;        /* noChunking: messages as loose records */
+	bool no_message_index;   /* noMessageIndex */
+	bool no_summary;         /* noSummary: no summary section at all */
+	bool no_repeated_schemas;  /* noRepeatedSchemas */
+	bool no_repeated_channels; /* noRepeatedChannels */
+	bool no_attachment_index;  /* noAttachmentIndex */
+	bool no_metadata_index;    /* noMetadataIndex */
+	bool no_chunk_index;       /* noChunkIndex */
+	bool no_statistics;        /* noStatistics */
+	bool no_summary_offsets;   /* noSummaryOffsets */
+	/* Tests only: 3 extra bytes after the fields of every record that may
+	 * have them, outside chunks, as the conformance suite's "pad" files do,
+	 * so readers' skipping of unknown trailing bytes can be checked. */
+	bool test_pad_records;
+};
+
+struct mcap_writer;
+
+/* Fills *o with the defaults above. */
+void mcap_writer_options_init(struct mcap_writer_options *o);
+
+/* Sets one option from rosbag2's YAML key and value text ("true"/"false",
+ * an integer for chunkSize, None|Lz4|Zstd, Fastest|Fast|Default|Slow|
+ * Slowest). An unknown key or a bad value is BT_ERR_USAGE naming the key. */
+BT_MUST_CHECK bt_status mcap_writer_option_set(struct mcap_writer_options *o, const char *key,
+					       const char *value, struct bt_error *err);
+
+/* Creates `path` (must not exist; mode 0644) and writes magic and Header.
+ * *out is NULL on error. */
+BT_MUST_CHECK bt_status mcap_writer_open(struct mcap_writer **out, const char *path,
+					 const struct mcap_writer_options *o, const char *profile,
+					 const char *library, struct bt_error *err);
+
+/* Same on an open file descriptor positioned at offset 0 of an empty file.
+ * The writer owns fd from now on (closes it), also on error. */
+BT_MUST_CHECK bt_status mcap_writer_open_fd(struct mcap_writer **out, int fd,
+					    const struct mcap_writer_options *o,
+					    const char *profile, const char *library,
+					    struct bt_error *err);
+
+/* Adds a Schema; *id gets its id (1, 2, ... in call order). The record goes
+ * into the open chunk (or the file when not chunking) and, repeated, into
+ * the summary. */
+BT_MUST_CHECK bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name,
+					       const char *encoding, const void *data,
+					       size_t len, uint16_t *id, struct bt_error *err);
+
+/* Adds a Channel of `schema_id` (0: none, else a schema added before) with
+ * n_meta key/value pairs meta[2i], meta[2i+1]; *id gets its id (1, 2, ...). */
+BT_MUST_CHECK bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
+						const char *message_encoding, uint16_t schema_id,
+						const char *const *meta, size_t n_meta,
+						uint16_t *id, struct bt_error *err);
+
+/* Writes one Message on a channel added before; copies data. Closes and
+ * writes the chunk when it reaches chunk_size. */
+BT_MUST_CHECK bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id,
+					  uint32_t sequence, uint64_t log_time,
+					  uint64_t publish_time, const void *data, size_t len,
+					  struct bt_error *err);
+
+/* Writes a Metadata record (outside chunks) with n key/value pairs. */
+BT_MUST_CHECK bt_status mcap_writer_add_metadata(struct mcap_writer *w, const char *name,
+						 const char *const *kv, size_t n,
+						 struct bt_error *err);
+
+/* Writes an Attachment record (outside chunks). */
+BT_MUST_CHECK bt_status mcap_writer_add_attachment(struct mcap_writer *w, uint64_t log_time,
+						   uint64_t create_time, const char *name,
+						   const char *media_type, const void *data,
+						   size_t len, struct bt_error *err);
+
+/* Closes the open chunk (if it holds anything), writes it and its message
+ * indexes, and hands every pending byte to the kernel; with `sync`, also
+ * fdatasync. After BT_OK the file up to here survives a crash of the
+ * process (or, with sync, of the machine) and mcap_reader_recover keeps it. */
+BT_MUST_CHECK bt_status mcap_writer_flush(struct mcap_writer *w, bool sync, struct bt_error *err);
+
+/* Bytes written so far, pending ones included (the file's size once
+ * flushed; the open chunk not included). For split-by-size decisions. */
+uint64_t mcap_writer_bytes(const struct mcap_writer *w);
+/* Bytes of records in the open chunk (uncompressed). */
+uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w);
+
+/* Finishes the file (last chunk, DataEnd, summary, summary offsets, Footer,
+ * magic), closes it and frees w, whatever the result. No fsync: call
+ * mcap_writer_flush(w, true, ...) first when it must be durable. */
+BT_MUST_CHECK bt_status mcap_writer_close(struct mcap_writer *w, struct bt_error *err);
+
+/* Frees w and closes its fd without finishing the file (error paths).
+ * NULL is a no-op. */
+void mcap_writer_abandon(struct mcap_writer *w);
+
+#endif

@@ -1,0 +1,396 @@
+/* mcap_writer → mcap_reader round trips on real files, for every
+ * combination of chunked / unchunked, none / zstd / lz4, with / without
+ * summary, message index and CRCs: 3 channels, messages written with
+ * log_times out of order across many small chunks, a metadata record and an
+ * attachment. Each file is read streamed (every record, CRCs checked),
+ * indexed (messages in log_time order, each the bytes written, statistics)
+ * and walked by recover. Also: the rosbag2 option names, a file flushed but
+ * not closed (what a crash leaves) read back by recover and the scan, and
+ * unknown opcodes and padding passed over. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_buf.h"
+#include "mcap_reader.h"
+#include "mcap_record.h"
+#include "mcap_writer.h"
+#include "test_util.h"
+
+#define RT_N 1500u
+#define RT_CHANNELS 3u
+
+/* Message i: log_time a permutation of 0..N-1 (plus a tie every 100),
+ * payload i's bytes, length i % 300. */
+static uint64_t rt_time(uint32_t i)
+{
+	return 1000000000ull + (uint64_t)((i * 7919u) % RT_N) / (i % 100 == 0 ? 2u : 1u);
+}
+
+static size_t rt_payload(uint32_t i, uint8_t *buf)
+{
+	size_t n = i % 300;
+	for (size_t k = 0; k < n; k++)
+		buf[k] = (uint8_t)(i + k * 31);
+	return n;
+}
+
+static void rt_write(const char *path, const struct mcap_writer_options *o)
+{
+	struct mcap_writer *w;
+	struct bt_error err;
+	uint8_t buf[300];
+	assert_int_equal(mcap_writer_open(&w, path, o, "ros2", "bagtop test", &err), BT_OK);
+	uint16_t sid, cid;
+	assert_int_equal(mcap_writer_add_schema(w, "std_msgs/msg/String", "ros2msg", "string data",
+						11, &sid, &err),
+			 BT_OK);
+	const char *meta[] = {"offered_qos_profiles", "- history: 3", "topic_type_hash", "x"};
+	for (uint32_t c = 0; c < RT_CHANNELS; c++) {
+		char topic[16];
+		snprintf(topic, sizeof topic, "/t%u", c);
+		assert_int_equal(mcap_writer_add_channel(w, topic, "cdr", c == 2 ? 0 : sid, meta, 2,
+							 &cid, &err),
+				 BT_OK);
+		assert_int_equal(cid, c + 1);
+	}
+	const char *kv[] = {"serialized_metadata", "rosbag2_bagfile_information: {}"};
+	assert_int_equal(mcap_writer_add_metadata(w, "rosbag2", kv, 1, &err), BT_OK);
+	for (uint32_t i = 0; i < RT_N; i++) {
+		size_t n = rt_payload(i, buf);
+		assert_int_equal(mcap_writer_write(w, (uint16_t)(1 + i % RT_CHANNELS), i, rt_time(i),
+						   rt_time(i) - 5, buf, n, &err),
+				 BT_OK);
+		if (i == RT_N / 2)
+			assert_int_equal(mcap_writer_add_attachment(w, 7, 8, "a.bin",
+								    "application/octet-stream",
+								    "xyz", 3, &err),
+					 BT_OK);
+	}
+	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+}
+
+static void rt_check_message(const struct mcap_message *m)
+{
+	uint8_t buf[300];
+	assert_true(m->sequence < RT_N);
+	size_t n = rt_payload(m->sequence, buf);
+	assert_int_equal(m->log_time, rt_time(m->sequence));
+	assert_int_equal(m->publish_time, rt_time(m->sequence) - 5);
+	assert_int_equal(m->channel_id, 1 + m->sequence % RT_CHANNELS);
+	assert_int_equal(m->data.len, n);
+	assert_memory_equal(m->data.p, buf, n);
+}
+
+static void rt_streamed(const char *path)
+{
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
+	uint32_t msgs = 0, footers = 0;
+	for (bool end = false; !end;) {
+		struct mcap_item it;
+		bt_status st = mcap_reader_next(r, &it, &end, &err);
+		if (st != BT_OK)
+			fail_msg("%s: %s", path, err.msg);
+		if (!end && it.rec.opcode == MCAP_OP_MESSAGE) {
+			rt_check_message(&it.rec.u.message);
+			msgs++;
+		}
+		footers += !end && it.rec.opcode == MCAP_OP_FOOTER;
+	}
+	assert_int_equal(msgs, RT_N);
+	assert_int_equal(footers, 1);
+	mcap_reader_close(r);
+}
+
+static void rt_indexed(const char *path, const struct mcap_writer_options *o)
+{
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	const struct mcap_summary *s = mcap_reader_summary(r);
+	assert_int_equal(s->from_summary, !o->no_summary);
+	assert_true(s->has_statistics);
+	assert_int_equal(s->statistics.message_count, RT_N);
+	if (!o->no_chunking) /* many chunks, their time ranges overlapping */
+		assert_true(s->statistics.chunk_count > 20);
+	assert_int_equal(s->n_metadata, 1);
+	assert_int_equal(s->n_attachments, 1);
+	struct mcap_record rec;
+	assert_int_equal(mcap_reader_record_at(r, s->metadata[0].offset, &rec, &err), BT_OK);
+	assert_int_equal(rec.opcode, MCAP_OP_METADATA);
+	struct mcap_str k, v;
+	assert_true(mcap_map_next_str(&rec.u.metadata.metadata, &k, &v));
+	assert_int_equal(k.len, strlen("serialized_metadata"));
+	assert_memory_equal(v.p, "rosbag2_bagfile_information: {}", v.len);
+	assert_int_equal(mcap_reader_record_at(r, s->attachments[0].offset, &rec, &err), BT_OK);
+	assert_int_equal(rec.opcode, MCAP_OP_ATTACHMENT);
+	assert_memory_equal(rec.u.attachment.data.p, "xyz", 3);
+	assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
+	uint32_t n = 0;
+	uint64_t last = 0, last_seq = 0;
+	for (bool end = false; !end;) {
+		struct mcap_message m;
+		if (mcap_reader_messages_next(r, &m, &end, &err) != BT_OK)
+			fail_msg("%s: %s", path, err.msg);
+		if (end)
+			break;
+		rt_check_message(&m);
+		assert_true(m.log_time >= last);
+		if (n > 0 && m.log_time == last)
+			assert_true(m.sequence > last_seq); /* ties keep the written order */
+		last = m.log_time;
+		last_seq = m.sequence;
+		n++;
+	}
+	assert_int_equal(n, RT_N);
+	assert_int_equal(s->n_channels, RT_CHANNELS);
+	assert_int_equal(s->n_schemas, 1);
+	assert_non_null(mcap_reader_channel(r, 3));
+	assert_int_equal(mcap_reader_channel(r, 3)->schema_id, 0);
+	mcap_reader_close(r);
+}
+
+static void rt_recover(const char *path)
+{
+	struct mcap_reader *r;
+	struct bt_error err;
+	struct mcap_recovery rec;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_recover(r, &rec, &err), BT_OK);
+	if (!rec.complete)
+		fail_msg("%s: %s", path, rec.why.msg);
+	assert_int_equal(rec.messages, RT_N);
+	mcap_reader_close(r);
+}
+
+static void test_option_combinations(void **state)
+{
+	const char *dir = *state;
+	int k = 0;
+	for (int chunked = 0; chunked < 2; chunked++)
+		for (int comp = 0; comp < 3; comp++)
+			for (int summary = 0; summary < 2; summary++)
+				for (int mindex = 0; mindex < 2; mindex++)
+					for (int crc = 0; crc < 2; crc++) {
+						if (!chunked && (comp || mindex))
+							continue; /* nothing to compress or index */
+						struct mcap_writer_options o;
+						mcap_writer_options_init(&o);
+						o.chunk_size = 4096;
+						o.no_chunking = !chunked;
+						o.compression = (enum mcap_compression)comp;
+						o.no_summary = !summary;
+						o.no_message_index = !mindex;
+						o.no_chunk_crc = !crc;
+						o.enable_data_crc = crc;
+						o.no_attachment_crc = !crc;
+						char path[4096];
+						snprintf(path, sizeof path, "%s/rt%d.mcap", dir, k++);
+						rt_write(path, &o);
+						rt_streamed(path);
+						rt_indexed(path, &o);
+						rt_recover(path);
+					}
+	assert_int_equal(k, 2 * 2 + 3 * 2 * 2 * 2);
+}
+
+/* Every summary part switched off alone: the index still finds everything. */
+static void test_summary_parts(void **state)
+{
+	const char *dir = *state;
+	for (int part = 0; part < 7; part++) {
+		struct mcap_writer_options o;
+		mcap_writer_options_init(&o);
+		o.chunk_size = 8192;
+		o.compression = MCAP_COMPRESSION_ZSTD;
+		bool *flags[] = {&o.no_repeated_schemas, &o.no_repeated_channels, &o.no_statistics,
+				 &o.no_chunk_index, &o.no_metadata_index, &o.no_attachment_index,
+				 &o.no_summary_offsets};
+		*flags[part] = true;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/part%d.mcap", dir, part);
+		rt_write(path, &o);
+		rt_streamed(path);
+		struct mcap_reader *r;
+		struct bt_error err;
+		assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+		assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+		const struct mcap_summary *s = mcap_reader_summary(r);
+		assert_true(s->from_summary);
+		assert_int_equal(s->has_statistics, part != 2);
+		assert_int_equal(s->n_metadata, part == 4 ? 0 : 1);
+		assert_int_equal(s->n_attachments, part == 5 ? 0 : 1);
+		assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
+		uint32_t n = 0;
+		for (bool end = false;;) {
+			struct mcap_message m;
+			assert_int_equal(mcap_reader_messages_next(r, &m, &end, &err), BT_OK);
+			if (end)
+				break;
+			rt_check_message(&m);
+			n++;
+		}
+		assert_int_equal(n, RT_N);
+		assert_int_equal(s->n_channels, RT_CHANNELS);
+		mcap_reader_close(r);
+	}
+}
+
+static void test_option_names(void **state)
+{
+	(void)state;
+	struct mcap_writer_options o;
+	struct bt_error err;
+	mcap_writer_options_init(&o);
+	assert_int_equal(o.chunk_size, 768 * 1024);
+	assert_true(o.no_chunk_crc);
+	assert_int_equal(mcap_writer_option_set(&o, "chunkSize", "1048576", &err), BT_OK);
+	assert_int_equal(o.chunk_size, 1048576);
+	assert_int_equal(mcap_writer_option_set(&o, "compression", "Zstd", &err), BT_OK);
+	assert_int_equal(o.compression, MCAP_COMPRESSION_ZSTD);
+	assert_int_equal(mcap_writer_option_set(&o, "compression", "Lz4", &err), BT_OK);
+	assert_int_equal(mcap_writer_option_set(&o, "compressionLevel", "Slowest", &err), BT_OK);
+	assert_int_equal(o.level, MCAP_LEVEL_SLOWEST);
+	const char *bools[] = {"noChunkCRC", "noAttachmentCRC", "enableDataCRC", "noSummaryCRC",
+			       "noChunking", "noMessageIndex", "noSummary", "noRepeatedSchemas",
+			       "noRepeatedChannels", "noAttachmentIndex", "noMetadataIndex",
+			       "noChunkIndex", "noStatistics", "noSummaryOffsets",
+			       "forceCompression"};
+	for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {
+		assert_int_equal(mcap_writer_option_set(&o, bools[i], "true", &err), BT_OK);
+		assert_int_equal(mcap_writer_option_set(&o, bools[i], "yes", &err), BT_ERR_USAGE);
+		assert_non_null(strstr(err.msg, bools[i]));
+	}
+	assert_true(o.no_summary && o.enable_data_crc && o.force_compression);
+	assert_int_equal(mcap_writer_option_set(&o, "noCRC", "true", &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "noCRC"));
+	assert_int_equal(mcap_writer_option_set(&o, "compression", "gzip", &err), BT_ERR_USAGE);
+	assert_int_equal(mcap_writer_option_set(&o, "chunkSize", "-1", &err), BT_ERR_USAGE);
+	assert_int_equal(mcap_writer_option_set(&o, "compressionLevel", "fast", &err),
+			 BT_ERR_USAGE);
+}
+
+/* A writer flushed but never closed (the process killed): recover keeps
+ * every flushed message and says the footer is missing; the index scans. */
+static void test_flushed_not_closed(void **state)
+{
+	const char *dir = *state;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/crash.mcap", dir);
+	struct mcap_writer_options o;
+	mcap_writer_options_init(&o);
+	o.compression = MCAP_COMPRESSION_LZ4;
+	struct mcap_writer *w;
+	struct bt_error err;
+	uint16_t cid;
+	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "t", &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", 0, NULL, 0, &cid, &err), BT_OK);
+	for (uint32_t i = 0; i < 100; i++)
+		assert_int_equal(mcap_writer_write(w, cid, i, 100 - i, 0, "abcd", 4, &err), BT_OK);
+	assert_int_equal(mcap_writer_flush(w, true, &err), BT_OK);
+	assert_int_equal(mcap_writer_write(w, cid, 100, 1, 0, "lost", 4, &err), BT_OK);
+
+	struct mcap_reader *r;
+	struct mcap_recovery rec;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_recover(r, &rec, &err), BT_OK);
+	assert_false(rec.complete);
+	assert_int_equal(rec.messages, 100);
+	assert_int_equal(rec.chunks, 1);
+	assert_int_equal(rec.good_end, mcap_reader_file_size(r));
+	assert_non_null(strstr(rec.why.msg, "without a footer"));
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	const struct mcap_summary *s = mcap_reader_summary(r);
+	assert_false(s->from_summary);
+	assert_int_equal(s->statistics.message_count, 100);
+	assert_int_equal(s->n_channels, 1);
+	mcap_reader_close(r);
+	mcap_writer_abandon(w);
+}
+
+/* Records of opcodes the spec does not define (or reserves for private
+ * use) are passed over, and bytes after a record's known fields skipped. */
+static void test_unknown_opcodes_and_padding(void **state)
+{
+	const char *dir = *state;
+	struct bt_buf b = BT_BUF_INIT;
+	size_t mark;
+	assert_int_equal(bt_buf_append(&b, mcap_magic, MCAP_MAGIC_LEN), BT_OK);
+	assert_int_equal(mcap_enc_begin(&b, MCAP_OP_HEADER, &mark), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "x", 1), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "y", 1), BT_OK);
+	mcap_enc_end(&b, mark);
+	uint8_t ops[] = {0x42, 0x80, 0xff, 0x00};
+	for (size_t i = 0; i < sizeof ops; i++) {
+		assert_int_equal(mcap_enc_begin(&b, ops[i], &mark), BT_OK);
+		assert_int_equal(bt_buf_append(&b, "junk!", 5), BT_OK);
+		mcap_enc_end(&b, mark);
+	}
+	assert_int_equal(mcap_enc_begin(&b, MCAP_OP_SCHEMA, &mark), BT_OK);
+	assert_int_equal(mcap_enc_u16(&b, 7), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "n", 1), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "e", 1), BT_OK);
+	assert_int_equal(mcap_enc_str(&b, "d", 1), BT_OK);
+	assert_int_equal(bt_buf_append(&b, "\x01\xff\xff\x00", 4), BT_OK); /* padding */
+	mcap_enc_end(&b, mark);
+	uint8_t tail[13 + MCAP_FOOTER_LEN] = {MCAP_OP_DATA_END, 4};
+	tail[13] = MCAP_OP_FOOTER;
+	tail[14] = 20;
+	assert_int_equal(bt_buf_append(&b, tail, sizeof tail), BT_OK);
+	assert_int_equal(bt_buf_append(&b, mcap_magic, MCAP_MAGIC_LEN), BT_OK);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/unknown.mcap", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	assert_int_equal(fclose(f), 0);
+	bt_buf_fini(&b);
+
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
+	uint8_t seen[16];
+	size_t n = 0;
+	for (bool end = false;;) {
+		struct mcap_item it;
+		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
+			fail_msg("%s", err.msg);
+		if (end)
+			break;
+		assert_true(n < sizeof seen);
+		seen[n++] = it.rec.opcode;
+		if (it.rec.opcode == MCAP_OP_SCHEMA) {
+			assert_int_equal(it.rec.u.schema.id, 7);
+			assert_int_equal(it.rec.u.schema.data.len, 1);
+			assert_memory_equal(it.rec.u.schema.data.p, "d", 1);
+		}
+	}
+	uint8_t want[] = {MCAP_OP_HEADER, 0x42, 0x80, 0xff, 0x00, MCAP_OP_SCHEMA, MCAP_OP_DATA_END,
+			  MCAP_OP_FOOTER};
+	assert_int_equal(n, sizeof want);
+	assert_memory_equal(seen, want, n);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	assert_non_null(mcap_reader_schema(r, 7));
+	mcap_reader_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_option_combinations, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_summary_parts, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test(test_option_names),
+		cmocka_unit_test_setup_teardown(test_flushed_not_closed, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_opcodes_and_padding, tu_scratch_setup,
+						tu_scratch_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
