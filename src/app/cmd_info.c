@@ -10,6 +10,7 @@
 #include "bag_qos.h"
 #include "bag_metadata.h"
 #include "bag_reader.h"
+#include "bag_storage.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
 #include "bt_str.h"
@@ -81,7 +82,8 @@ static size_t info_count_services(const struct bag_metadata *md)
 }
 
 /* "rosbag2 metadata v5 (humble), sqlite schema 3": the layout the bag was
- * written in (--compat), schemas as the files hold them. */
+ * written in (--compat), schemas as the files hold them (sqlite3 files
+ * only: an MCAP file has no schema version). */
 static void info_layout(const struct bag_metadata *md, const struct bag_reader *r)
 {
 	int lo = 0, hi = 0;
@@ -92,7 +94,8 @@ static void info_layout(const struct bag_metadata *md, const struct bag_reader *
 	}
 	printf("Layout:            rosbag2 metadata v%d (%s)", md->version,
 	       bag_layout_distro(md->version));
-	if (!bag_reader_n_files(r))
+	const struct bag_reader_file *f0 = bag_reader_n_files(r) ? bag_reader_file(r, 0) : NULL;
+	if (!f0 || (f0->storage && strcmp(f0->storage->identifier, "sqlite3") != 0))
 		printf("\n");
 	else if (lo == hi)
 		printf(", sqlite schema %d\n", lo);

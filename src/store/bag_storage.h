@@ -118,6 +118,10 @@ struct bag_storage_ops {
 			   const void *data, size_t len, struct bt_error *err);
 	bt_status (*batch_commit)(struct bag_storage *s, struct bt_error *err);
 	void (*batch_abort)(struct bag_storage *s); /* no-op outside a batch */
+	/* Outside a batch, while no messages arrive: makes durable what a
+	 * backend keeps buffered past its commits (mcap: the open chunk, once
+	 * it waits a second); a no-op for one whose commit is durable. */
+	bt_status (*flush)(struct bag_storage *s, struct bt_error *err);
 	/* The file's size as the split rule counts it (rosbag2's measure). */
 	bt_status (*size)(struct bag_storage *s, uint64_t *bytes, struct bt_error *err);
 	/* At most how much writing a message of `len` bytes grows `size`:
@@ -170,6 +174,15 @@ const struct bag_storage_ops *bag_storage_by_name(const char *name, size_t *stem
 const struct bag_storage_ops *bag_storage_at(size_t i);
 /* "sqlite3 (.db3, .db3.zstd), ..." for messages; the caller frees it. */
 char *bag_storage_known_list(void);
+
+/* Reads a --storage-config-file: a YAML mapping of keys to scalar values
+ * (rosbag2's MCAP writer options: `chunkSize: 1048576`), as key/value
+ * pairs in file order (*kv malloc'ed; bag_kv_free). Unreadable file, bad
+ * YAML, a non-mapping or a value that is no scalar: BT_ERR_USAGE in one
+ * line naming the file (and the key). The keys are the backend's to judge
+ * (check_options). */
+BT_MUST_CHECK bt_status bag_storage_config_read(const char *path, struct bag_kv **kv, size_t *n,
+						struct bt_error *err);
 
 /* ---- calls through the ops table (contracts above) ---- */
 
