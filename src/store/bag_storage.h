@@ -80,6 +80,12 @@ struct bag_storage_ops {
 	const char *identifier;    /* metadata.yaml storage_identifier: "sqlite3" */
 	const char *extension;     /* of its files, with the dot: ".db3" */
 	uint64_t min_split_size;   /* smallest max_file_size it accepts; 0 = any */
+	/* An append-only format (mcap): what write() took stays in the file
+	 * (batch_abort takes nothing back, though a commit is still durable
+	 * for everything before it), and a topic's QoS is fixed when the
+	 * topic is created (update_topic_qos reaches only the metadata the
+	 * writer records: metadata.yaml and write_metadata). */
+	bool append_only;
 	/* Files beside a storage file that belong to it (SQLite's journals):
 	 * suffixes of its path, NULL-terminated. Removed and moved with it. */
 	const char *const *side_suffixes;
@@ -103,7 +109,8 @@ struct bag_storage_ops {
 	 * file has none yet (NULL otherwise). *id: the file's id for it. */
 	bt_status (*create_topic)(struct bag_storage *s, const struct bag_topic *t,
 				  const struct bag_msgdef *def, int64_t *id, struct bt_error *err);
-	/* Rewrites the QoS profiles of topic `id`, durably now. */
+	/* Rewrites the QoS profiles of topic `id`, durably now (a no-op when
+	 * append_only). */
 	bt_status (*update_topic_qos)(struct bag_storage *s, int64_t id, const struct bag_qos *q,
 				      size_t n, struct bt_error *err);
 	/* Records the bag's metadata in the file (rosbag2's metadata row or
@@ -112,7 +119,7 @@ struct bag_storage_ops {
 				    struct bt_error *err);
 	/* A batch is the unit of commit: messages written between begin and
 	 * commit become durable (and visible to a reader) together, or none
-	 * do (abort, or a crash before commit). */
+	 * do (abort, or a crash before commit; see append_only). */
 	bt_status (*batch_begin)(struct bag_storage *s, struct bt_error *err);
 	bt_status (*write)(struct bag_storage *s, int64_t topic_id, int64_t timestamp,
 			   const void *data, size_t len, struct bt_error *err);

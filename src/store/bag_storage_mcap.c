@@ -813,6 +813,7 @@ const struct bag_storage_ops bag_storage_mcap_ops = {
 	.identifier = "mcap",
 	.extension = ".mcap",
 	.min_split_size = BSM_MIN_SPLIT,
+	.append_only = true,
 	.side_suffixes = bsm_side_suffixes,
 	.check_options = bsm_check_options,
 	.create = bsm_create,
