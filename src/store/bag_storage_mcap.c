@@ -425,35 +425,36 @@ static void bsm_topic_of(const struct bsm *b, const struct mcap_channel *c, stru
 	free(qos);
 }
 
-static size_t bsm_channel_index(const struct mcap_summary *sum, uint16_t id)
-{
-	for (size_t i = 0; i < sum->n_channels; i++)
-		if (sum->channels[i].id == id)
-			return i;
-	return SIZE_MAX;
-}
+/* Count and time range of one channel id. */
+struct bsm_tally {
+	uint64_t count;
+	int64_t min, max;
+};
 
-/* Counts and time range per channel: one pass over the messages. */
-static bt_status bsm_tally(struct bsm *b, struct bag_storage_topic *o, size_t n,
-			   uint64_t *orphans, struct bt_error *err)
+/* One pass over the messages, by channel id (*t[id], *n ids): first, as
+ * the pass may meet schemas and channels the summary did not repeat. */
+static bt_status bsm_tally(struct bsm *b, struct bsm_tally **t, size_t *n, struct bt_error *err)
 {
+	size_t cap = 0;
+	*t = NULL;
+	*n = 0;
 	b->reading = false;
 	bt_status st = mcap_reader_messages_begin(b->r, err);
-	const struct mcap_summary *sum = mcap_reader_summary(b->r);
 	struct mcap_message m;
 	bool end = false;
 	while (st == BT_OK && (st = mcap_reader_messages_next(b->r, &m, &end, err)) == BT_OK && !end) {
-		size_t i = bsm_channel_index(sum, m.channel_id);
-		if (i >= n) {
-			(*orphans)++;
-			continue;
+		if (m.channel_id >= *n) {
+			bt_xgrow((void **)t, &cap, (size_t)m.channel_id + 1, sizeof **t);
+			memset(*t + *n, 0, ((size_t)m.channel_id + 1 - *n) * sizeof **t);
+			*n = (size_t)m.channel_id + 1;
 		}
-		int64_t t = m.log_time > INT64_MAX ? INT64_MAX : (int64_t)m.log_time;
-		if (!o[i].count || t < o[i].min_ts)
-			o[i].min_ts = t;
-		if (!o[i].count || t > o[i].max_ts)
-			o[i].max_ts = t;
-		o[i].count++;
+		struct bsm_tally *c = &(*t)[m.channel_id];
+		int64_t ts = m.log_time > INT64_MAX ? INT64_MAX : (int64_t)m.log_time;
+		if (!c->count || ts < c->min)
+			c->min = ts;
+		if (!c->count || ts > c->max)
+			c->max = ts;
+		c->count++;
 	}
 	return st;
 }
@@ -467,25 +468,27 @@ static bt_status bsm_read_topics(struct bag_storage *s, struct bag_storage_topic
 	*orphans = 0;
 	if (b->blank)
 		return BT_OK;
+	struct bsm_tally *t = NULL;
+	size_t nt = 0;
+	bt_status st = bsm_tally(b, &t, &nt, err);
+	if (st != BT_OK) {
+		free(t);
+		return st;
+	}
+	for (size_t id = 0; id < nt; id++)
+		*orphans += mcap_reader_channel(b->r, (uint16_t)id) ? 0 : t[id].count;
 	const struct mcap_summary *sum = mcap_reader_summary(b->r);
 	size_t cnt = sum->n_channels;
 	struct bag_storage_topic *o = cnt ? bt_xcalloc(cnt, sizeof *o) : NULL;
 	for (size_t i = 0; i < cnt; i++) {
-		o[i].id = sum->channels[i].id;
+		uint16_t id = sum->channels[i].id;
+		o[i].id = id;
 		bsm_topic_of(b, &sum->channels[i], &o[i].topic);
-		o[i].min_ts = BAG_TIME_NONE;
-		o[i].max_ts = INT64_MIN;
+		o[i].count = id < nt ? t[id].count : 0;
+		o[i].min_ts = o[i].count ? t[id].min : BAG_TIME_NONE;
+		o[i].max_ts = o[i].count ? t[id].max : INT64_MIN;
 	}
-	bt_status st = bsm_tally(b, o, cnt, orphans, err);
-	/* the scan may have met channels the summary did not list */
-	if (st == BT_OK && mcap_reader_summary(b->r)->n_channels != cnt) {
-		bag_storage_topics_free(o, cnt);
-		return bsm_read_topics(s, out, n, orphans, err);
-	}
-	if (st != BT_OK) {
-		bag_storage_topics_free(o, cnt);
-		return st;
-	}
+	free(t);
 	*out = o;
 	*n = cnt;
 	return BT_OK;
