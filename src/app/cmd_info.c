@@ -387,8 +387,9 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 const struct app_cmd app_cmd_info = {
 	"info", "BAG",
 	"Print a summary of a bag, as 'ros2 bag info' does.",
-	"\nBAG is a bag directory or a single .db3 / .db3.zstd file. The summary shows\n"
-	"metadata.yaml as written (from the files when there is none); -v adds what\n"
-	"the storage files themselves hold, per file and per topic, and the recording\n"
-	"statistics (messages, bytes, rates, losses) of a bag recorded by bagtop.\n",
+	"\nBAG is a bag directory or a single .db3 / .db3.zstd / .mcap file. The summary\n"
+	"shows metadata.yaml as written (from the files when there is none); -v adds\n"
+	"what the storage files themselves hold, per file and per topic, and the\n"
+	"recording statistics (messages, bytes, rates, losses) of a bag recorded by\n"
+	"bagtop.\n",
 	info_opts, sizeof info_opts / sizeof info_opts[0], info_run};
