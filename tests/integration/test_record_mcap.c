@@ -245,7 +245,7 @@ static void test_repeat_tl_same(void **state)
 /* What a kill may lose: what arrived in the last second (the chunk not
  * yet closed), plus the writer thread's lag (its 100 ms wake, a busy
  * machine). */
-#define CRASH_MAX_LOST_S 1.5
+#define CRASH_MAX_LOST_S 1.3
 
 struct crash_seen {
 	long first, last, gaps;
