@@ -19,11 +19,18 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 PKGS="build-essential cmake pkg-config cyclonedds-dev cyclonedds-tools libsqlite3-dev
       libzstd-dev libncurses-dev libcmocka-dev libyaml-dev sqlite3 zstd tmux iproute2
       util-linux liblz4-dev zlib1g-dev libjansson-dev libssl-dev"
+# What only the test suite needs: node and npm, for Foxglove's decoders
+# (tests/decode); Debian's packages unless the commands are there already
+# (NodeSource's nodejs carries npm and conflicts with Debian's).
+TEST_PKGS="nodejs npm"
 export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
 
 deps() {
 	missing=""
-	for p in $PKGS; do
+	test_pkgs=""
+	[ -n "${WITH_TEST_PKGS:-}" ] && ! { command -v node && command -v npm; } >/dev/null &&
+		test_pkgs=$TEST_PKGS
+	for p in $PKGS $test_pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing="$missing $p"
 	done
@@ -34,6 +41,15 @@ deps() {
 	$sudo apt-get update -qq
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+# The test suite's node packages (tests/decode/package-lock.json), installed
+# when the lock file is newer than what is there.
+test_deps() {
+	nd="$ROOT/tests/decode" # not $dir: sh has no local variables, suite() uses it
+	[ "$nd/node_modules/.package-lock.json" -nt "$nd/package-lock.json" ] && return 0
+	echo "dev.sh: npm ci in tests/decode"
+	(cd "$nd" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 # build DIR [cmake options...]
@@ -57,6 +73,7 @@ isolated() {
 suite() {
 	dir=$1
 	shift
+	test_deps
 	build "$dir" "$@"
 	isolated ctest --test-dir "$dir" --output-on-failure -j"$JOBS"
 }
@@ -72,10 +89,10 @@ demo)
 	echo "dev.sh: the demo records into $bag"
 	exec "$ROOT/build/src/app/bagtop" demo -o "$bag"
 	;;
-test) deps && suite build ;;
-asan) deps && suite build-asan -DBAGTOP_SANITIZE=address,undefined -DBAGTOP_BENCH=OFF ;;
-tsan) deps && suite build-tsan -DBAGTOP_SANITIZE=thread -DBAGTOP_BENCH=OFF ;;
-release) deps && suite build-release -DCMAKE_BUILD_TYPE=Release ;;
+test) WITH_TEST_PKGS=1 deps && suite build ;;
+asan) WITH_TEST_PKGS=1 deps && suite build-asan -DBAGTOP_SANITIZE=address,undefined -DBAGTOP_BENCH=OFF ;;
+tsan) WITH_TEST_PKGS=1 deps && suite build-tsan -DBAGTOP_SANITIZE=thread -DBAGTOP_BENCH=OFF ;;
+release) WITH_TEST_PKGS=1 deps && suite build-release -DCMAKE_BUILD_TYPE=Release ;;
 *)
 	echo "usage: ./dev.sh demo|test|asan|tsan|release|build|deps" >&2
 	exit 2

@@ -11,7 +11,10 @@
 #include "app.h"
 #include "app__run.h"
 #include "app_ros_env.h"
+#include "bag_compat.h"
+#include "defs.h"
 #include "bt_fmt.h"
+#include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
@@ -43,6 +46,8 @@ void app_record_cfg_fini(struct app_record_cfg *c)
 	free(c->repeat);
 	free(c->topics);
 	free(c->exclude);
+	free(c->defs_paths);
+	defs_source_free(c->defs);
 	memset(c, 0, sizeof *c);
 }
 
@@ -124,6 +129,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_REGEX: s->regex = arg; return 0;
 	case APP_R_EXCLUDE_REGEX: s->exclude_regex = arg; return 0;
 	case APP_R_EXCLUDE_TOPICS: app_push_str(&c->exclude, &c->n_exclude, arg); return 0;
+	case APP_R_DEFS_PATH: app_push_str(&c->defs_paths, &c->n_defs_paths, arg); return 0;
 	case APP_R_HIDDEN: s->include_hidden = true; return 0;
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
 	case APP_R_START_PAUSED: c->ro.start_paused = true; return 0;
@@ -142,6 +148,28 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	}
 }
 
+/* The definition sources: --message-definitions-path (each a directory),
+ * AMENT_PREFIX_PATH, the built-in set of the distro whose layout the bag
+ * has (--compat, else ROS_DISTRO; Jazzy's when it names none bagtop has). */
+static int app_record_defs(const struct app_cmd *cmd, struct app_record_cfg *c)
+{
+	for (size_t i = 0; i < c->n_defs_paths; i++)
+		if (!bt_fs_is_dir(c->defs_paths[i]))
+			return app_usage_error(cmd, "--message-definitions-path: '%s' is not a directory",
+					       c->defs_paths[i]);
+	/* the distro whose layout the bag has (--compat, else ROS_DISTRO) */
+	const char *distro = bag_compat_name(c->w.compat.compat);
+	if (defs_builtin_count(distro) == 0)
+		distro = NULL;
+	struct defs_options o = {c->defs_paths, c->n_defs_paths, getenv("AMENT_PREFIX_PATH"),
+				 distro, false};
+	struct bt_error err;
+	if (defs_source_new(&o, &c->defs, &err) != BT_OK)
+		return app_usage_error(cmd, "%s", err.msg);
+	c->ro.defs = c->defs;
+	return 0;
+}
+
 int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 {
 	int rc = app_writer_finish(cmd, &c->w);
@@ -157,6 +185,9 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 		return app_usage_error(cmd, "--snapshot-mode needs --max-cache-size above 0 (the "
 				       "snapshot buffer's size)");
 
+	rc = app_record_defs(cmd, c);
+	if (rc != 0)
+		return rc;
 	c->ro.stats_rate = c->update_rate;
 	c->ro.version = BAGTOP_VERSION;
 	c->ro.repeat = c->repeat;

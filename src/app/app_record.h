@@ -28,6 +28,7 @@ enum {
 	APP_R_LOG_FILE,
 	APP_R_NO_KEYS,
 	APP_R_STOP_TIMEOUT,
+	APP_R_DEFS_PATH,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -90,7 +91,12 @@ enum {
 	{"stop-timeout", 0, "SECONDS",                                                             \
 	 "finishing the bag longer than SECONDS abandons what is not written yet, as a second "   \
 	 "Ctrl-C does (default 30; 0 = no limit)",                                                 \
-	 APP_R_STOP_TIMEOUT}
+	 APP_R_STOP_TIMEOUT},                                                                      \
+	{"message-definitions-path", 0, "DIR",                                                     \
+	 "look for message definitions (.msg/.srv/.idl) in DIR first, before AMENT_PREFIX_PATH "   \
+	 "and the built-in set: an install prefix, a colcon install directory or a share "         \
+	 "directory; repeatable",                                                                  \
+	 APP_R_DEFS_PATH}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -114,6 +120,9 @@ struct app_record_cfg {
 	 * not written yet (as a second stop request does); 0 = no limit. */
 	int64_t stop_timeout_ns;
 	struct btdds_env env; /* the ROS 2 environment; ro.env points here */
+	const char **defs_paths; /* --message-definitions-path, borrowed from argv */
+	size_t n_defs_paths;
+	struct defs_source *defs; /* made by app_record_finish, freed by fini */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

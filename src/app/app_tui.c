@@ -182,6 +182,9 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 	row->tl_depth = rec_recorder_repeat_depth(t->run->rec, i);
 	snprintf(row->name, sizeof row->name, "%s", tp->name);
 	snprintf(row->type, sizeof row->type, "%s", tp->type);
+	/* Acquire: def is final once subscribed (rec_topics.h). */
+	row->no_definition = atomic_load_explicit(&tp->subscribed, memory_order_acquire) &&
+			     tp->def.encoded_message_definition[0] == '\0';
 	row->publishers = atomic_load(&tp->publishers);
 	row->reliable = atomic_load(&tp->reliable);
 	row->transient_local = atomic_load(&tp->transient_local);

@@ -80,7 +80,6 @@ static pid_t demo_spawn(uint32_t domain, const struct btdds_env *env, bool quiet
 static int demo_record(const struct app_cmd *cmd, struct app_record_cfg *cfg)
 {
 	cfg->ro.select.all = true;
-	cfg->ro.known_defs = demo_definitions(&cfg->ro.n_known_defs);
 	pid_t child = demo_spawn(cfg->ro.domain_id, cfg->ro.env,
 				 !cfg->no_tui && isatty(STDOUT_FILENO));
 	if (child < 0) {

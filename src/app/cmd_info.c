@@ -7,8 +7,10 @@
 
 #include "app.h"
 #include "bag_compat.h"
+#include "defs.h"
 #include "bag_qos.h"
 #include "bag_metadata.h"
+#include "bag_msgdefs.h"
 #include "bag_reader.h"
 #include "bag_storage.h"
 #include "bag_tools.h"
@@ -240,6 +242,79 @@ static void info_topics_detail(const struct bag_reader *r)
 	}
 }
 
+/* ---- message definitions ---- */
+
+#define INFO_RULE "================================================================================\n"
+
+/* Types in a definition: the root and each chunk after a delimiter. */
+static size_t info_def_types(const char *text)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, "\n" INFO_RULE)) != NULL; p++)
+		n++;
+	return text[0] == '\0' ? 0 : n + 1;
+}
+
+/* Where a definition in the bag came from, as far as the bag tells: the
+ * text bagtop's built-in set gives for a distro, or interface files (a ROS
+ * installation, --message-definitions-path, or another recorder). The
+ * recorder's log names the source as it was found. */
+static void info_def_source(const struct bag_msgdef *d, char *out, size_t n)
+{
+	if (d->encoded_message_definition[0] == '\0') {
+		snprintf(out, n, "none%s", strcmp(d->encoding, "unknown") == 0
+						   ? " (not a ROS 2 type name)" : "");
+		return;
+	}
+	size_t len = (size_t)snprintf(out, n, "built-in (");
+	for (const char *const *distro = defs_builtin_distros(); *distro != NULL; distro++) {
+		struct defs_options o = {.distro = *distro, .quiet = true};
+		struct defs_source *s = NULL;
+		struct bt_error err;
+		if (defs_source_new(&o, &s, &err) != BT_OK)
+			continue;
+		struct defs_result r;
+		defs_source_lookup(s, d->topic_type, &r);
+		if (strcmp(r.text, d->encoded_message_definition) == 0 && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", out[len - 1] == '(' ? "" : ", ",
+						*distro);
+		defs_result_fini(&r);
+		defs_source_free(s);
+	}
+	if (out[len - 1] == '(')
+		snprintf(out, n, "interface files");
+	else if (len < n)
+		snprintf(out + len, n - len, ")");
+}
+
+static void info_definitions(const struct bag_reader *r)
+{
+	struct bag_msgdef *d = NULL;
+	size_t n = 0;
+	struct bt_error err;
+	if (bag_msgdefs_read(r, &d, &n, &err) != BT_OK) {
+		printf("\nMessage definitions: cannot be read: %s\n", err.msg);
+		return;
+	}
+	if (n == 0)
+		return;
+	printf("\nMessage definitions (source: bagtop's built-in set, interface files, or none):\n");
+	int w = 4;
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(d[i].topic_type) > w)
+			w = (int)strlen(d[i].topic_type);
+	for (size_t i = 0; i < n; i++) {
+		char src[96];
+		info_def_source(&d[i], src, sizeof src);
+		size_t types = info_def_types(d[i].encoded_message_definition);
+		printf("  %-*s  %s", w, d[i].topic_type, src);
+		if (types > 0)
+			printf(", %s, %zu type%s", d[i].encoding, types, bt_fmt_s(types));
+		printf("\n");
+	}
+	bag_msgdefs_free(d, n);
+}
+
 /* ---- recording statistics (bagtop's additions to metadata.yaml) ---- */
 
 static int info_name_width(const struct bag_metadata *md, int min)
@@ -375,6 +450,7 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (ctx.verbose) {
 		info_files_detail(r);
 		info_topics_detail(r);
+		info_definitions(r);
 		info_stats(md);
 		info_custom(md);
 	}

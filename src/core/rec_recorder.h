@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "bag_writer.h"
+#include "defs.h"
 #include "bt_status.h"
 #include "btdds_participant.h"
 #include "rec_consumer.h"
@@ -43,9 +44,10 @@ struct rec_recorder_options {
 	struct bag_writer_options writer;
 	size_t max_cache_size; /* bytes; 0 = write-through */
 	bool start_paused;
-	/* Definitions to store for known types (by ROS or DDS type name). */
-	const struct bag_msgdef *known_defs;
-	size_t n_known_defs;
+	/* Where message definitions come from (borrowed; used by the
+	 * discovery thread only while recording). NULL: every type gets
+	 * rosbag2's row for a definition not found. */
+	struct defs_source *defs;
 	uint32_t test_consumer_delay_us; /* test hook, 0 in production */
 	/* Test hook, 0 in production: each received sample stalls the DDS
 	 * receive thread this long, so a fast best-effort publisher overruns

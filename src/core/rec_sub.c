@@ -369,14 +369,20 @@ static void sub_adapt(struct rec_sub *s, struct rec_requested *q)
 	free(off);
 }
 
-static const struct bag_msgdef *sub_known_def(const struct rec_sub *s)
+/* The topic's message definition (rosbag2's row), looked up before its
+ * reader exists: it reads files, and a message taken before the topic is
+ * described could not be written. A service event topic carries its
+ * service's definition, as rosbag2's. */
+static void sub_lookup(struct rec_sub *s, struct defs_result *r)
 {
-	const struct rec_recorder_options *o = &s->r->opt;
-	for (size_t i = 0; i < o->n_known_defs; i++)
-		if (strcmp(o->known_defs[i].topic_type, s->tp->type) == 0 ||
-		    strcmp(o->known_defs[i].topic_type, s->tp->dds_type) == 0)
-			return &o->known_defs[i];
-	return NULL;
+	struct rec_topic *tp = s->tp;
+	if (s->r->opt.defs == NULL) {
+		*r = (struct defs_result){bt_xstrdup(""), bt_xstrdup(""), DEFS_ORIGIN_NONE};
+		return;
+	}
+	char *svc = defs_service_of_event(tp->name, tp->type);
+	defs_source_lookup(s->r->opt.defs, svc != NULL ? svc : tp->type, r);
+	free(svc);
 }
 
 /* ---- offered QoS profiles in the bag ---- */
@@ -464,7 +470,7 @@ static void sub_profiles_post(struct rec_sub *s, const struct rec_pub *p)
 /* The topic's description for the bag, from the publications known when it
  * is first subscribed; publishers joining later are added to its offered
  * QoS (sub_profile_note). */
-static void sub_describe(struct rec_sub *s)
+static void sub_describe(struct rec_sub *s, struct defs_result *def)
 {
 	struct rec_topic *tp = s->tp;
 	struct bag_topic *b = &tp->bag;
@@ -481,15 +487,12 @@ static void sub_describe(struct rec_sub *s)
 	if (s->n_prof)
 		memcpy(b->qos, s->prof_qos, s->n_prof * sizeof *b->qos);
 	b->type_description_hash = bt_xstrdup(hash);
-	const struct bag_msgdef *known = sub_known_def(s);
-	if (known != NULL) {
-		bag_msgdef_copy(&tp->def, known);
-	} else {
-		tp->def.topic_type = bt_xstrdup(tp->type);
-		tp->def.encoding = bt_xstrdup("");
-		tp->def.encoded_message_definition = bt_xstrdup("");
-		tp->def.type_description_hash = bt_xstrdup(hash);
-	}
+	tp->def.topic_type = bt_xstrdup(tp->type);
+	tp->def.encoding = def->encoding;
+	tp->def.encoded_message_definition = def->text;
+	tp->def.type_description_hash = bt_xstrdup(hash);
+	tp->def_origin = def->origin;
+	def->encoding = def->text = NULL; /* moved */
 }
 
 static void sub_publish_qos(struct rec_sub *s)
@@ -502,11 +505,14 @@ static void sub_publish_qos(struct rec_sub *s)
 static void sub_subscribe(struct rec_sub *s)
 {
 	struct rec_topic *tp = s->tp;
+	struct defs_result def;
+	sub_lookup(s, &def);
 	s->topic = rec_raw_topic_create(s->r->pp, tp->dds_name, tp->dds_type, tp->keyed);
 	if (s->topic < 0) {
 		bt_log_error("%s: cannot create the topic: %s", tp->name, dds_strretcode(s->topic));
 		s->topic = 0;
 		s->selected = false;
+		defs_result_fini(&def);
 		return;
 	}
 	sub_adapt(s, &s->req);
@@ -516,17 +522,18 @@ static void sub_subscribe(struct rec_sub *s)
 		bt_log_error("%s: cannot create a reader: %s", tp->name, dds_strretcode(s->reader));
 		s->reader = 0;
 		s->selected = false;
+		defs_result_fini(&def);
 		return;
 	}
-	sub_describe(s);
+	sub_describe(s, &def);
 	sub_publish_qos(s);
 	atomic_store_explicit(&tp->subscribed, true, memory_order_release);
 	if (s->r->consumer != NULL)
 		rec_consumer_topics_changed(s->r->consumer);
-	bt_log_info("recording %s [%s] (%s, %s%s)", tp->name, tp->type,
+	bt_log_info("recording %s [%s] (%s, %s%s; message definition: %s)", tp->name, tp->type,
 		    s->req.reliable ? "reliable" : "best effort",
 		    s->req.transient_local ? "transient-local" : "volatile",
-		    s->req.overridden ? ", QoS override" : "");
+		    s->req.overridden ? ", QoS override" : "", defs_origin_name(tp->def_origin));
 }
 
 /* A new publication the current reader would not match: replace the

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "bag_types.h"
+#include "defs.h"
 
 #define REC_TOPICS_MAX 8192 /* a hard bound on distinct (name, type) pairs */
 
@@ -69,6 +70,7 @@ struct rec_topic {
 	char *type_hash;
 	struct bag_topic bag;   /* description for the bag (offered QoS...) */
 	struct bag_msgdef def;  /* message definition ("" when unknown) */
+	enum defs_origin def_origin; /* where def came from (final with def) */
 	struct rec_topic_stats st;
 };
 

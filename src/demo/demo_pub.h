@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bag_types.h"
 #include "btdds_env.h"
 
 /* Publishes until *stop is set, or `duration_ns` elapsed (0 = no limit),
@@ -29,9 +28,5 @@
  * meant as a child process's body. */
 int demo_publish(uint32_t domain_id, const struct btdds_env *env, volatile sig_atomic_t *stop,
 		 int64_t duration_ns);
-
-/* Message definitions (ros2msg) of the demo's ROS types, for the bag's
- * message_definitions table; static storage, `*n` set to the count. */
-const struct bag_msgdef *demo_definitions(size_t *n);
 
 #endif

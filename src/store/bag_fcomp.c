@@ -23,15 +23,30 @@ struct bag_fcomp {
 	struct bag_fcomp_job *done_head, **done_tail;
 	size_t pending; /* queued + in progress */
 	bool stop;
+	const atomic_bool *cancel; /* set: no more compressing (under lock) */
+	uint32_t test_delay_us;    /* fixed at start */
 	pthread_t thread;
 };
 
-static void bag_fcomp_run(struct bag_fcomp_job *j)
+static bool bag_fcomp_cancelled(const atomic_bool *cancel)
+{
+	return cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed);
+}
+
+/* The test hook's wait, in 10 ms steps that a cancel ends. */
+static void bag_fcomp_test_delay(uint32_t us, const atomic_bool *cancel)
+{
+	for (uint32_t slept = 0; slept < us && !bag_fcomp_cancelled(cancel); slept += 10000)
+		usleep(us - slept < 10000 ? us - slept : 10000);
+}
+
+static void bag_fcomp_run(struct bag_fcomp_job *j, const atomic_bool *cancel, uint32_t delay_us)
 {
 	struct bt_error err;
+	bag_fcomp_test_delay(delay_us, cancel);
 	char *dst = bt_xasprintf("%s.zstd", j->path);
 	j->res.file_index = j->file_index;
-	j->res.status = bag_zstd_compress_file(j->path, dst, &err);
+	j->res.status = bag_zstd_compress_file(j->path, dst, cancel, &err);
 	if (j->res.status == BT_OK && unlink(j->path) != 0)
 		j->res.status = bt_err_errno(&err, errno, "cannot remove %s", j->path);
 	if (j->res.status != BT_OK)
@@ -53,8 +68,9 @@ static void *bag_fcomp_main(void *arg)
 		c->todo_head = j->next;
 		if (!c->todo_head)
 			c->todo_tail = &c->todo_head;
+		const atomic_bool *cancel = c->cancel;
 		pthread_mutex_unlock(&c->lock);
-		bag_fcomp_run(j);
+		bag_fcomp_run(j, cancel, c->test_delay_us);
 		pthread_mutex_lock(&c->lock);
 		j->next = NULL;
 		*c->done_tail = j;
@@ -66,9 +82,10 @@ static void *bag_fcomp_main(void *arg)
 	return NULL;
 }
 
-bt_status bag_fcomp_start(struct bag_fcomp **out, struct bt_error *err)
+bt_status bag_fcomp_start(struct bag_fcomp **out, uint32_t test_delay_us, struct bt_error *err)
 {
 	struct bag_fcomp *c = bt_xcalloc(1, sizeof *c);
+	c->test_delay_us = test_delay_us;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	c->todo_tail = &c->todo_head;
@@ -114,6 +131,13 @@ bool bag_fcomp_poll(struct bag_fcomp *c, bool wait, struct bag_fcomp_result *res
 	free(j->path);
 	free(j);
 	return true;
+}
+
+void bag_fcomp_set_cancel(struct bag_fcomp *c, const atomic_bool *cancel)
+{
+	pthread_mutex_lock(&c->lock);
+	c->cancel = cancel;
+	pthread_mutex_unlock(&c->lock);
 }
 
 size_t bag_fcomp_pending(struct bag_fcomp *c)

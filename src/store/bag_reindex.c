@@ -564,7 +564,7 @@ static bt_status bag_reindex_finish_compression(const struct bag_reader *r, size
 		bt_status st = bt_fs_exists(dst) ? bt_err_set(err, BT_ERR_EXISTS, "%s appeared while "
 							      "reindexing; not compressing %s over it",
 							      dst, f->path)
-						 : bag_zstd_compress_file(f->path, dst, err);
+						 : bag_zstd_compress_file(f->path, dst, NULL, err);
 		if (st == BT_OK && unlink(f->path) != 0)
 			st = bt_err_errno(err, errno, "cannot remove %s", f->path);
 		free(dst);

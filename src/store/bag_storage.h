@@ -47,7 +47,7 @@ enum bag_storage_mode {
 /* What a writer asks of a new file. */
 struct bag_storage_options {
 	const char *ros_distro;  /* recorded in the file where the format has room ("" ok) */
-	enum bag_compat compat;  /* the distro layout (sqlite3: schema 3 or 4; 0 = Jazzy) */
+	enum bag_compat compat;  /* the distro layout (bag_compat.h); 0 = Jazzy */
 	uint64_t max_file_size;  /* the split size, 0 = never: a sizing hint */
 	const char *preset;      /* NULL or "" = the backend's default */
 	/* Backend settings as key/value pairs, applied over the preset;

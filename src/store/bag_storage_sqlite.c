@@ -7,8 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bag_compat.h"
 #include "bag_writer.h"
 #include "bt_mem.h"
+#include "bag_compat.h"
 #include "store__db.h"
 #include "store__storage.h"
 
@@ -126,7 +128,8 @@ static bt_status bss_create_topic(struct bag_storage *s, const struct bag_topic 
 				  const struct bag_msgdef *def, int64_t *id, struct bt_error *err)
 {
 	bt_status st = bag_db_insert_topic(bss_db(s), t, id, err);
-	/* Humble's schema 3 has no message_definitions table: not stored. */
+	/* Humble's schema 3 has no message_definitions table: the definition
+	 * is kept by the writer, not stored */
 	if (st == BT_OK && def && bag_schema_has_definitions(bag_db_schema_version(bss_db(s))))
 		st = bag_db_insert_msgdef(bss_db(s), def, err);
 	return st;

@@ -112,6 +112,7 @@ struct bag_writer {
 	void *on_split_ctx;
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
 	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
+	size_t fcomp_cancelled;    /* FILE compressions it cancelled */
 	/* The result of the write in progress (NULL outside one, or when
 	 * not wanted) and its messages inserted in the open transaction,
 	 * [res_lo, res_hi) of msgs, BAG_MSG_PENDING until the commit. */
@@ -178,17 +179,31 @@ static void bw_add_file_md(const struct bag_writer *w, const struct bw_file *f, 
  * files entry that has them says so — reindex relies on it after a crash.
  * The topic totals are the sums over those files; at a split the open file
  * is new and holds nothing yet, so they are the bag's totals there too. */
+/* The bag's compression mode as its files have it: FILE compression that
+ * an abandoned stop cancelled before any kept file was compressed leaves
+ * a plain bag, and says so. */
+static enum bag_compression bw_compression_kept(const struct bag_writer *w)
+{
+	if (w->compression != BAG_COMPRESSION_FILE || !w->fcomp_cancelled)
+		return w->compression;
+	for (size_t i = 0; i < w->n_files; i++)
+		if (strcmp(w->files[i].rel_path, w->files[i].name) != 0)
+			return w->compression;
+	return BAG_COMPRESSION_NONE;
+}
+
 static void bw_build_metadata(const struct bag_writer *w, bool closing, struct bag_metadata *md)
 {
 	bag_metadata_init(md);
-	free(md->storage_identifier);
 	md->version = bag_compat_metadata_version(w->compat);
+	free(md->storage_identifier);
 	free(md->compression_format);
 	free(md->compression_mode);
 	free(md->ros_distro);
 	md->storage_identifier = bt_xstrdup(w->ops->identifier);
-	md->compression_format = bt_xstrdup(w->compression ? "zstd" : "");
-	md->compression_mode = bt_xstrdup(bag_compression_name(w->compression));
+	enum bag_compression mode = bw_compression_kept(w);
+	md->compression_format = bt_xstrdup(mode ? "zstd" : "");
+	md->compression_mode = bt_xstrdup(bag_compression_name(mode));
 	md->ros_distro = bt_xstrdup(w->ros_distro);
 	md->relative_file_paths = bt_xcalloc(w->n_files, sizeof(char *));
 	md->files = bt_xcalloc(w->n_files, sizeof *md->files);
@@ -496,6 +511,11 @@ static bool bw_poll_fcomp(struct bag_writer *w, bool wait)
 			continue;
 		}
 		f->compressing = false;
+		if (r.status == BT_ERR_STATE) { /* cancelled: said once at close */
+			w->fcomp_cancelled++;
+			changed = true;
+			continue;
+		}
 		if (r.status != BT_OK) {
 			bt_log_warn("%s stays uncompressed: %s", f->name, r.msg);
 			continue;
@@ -881,6 +901,8 @@ static void bw_submit(struct bag_writer *w, const struct bag_message *msgs, size
 void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag)
 {
 	w->cancel = flag;
+	if (w->fcomp)
+		bag_fcomp_set_cancel(w->fcomp, flag);
 }
 
 bool bag_writer_compression_behind(const struct bag_writer *w)
@@ -1044,7 +1066,7 @@ static bt_status bw_start_threads(struct bag_writer *w, const struct bag_writer_
 				     o->test_compress_delay_us,
 				     &w->zpool, err);
 	if (o->compression == BAG_COMPRESSION_FILE)
-		return bag_fcomp_start(&w->fcomp, err);
+		return bag_fcomp_start(&w->fcomp, o->test_compress_delay_us, err);
 	return BT_OK;
 }
 
@@ -1123,6 +1145,22 @@ bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer 
 	return BT_OK;
 }
 
+/* Once, at close: which files a cancelled FILE compression left plain. */
+static void bw_say_cancelled(const struct bag_writer *w)
+{
+	size_t n = w->fcomp_cancelled;
+	if (n == 0)
+		return;
+	if (bw_compression_kept(w) == BAG_COMPRESSION_NONE)
+		bt_log_warn("the stop was abandoned before FILE compression finished: the bag is "
+			    "left uncompressed (%zu file%s), as its metadata says", n,
+			    n == 1 ? "" : "s");
+	else
+		bt_log_warn("the stop was abandoned before FILE compression finished: %zu file%s "
+			    "stay%s uncompressed; 'bagtop reindex %s' compresses %s", n,
+			    n == 1 ? "" : "s", n == 1 ? "s" : "", w->dir, n == 1 ? "it" : "them");
+}
+
 bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 {
 	struct bt_error local;
@@ -1135,6 +1173,7 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 	if (w->fcomp)
 		while (bag_fcomp_pending(w->fcomp) || bw_poll_fcomp(w, false))
 			bw_poll_fcomp(w, true);
+	bw_say_cancelled(w);
 	bt_status st2 = bw_publish(w, BW_YAML, st == BT_OK ? &local : NULL);
 	if (st == BT_OK)
 		st = st2;

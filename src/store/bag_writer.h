@@ -69,11 +69,18 @@ struct bag_writer_options {
 	enum bag_preset preset;
 	enum bag_compression compression;
 	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
-	uint32_t test_compress_delay_us; /* test hook: each compression sleeps first; 0 */
+	/* test hook: each compression sleeps first (MESSAGE: each message;
+	 * FILE: each file, cut short by the cancel flag); 0 */
+	uint32_t test_compress_delay_us;
 	uint32_t test_write_delay_us; /* test hook: each message insert sleeps first; 0 */
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
+	/* The distro whose rosbag2 layout the bag takes (bag_compat.h):
+	 * metadata version, sqlite schema, QoS form; 0 = Jazzy. Humble's
+	 * layout has no custom_data (BT_ERR_USAGE with any) and no
+	 * message_definitions table (definitions given are not stored). */
+	enum bag_compat compat;
 	/* The storage backend's identifier (bag_storage.h); NULL: sqlite3. */
 	const char *storage_id;
 	/* The backend's preset by its name (e.g. an MCAP profile); NULL: the
@@ -82,11 +89,6 @@ struct bag_writer_options {
 	const char *storage_preset;
 	const struct bag_kv *storage_config;
 	size_t n_storage_config;
-	/* The distro whose rosbag2 layout the bag takes (bag_compat.h):
-	 * metadata version, sqlite schema, QoS form; 0 = Jazzy. Humble's
-	 * layout has no custom_data (BT_ERR_USAGE with any) and no
-	 * message_definitions table (definitions given are not stored). */
-	enum bag_compat compat;
 	/* For benchmarks and crash tests only: replace the preset's pragmas
 	 * (passed to the backend as its journal_mode / synchronous settings). */
 	const char *journal_mode;
@@ -180,7 +182,10 @@ BT_MUST_CHECK bt_status bag_writer_write_batch(struct bag_writer *w,
 BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 					 size_t n, struct bt_error *err);
 /* From now on, bag_writer_write stops early once `*flag` is true (set
- * from any thread; it must outlive the writer). NULL: never. */
+ * from any thread; it must outlive the writer), and so does FILE
+ * compression: closed files not compressed yet stay plain (said once at
+ * close; `bagtop reindex` compresses them; when no kept file was
+ * compressed, metadata.yaml says the bag is uncompressed). NULL: never. */
 void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
 /* Between batches, while nothing arrives: lets the storage make durable
  * what it keeps buffered beyond its commits (mcap: the open chunk, once it
@@ -190,7 +195,8 @@ void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
 BT_MUST_CHECK bt_status bag_writer_idle(struct bag_writer *w, struct bt_error *err);
 /* Closes the current file and starts the next one now. */
 BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
-/* Finishes the bag (final metadata, waits for FILE compression) and frees
+/* Finishes the bag (final metadata, waits for FILE compression unless the
+ * cancel flag cuts it short) and frees
  * the writer, also on error. Returns the first error the writer met. */
 BT_MUST_CHECK bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err);
 

@@ -23,9 +23,10 @@ static bt_status bag_zstd_write_all(FILE *f, const void *p, size_t n, const char
 	return BT_OK;
 }
 
-/* Streams `in` through a compression context into `out` as one frame. */
+/* Streams `in` through a compression context into `out` as one frame;
+ * BT_ERR_STATE as soon as *cancel is set (checked at every input block). */
 static bt_status bag_zstd_stream(FILE *in, FILE *out, const char *src, const char *dst,
-				 struct bt_error *err)
+				 const atomic_bool *cancel, struct bt_error *err)
 {
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	size_t in_cap = ZSTD_CStreamInSize(), out_cap = ZSTD_CStreamOutSize();
@@ -35,6 +36,10 @@ static bt_status bag_zstd_stream(FILE *in, FILE *out, const char *src, const cha
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, BAG_ZSTD_LEVEL);
 	bool last = false;
 	while (st == BT_OK && !last) {
+		if (cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) {
+			st = bt_err_set(err, BT_ERR_STATE, "compression of %s cancelled", src);
+			break;
+		}
 		size_t n = fread(ibuf, 1, in_cap, in);
 		if (ferror(in)) {
 			st = bt_err_errno(err, errno, "cannot read %s", src);
@@ -84,7 +89,8 @@ static bt_status bag_zstd_open_src(const char *src, FILE **in, struct bt_error *
 	return st;
 }
 
-bt_status bag_zstd_compress_file(const char *src, const char *dst, struct bt_error *err)
+bt_status bag_zstd_compress_file(const char *src, const char *dst, const atomic_bool *cancel,
+				 struct bt_error *err)
 {
 	FILE *in;
 	bt_status st0 = bag_zstd_open_src(src, &in, err);
@@ -99,9 +105,13 @@ bt_status bag_zstd_compress_file(const char *src, const char *dst, struct bt_err
 		free(tmp);
 		return st;
 	}
-	st = bag_zstd_stream(in, out, src, tmp, err);
+	st = bag_zstd_stream(in, out, src, tmp, cancel, err);
 	fclose(in);
-	bt_status st2 = bag_zstd_finish(out, tmp, err);
+	bt_status st2 = BT_OK;
+	if (st == BT_ERR_STATE)
+		(void)fclose(out); /* cancelled: the tmp goes, no need to sync it */
+	else
+		st2 = bag_zstd_finish(out, tmp, err);
 	if (st == BT_OK)
 		st = st2;
 	if (st == BT_OK && rename(tmp, dst) != 0)

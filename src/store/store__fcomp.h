@@ -7,8 +7,10 @@
 #ifndef STORE__FCOMP_H
 #define STORE__FCOMP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bt_status.h"
 
@@ -20,7 +22,14 @@ struct bag_fcomp_result {
 	char msg[BT_ERROR_MSG_MAX]; /* why, when status != BT_OK */
 };
 
-BT_MUST_CHECK bt_status bag_fcomp_start(struct bag_fcomp **out, struct bt_error *err);
+/* test_delay_us: test hook, each file waits that long before its
+ * compression (cancellable); 0 normally. */
+BT_MUST_CHECK bt_status bag_fcomp_start(struct bag_fcomp **out, uint32_t test_delay_us,
+					struct bt_error *err);
+/* Once *cancel (NULL: never) is set, the file in progress stops within one
+ * input block and the queued ones are not compressed: their results say
+ * BT_ERR_STATE and each plain file stays as it is. Any thread. */
+void bag_fcomp_set_cancel(struct bag_fcomp *c, const atomic_bool *cancel);
 /* Queues `path` (copied) for compression. Never blocks on I/O. */
 void bag_fcomp_push(struct bag_fcomp *c, size_t file_index, const char *path);
 /* Pops one finished job; false when none is ready. With `wait`, blocks

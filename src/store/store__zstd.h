@@ -6,6 +6,7 @@
 #ifndef STORE__ZSTD_H
 #define STORE__ZSTD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,9 +24,10 @@ bool bag_zstd_is_frame(const void *data, size_t len);
 
 /* Compresses `src` into `dst` through "<dst>.tmp": write, fsync, rename,
  * fsync the directory. `src` is left in place (the caller removes it once
- * this returned BT_OK). */
+ * this returned BT_OK). When *cancel (NULL: never) is set meanwhile, it
+ * stops within one input block: BT_ERR_STATE, no `dst`, the tmp removed. */
 BT_MUST_CHECK bt_status bag_zstd_compress_file(const char *src, const char *dst,
-					       struct bt_error *err);
+					       const atomic_bool *cancel, struct bt_error *err);
 /* Decompresses a whole-file frame sequence into `dst` (created, 0600);
  * BT_ERR_FORMAT for truncated or corrupt input. */
 BT_MUST_CHECK bt_status bag_zstd_decompress_file(const char *src, const char *dst,

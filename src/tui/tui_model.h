@@ -67,6 +67,7 @@ struct tui_topic {
 	uint32_t tl_depth; /* repeat-transient-local depth, 0 = not marked */
 	char name[TUI_NAME_MAX];
 	char type[TUI_NAME_MAX];
+	bool no_definition; /* recorded without a message definition: Type shows "? " */
 	uint32_t publishers;
 	bool reliable;
 	bool transient_local;

@@ -310,7 +310,7 @@ static void tui_view_value(const struct tui_topic *t, const struct tui_counts *k
 			snprintf(v, n, "%" PRIu32, t->tl_depth);
 		break;
 	case TUI_COL_NAME: snprintf(v, n, "%s", t->name); break;
-	case TUI_COL_TYPE: snprintf(v, n, "%s", t->type); break;
+	case TUI_COL_TYPE: snprintf(v, n, "%s%s", t->no_definition ? "? " : "", t->type); break;
 	case TUI_COL_PUBS: snprintf(v, n, "%" PRIu32, t->publishers); break;
 	case TUI_COL_QOS:
 		snprintf(v, n, "%s/%s", t->reliable ? "R" : "BE", t->transient_local ? "TL" : "V");
@@ -555,7 +555,8 @@ static void tui_view_log(struct tui_frame *f, const struct tui_model *m, const s
 
 static const char *const tui_help_notes[] = {
 	"",
-	"Columns: R recorded (* yes, - no); TL repeat-transient-local depth; Pub publishers; "
+	"Columns: R recorded (* yes, - no); TL repeat-transient-local depth; Type (? no message "
+	"definition found: see bagtop info -v); Pub publishers; "
 	"QoS R/BE reliable or best effort, TL/V transient-local or volatile; Rcvd received "
 	"while recording (not while paused or switched off); Hz and BW/s over the last seconds, "
 	"of every message arriving (also while paused or off); Written bytes in the bag; "

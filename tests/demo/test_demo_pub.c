@@ -2,8 +2,9 @@
  * parent (no DDS entities before the fork) checks what a recorder would see:
  * DCPSPublication (topic and type names, keyed or not, reliability,
  * durability), then typed readers built from the same IDL check the decoded
- * contents and rough rates. Also: demo_definitions covers every ROS type
- * the demo publishes, and every type a definition mentions is defined in it. */
+ * contents and rough rates. Also: bagtop's built-in definitions (src/defs)
+ * cover every ROS type the demo publishes, and every type a definition
+ * mentions is defined in it. */
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include <dds/dds.h>
 
 #include "bt_time.h"
+#include "defs.h"
 #include "demo_pub.h"
 #include "test_util.h"
 
@@ -412,56 +414,63 @@ static bool is_primitive(const char *t)
 	return false;
 }
 
-/* Every complex field type in `text` has its "MSG: pkg/Type" chunk. */
-static void check_self_contained(const char *text)
+/* Every complex field type in `text` (of package `pkg`) has its
+ * "MSG: pkg/Type" chunk; a type without a package is its chunk's. */
+static void check_self_contained(const char *text, const char *pkg)
 {
-	char sep[82];
+	char sep[82], cur[128];
 	memset(sep, '=', 80);
 	sep[80] = '\n';
 	sep[81] = '\0';
+	snprintf(cur, sizeof cur, "%s", pkg);
 	char *copy = strdup(text), *save = NULL;
 	assert_non_null(copy);
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char type[128];
-		if (line[0] == '#' || line[0] == '=' || strncmp(line, "MSG: ", 5) == 0)
+		if (strncmp(line, "MSG: ", 5) == 0) {
+			snprintf(cur, sizeof cur, "%.*s", (int)strcspn(line + 5, "/"), line + 5);
+			continue;
+		}
+		if (line[0] == '#' || line[0] == '=')
 			continue;
 		assert_int_equal(sscanf(line, "%127s", type), 1);
-		char *br = strchr(type, '[');
-		if (br)
-			*br = '\0';
+		type[strcspn(type, "[<")] = '\0';
 		if (is_primitive(type))
 			continue;
-		assert_non_null(strchr(type, '/'));
-		char want[160];
-		snprintf(want, sizeof want, "%sMSG: %s\n", sep, type);
+		char want[300];
+		if (strchr(type, '/') != NULL)
+			snprintf(want, sizeof want, "%sMSG: %s\n", sep, type);
+		else
+			snprintf(want, sizeof want, "%sMSG: %s/%s\n", sep, cur, type);
 		if (strstr(text, want) == NULL)
-			fail_msg("definition lacks %s", type);
+			fail_msg("definition lacks %s", want + 81);
 	}
 	free(copy);
 	assert_int_equal(text[strlen(text) - 1], '\n');
 }
 
+/* The demo's types are in bagtop's built-in set, complete, for every distro. */
 static void test_definitions(void **state)
 {
 	(void)state;
-	size_t n = 0;
-	const struct bag_msgdef *defs = demo_definitions(&n);
-	assert_int_equal(n, sizeof demo_ros_types / sizeof demo_ros_types[0]);
-	for (size_t i = 0; i < sizeof demo_ros_types / sizeof demo_ros_types[0]; i++) {
-		const struct bag_msgdef *d = NULL;
-		for (size_t j = 0; j < n; j++)
-			if (strcmp(defs[j].topic_type, demo_ros_types[i]) == 0)
-				d = &defs[j];
-		if (d == NULL)
-			fail_msg("no definition for %s", demo_ros_types[i]);
-		assert_string_equal(d->encoding, "ros2msg");
-		assert_non_null(d->type_description_hash);
-		check_self_contained(d->encoded_message_definition);
+	for (const char *const *d = defs_builtin_distros(); *d != NULL; d++) {
+		struct defs_options o = {.distro = *d};
+		struct defs_source *src = NULL;
+		struct bt_error err;
+		assert_int_equal(defs_source_new(&o, &src, &err), BT_OK);
+		for (size_t i = 0; i < sizeof demo_ros_types / sizeof demo_ros_types[0]; i++) {
+			struct defs_result r;
+			defs_source_lookup(src, demo_ros_types[i], &r);
+			if (r.origin != DEFS_ORIGIN_BUILTIN || strcmp(r.encoding, "ros2msg") != 0)
+				fail_msg("%s (%s): no built-in definition", demo_ros_types[i], *d);
+			char pkg[64];
+			snprintf(pkg, sizeof pkg, "%.*s", (int)strcspn(demo_ros_types[i], "/"),
+				 demo_ros_types[i]);
+			check_self_contained(r.text, pkg);
+			defs_result_fini(&r);
+		}
+		defs_source_free(src);
 	}
-	const struct bag_msgdef *tf = &defs[1];
-	assert_string_equal(tf->topic_type, "tf2_msgs/msg/TFMessage");
-	assert_non_null(strstr(tf->encoded_message_definition, "\n\n====="));
-	assert_non_null(strstr(tf->encoded_message_definition, "MSG: builtin_interfaces/Time\nint32 sec\n"));
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /* The stop always stops, end to end with real processes (bagtop record,
- * tpub) on loopback-only DDS domains 180..183:
+ * tpub) on loopback-only DDS domains 180..184:
  *  - many topics and a small -b: the files split on their messages, not
  *    at every message (the split storm), and SIGINT ends the recording
  *    within 5 s with every message in a bag `bagtop check` accepts;
@@ -8,6 +8,7 @@
  *    yet within a couple of seconds; exit status 1, the log says what was
  *    abandoned, the bag passes `bagtop check`, its metadata counts equal
  *    its rows, and recorded + lost in the recorder = published;
+ *  - slow FILE compression at the stop: a second SIGINT cancels it;
  *  - a slow but sound writer: one SIGINT and
  *    patience write everything (nothing is abandoned by itself before
  *    --stop-timeout). */
@@ -178,6 +179,39 @@ static void test_stop_timeout_abandons(void **state)
 	stop_wedged_case(182, "/wedged_t", true);
 }
 
+/* FILE compression that is slow (1 s a file, test hook) with ~14 files of
+ * 90 KiB to compress at the stop: a second SIGINT cancels it at once. The
+ * files left plain are said, once, with the command that finishes them;
+ * every message is in the bag, and after `bagtop reindex` (which
+ * compresses them) `check` passes. Before, the stop waited for all. */
+static void test_second_sigint_cancels_file_compression(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/fslow", "--compression-mode", "file", "-b", "90K", NULL};
+	rec_start(&r, 184, args, "BAGTOP_TEST_COMPRESS_DELAY_US=1000000");
+	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
+	char *extra[] = {"--count", "600", "--size", "2000", "--rate", "600", "--wait-readers",
+			 "1", "--linger", "1", NULL};
+	pid_t tp = tpub_spawn(184, "rt/fslow", extra, tout);
+	assert_int_equal(tpub_finish(tp, tout), 600);
+	free(tout);
+	kill(r.pid, SIGINT);
+	rec_sleep(0.5);
+	double t_sig = rec_now();
+	kill(r.pid, SIGINT);
+	double took = stop_wait(&r, t_sig, 10.0);
+	assert_true(took < 3.0);
+	assert_non_null(strstr(r.out, "the stop was abandoned before FILE compression finished"));
+	assert_non_null(strstr(r.out, "'bagtop reindex"));
+	char *out = NULL;
+	assert_int_equal(tu_bagtop(&out, "reindex", r.dir, NULL), 0);
+	free(out);
+	assert_int_equal(stop_bag_honest(r.dir, 600), 0);
+	rec_expect_count(r.dir, "/fslow", 600);
+	rec_free(&r);
+}
+
 /* A slow writer (5 ms a message: 3 s for all, so some are left at the
  * stop) and one SIGINT: everything is written, nothing abandoned, exit 0. */
 static void test_patient_stop_writes_all(void **state)
@@ -201,6 +235,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_storm),
+		cmocka_unit_test(test_second_sigint_cancels_file_compression),
 		cmocka_unit_test(test_second_sigint_abandons),
 		cmocka_unit_test(test_stop_timeout_abandons),
 		cmocka_unit_test(test_patient_stop_writes_all),

@@ -14,6 +14,7 @@
 #include "bag_metadata.h"
 #include "bag_qos.h"
 #include "bag_reader.h"
+#include "bag_tools.h"
 #include "bag_writer.h"
 #include "bt_fs.h"
 #include "bt_log.h"
@@ -1120,6 +1121,49 @@ static void test_compression_file(void **state)
 	wt_compression_case(BAG_COMPRESSION_FILE, "cfile_empty", true);
 }
 
+static void wt_check_problem(void *ctx, const char *problem)
+{
+	(void)ctx;
+	printf("check: %s\n", problem);
+}
+
+/* FILE compression cancelled (the stop abandoned) before any file was
+ * compressed: the files stay plain, and metadata.yaml says the bag is
+ * uncompressed, so the bag is whole as it is: `bag_check` finds nothing. */
+static void test_compression_file_cancelled(void **state)
+{
+	(void)state;
+	struct wt_bag b;
+	static atomic_bool cancel;
+	atomic_store(&cancel, false);
+	wt_init(&b, "cfile_cancel");
+	b.o.compression = BAG_COMPRESSION_FILE;
+	b.o.test_compress_delay_us = 1000000; /* 1 s a file: none done before the cancel */
+	wt_open(&b);
+	bag_writer_set_cancel(b.w, &cancel);
+	wt_add_topics(&b, 2, 1);
+	struct wt_msg m = wt_msg(&b, 0, WT_T0, 10);
+	wt_write(&b, &m, 1);
+	wt_split(&b);
+	m = wt_msg(&b, 1, WT_T0 + 1000, 10);
+	wt_write(&b, &m, 1);
+	atomic_store(&cancel, true);
+	double t0 = tu_now();
+	wt_close(&b);
+	assert_true(tu_now() - t0 < 0.9); /* not the 2 s the two files would take */
+	struct bag_metadata md;
+	struct bt_error err;
+	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_string_equal(md.compression_mode, "");
+	assert_string_equal(md.compression_format, "");
+	assert_int_equal(md.message_count, 2);
+	for (size_t i = 0; i < md.n_paths; i++)
+		assert_null(strstr(md.relative_file_paths[i], ".zstd"));
+	bag_metadata_fini(&md);
+	assert_int_equal(bag_check(b.dir, wt_check_problem, NULL), 0);
+	wt_fini(&b);
+}
+
 static void test_compression_message(void **state)
 {
 	(void)state;
@@ -1486,6 +1530,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_none, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_file, wt_teardown),
+		cmocka_unit_test_teardown(test_compression_file_cancelled, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_message, wt_teardown),
 		cmocka_unit_test_teardown(test_presets, wt_teardown),
 		cmocka_unit_test_teardown(test_empty_bag, wt_teardown),

@@ -26,9 +26,10 @@
 
 #include "bagtest/App.h"
 #include "bagtest/Keyed.h"
+#include "my_msgs/msg/BatteryState.h"
 #include "std_msgs/msg/String.h"
 
-enum tpub_type { TPUB_STRING, TPUB_KEYED, TPUB_APPENDABLE };
+enum tpub_type { TPUB_STRING, TPUB_KEYED, TPUB_APPENDABLE, TPUB_BATTERY };
 
 struct tpub_opts {
 	uint32_t domain;
@@ -63,7 +64,7 @@ struct tpub {
 static void tpub_usage(void)
 {
 	fprintf(stderr,
-		"usage: tpub --domain N --topic NAME --type string|keyed|appendable [--count N]\n"
+		"usage: tpub --domain N --topic NAME --type string|keyed|appendable|battery [--count N]\n"
 		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
 		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
@@ -107,6 +108,8 @@ static enum tpub_type tpub_parse_type(const char *s)
 		return TPUB_KEYED;
 	if (!strcmp(s, "appendable"))
 		return TPUB_APPENDABLE;
+	if (!strcmp(s, "battery"))
+		return TPUB_BATTERY;
 	tpub_usage();
 	return TPUB_STRING;
 }
@@ -212,6 +215,8 @@ static const dds_topic_descriptor_t *tpub_desc(enum tpub_type t)
 		return &bagtest_Keyed_desc;
 	case TPUB_APPENDABLE:
 		return &bagtest_App_desc;
+	case TPUB_BATTERY:
+		return &my_msgs_msg_dds__BatteryState__desc;
 	case TPUB_STRING:
 	default:
 		return &std_msgs_msg_dds__String__desc;
@@ -320,6 +325,25 @@ static void tpub_text(struct tpub *t, long i)
 	p[need] = 0;
 }
 
+/* my_msgs/msg/BatteryState number i: values tests/decode/decode.mjs checks. */
+static dds_return_t tpub_write_battery(struct tpub *t, long i)
+{
+	my_msgs_msg_dds__CellState_ cells[2];
+	for (int k = 0; k < 2; k++)
+		cells[k] = (my_msgs_msg_dds__CellState_){
+			3.5f + 0.25f * (float)k,
+			{(int16_t)(20 + k), (int16_t)(-21 - k), (int16_t)(22 + k)},
+			{(uint32_t)(i * 10 + k), k == 1}};
+	my_msgs_msg_dds__BatteryState_ m = {
+		.header = {{(int32_t)i, 500u}, "battery_link"},
+		.cells = {2, 2, cells, false},
+		.voltage = 7.25f,
+		.status = (uint8_t)(i % 2),
+	};
+	snprintf(m.label, sizeof m.label, "pack-%ld", i % 100000); /* string<16> */
+	return dds_write(t->writer, &m);
+}
+
 static dds_return_t tpub_write_one(struct tpub *t, long i)
 {
 	switch (t->o.type) {
@@ -328,6 +352,7 @@ static dds_return_t tpub_write_one(struct tpub *t, long i)
 		std_msgs_msg_dds__String_ m = {.data = t->text};
 		return dds_write(t->writer, &m);
 	}
+	case TPUB_BATTERY: return tpub_write_battery(t, i);
 	case TPUB_APPENDABLE: {
 		tpub_text(t, i);
 		bagtest_App m = {.seq = (int32_t)i, .text = t->text};

@@ -86,6 +86,15 @@ static void test_table(void **state)
 	golden("table_132x43", m, s, 132, 43, true, TEXT);
 }
 
+/* A topic recorded without a message definition: "? " before its type. */
+static void test_no_definition(void **state)
+{
+	struct tf_fx *fx = *state;
+	fx->m.topics[1].no_definition = true; /* /tf */
+	golden("table_nodef_80x24", &fx->m, &fx->s, 80, 24, true, TEXT);
+	golden("table_nodef_132x43", &fx->m, &fx->s, 132, 43, true, TEXT);
+}
+
 /* Paused, disk nearly full, write-through, a warning event, the
  * selection on a row with losses; mono and ASCII (TERM=vt100 in C). */
 static void test_table_warnings_mono_ascii(void **state)
@@ -268,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_table, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_no_definition, tf_setup, tf_teardown),
 		cmocka_unit_test(test_table_warnings_mono_ascii),
 		cmocka_unit_test(test_many_rows_scrolled),
 		cmocka_unit_test(test_file_counts),

@@ -1,0 +1,95 @@
+#!/bin/sh
+# Bags decode with Foxglove's decoders using only the definitions in them
+# (decode.mjs): a bag of `bagtop demo` (domain 22), and bags of
+# `bagtop record -a` with tpub publishing std_msgs/msg/String and a custom
+# my_msgs/msg/BatteryState (nested custom dependency) whose .msg files are
+# in tests/defs/fixtures/ament: found through AMENT_PREFIX_PATH (domain 23),
+# through --message-definitions-path (24), and nowhere (25): then rosbag2's
+# empty row, named by info -v, and the recording is otherwise unaffected.
+# Needs node with tests/decode/node_modules (./dev.sh test runs npm ci) and
+# the sqlite3 shell; else skipped.
+B=${BAGTOP_BIN:?}
+P=${BAGTOP_TPUB:?}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX="$HERE/../defs/fixtures/ament"
+# A --message-definitions-path that is no directory: a usage error.
+out=$("$B" record -a --message-definitions-path /nonexistent/defs 2>&1)
+rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "'/nonexistent/defs' is not a directory" ||
+	{ echo "FAIL: --message-definitions-path /nonexistent/defs: exit $rc: $out"; exit 1; }
+command -v node >/dev/null || { echo "SKIP: node is not installed"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
+[ -d "$HERE/node_modules/@foxglove/rosmsg2-serialization" ] ||
+	{ echo "SKIP: no $HERE/node_modules (run: npm ci --prefix $HERE)"; exit 77; }
+unset AMENT_PREFIX_PATH
+T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-decode-XXXXXX")
+REC=""
+cleanup() {
+	[ -n "$REC" ] && kill -9 "$REC" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() {
+	echo "FAIL: $*"
+	for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f:"; tail -20 "$f"; }; done
+	exit 1
+}
+
+# The demo: every ROS type decodes, values checked.
+timeout 60 "$B" demo --no-tui --domain 22 --duration 4 -o "$T/demo" >"$T/demo.log" 2>&1 ||
+	fail "bagtop demo failed"
+node "$HERE/decode.mjs" demo "$T/demo/demo_0.db3" || fail "the demo's bag does not decode"
+
+# record NAME DOMAIN [bagtop options...]: records tpub's /chatter and
+# /battery (30 messages each) into $T/NAME.
+record() {
+	name=$1 dom=$2
+	shift 2
+	"$B" record -a --no-tui --domain "$dom" -o "$T/$name" "$@" >"$T/$name.log" 2>&1 &
+	REC=$!
+	pubs=""
+	for what in chatter:string battery:battery; do
+		timeout 60 "$P" --domain "$dom" --topic "rt/${what%%:*}" --type "${what#*:}" \
+			--count 30 --rate 30 --wait-readers 1 --wait-timeout 30 --linger 1 &
+		pubs="$pubs $!"
+	done
+	for pid in $pubs; do
+		wait "$pid" || fail "$name: a tpub failed"
+	done
+	kill -TERM "$REC" # (SIGINT is ignored by a background job of sh)
+	i=0
+	while kill -0 "$REC" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "$name: bagtop did not stop within 30 s"
+		sleep 0.1
+	done
+	wait "$REC" || fail "$name: bagtop record exited with $?"
+	REC=""
+	"$B" check "$T/$name" >/dev/null || fail "$name: bagtop check failed"
+}
+
+# info_has NAME TYPE SOURCE: info -v names SOURCE for TYPE.
+info_has() {
+	"$B" info -v "$T/$1" >"$T/$1.info" || fail "$1: bagtop info -v failed"
+	grep -Eq "^  $2 +$3" "$T/$1.info" || { cat "$T/$1.info"; fail "$1: info -v: $2 not '$3'"; }
+}
+
+AMENT_PREFIX_PATH="/nonexistent:$FIX" record ament 23
+node "$HERE/decode.mjs" tpub "$T/ament/ament_0.db3" || fail "ament: the bag does not decode"
+info_has ament "my_msgs/msg/BatteryState" "interface files, ros2msg, 5 types"
+info_has ament "std_msgs/msg/String" "built-in \(humble, iron, jazzy\), ros2msg, 1 type"
+
+record path 24 --message-definitions-path "$FIX"
+node "$HERE/decode.mjs" tpub "$T/path/path_0.db3" || fail "path: the bag does not decode"
+
+record none 25
+row=$(sqlite3 "$T/none/none_0.db3" "SELECT encoding || '|' || encoded_message_definition || '|' \
+	|| type_description_hash FROM message_definitions WHERE topic_type = 'my_msgs/msg/BatteryState'")
+[ "$row" = "||" ] || fail "none: my_msgs/msg/BatteryState row is '$row', want rosbag2's empty row"
+info_has none "my_msgs/msg/BatteryState" "none$"
+n=$(sqlite3 "$T/none/none_0.db3" "SELECT count(*) FROM messages JOIN topics ON topics.id = topic_id \
+	WHERE topics.name = '/battery'")
+[ "$n" = 30 ] || fail "none: $n /battery messages recorded, want 30"
+grep -q "my_msgs/msg/BatteryState: no message definition (my_msgs/msg/BatteryState.msg in neither" \
+	"$T/none.log" || fail "none: no log line about the missing definition"
+echo "ok"
