@@ -154,8 +154,12 @@ static void info_files_detail(const struct bag_reader *r)
 			bt_time_format_date(f->start, start, sizeof start);
 			bt_fmt_duration(bag_span(f->start, f->end), dur, sizeof dur);
 		}
-		printf("  %-3zu %-32s %10s %6d %10" PRIu64 "  %-30s %s\n", i, f->name, size,
-		       f->schema_version, f->message_count, start, dur);
+		/* the sqlite schema; an MCAP file has none */
+		char schema[16] = "-";
+		if (!f->storage || !strcmp(f->storage->identifier, "sqlite3"))
+			snprintf(schema, sizeof schema, "%d", f->schema_version);
+		printf("  %-3zu %-32s %10s %6s %10" PRIu64 "  %-30s %s\n", i, f->name, size, schema,
+		       f->message_count, start, dur);
 	}
 }
 

@@ -40,6 +40,11 @@ info "$F/convert_a" 150 a_empty=100 b_basictypes=50
 info "$F/bag_with_topics_and_service_events" 10 /test_topic1=1 /test_topic2=1
 grep -q "Service: /test_service1 | .* | Event Count: 4 |" "$T/info" || fail "service events"
 
+# info -v: the files' own figures and the Schemas' definitions
+"$B" info -v "$F/cdr_test" >"$T/info" 2>&1 || { cat "$T/info"; fail "info -v cdr_test"; }
+grep -q "^  0   cdr_test_0.mcap .* - *7  " "$T/info" || { cat "$T/info"; fail "info -v files"; }
+grep -q "^  test_msgs/msg/Arrays .*ros2msg" "$T/info" || { cat "$T/info"; fail "info -v definitions"; }
+
 for b in talker cdr_test convert_a bag_with_topics_and_service_events; do
 	"$B" check "$F/$b" || fail "check $b"
 done
