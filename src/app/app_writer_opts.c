@@ -95,7 +95,9 @@ int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const st
 		 * saying none); on the command line it is a mistake. Which
 		 * names are known depends on -s: app_writer_finish. */
 		if (arg[0] == '\0')
-			return app_usage_error(cmd, "--storage-preset-profile wants a preset name");
+			return app_usage_error(cmd, "--storage-preset-profile is none or resilient "
+					       "(sqlite3), fastwrite, zstd_fast or zstd_small (mcap), "
+					       "not ''");
 		c->preset_arg = arg;
 		return 0;
 	case APP_W_STORAGE: {
@@ -164,8 +166,8 @@ void app_writer_note_compat(const struct app_writer_cfg *c)
 static int app_w_sqlite(const struct app_cmd *cmd, struct app_writer_cfg *c)
 {
 	if (c->preset_arg && bag_preset_parse(c->preset_arg, &c->opt.preset) != BT_OK)
-		return app_usage_error(cmd, "--storage-preset-profile for sqlite3 is none or "
-				       "resilient, not '%s'%s", c->preset_arg,
+		return app_usage_error(cmd, "--storage-preset-profile is none or resilient with "
+				       "sqlite3, not '%s'%s", c->preset_arg,
 				       bag_storage_find("mcap") ? " (fastwrite, zstd_fast and "
 				       "zstd_small are mcap's: -s mcap)" : "");
 	if (c->config_arg)
