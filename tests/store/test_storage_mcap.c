@@ -306,6 +306,44 @@ static void test_split_size(void **state)
 	free(dir);
 }
 
+/* ---- split on request (the live view's key), --max-bag-files ---- */
+
+static void test_split_and_rotate(void **state)
+{
+	char *dir = bt_xasprintf("%s/rot", (const char *)*state);
+	struct bag_writer_options o = {0};
+	o.uri = dir;
+	o.storage_id = "mcap";
+	o.max_bag_files = 2;
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_topic tp = {0};
+	tp.name = (char *)"/a";
+	tp.type = (char *)"std_msgs/msg/String";
+	tp.serialization_format = (char *)"cdr";
+	tp.type_description_hash = (char *)"";
+	uint32_t h[RT_TOPICS];
+	assert_int_equal(bag_writer_add_topic(w, &tp, NULL, &h[0], &err), BT_OK);
+	h[1] = h[2] = h[0];
+	for (size_t i = 0; i < 5 * 50; i += 50) { /* five files: 0..4 */
+		rt_write(w, h, i, i + 50);
+		if (i + 50 < 5 * 50)
+			assert_int_equal(bag_writer_split(w, &err), BT_OK);
+	}
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	char *gone = bt_xasprintf("%s/rot_2.mcap", dir);
+	char *kept = bt_xasprintf("%s/rot_3.mcap", dir);
+	assert_false(bt_fs_exists(gone));
+	assert_true(bt_fs_exists(kept));
+	assert_int_equal(tb_each(dir, 0, NULL, NULL), 100); /* the newest two files */
+	if (bag_check(dir, rt_report, dir) != 0)
+		fail_msg("rotated bag: bag_check found problems");
+	free(gone);
+	free(kept);
+	free(dir);
+}
+
 /* ---- options: unknown keys, bad values, another backend's preset ---- */
 
 static void test_option_errors(void **state)
@@ -363,6 +401,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flush_each_second, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_split_size, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_split_and_rotate, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_option_errors, tu_scratch_setup,
 						tu_scratch_teardown),
