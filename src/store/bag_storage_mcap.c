@@ -760,13 +760,19 @@ static bt_status bsm_fsync_file(const char *path, struct bt_error *err)
 	return st;
 }
 
-/* Rebuilds a file that ends without a valid footer beside it, syncs it and
- * renames it over the original; then reads the new one. */
+/* Rebuilds a file that ends without a valid footer and summary beside it,
+ * syncs it and renames it over the original; then reads the new one. */
 static bt_status bsm_repair(struct bsm *b, struct bt_error *err)
 {
 	struct mcap_recovery rec;
 	bt_status st = mcap_reader_recover(b->r, &rec, err);
 	if (st != BT_OK || rec.complete)
+		return st;
+	/* A file with a valid footer and summary is no unfinished one: it is
+	 * damaged inside, and check names the damage; rebuilding it would drop
+	 * every record after it. */
+	st = mcap_reader_index(b->r, err);
+	if (st != BT_OK || mcap_reader_summary(b->r)->from_summary)
 		return st;
 	struct mcap_writer_options o;
 	char *profile = NULL, *library = NULL;

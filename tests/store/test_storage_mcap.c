@@ -344,6 +344,37 @@ static void test_split_and_rotate(void **state)
 	free(dir);
 }
 
+/* ---- a complete file damaged inside: reindex names it, never rebuilds ---- */
+
+static void test_damaged_inside(void **state)
+{
+	char *dir = bt_xasprintf("%s/dmg", (const char *)*state);
+	struct bag_kv kv = {(char *)"noChunkCRC", (char *)"false"};
+	uint32_t h[RT_TOPICS];
+	struct bag_writer *w = rt_open(dir, NULL, &kv, 1, 0, h);
+	rt_write(w, h, 0, 50);
+	struct bt_error err;
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	char *f = bt_xasprintf("%s/dmg_0.mcap", dir);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(bt_fs_read_all(f, 1 << 24, &text, &len, &err), BT_OK);
+	text[len / 3] ^= 0x5a; /* inside the one chunk, with its CRC */
+	tu_write_file(f, text, len);
+	struct bag_reindex_result res;
+	assert_int_equal(bag_reindex(dir, &res, &err), BT_ERR_FORMAT);
+	char *now = NULL;
+	size_t nlen = 0;
+	assert_int_equal(bt_fs_read_all(f, 1 << 24, &now, &nlen, &err), BT_OK);
+	assert_int_equal(nlen, len);
+	assert_memory_equal(now, text, len); /* not rebuilt */
+	assert_true(bag_check(dir, rt_report, dir) > 0);
+	free(now);
+	free(text);
+	free(f);
+	free(dir);
+}
+
 /* ---- options: unknown keys, bad values, another backend's preset ---- */
 
 static void test_option_errors(void **state)
@@ -403,6 +434,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_split_size, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_split_and_rotate, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_inside, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_option_errors, tu_scratch_setup,
 						tu_scratch_teardown),
