@@ -129,24 +129,32 @@ static void snapshot_now(pid_t pid)
 	free(out);
 }
 
-/* A snapshot of /tl (transient-local, repeated) and 500 /fast messages,
- * all published before the trigger: the file holds /tl first, then every
- * /fast message. */
-static void snap_run(const char *storage, struct msgs *s, size_t *files)
+/* One recording of /tl (transient-local, repeated into every file) and
+ * `fast` /fast messages at 500/s, on `storage`: in snapshot mode (domain
+ * 54) one snapshot after every /fast message was published, else split
+ * every second (domain 55). The messages read back go into *s. */
+static void tl_run(const char *storage, bool snapshot, long fast, struct msgs *s, size_t *files)
 {
 	struct rec r;
-	char *args[] = {"-s", (char *)storage, "/tl", "/fast", "--snapshot-mode",
-			"--repeat-transient-local", "/tl", NULL};
-	rec_start(&r, 54, args, NULL);
+	int dom = snapshot ? 54 : 55;
+	char *snap_args[] = {"-s", (char *)storage, "/tl", "/fast", "--snapshot-mode",
+			     "--repeat-transient-local", "/tl", NULL};
+	char *split_args[] = {"-s", (char *)storage, "-d", "1", "/tl", "/fast",
+			      "--repeat-transient-local", "/tl", NULL};
+	rec_start(&r, dom, snapshot ? snap_args : split_args, NULL);
 	char *tl_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
 			   "--linger", "8", NULL};
-	struct rec_pub tl = rec_pub_start(r.tmp, 54, "rt/tl", tl_args);
+	struct rec_pub tl = rec_pub_start(r.tmp, dom, "rt/tl", tl_args);
 	rec_sleep(1.0);
-	char *fast_args[] = {"--count", "500", "--rate", "500", "--wait-readers", "1", NULL};
-	struct rec_pub fast = rec_pub_start(r.tmp, 54, "rt/fast", fast_args);
-	assert_int_equal(rec_pub_finish(&fast), 500);
-	rec_sleep(0.5);
-	snapshot_now(r.pid);
+	char count[24];
+	snprintf(count, sizeof count, "%ld", fast);
+	char *fast_args[] = {"--count", count, "--rate", "500", "--wait-readers", "1", NULL};
+	struct rec_pub fp = rec_pub_start(r.tmp, dom, "rt/fast", fast_args);
+	assert_int_equal(rec_pub_finish(&fp), fast);
+	if (snapshot) {
+		rec_sleep(0.5);
+		snapshot_now(r.pid);
+	}
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_int_equal(rec_pub_finish(&tl), 1);
@@ -161,8 +169,8 @@ static void test_snapshot_same(void **state)
 	(void)state;
 	struct msgs a = {0}, b = {0};
 	size_t fa, fb;
-	snap_run("sqlite3", &a, &fa);
-	snap_run("mcap", &b, &fb);
+	tl_run("sqlite3", true, 500, &a, &fa);
+	tl_run("mcap", true, 500, &b, &fb);
 	printf("snapshot: sqlite3 %zu messages in %zu files, mcap %zu in %zu\n", a.n, fa, b.n, fb);
 	assert_int_equal(fa, 1);
 	assert_int_equal(fb, 1); /* the snapshot is one .mcap */
@@ -178,37 +186,15 @@ static void test_snapshot_same(void **state)
 	msgs_free(&b);
 }
 
-/* -d 1 with /tl repeated: every file starts with /tl's message; every
- * /fast message is there once. */
-static void rtl_run(const char *storage, struct msgs *s, size_t *files)
-{
-	struct rec r;
-	char *args[] = {"-s", (char *)storage, "-d", "1", "/tl", "/fast",
-			"--repeat-transient-local", "/tl", NULL};
-	rec_start(&r, 55, args, NULL);
-	char *tl_args[] = {"--transient-local", "--count", "1", "--wait-readers", "1",
-			   "--linger", "8", NULL};
-	struct rec_pub tl = rec_pub_start(r.tmp, 55, "rt/tl", tl_args);
-	rec_sleep(1.0);
-	char *fast_args[] = {"--count", "1500", "--rate", "500", "--wait-readers", "1", NULL};
-	struct rec_pub fast = rec_pub_start(r.tmp, 55, "rt/fast", fast_args);
-	assert_int_equal(rec_pub_finish(&fast), 1500);
-	rec_stop(&r, SIGINT);
-	printf("%s", r.out);
-	assert_int_equal(rec_pub_finish(&tl), 1);
-	rec_check(r.dir);
-	tb_each(r.dir, 0, msgs_add, s);
-	*files = files_with(r.dir, !strcmp(storage, "mcap") ? ".mcap" : ".db3");
-	rec_free(&r);
-}
-
 static void test_repeat_tl_same(void **state)
 {
 	(void)state;
 	struct msgs a = {0}, b = {0};
 	size_t fa, fb;
-	rtl_run("sqlite3", &a, &fa);
-	rtl_run("mcap", &b, &fb);
+	/* -d 1: every file starts with /tl's message; every /fast message is
+	 * there once */
+	tl_run("sqlite3", false, 1500, &a, &fa);
+	tl_run("mcap", false, 1500, &b, &fb);
 	printf("repeat-transient-local: sqlite3 %zu files, %zu /tl; mcap %zu files, %zu /tl\n", fa,
 	       msgs_count(&a, "/tl"), fb, msgs_count(&b, "/tl"));
 	struct msgs *both[2] = {&a, &b};
