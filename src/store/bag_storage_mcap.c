@@ -18,11 +18,7 @@
  *
  * Reading goes through mcap_reader: the summary when there is one, a scan
  * otherwise. Topic ids are channel ids. RECOVER (reindex) rebuilds a file
- * that ends without a footer: every record up to the last complete one is
- * written again into "<file>.reindex" with a new summary, which then
- * replaces the file by rename. */
-#include <errno.h>
-#include <fcntl.h>
+ * that ends without a footer (store__mcap_repair.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +30,11 @@
 #include "bag_storage.h"
 #include "bt_buf.h"
 #include "bt_fs.h"
-#include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
 #include "mcap_reader.h"
 #include "mcap_writer.h"
+#include "store__mcap_repair.h"
 #include "store__storage.h"
 
 #ifndef BAGTOP_VERSION
@@ -49,8 +45,6 @@
 #define BSM_FLUSH_NS INT64_C(1000000000)
 /* rosbag2's get_minimum_split_file_size for MCAP. */
 #define BSM_MIN_SPLIT 1024u
-/* What the repaired file is called while reindex writes it. */
-#define BSM_REPAIR_SUFFIX ".reindex"
 
 struct bsm_schema {
 	char *type;
@@ -167,8 +161,6 @@ static bt_status bsm_create(const char *path, const struct bag_storage_options *
 	return BT_OK;
 }
 
-static bt_status bsm_repair(struct bsm *b, struct bt_error *err);
-
 /* A file shorter than the magic is one its writer died creating (the
  * writer buffers the Header until its first flush): blank. */
 static bt_status bsm_open(const char *path, enum bag_storage_mode mode, struct bag_storage **out,
@@ -186,7 +178,7 @@ static bt_status bsm_open(const char *path, enum bag_storage_mode mode, struct b
 	}
 	st = mcap_reader_open(&b->r, path, err);
 	if (st == BT_OK && mode == BAG_STORAGE_RECOVER)
-		st = bsm_repair(b, err);
+		st = bag_mcap_repair(path, &b->r, err);
 	if (st == BT_OK)
 		st = mcap_reader_index(b->r, err);
 	if (st != BT_OK) {
@@ -389,11 +381,6 @@ static int bsm_version(const struct bag_storage *s)
 	return ((const struct bsm *)s)->blank ? 0 : 1;
 }
 
-static char *bsm_strdup(struct mcap_str s)
-{
-	return bt_xstrndup(s.p ? s.p : "", s.len);
-}
-
 /* The value of `key` in a string map, or NULL. */
 static char *bsm_map_get(struct mcap_map m, const char *key)
 {
@@ -401,7 +388,7 @@ static char *bsm_map_get(struct mcap_map m, const char *key)
 	size_t kl = strlen(key);
 	while (mcap_map_next_str(&m, &k, &v))
 		if (k.len == kl && !memcmp(k.p, key, kl))
-			return bsm_strdup(v);
+			return bag_mcap_strdup(v);
 	return NULL;
 }
 
@@ -412,9 +399,9 @@ static void bsm_topic_of(const struct bsm *b, const struct mcap_channel *c, stru
 {
 	const struct mcap_schema *sc = c->schema_id ? mcap_reader_schema(b->r, c->schema_id) : NULL;
 	memset(t, 0, sizeof *t);
-	t->name = bsm_strdup(c->topic);
-	t->type = sc ? bsm_strdup(sc->name) : bt_xstrdup("");
-	t->serialization_format = bsm_strdup(c->message_encoding);
+	t->name = bag_mcap_strdup(c->topic);
+	t->type = sc ? bag_mcap_strdup(sc->name) : bt_xstrdup("");
+	t->serialization_format = bag_mcap_strdup(c->message_encoding);
 	char *hash = bsm_map_get(c->metadata, "topic_type_hash");
 	t->type_description_hash = hash ? hash : bt_xstrdup("");
 	char *qos = bsm_map_get(c->metadata, "offered_qos_profiles");
@@ -507,8 +494,8 @@ static bt_status bsm_read_msgdefs(struct bag_storage *s, struct bag_msgdef **out
 	struct bag_msgdef *d = bt_xcalloc(sum->n_schemas, sizeof *d);
 	for (size_t i = 0; i < sum->n_schemas; i++) {
 		const struct mcap_schema *sc = &sum->schemas[i];
-		d[i].topic_type = bsm_strdup(sc->name);
-		d[i].encoding = bsm_strdup(sc->encoding);
+		d[i].topic_type = bag_mcap_strdup(sc->name);
+		d[i].encoding = bag_mcap_strdup(sc->encoding);
 		d[i].encoded_message_definition =
 			bt_xstrndup(sc->data.p ? (const char *)sc->data.p : "", sc->data.len);
 		d[i].type_description_hash = bt_xstrdup("");
@@ -600,223 +587,7 @@ static int bsm_read_next(struct bag_storage *s, struct bag_storage_msg *m, struc
 	return 1;
 }
 
-/* ---- repair (reindex) ---- */
-
-/* A string map as n key/value pairs kv[2i], kv[2i+1] (malloc'ed). */
-static char **bsm_map_kv(struct mcap_map m, size_t *n)
-{
-	char **kv = NULL;
-	size_t cap = 0;
-	struct mcap_str k, v;
-	*n = 0;
-	while (mcap_map_next_str(&m, &k, &v)) {
-		bt_xgrow((void **)&kv, &cap, 2 * *n + 2, sizeof *kv);
-		kv[2 * *n] = bsm_strdup(k);
-		kv[2 * *n + 1] = bsm_strdup(v);
-		(*n)++;
-	}
-	return kv;
-}
-
-static void bsm_kv_free(char **kv, size_t n)
-{
-	for (size_t i = 0; i < 2 * n; i++)
-		free(kv[i]);
-	free(kv);
-}
-
-/* State of one rebuild: old ids → new ones (0 = not seen). */
-struct bsm_rebuild {
-	struct mcap_writer *w;
-	uint16_t *schema_map, *channel_map;
-	uint64_t good_end;
-	uint64_t messages;
-};
-
-/* Whether record `it` lies in the part recover found complete. */
-static bool bsm_kept(const struct bsm_rebuild *rb, const struct mcap_item *it)
-{
-	return (it->in_chunk ? it->chunk_offset : it->offset) < rb->good_end;
-}
-
-static bt_status bsm_copy_def(struct bsm_rebuild *rb, const struct mcap_record *rec,
-			      struct bt_error *err)
-{
-	if (rec->opcode == MCAP_OP_SCHEMA) {
-		const struct mcap_schema *sc = &rec->u.schema;
-		if (rb->schema_map[sc->id] || sc->id == 0)
-			return BT_OK;
-		char *name = bsm_strdup(sc->name), *enc = bsm_strdup(sc->encoding);
-		bt_status st = mcap_writer_add_schema(rb->w, name, enc, sc->data.p,
-						      (size_t)sc->data.len, &rb->schema_map[sc->id],
-						      err);
-		free(name);
-		free(enc);
-		return st;
-	}
-	const struct mcap_channel *c = &rec->u.channel;
-	if (rb->channel_map[c->id])
-		return BT_OK;
-	size_t n;
-	char **kv = bsm_map_kv(c->metadata, &n);
-	char *topic = bsm_strdup(c->topic), *enc = bsm_strdup(c->message_encoding);
-	bt_status st = mcap_writer_add_channel(rb->w, topic, enc, rb->schema_map[c->schema_id],
-					       (const char *const *)kv, n, &rb->channel_map[c->id],
-					       err);
-	free(topic);
-	free(enc);
-	bsm_kv_free(kv, n);
-	return st;
-}
-
-static bt_status bsm_copy_record(struct bsm_rebuild *rb, const struct mcap_record *rec,
-				 struct bt_error *err)
-{
-	switch (rec->opcode) {
-	case MCAP_OP_SCHEMA:
-	case MCAP_OP_CHANNEL:
-		return bsm_copy_def(rb, rec, err);
-	case MCAP_OP_MESSAGE: {
-		const struct mcap_message *m = &rec->u.message;
-		uint16_t ch = rb->channel_map[m->channel_id];
-		if (!ch)
-			return BT_OK; /* its channel is in no complete record: not readable */
-		rb->messages++;
-		return mcap_writer_write(rb->w, ch, m->sequence, m->log_time, m->publish_time,
-					 m->data.p, (size_t)m->data.len, err);
-	}
-	case MCAP_OP_METADATA: {
-		size_t n;
-		char **kv = bsm_map_kv(rec->u.metadata.metadata, &n);
-		char *name = bsm_strdup(rec->u.metadata.name);
-		bt_status st = mcap_writer_add_metadata(rb->w, name, (const char *const *)kv, n, err);
-		free(name);
-		bsm_kv_free(kv, n);
-		return st;
-	}
-	case MCAP_OP_ATTACHMENT: {
-		const struct mcap_attachment *a = &rec->u.attachment;
-		char *name = bsm_strdup(a->name), *type = bsm_strdup(a->media_type);
-		bt_status st = mcap_writer_add_attachment(rb->w, a->log_time, a->create_time, name,
-							  type, a->data.p, (size_t)a->data.len, err);
-		free(name);
-		free(type);
-		return st;
-	}
-	default:
-		return BT_OK; /* chunks, indexes, statistics: written anew */
-	}
-}
-
-/* The writer options the damaged file was written with, as far as its
- * first records say: its chunks' compression, or no chunking. */
-static bt_status bsm_sniff(struct bsm *b, uint64_t good_end, struct mcap_writer_options *o,
-			   char **profile, char **library, struct bt_error *err)
-{
-	mcap_writer_options_init(o);
-	bt_status st = mcap_reader_stream_begin(b->r, err);
-	struct mcap_item it;
-	bool end = false;
-	while (st == BT_OK && mcap_reader_next(b->r, &it, &end, NULL) == BT_OK && !end &&
-	       it.offset < good_end) {
-		if (it.rec.opcode == MCAP_OP_HEADER && !*profile) {
-			*profile = bsm_strdup(it.rec.u.header.profile);
-			*library = bsm_strdup(it.rec.u.header.library);
-		} else if (it.rec.opcode == MCAP_OP_CHUNK && !it.in_chunk) {
-			struct mcap_str c = it.rec.u.chunk.compression;
-			o->compression = c.len == 4 && !memcmp(c.p, "zstd", 4) ? MCAP_COMPRESSION_ZSTD
-					 : c.len == 3 && !memcmp(c.p, "lz4", 3) ? MCAP_COMPRESSION_LZ4
-					 : MCAP_COMPRESSION_NONE;
-			break;
-		} else if (it.rec.opcode == MCAP_OP_MESSAGE && !it.in_chunk) {
-			o->no_chunking = true;
-			break;
-		}
-	}
-	return st;
-}
-
-/* Writes every record before rb->good_end again into rb->w. */
-static bt_status bsm_rebuild(struct bsm *b, struct bsm_rebuild *rb, struct bt_error *err)
-{
-	bt_status st = mcap_reader_stream_begin(b->r, err);
-	struct mcap_item it;
-	bool end = false;
-	/* the walk ends at the damage recover found: its error is expected */
-	while (st == BT_OK && mcap_reader_next(b->r, &it, &end, NULL) == BT_OK && !end &&
-	       bsm_kept(rb, &it))
-		st = bsm_copy_record(rb, &it.rec, err);
-	return st;
-}
-
-/* The summary mcap_writer_close wrote, on disk before the rename. */
-static bt_status bsm_fsync_file(const char *path, struct bt_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bt_err_errno(err, errno, "%s: cannot open", path);
-	bt_status st = fsync(fd) == 0 ? BT_OK : bt_err_errno(err, errno, "%s: fsync", path);
-	close(fd);
-	return st;
-}
-
-/* Rebuilds a file that ends without a valid footer and summary beside it,
- * syncs it and renames it over the original; then reads the new one. */
-static bt_status bsm_repair(struct bsm *b, struct bt_error *err)
-{
-	struct mcap_recovery rec;
-	bt_status st = mcap_reader_recover(b->r, &rec, err);
-	if (st != BT_OK || rec.complete)
-		return st;
-	/* A file with a valid footer and summary is no unfinished one: it is
-	 * damaged inside, and check names the damage; rebuilding it would drop
-	 * every record after it. */
-	st = mcap_reader_index(b->r, err);
-	if (st != BT_OK || mcap_reader_summary(b->r)->from_summary)
-		return st;
-	struct mcap_writer_options o;
-	char *profile = NULL, *library = NULL;
-	st = bsm_sniff(b, rec.good_end, &o, &profile, &library, err);
-	char *tmp = bt_xasprintf("%s%s", b->path, BSM_REPAIR_SUFFIX);
-	struct bsm_rebuild rb = {.good_end = rec.good_end};
-	rb.schema_map = bt_xcalloc(65536, sizeof *rb.schema_map);
-	rb.channel_map = bt_xcalloc(65536, sizeof *rb.channel_map);
-	(void)unlink(tmp); /* a rebuild killed before: ours, incomplete */
-	if (st == BT_OK)
-		st = mcap_writer_open(&rb.w, tmp, &o, profile ? profile : "ros2",
-				      library ? library : "bagtop " BAGTOP_VERSION, err);
-	if (st == BT_OK)
-		st = bsm_rebuild(b, &rb, err);
-	if (st == BT_OK)
-		st = mcap_writer_flush(rb.w, true, err);
-	if (rb.w) {
-		bt_status cs = mcap_writer_close(rb.w, st == BT_OK ? err : NULL);
-		st = st == BT_OK ? cs : st;
-	}
-	if (st == BT_OK)
-		st = bsm_fsync_file(tmp, err);
-	if (st == BT_OK && rename(tmp, b->path) != 0)
-		st = bt_err_errno(err, errno, "%s: cannot replace it with the repaired file", b->path);
-	if (st == BT_OK)
-		st = bt_fs_fsync_dir_of(b->path, err);
-	if (st != BT_OK)
-		(void)unlink(tmp);
-	else
-		bt_log_info("%s: ended without a footer (%s); rebuilt with the %" PRIu64
-			    " messages of its complete records", b->path, rec.why.msg, rb.messages);
-	free(tmp);
-	free(profile);
-	free(library);
-	free(rb.schema_map);
-	free(rb.channel_map);
-	if (st != BT_OK)
-		return st;
-	mcap_reader_close(b->r);
-	b->r = NULL;
-	return mcap_reader_open(&b->r, b->path, err);
-}
-
-static const char *const bsm_side_suffixes[] = {BSM_REPAIR_SUFFIX, NULL};
+static const char *const bsm_side_suffixes[] = {BAG_MCAP_REPAIR_SUFFIX, NULL};
 
 const struct bag_storage_ops bag_storage_mcap_ops = {
 	.identifier = "mcap",
