@@ -1,6 +1,7 @@
 /* `bagtop record -s mcap` with real publishers (tpub) on loopback-only DDS
- * domains 53..56: splitting every second with each MCAP preset (info opens
- * the bag, check passes, every message is there); snapshot mode and
+ * domains 53..56: splitting every second with each MCAP preset, stopped by
+ * SIGINT, SIGTERM or SIGHUP (info opens the bag, check passes, every
+ * message is there); snapshot mode and
  * repeat-transient-local give the same messages as with sqlite3 (both bags
  * read back and compared); kill -9 during a recording at ~5k msgs/s, again
  * and again: after `bagtop reindex` every file opens, check passes, the bag
@@ -50,13 +51,18 @@ static void test_split_each_preset(void **state)
 {
 	(void)state;
 	static const char *const presets[] = {"none", "fastwrite", "zstd_fast", "zstd_small"};
+	/* each stopped by another of the stop signals: the file is finished */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGINT};
 	for (size_t i = 0; i < 4; i++) {
 		struct rec r;
 		char *args[] = {"-s", "mcap", "--storage-preset-profile", (char *)presets[i], "-d",
 				"1", "/m", NULL};
 		char *extra[] = {"--count", "300", "--rate", "100", "--size", "2000",
 				 "--wait-readers", "1", NULL};
-		rec_session(&r, &(struct rec_session){53, args, NULL, "rt/m", extra, 300});
+		rec_start(&r, 53, args, NULL);
+		rec_publish(&r, 53, "rt/m", extra, 300);
+		rec_stop(&r, sigs[i]);
+		printf("%s", r.out);
 		size_t files = files_with(r.dir, ".mcap");
 		printf("%s: %zu .mcap files\n", presets[i], files);
 		assert_true(files >= 3);
