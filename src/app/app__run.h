@@ -18,11 +18,13 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <termios.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
+#include "app_hook.h"
 #include "app_record.h"
 #include "app_snapfile.h"
 #include "rec_recorder.h"
@@ -52,6 +54,15 @@ struct app_run {
 	atomic_bool finished; /* the bag is complete */
 	atomic_int_fast64_t stop_t0; /* monotonic ns the stop began; 0: not yet */
 	atomic_bool abandoning;      /* app_run_abandon was called */
+	atomic_int_fast64_t abandon_t0; /* monotonic ns it was; 0: not yet */
+	/* The terminal as it was at the start (stdin a terminal): what a stop
+	 * that gives up restores before it exits (app_run_give_up). */
+	struct termios tty;
+	bool tty_saved;
+	/* The live view holds the terminal; its stderr is captured, and the
+	 * real one is this fd (-1: fd 2). */
+	atomic_bool screen_active;
+	atomic_int real_stderr;
 	/* What is said, where (app_run_log.c). */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
@@ -73,6 +84,10 @@ struct app_run {
 	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
 	size_t n_reqs;
 	uint64_t snap_count; /* snapshots written */
+	/* --on-file-closed (app_hook.h), NULL = none: started before the
+	 * recorder (whose writer thread feeds it), finished after the
+	 * recorder stopped (app_run_report), freed after the recorder. */
+	struct app_hook *hook;
 };
 
 /* ---- app_run.c: the session ---- */
@@ -85,10 +100,12 @@ void app_run_end(struct app_run *run);
 /* While the bag is being finished, from any thread but the stopping one:
  * abandons what is not written yet (rec_recorder_abandon), once, saying
  * why and how much the cache still holds. The stop then ends at once with
- * what was committed; app_run_report exits 1. */
+ * what was committed; app_run_report exits 1. Called again while
+ * abandoning (a third stop request), it ends the process at once. */
 void app_run_abandon(struct app_run *run, const char *why);
-/* Abandons once the stop has lasted --stop-timeout (0: never). Call it
- * periodically while the bag is being finished. */
+/* Abandons once the stop has lasted --stop-timeout (0: never), and ends
+ * the process when the writer has not returned 10 s after abandoning.
+ * Call it periodically while the bag is being finished. */
 void app_run_stop_tick(struct app_run *run);
 /* Stops the recorder (finishes the bag) and sets `finished`. Any one
  * thread; a snapshot finished meanwhile is for app_run_snap_done. */

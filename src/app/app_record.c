@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "app__run.h"
+#include "app_hook.h"
 #include "app_ros_env.h"
 #include "bag_compat.h"
 #include "defs.h"
@@ -18,6 +19,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "rec_guard.h"
 
 #define APP_RATE_MIN_HZ 0.001 /* a status every 1000 s */
 #define APP_RATE_MAX_HZ 100.0
@@ -26,6 +28,7 @@
  * point cloud): a warning, not a refusal (small tests are legitimate). */
 #define APP_SMALL_CACHE (UINT64_C(1024) * 1024)
 #define APP_DEFAULT_STOP_TIMEOUT_NS (INT64_C(30) * 1000000000)
+#define APP_DEFAULT_HOOK_TIMEOUT_NS (INT64_C(30) * 1000000000)
 
 void app_record_cfg_init(struct app_record_cfg *c)
 {
@@ -35,6 +38,8 @@ void app_record_cfg_init(struct app_record_cfg *c)
 	c->ro.max_cache_size = APP_DEFAULT_CACHE;
 	c->update_rate = 1.0;
 	c->stop_timeout_ns = APP_DEFAULT_STOP_TIMEOUT_NS;
+	c->hook_jobs = 1;
+	c->hook_timeout_ns = APP_DEFAULT_HOOK_TIMEOUT_NS;
 }
 
 void app_record_cfg_fini(struct app_record_cfg *c)
@@ -68,6 +73,13 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 			return app_usage_error(cmd, "--domain wants 0..232, got '%s'", arg);
 		c->ro.domain_id = (uint32_t)u;
 		return 0;
+	case APP_R_MIN_FREE:
+		if (bt_parse_size(arg, &u) != BT_OK)
+			return app_usage_error(cmd, "--min-free-space wants a byte count (0 = off), "
+					       "got '%s'", arg);
+		c->ro.min_free_space = u;
+		c->min_free_given = true;
+		return 0;
 	case APP_R_CACHE:
 		if (bt_parse_size(arg, &u) != BT_OK || u > SIZE_MAX / 2)
 			return app_usage_error(cmd, "--max-cache-size wants a byte count, got '%s'",
@@ -85,6 +97,35 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 		c->update_rate = hz;
 		return 0;
 	}
+	}
+}
+
+/* --on-file-closed and its two companions. */
+static int app_r_hook(const struct app_cmd *cmd, struct app_record_cfg *c, int id,
+		      const char *arg)
+{
+	uint64_t u;
+	int64_t ns;
+	switch (id) {
+	case APP_R_HOOK:
+		if (arg[strspn(arg, " \t")] == '\0')
+			return app_usage_error(cmd, "--on-file-closed wants a command, got '%s'", arg);
+		c->hook_cmd = arg;
+		return 0;
+	case APP_R_HOOK_JOBS:
+		if (bt_parse_u64(arg, 1, APP_HOOK_JOBS_MAX, &u) != BT_OK)
+			return app_usage_error(cmd, "--on-file-closed-jobs wants 1..%d, got '%s'",
+					       APP_HOOK_JOBS_MAX, arg);
+		c->hook_jobs = (unsigned)u;
+		c->hook_jobs_given = true;
+		return 0;
+	default: /* APP_R_HOOK_TIMEOUT */
+		if (bt_parse_seconds(arg, &ns) != BT_OK || ns < 0)
+			return app_usage_error(cmd, "--on-file-closed-timeout wants seconds (0 or "
+					       "more), got '%s'", arg);
+		c->hook_timeout_ns = ns;
+		c->hook_timeout_given = true;
+		return 0;
 	}
 }
 
@@ -141,8 +182,12 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_SNAP_POST:
 	case APP_R_STOP_TIMEOUT:
 	case APP_R_REPEAT: return app_r_snapshot(cmd, c, o->id, arg);
+	case APP_R_HOOK:
+	case APP_R_HOOK_JOBS:
+	case APP_R_HOOK_TIMEOUT: return app_r_hook(cmd, c, o->id, arg);
 	case APP_R_DOMAIN:
 	case APP_R_CACHE:
+	case APP_R_MIN_FREE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
@@ -181,6 +226,9 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	if (c->snapshot_timing && !c->ro.snapshot_mode)
 		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
 				       "--snapshot-mode");
+	if ((c->hook_jobs_given || c->hook_timeout_given) && c->hook_cmd == NULL)
+		return app_usage_error(cmd, "--on-file-closed-jobs and --on-file-closed-timeout "
+				       "need --on-file-closed");
 	if (c->ro.snapshot_mode && c->ro.max_cache_size == 0)
 		return app_usage_error(cmd, "--snapshot-mode needs --max-cache-size above 0 (the "
 				       "snapshot buffer's size)");
@@ -188,6 +236,12 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	rc = app_record_defs(cmd, c);
 	if (rc != 0)
 		return rc;
+	if (!c->min_free_given) {
+		/* The bag does not exist yet: its parent is on the same disk. */
+		char *parent = bt_fs_dirname(c->w.output);
+		c->ro.min_free_space = rec_guard_default(parent);
+		free(parent);
+	}
 	c->ro.stats_rate = c->update_rate;
 	c->ro.version = BAGTOP_VERSION;
 	c->ro.repeat = c->repeat;
@@ -206,6 +260,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	delay = getenv("BAGTOP_TEST_WRITE_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 10000000, &us) == BT_OK)
 		c->ro.writer.test_write_delay_us = (uint32_t)us;
+	/* A writer stuck in the kernel at close: deaf to abandoning. */
+	delay = getenv("BAGTOP_TEST_CLOSE_STALL_US");
+	if (delay != NULL && bt_parse_u64(delay, 0, 60000000, &us) == BT_OK)
+		c->ro.writer.test_close_stall_us = (uint32_t)us;
 	/* Slow MESSAGE compression, so that the cache overflows behind it. */
 	delay = getenv("BAGTOP_TEST_COMPRESS_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)

@@ -29,6 +29,10 @@ enum {
 	APP_R_NO_KEYS,
 	APP_R_STOP_TIMEOUT,
 	APP_R_DEFS_PATH,
+	APP_R_HOOK,
+	APP_R_HOOK_JOBS,
+	APP_R_HOOK_TIMEOUT,
+	APP_R_MIN_FREE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -96,7 +100,22 @@ enum {
 	 "look for message definitions (.msg/.srv/.idl) in DIR first, before AMENT_PREFIX_PATH "   \
 	 "and the built-in set: an install prefix, a colcon install directory or a share "         \
 	 "directory; repeatable",                                                                  \
-	 APP_R_DEFS_PATH}
+	 APP_R_DEFS_PATH},                                                                         \
+	{"on-file-closed", 0, "CMD",                                                               \
+	 "run CMD (/bin/sh -c) for each finished file (split, snapshot, close) with BAGTOP_FILE, " \
+	 "BAGTOP_BAG, BAGTOP_REASON, BAGTOP_MESSAGES, BAGTOP_BYTES; status and stderr logged",     \
+	 APP_R_HOOK},                                                                              \
+	{"on-file-closed-jobs", 0, "N",                                                            \
+	 "run at most N --on-file-closed commands at once, queue the rest (default 1; 1 to 64)",   \
+	 APP_R_HOOK_JOBS},                                                                         \
+	{"on-file-closed-timeout", 0, "SECONDS",                                                   \
+	 "at exit, wait at most SECONDS for --on-file-closed commands, then kill them (default "   \
+	 "30; 0 = no wait)",                                                                       \
+	 APP_R_HOOK_TIMEOUT},                                                                      \
+	{"min-free-space", 0, "BYTES",                                                             \
+	 "below BYTES free on the bag's filesystem, close the file and stop writing (counted as "  \
+	 "lost: disk guard) until there is room (default 1G, or 5% up to 20G disks; 0 = off)",     \
+	 APP_R_MIN_FREE}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -123,6 +142,13 @@ struct app_record_cfg {
 	const char **defs_paths; /* --message-definitions-path, borrowed from argv */
 	size_t n_defs_paths;
 	struct defs_source *defs; /* made by app_record_finish, freed by fini */
+	/* --on-file-closed (app_hook.h): the command, NULL = none; jobs and
+	 * the wait at exit; *_given: the option was on the command line. */
+	const char *hook_cmd;
+	unsigned hook_jobs;
+	int64_t hook_timeout_ns;
+	bool hook_jobs_given, hook_timeout_given;
+	bool min_free_given; /* --min-free-space (ro.min_free_space) was given */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

@@ -4,22 +4,57 @@
  *
  * Threads: start, end and report run on the owner (main) thread; stop runs
  * on whichever thread finishes the bag; abandon and stop_tick on any other
- * thread while it does. */
+ * thread while it does. A stop request while abandoning, or a writer that
+ * has not returned 10 s after abandoning, ends the process there and then
+ * (app_run_give_up): a stop always stops. */
 #include "app__run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "bag_storage.h"
+#include "bt_buf.h"
 #include "bt_fmt.h"
 #include "bt_time.h"
 
+/* How long the bag's writer may take to return once abandoning began:
+ * it stops within its current batch, unless a call is stuck in the kernel
+ * (a dead NFS server, a failing disk). Then the process ends without it. */
+#define APP_GIVE_UP_NS (INT64_C(10) * 1000000000)
+
+/* The stop that must stop, when the writer does not return: the terminal
+ * restored, one line, exit 1 at once. What was committed is on disk (the
+ * storage survives a killed process); metadata.yaml may be behind, which
+ * `bagtop reindex` rebuilds. */
+static _Noreturn void app_run_give_up(struct app_run *run, const char *why)
+{
+	if (atomic_load(&run->screen_active)) {
+		static const char leave[] = "\033[?1049l\033[?25h\r\n";
+		(void)!write(STDOUT_FILENO, leave, sizeof leave - 1);
+	}
+	if (run->tty_saved)
+		(void)tcsetattr(STDIN_FILENO, TCSANOW, &run->tty); /* exiting: best effort */
+	fflush(stdout);
+	int fd = atomic_load(&run->real_stderr);
+	dprintf(fd >= 0 ? fd : STDERR_FILENO, "bagtop: error: %s: exiting without finishing the "
+		"bag %s; what was committed is on disk: run 'bagtop reindex %s'\n", why, run->bag,
+		run->bag);
+	_exit(APP_EXIT_ERROR);
+}
+
 void app_run_abandon(struct app_run *run, const char *why)
 {
-	if (atomic_load(&run->finished) || atomic_exchange(&run->abandoning, true))
+	if (atomic_load(&run->finished))
 		return;
+	if (atomic_exchange(&run->abandoning, true)) {
+		char what[96];
+		snprintf(what, sizeof what, "%s while abandoning", why);
+		app_run_give_up(run, what);
+	}
+	atomic_store(&run->abandon_t0, bt_time_monotonic_ns());
 	struct rec_status st;
 	rec_recorder_get_status(run->rec, &st);
 	char fill[32];
@@ -32,6 +67,11 @@ void app_run_abandon(struct app_run *run, const char *why)
 
 void app_run_stop_tick(struct app_run *run)
 {
+	int64_t a0 = atomic_load(&run->abandon_t0);
+	if (a0 != 0 && !atomic_load(&run->finished) &&
+	    bt_time_monotonic_ns() - a0 >= APP_GIVE_UP_NS)
+		app_run_give_up(run, "the writer has not returned 10 s after abandoning (stuck "
+				     "in I/O?)");
 	int64_t t0 = atomic_load(&run->stop_t0), limit = run->cfg->stop_timeout_ns;
 	if (t0 == 0 || limit <= 0 || atomic_load(&run->abandoning) ||
 	    bt_time_monotonic_ns() - t0 < limit)
@@ -40,6 +80,44 @@ void app_run_stop_tick(struct app_run *run)
 	snprintf(why, sizeof why, "still finishing after --stop-timeout %.3g s",
 		 (double)limit / 1e9);
 	app_run_abandon(run, why);
+}
+
+/* The recorder's on_file_closed (writer thread): queues the command. */
+static void app_run_on_file_closed(void *ctx, const struct bag_file_closed *f,
+				   const char *reason)
+{
+	struct app_run *run = ctx;
+	app_hook_file_closed(run->hook, f->path, reason, f->messages, f->ok);
+}
+
+static bt_status app_run_hook_start(struct app_run *run, struct app_record_cfg *c,
+				    struct bt_error *err)
+{
+	if (c->hook_cmd == NULL)
+		return BT_OK;
+	struct app_hook_options ho = {c->hook_cmd, c->hook_jobs, c->w.output};
+	bt_status st = app_hook_start(&ho, &run->hook, err);
+	if (st == BT_OK) {
+		c->ro.on_file_closed = app_run_on_file_closed;
+		c->ro.on_file_closed_ctx = run;
+	}
+	return st;
+}
+
+/* After the recorder stopped: waits for the --on-file-closed commands
+ * (at most --on-file-closed-timeout), saying so if there are any; the
+ * lines naming those killed or never run, for the summary. */
+static void app_run_hook_finish(struct app_run *run, struct bt_buf *left)
+{
+	if (run->hook == NULL)
+		return;
+	size_t n = app_hook_pending(run->hook);
+	if (n != 0 && run->cfg->hook_timeout_ns > 0) {
+		printf("Waiting up to %.3g s for %zu --on-file-closed command%s\n",
+		       (double)run->cfg->hook_timeout_ns / 1e9, n, bt_fmt_s(n));
+		fflush(stdout);
+	}
+	app_hook_finish(run->hook, run->cfg->hook_timeout_ns, left);
 }
 
 static void app_run_summary(struct app_run *run)
@@ -74,6 +152,11 @@ static void app_run_summary(struct app_run *run)
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
 	}
+	struct bt_buf left = {0};
+	app_run_hook_finish(run, &left);
+	if (left.len != 0)
+		fwrite(left.data, 1, left.len, stdout);
+	bt_buf_fini(&left);
 }
 
 static int app_start_error(const struct app_cmd *cmd, bt_status st, const struct bt_error *e)
@@ -104,6 +187,10 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	atomic_init(&run->finished, false);
 	atomic_init(&run->stop_t0, 0);
 	atomic_init(&run->abandoning, false);
+	atomic_init(&run->abandon_t0, 0);
+	atomic_init(&run->screen_active, false);
+	atomic_init(&run->real_stderr, -1);
+	run->tty_saved = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &run->tty) == 0;
 	c->ro.on_snapshot = app_run_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
 	if (!app_run_log_open(run)) {
@@ -114,7 +201,9 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	signal(SIGPIPE, SIG_IGN);
 	app_run_log_start(run);
 	struct bt_error err = {0};
-	bt_status st = rec_recorder_start(&c->ro, &run->rec, &err);
+	bt_status st = app_run_hook_start(run, c, &err);
+	if (st == BT_OK)
+		st = rec_recorder_start(&c->ro, &run->rec, &err);
 	if (st != BT_OK) {
 		app_run_end(run);
 		return app_start_error(cmd, st, &err);
@@ -130,6 +219,8 @@ void app_run_end(struct app_run *run)
 	app_snapfile_remove();
 	rec_recorder_free(run->rec);
 	run->rec = NULL;
+	app_hook_free(run->hook); /* after the recorder: its writer feeds the hook */
+	run->hook = NULL;
 	free(run->loss);
 	run->loss = NULL;
 	app_run_log_end(run);

@@ -151,6 +151,8 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 		h->disk_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		h->disk_total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	}
+	h->min_free = st->min_free_space;
+	h->disk_guard = st->disk_guard;
 	h->cache_fill = st->cache_fill;
 	h->cache_max = st->cache_max;
 	const char *comp = bag_compression_name(c->w.opt.compression);
@@ -182,9 +184,11 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 	row->tl_depth = rec_recorder_repeat_depth(t->run->rec, i);
 	snprintf(row->name, sizeof row->name, "%s", tp->name);
 	snprintf(row->type, sizeof row->type, "%s", tp->type);
-	/* Acquire: def is final once subscribed (rec_topics.h). */
+	/* Acquire: def is final once subscribed (rec_topics.h); one found
+	 * later (the node's get_type_description) is not in def. */
 	row->no_definition = atomic_load_explicit(&tp->subscribed, memory_order_acquire) &&
-			     tp->def.encoded_message_definition[0] == '\0';
+			     tp->def.encoded_message_definition[0] == '\0' &&
+			     atomic_load(&tp->def_late) != REC_DEF_LATE_FOUND;
 	row->publishers = atomic_load(&tp->publishers);
 	row->reliable = atomic_load(&tp->reliable);
 	row->transient_local = atomic_load(&tp->transient_local);
@@ -308,9 +312,12 @@ int app_tui_run(struct app_run *run)
 	struct tui_stderr cap = {.saved_fd = -1};
 	struct bt_error err = {0};
 	bool capturing = tui_stderr_start(&cap, &err) == BT_OK;
+	atomic_store(&run->real_stderr, capturing ? cap.saved_fd : -1);
+	atomic_store(&run->screen_active, true);
 	t.signals_started = pthread_create(&t.signals, NULL, app_tui_signals, &t) == 0;
 	struct tui_run_ops ops = {app_tui_fill, app_tui_command, app_tui_done};
 	bt_status st = tui_run(&ops, &t, &err);
+	atomic_store(&run->screen_active, false);
 	bool no_terminal = st != BT_OK && !atomic_load(&t.stop_started);
 	if (!no_terminal && !atomic_load(&t.stop_started))
 		app_tui_begin_stop(&t, "the live view ended");

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "bag_compat.h"
+#include "btdds_xtypes.h"
 #include "defs.h"
 #include "bag_qos.h"
 #include "bag_metadata.h"
@@ -261,13 +262,18 @@ static size_t info_def_types(const char *text)
 
 /* Where a definition in the bag came from, as far as the bag tells: the
  * text bagtop's built-in set gives for a distro, or interface files (a ROS
- * installation, --message-definitions-path, or another recorder). The
- * recorder's log names the source as it was found. */
+ * installation, --message-definitions-path, or another recorder); OMG
+ * IDL ("omgidl") is what the publisher's XTypes type information gave for
+ * a plain DDS type. The recorder's log names the source as it was found. */
 static void info_def_source(const struct bag_msgdef *d, char *out, size_t n)
 {
 	if (d->encoded_message_definition[0] == '\0') {
 		snprintf(out, n, "none%s", strcmp(d->encoding, "unknown") == 0
 						   ? " (not a ROS 2 type name)" : "");
+		return;
+	}
+	if (strcmp(d->encoding, BTDDS_XT_ENCODING) == 0) {
+		snprintf(out, n, "XTypes type information");
 		return;
 	}
 	size_t len = (size_t)snprintf(out, n, "built-in (");
@@ -291,6 +297,17 @@ static void info_def_source(const struct bag_msgdef *d, char *out, size_t n)
 		snprintf(out + len, n - len, ")");
 }
 
+/* What the recorder said about a type it asked a node for (metadata.yaml's
+ * message_definition_sources), or NULL. */
+static const char *info_def_asked(const struct bag_reader *r, const char *type)
+{
+	const struct bag_metadata *md = bag_reader_metadata(r);
+	for (size_t i = 0; md != NULL && i < md->n_def_sources; i++)
+		if (strcmp(md->def_sources[i].key, type) == 0)
+			return md->def_sources[i].value;
+	return NULL;
+}
+
 static void info_definitions(const struct bag_reader *r)
 {
 	struct bag_msgdef *d = NULL;
@@ -302,17 +319,25 @@ static void info_definitions(const struct bag_reader *r)
 	}
 	if (n == 0)
 		return;
-	printf("\nMessage definitions (source: bagtop's built-in set, interface files, or none):\n");
+	printf("\nMessage definitions (source: bagtop's built-in set, interface files, a node's "
+	       "get_type_description, XTypes type information, or none):\n");
 	int w = 4;
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(d[i].topic_type) > w)
 			w = (int)strlen(d[i].topic_type);
 	for (size_t i = 0; i < n; i++) {
-		char src[96];
-		info_def_source(&d[i], src, sizeof src);
+		char src[600];
+		const char *asked = info_def_asked(r, d[i].topic_type);
+		bool none = d[i].encoded_message_definition[0] == '\0';
+		if (asked != NULL)
+			snprintf(src, sizeof src, "%s%s%s", none ? "none (" : "", asked, none ? ")" : "");
+		else
+			info_def_source(&d[i], src, sizeof src);
 		size_t types = info_def_types(d[i].encoded_message_definition);
 		printf("  %-*s  %s", w, d[i].topic_type, src);
-		if (types > 0)
+		if (strcmp(d[i].encoding, BTDDS_XT_ENCODING) == 0) /* IDL: no delimiters */
+			printf(", %s", d[i].encoding);
+		else if (types > 0)
 			printf(", %s, %zu type%s", d[i].encoding, types, bt_fmt_s(types));
 		printf("\n");
 	}

@@ -7,6 +7,10 @@
  *  - Cyclone receive threads: run rec_sub listeners, which read a sub's
  *    immutable fields, its atomics, and its sn table under sn_lock.
  *  - "rec-writer" (rec_consumer): the bag writer.
+ *  - "rec-typedesc" (rec_typedesc): asks nodes for definitions found
+ *    nowhere; the discovery thread queues topics for it.
+ *  - "rec-xtypes" (rec_xtypes): resolves plain DDS types' XTypes type
+ *    objects; the discovery thread queues topics for it.
  * Locks: rec_sub.sn_lock guards only the sequence-number table and is
  * released before the cache is touched; no two locks are ever held. */
 #ifndef REC__RECORDER_H
@@ -23,13 +27,18 @@
 #include "rec_rates.h"
 #include "rec_recorder.h"
 #include "rec_stats_pub.h"
+#include "rec_typedesc.h"
+#include "rec_xtypes.h"
 
 /* One publication (remote writer) of a topic, as discovery saw it. */
 struct rec_pub {
 	dds_instance_handle_t handle; /* DCPSPublication instance = the writer */
+	dds_guid_t guid;              /* the writer's GUID (its gid in ros_discovery_info) */
 	struct rec_offered off;       /* partitions point into `parts` */
 	char **parts;
 	bool has_type_info;
+	bool has_complete_id; /* its type information names a complete type: */
+	struct DDS_XTypes_TypeIdentifier complete_id;
 };
 
 /* Last sequence number seen per publication, for gaps and duplicates. */
@@ -59,6 +68,7 @@ struct rec_sub {
 	atomic_bool incompatible_warned;
 	bool user_data_warned; /* a publisher's USER_DATA was not understood */
 	bool type_hash_warned; /* publishers disagree on the type hash */
+	bool xtypes_asked;     /* queued for rec_xtypes once */
 	atomic_bool overridden; /* the reader's QoS comes from the overrides file */
 	pthread_mutex_t sn_lock;
 	struct rec_sn *sns;
@@ -96,6 +106,8 @@ struct rec_recorder {
 	struct bag_writer *writer;
 	struct rec_consumer *consumer;
 	struct rec_stats_pub *stats; /* NULL when off or it could not start */
+	struct rec_typedesc *typedesc; /* NULL when it could not start */
+	struct rec_xtypes *xtypes;   /* NULL when it could not start */
 	dds_entity_t pp;
 	dds_guid_t own_guid;
 	dds_entity_t pub_reader; /* DCPSPublication */

@@ -31,10 +31,17 @@
  * the bag's statistics stay whole, and counted here too; one warning
  * at the end says what, per topic.
  *
+ * The free-space guard (rec_guard, --min-free-space) is checked before each
+ * batch: while it stops recording, chunks are not handed to the writer and
+ * their messages count lost_disk_guard; stopping closes the current file
+ * (a split, outside snapshot mode), so recording resumes in a new one.
+ *
  * Offered-QoS changes (a publisher joined a recorded topic) come from the
  * discovery thread as whole lists per topic under `qos_mu`; the consumer
  * takes the queue by swapping pointers and hands each list to the writer
- * after unlocking, between batches.
+ * after unlocking, between batches. Message definitions found late (a
+ * node's get_type_description answered: rec_typedesc's thread) take the
+ * same way, under the same lock.
  *
  * Lock order: `err_mu` and `qos_mu` are leaves, never nested, never held
  * across I/O. */
@@ -55,6 +62,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_guard.h"
 #include "rec_repeat.h"
 
 #define CONS_WAIT_NS INT64_C(100000000)   /* a request is seen within 100 ms */
@@ -72,6 +80,13 @@ struct cons_qos_req {
 	uint32_t topic;
 	struct bag_qos *qos; /* owned */
 	size_t n;
+};
+
+/* A topic's message definition, found after it was registered. */
+struct cons_def_req {
+	uint32_t topic;
+	char *encoding, *text; /* owned; NULL: none, only its source */
+	char *source;
 };
 
 /* Per-topic tally of the chunk being written (indexed by topic index). */
@@ -94,9 +109,12 @@ struct rec_consumer {
 	pthread_mutex_t qos_mu;  /* guards qos_reqs only */
 	struct cons_qos_req *qos_reqs;
 	size_t n_qos_reqs, cap_qos_reqs;
+	struct cons_def_req *def_reqs; /* also under qos_mu, flagged by qos_pending */
+	size_t n_def_reqs, cap_def_reqs;
 	/* Consumer thread only. */
 	unsigned seen_gen;
 	bool failed; /* a write failed: count the rest as lost_write */
+	struct rec_guard guard; /* --min-free-space */
 	bool file_has_data; /* snapshot mode: split before the next snapshot */
 	struct rec_repeat_seen *seen; /* repeated copies in the current file */
 	/* handles .. sent: fixed at REC_TOPICS_MAX entries, allocated once at
@@ -251,9 +269,46 @@ static void cons_qos_reqs_free(struct cons_qos_req *r, size_t n)
 	free(r);
 }
 
-/* Hands the writer the offered QoS lists discovery posted. A topic is
- * registered first when this round has not done it yet: its generation
- * bump and its list may both have arrived since cons_register_all. */
+static void cons_def_reqs_free(struct cons_def_req *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].encoding);
+		free(r[i].text);
+		free(r[i].source);
+	}
+	free(r);
+}
+
+/* Topic t's bag handle, the topic registered first when needed (its
+ * generation bump may have arrived since cons_register_all); false when
+ * the bag does not have it (not recordable, or refused). */
+static bool cons_handle_of(struct rec_consumer *c, uint32_t t, uint32_t *h)
+{
+	(void)cons_register(c, t); /* false: not recordable, checked below */
+	*h = c->handles[t];
+	return *h != CONS_HANDLE_NONE && *h != CONS_HANDLE_REFUSED;
+}
+
+/* Hands the writer the definitions found late (after cons_apply_qos took
+ * the queue: the topic registered first, as there). */
+static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, size_t n)
+{
+	for (size_t i = 0; i < n && !c->failed; i++) {
+		uint32_t t = reqs[i].topic, h;
+		if (!cons_handle_of(c, t, &h))
+			continue;
+		struct bt_error e = {0};
+		const struct rec_topic *tp = rec_topics_get(c->opt.topics, t);
+		bt_status st = bag_writer_set_type_def(c->opt.writer, tp->type, reqs[i].encoding,
+						       reqs[i].text, reqs[i].source, &e);
+		if (st != BT_OK && st != BT_ERR_NOTFOUND)
+			cons_fail(c, st, &e);
+	}
+	cons_def_reqs_free(reqs, n);
+}
+
+/* Hands the writer the offered QoS lists discovery posted (and the
+ * definitions found late, queued under the same lock). */
 static void cons_apply_qos(struct rec_consumer *c)
 {
 	if (!atomic_exchange_explicit(&c->qos_pending, false, memory_order_acquire))
@@ -263,12 +318,14 @@ static void cons_apply_qos(struct rec_consumer *c)
 	size_t n = c->n_qos_reqs;
 	c->qos_reqs = NULL;
 	c->n_qos_reqs = c->cap_qos_reqs = 0;
+	struct cons_def_req *defs = c->def_reqs;
+	size_t n_defs = c->n_def_reqs;
+	c->def_reqs = NULL;
+	c->n_def_reqs = c->cap_def_reqs = 0;
 	pthread_mutex_unlock(&c->qos_mu);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t t = reqs[i].topic;
-		(void)cons_register(c, t); /* false: not recordable, checked below */
-		uint32_t h = c->handles[t];
-		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
+		uint32_t h;
+		if (!cons_handle_of(c, reqs[i].topic, &h))
 			continue;
 		struct bt_error e = {0};
 		bt_status st = bag_writer_set_topic_qos(c->opt.writer, h, reqs[i].qos, reqs[i].n, &e);
@@ -276,6 +333,7 @@ static void cons_apply_qos(struct rec_consumer *c)
 			cons_fail(c, st, &e);
 	}
 	cons_qos_reqs_free(reqs, n);
+	cons_apply_defs(c, defs, n_defs);
 }
 
 /* Hands the writer the losses counted since the last call, so the bag's
@@ -409,9 +467,10 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 }
 
 /* Adds what became of the chunk's messages (c->fate) to their topics'
- * counters; arrivals not written are lost_abandoned when `abandoned`, else
- * lost_write. A refused repeated copy is no lost arrival. */
-static void cons_account(struct rec_consumer *c, size_t n, bool abandoned)
+ * counters; arrivals not written count under `cause` (lost_write,
+ * lost_abandoned, lost_disk_guard). A refused repeated copy is no lost
+ * arrival. */
+static void cons_account(struct rec_consumer *c, size_t n, enum bag_loss_cause cause)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_msg *m = c->mp[i];
@@ -441,7 +500,7 @@ static void cons_account(struct rec_consumer *c, size_t n, bool abandoned)
 		cons_count(&st->repeated, t->repeated);
 		cons_count(&st->bytes, t->bytes);
 		cons_count(&st->lost_toobig, t->toobig);
-		cons_count(abandoned ? &st->lost_abandoned : &st->lost_write, t->unwritten);
+		cons_count(&st->lost[cause], t->unwritten);
 		cons_publish_topic_file(c, ti);
 		*t = (struct cons_tally){0};
 	}
@@ -497,11 +556,15 @@ static void cons_abandon_report(struct rec_consumer *c)
 
 static void cons_write_chunk(struct rec_consumer *c, size_t n)
 {
-	if (c->failed || cons_abandoning(c)) {
+	bool guarded = !c->failed && rec_guard_stopped(&c->guard);
+	if (c->failed || guarded || cons_abandoning(c)) {
 		memset(c->fate, BAG_MSG_NOT_WRITTEN, n * sizeof *c->fate);
-		if (!c->failed)
+		bool abandoned = !c->failed && !guarded;
+		if (abandoned)
 			cons_abandon_rest(c, n);
-		cons_account(c, n, !c->failed);
+		cons_account(c, n, abandoned  ? BAG_CAUSE_lost_abandoned
+				   : guarded ? BAG_CAUSE_lost_disk_guard
+					     : BAG_CAUSE_lost_write);
 		return;
 	}
 	struct bag_write_result res = {.fate = c->fate};
@@ -510,13 +573,40 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 	bool abandoned = st == BT_OK && res.recorded + res.toobig < n && cons_abandoning(c);
 	if (abandoned)
 		cons_abandon_rest(c, n); /* the writer stopped early */
-	cons_account(c, n, abandoned);
+	cons_account(c, n, abandoned ? BAG_CAUSE_lost_abandoned : BAG_CAUSE_lost_write);
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
 }
 
+/* The free-space guard, before each batch: when it stops recording, the
+ * current file is closed (a split, so that it is finished and its
+ * --on-file-closed command can move it away) and said loudly; when there
+ * is room again, recording resumes in the file that split opened. */
+static void cons_guard(struct rec_consumer *c)
+{
+	int change = rec_guard_check(&c->guard, bt_time_monotonic_ns(), false);
+	if (change == 0 || c->failed)
+		return;
+	char avail[32], min[32];
+	bt_fmt_iec(rec_guard_free(&c->guard), avail, sizeof avail);
+	bt_fmt_iec(c->guard.min, min, sizeof min);
+	if (change < 0) {
+		bt_log_warn("disk guard: %s free on %s's filesystem again: recording resumed in %s",
+			    avail, c->opt.guard_dir, c->file);
+		return;
+	}
+	bt_log_warn("disk guard: only %s free on %s's filesystem, under --min-free-space %s: "
+		    "recording stopped, messages counted as lost in the recorder (disk guard) "
+		    "until there is room again; %s closed", avail, c->opt.guard_dir, min, c->file);
+	if (c->opt.snap == NULL) {
+		cons_split(c);
+		cons_publish_file(c);
+	}
+}
+
 static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
 {
+	cons_guard(c);
 	cons_grow(c, b->count);
 	const struct rec_msg *m = b->head;
 	while (m != NULL) {
@@ -573,6 +663,11 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 	struct rec_snapshot_done d = {.id = id, .messages = after.messages - before.messages};
 	d.status = rec_consumer_error(c, NULL);
 	snprintf(d.file, sizeof d.file, "%s", bag_writer_current_file(c->opt.writer));
+	if (c->opt.close_snapshot_files) {
+		cons_split(c);
+		c->file_has_data = false;
+		cons_publish_file(c);
+	}
 	rec_snap_release(c->opt.snap);
 	if (c->opt.on_snapshot != NULL)
 		c->opt.on_snapshot(c->opt.ctx, &d);
@@ -652,7 +747,9 @@ static void cons_free(struct rec_consumer *c)
 	rec_msg_free_list(c->rep.head);
 	free(c->rep_bm);
 	rec_repeat_seen_free(c->seen);
+	rec_guard_fini(&c->guard);
 	cons_qos_reqs_free(c->qos_reqs, c->n_qos_reqs);
+	cons_def_reqs_free(c->def_reqs, c->n_def_reqs);
 	pthread_mutex_destroy(&c->qos_mu);
 	pthread_mutex_destroy(&c->err_mu);
 	free(c);
@@ -679,6 +776,7 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->fate = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->fate);
 	c->cap = CONS_INITIAL_CAP;
 	c->seen = rec_repeat_seen_new();
+	rec_guard_init(&c->guard, opt->guard_dir, opt->guard_dir != NULL ? opt->min_free : 0);
 	atomic_init(&c->qos_pending, false);
 	if (pthread_mutex_init(&c->err_mu, NULL) != 0 || pthread_mutex_init(&c->qos_mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
@@ -735,6 +833,18 @@ void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const st
 	cons_wake(c);
 }
 
+void rec_consumer_set_definition(struct rec_consumer *c, uint32_t topic, const char *encoding,
+				 const char *text, const char *source)
+{
+	struct cons_def_req d = {topic, bt_xstrdup(encoding), bt_xstrdup(text), bt_xstrdup(source)};
+	pthread_mutex_lock(&c->qos_mu);
+	bt_xgrow((void **)&c->def_reqs, &c->cap_def_reqs, c->n_def_reqs + 1, sizeof *c->def_reqs);
+	c->def_reqs[c->n_def_reqs++] = d;
+	pthread_mutex_unlock(&c->qos_mu);
+	atomic_store_explicit(&c->qos_pending, true, memory_order_release);
+	cons_wake(c);
+}
+
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err)
 {
 	pthread_mutex_lock(&c->err_mu);
@@ -753,6 +863,12 @@ void rec_consumer_file(struct rec_consumer *c, char *buf, size_t cap, size_t *in
 	*index = c->file_index;
 	*start = c->file_start;
 	pthread_mutex_unlock(&c->err_mu);
+}
+
+void rec_consumer_guard(const struct rec_consumer *c, bool *stopped, uint64_t *free_bytes)
+{
+	*stopped = rec_guard_stopped(&c->guard);
+	*free_bytes = rec_guard_free(&c->guard);
 }
 
 void rec_consumer_abandoned(const struct rec_consumer *c, uint64_t *msgs, uint64_t *bytes)

@@ -64,6 +64,16 @@ struct rec_consumer_options {
 	/* Called on the consumer thread when a snapshot file is finished. */
 	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
 	void *ctx;
+	/* Snapshot mode: close each snapshot's file as soon as it is written
+	 * (a split), not when the next snapshot begins, so that the file is
+	 * finished (the writer's on_file_closed) while the next waits. */
+	bool close_snapshot_files;
+	/* The free-space guard (rec_guard.h): below min_free bytes free on
+	 * guard_dir's filesystem, the current file is closed (a split; not in
+	 * snapshot mode) and messages are not written but counted
+	 * lost_disk_guard, until there is room again. 0: no guard. */
+	const char *guard_dir;
+	uint64_t min_free;
 };
 
 struct rec_consumer;
@@ -81,8 +91,18 @@ void rec_consumer_topics_changed(struct rec_consumer *c);
  * the topic first if needed. */
 void rec_consumer_set_topic_qos(struct rec_consumer *c, uint32_t topic, const struct bag_qos *q,
 				size_t n);
+/* Any thread (rec_typedesc's): topic `topic`'s type has this message
+ * definition after all, from `source` (all copied; encoding and text NULL:
+ * still none, `source` says why). The consumer hands it to the writer
+ * before its next batch (bag_writer_set_type_def), registering the topic
+ * first if needed. */
+void rec_consumer_set_definition(struct rec_consumer *c, uint32_t topic, const char *encoding,
+				 const char *text, const char *source);
 /* Any thread: the first write error so far, BT_OK if none (msg copied). */
 bt_status rec_consumer_error(struct rec_consumer *c, struct bt_error *err);
+/* Any thread: whether the free-space guard stops recording now, and the
+ * free space it last saw (UINT64_MAX: not known). */
+void rec_consumer_guard(const struct rec_consumer *c, bool *stopped, uint64_t *free_bytes);
 /* Messages (and their payload bytes) abandoned so far; any thread. */
 void rec_consumer_abandoned(const struct rec_consumer *c, uint64_t *msgs, uint64_t *bytes);
 /* Any thread: the path and index N of the bag file being written (as of

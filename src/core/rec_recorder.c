@@ -41,6 +41,16 @@ static size_t rec_on_split(void *ctx, int64_t t_last, const struct bag_message *
 	return r->consumer != NULL ? rec_consumer_on_split(r->consumer, t_last, msgs) : 0;
 }
 
+/* The writer's on_file_closed (writer thread): says why the file closed. */
+static void rec_on_file_closed(void *ctx, const struct bag_file_closed *f)
+{
+	struct rec_recorder *r = ctx;
+	if (r->opt.snapshot_mode && f->messages == 0 && f->ok)
+		return; /* waited for a snapshot that did not come */
+	const char *reason = r->opt.snapshot_mode ? "snapshot" : f->final ? "close" : "split";
+	r->opt.on_file_closed(r->opt.on_file_closed_ctx, f, reason);
+}
+
 static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 {
 	bt_status st = rec_select_new(&r->opt.select, &r->select, err);
@@ -57,6 +67,10 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	if (!r->opt.snapshot_mode) {
 		wo.on_split = rec_on_split;
 		wo.on_split_ctx = r;
+	}
+	if (r->opt.on_file_closed != NULL) {
+		wo.on_file_closed = rec_on_file_closed;
+		wo.on_file_closed_ctx = r;
 	}
 	if (st == BT_OK)
 		st = bag_writer_open(&wo, &r->writer, err);
@@ -97,6 +111,30 @@ static void rec_repeat_names(struct rec_recorder *r)
 	}
 }
 
+/* Definitions from the publishing nodes are a bonus: when asking cannot
+ * start, recording goes on with the definitions found locally. */
+static void rec_start_typedesc(struct rec_recorder *r)
+{
+	struct rec_typedesc_options o = {.pp = r->pp, .consumer = r->consumer};
+	struct bt_error e;
+	if (rec_typedesc_start(&o, &r->typedesc, &e) != BT_OK) {
+		bt_log_warn("types found nowhere will not be asked of their nodes: %s", e.msg);
+		r->typedesc = NULL;
+	}
+}
+
+/* Definitions from XTypes type information are a bonus: when resolving
+ * cannot start, recording goes on with the definitions found locally. */
+static void rec_start_xtypes(struct rec_recorder *r)
+{
+	struct rec_xtypes_options o = {.pp = r->pp, .consumer = r->consumer};
+	struct bt_error e;
+	if (rec_xtypes_start(&o, &r->xtypes, &e) != BT_OK) {
+		bt_log_warn("plain DDS types will have no definition: %s", e.msg);
+		r->xtypes = NULL;
+	}
+}
+
 static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 {
 	r->topics = rec_topics_new();
@@ -124,8 +162,15 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 					  .snap = r->snap,
 					  .tl = r->tl,
 					  .on_snapshot = r->opt.on_snapshot,
-					  .ctx = r->opt.on_snapshot_ctx};
+					  .ctx = r->opt.on_snapshot_ctx,
+					  .close_snapshot_files = r->opt.on_file_closed != NULL,
+					  .guard_dir = r->opt.writer.uri,
+					  .min_free = r->opt.min_free_space};
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
+	if (st == BT_OK)
+		rec_start_typedesc(r);
+	if (st == BT_OK)
+		rec_start_xtypes(r);
 	if (st == BT_OK)
 		st = rec_discovery_start(r, err);
 	if (st == BT_OK)
@@ -284,6 +329,10 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 	st->write_failed = r->consumer != NULL && rec_consumer_error(r->consumer, NULL) != BT_OK;
 	if (r->consumer != NULL)
 		rec_consumer_abandoned(r->consumer, &st->abandoned, &st->abandoned_bytes);
+	st->free_space = UINT64_MAX;
+	st->min_free_space = r->opt.min_free_space;
+	if (r->consumer != NULL)
+		rec_consumer_guard(r->consumer, &st->disk_guard, &st->free_space);
 }
 
 void rec_recorder_abandon(struct rec_recorder *r)
@@ -320,6 +369,13 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		struct bt_error e = {0};
 		r->stopped = true;
 		rec_discovery_stop(r);
+		/* Before the consumer: it posts definitions to it. */
+		rec_typedesc_stop(r->typedesc);
+		r->typedesc = NULL;
+		/* Before the consumer (it posts definitions to it) and the
+		 * participant (its lookups use it); waits out one lookup. */
+		rec_xtypes_stop(r->xtypes);
+		r->xtypes = NULL;
 		rec_delete_readers(r);
 		if (r->cache != NULL)
 			rec_cache_close(r->cache);

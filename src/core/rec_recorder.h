@@ -1,10 +1,13 @@
 /* rec_recorder — the recording engine: one DDS participant, a discovery
  * thread ("rec-discovery") that follows DCPSPublication and creates,
  * adapts and deletes raw readers; listeners that only take, copy and push
- * into the cache; the consumer thread that writes the bag.
+ * into the cache; the consumer thread that writes the bag; a thread
+ * ("rec-xtypes") that resolves plain DDS types' XTypes type objects.
  *
  * Shutdown (rec_recorder_stop, idempotent), in this order: discovery thread
- * joined → readers deleted (in-flight callbacks finish) → cache closed →
+ * joined → get_type_description thread joined (rec_typedesc) → XTypes thread
+ * joined (after its lookup in progress, at most REC_XTYPES_CALL_NS) → readers
+ * deleted (in-flight callbacks finish) → cache closed →
  * consumer drains and is joined → bag closed (compression finished, final
  * metadata written atomically) → participant deleted.
  *
@@ -67,6 +70,17 @@ struct rec_recorder_options {
 	/* Called on the writer thread when a snapshot file is finished. */
 	void (*on_snapshot)(void *ctx, const struct rec_snapshot_done *d);
 	void *on_snapshot_ctx;
+	/* Called on the writer thread once per storage file when it is
+	 * finished (bag_writer_options.on_file_closed), with why it was closed:
+	 * "split", "snapshot" (snapshot mode, where each snapshot's file is
+	 * then closed as soon as it is written; files without messages are
+	 * not reported) or "close" (the end of recording). Must not block.
+	 * NULL: none. */
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f, const char *reason);
+	void *on_file_closed_ctx;
+	/* The free-space guard (rec_guard.h, rec_consumer_options): bytes
+	 * that must stay free on the bag's filesystem; 0 = no guard. */
+	uint64_t min_free_space;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */
@@ -102,6 +116,10 @@ struct rec_status {
 	uint64_t repeat_kept;       /* messages kept to repeat (marked topics' last N) */
 	uint64_t abandoned;         /* not written: rec_recorder_abandon (also in lost_recorder) */
 	uint64_t abandoned_bytes;   /* their payload bytes */
+	bool disk_guard;            /* the free-space guard stops recording now */
+	uint64_t free_space;        /* bytes free on the bag's filesystem, as last seen;
+				     * UINT64_MAX: not known (no guard) */
+	uint64_t min_free_space;    /* the guard's threshold; 0 = none */
 };
 
 struct rec_recorder;

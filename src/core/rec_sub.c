@@ -84,6 +84,7 @@ static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
 {
 	memset(p, 0, sizeof *p);
 	p->handle = ih;
+	p->guid = ep->key;
 	offered_bag_qos(ep->qos, &p->off.qos);
 	uint32_t n = 0;
 	char **ps = NULL;
@@ -107,6 +108,8 @@ static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
 	p->has_type_info = dds_builtintopic_get_endpoint_type_info(
 				   (dds_builtintopic_endpoint_t *)ep, &ti) == DDS_RETCODE_OK &&
 			   ti != NULL;
+	p->has_complete_id = p->has_type_info &&
+			     btdds_xtypes_complete_id(ti, &p->complete_id, NULL) == BT_OK;
 }
 
 /* The topic keeps the first valid hash (as the bag has one per topic). */
@@ -225,7 +228,7 @@ static void sub_count_refused(struct rec_sub *s, struct rec_topic_stats *st)
 
 /* The sample as a message: its received buffer adopted (no copy), or a
  * copy when that is not possible. NULL when memory is short. */
-static struct rec_msg *sub_msg_of(struct rec_sub *s, const struct rec_raw_sample *smp)
+static struct rec_msg *sub_msg_of(struct rec_sub *s, const struct btdds_raw_sample *smp)
 {
 	struct rec_msg *m = rec_raw_adopt(smp, s->tp->index);
 	if (m != NULL)
@@ -236,7 +239,7 @@ static struct rec_msg *sub_msg_of(struct rec_sub *s, const struct rec_raw_sample
 	return m;
 }
 
-static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
+static bool sub_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
 	struct rec_sub *s = arg;
 	struct rec_topic_stats *st = &s->tp->st;
@@ -272,7 +275,7 @@ static bool sub_on_sample(void *arg, const struct rec_raw_sample *smp)
 
 static void sub_on_data(dds_entity_t reader, void *arg)
 {
-	(void)rec_raw_take(reader, sub_on_sample, arg);
+	(void)btdds_raw_take(reader, sub_on_sample, arg);
 }
 
 static void sub_on_rejected(dds_entity_t reader, const dds_sample_rejected_status_t status,
@@ -312,7 +315,7 @@ static dds_qos_t *sub_reader_qos(const struct rec_requested *q)
 						    : DDS_DURABILITY_VOLATILE);
 	int32_t depth = q->depth > 0 && q->depth < INT32_MAX ? (int32_t)q->depth
 							      : (int32_t)REC_QOS_DEFAULT_DEPTH;
-	/* One instance per topic (rec_raw), so the limits bound the samples
+	/* One instance per topic (btdds_raw), so the limits bound the samples
 	 * a slow take can leave in the reader: memory stays bounded, and with
 	 * KEEP_LAST a slow recorder never throttles a reliable publisher. */
 	if (q->keep_all) {
@@ -495,6 +498,39 @@ static void sub_describe(struct rec_sub *s, struct defs_result *def)
 	def->encoding = def->text = NULL; /* moved */
 }
 
+/* A ROS 2 message type found in no definition source, whose publisher
+ * announced a type hash (Iron and newer): its node is asked
+ * (rec_typedesc), and the bag gets the answer when it comes. */
+static void sub_ask_node(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	if (s->r->typedesc == NULL || tp->def_origin != DEFS_ORIGIN_NONE || !tp->is_ros ||
+	    tp->type_hash == NULL || strstr(tp->type, "/msg/") == NULL || s->n_pubs == 0)
+		return;
+	dds_guid_t *w = bt_xcalloc(s->n_pubs, sizeof *w);
+	for (size_t i = 0; i < s->n_pubs; i++)
+		w[i] = s->pubs[i].guid;
+	rec_typedesc_ask(s->r->typedesc, tp, w, s->n_pubs);
+	free(w);
+}
+
+/* A plain DDS type found in no definition source, whose publisher names a
+ * complete XTypes type: rec_xtypes resolves it, and the bag gets the IDL
+ * when it comes. Once per topic, from the first such publisher. */
+static void sub_ask_xtypes(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	if (s->r->xtypes == NULL || s->xtypes_asked || tp->is_ros ||
+	    tp->def_origin != DEFS_ORIGIN_NONE)
+		return;
+	for (size_t i = 0; i < s->n_pubs; i++)
+		if (s->pubs[i].has_complete_id) {
+			s->xtypes_asked = true;
+			rec_xtypes_ask(s->r->xtypes, tp, &s->pubs[i].complete_id);
+			return;
+		}
+}
+
 static void sub_publish_qos(struct rec_sub *s)
 {
 	atomic_store_explicit(&s->tp->reliable, s->req.reliable, memory_order_relaxed);
@@ -507,7 +543,7 @@ static void sub_subscribe(struct rec_sub *s)
 	struct rec_topic *tp = s->tp;
 	struct defs_result def;
 	sub_lookup(s, &def);
-	s->topic = rec_raw_topic_create(s->r->pp, tp->dds_name, tp->dds_type, tp->keyed);
+	s->topic = btdds_raw_topic_create(s->r->pp, tp->dds_name, tp->dds_type, tp->keyed);
 	if (s->topic < 0) {
 		bt_log_error("%s: cannot create the topic: %s", tp->name, dds_strretcode(s->topic));
 		s->topic = 0;
@@ -528,12 +564,19 @@ static void sub_subscribe(struct rec_sub *s)
 	sub_describe(s, &def);
 	sub_publish_qos(s);
 	atomic_store_explicit(&tp->subscribed, true, memory_order_release);
+	/* after: the consumer registers the topic first, or an early answer
+	 * would find no topic to give its definition to */
+	sub_ask_node(s);
+	sub_ask_xtypes(s);
 	if (s->r->consumer != NULL)
 		rec_consumer_topics_changed(s->r->consumer);
 	bt_log_info("recording %s [%s] (%s, %s%s; message definition: %s)", tp->name, tp->type,
 		    s->req.reliable ? "reliable" : "best effort",
 		    s->req.transient_local ? "transient-local" : "volatile",
-		    s->req.overridden ? ", QoS override" : "", defs_origin_name(tp->def_origin));
+		    s->req.overridden ? ", QoS override" : "",
+		    atomic_load(&tp->def_late) == REC_DEF_LATE_ASKING
+			    ? "none yet, its node's get_type_description is asked"
+			    : defs_origin_name(tp->def_origin));
 }
 
 /* A new publication the current reader would not match: replace the
@@ -598,6 +641,7 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		return;
 	}
 	sub_readapt(s, p);
+	sub_ask_xtypes(s); /* the first publisher had no type information */
 	if (sub_profile_note(s, p))
 		sub_profiles_post(s, p);
 }
@@ -702,7 +746,7 @@ struct sub_fill_take {
  * same buffer); timestamped with its source time, the best guess of when
  * it arrived first. A copy that cannot be made is skipped: the mark then
  * repeats fewer messages, as if fewer were kept. */
-static bool sub_fill_on_sample(void *arg, const struct rec_raw_sample *smp)
+static bool sub_fill_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
 	struct sub_fill_take *f = arg;
 	struct rec_msg *m = rec_msg_new(f->topic, smp->len);
@@ -722,7 +766,7 @@ static void sub_fill_tick(struct rec_sub *s)
 	if (s->fill_reader <= 0)
 		return;
 	struct sub_fill_take f = {.topic = s->tp->index, .now = bt_time_realtime_ns()};
-	if (rec_raw_take(s->fill_reader, sub_fill_on_sample, &f) > 0) {
+	if (btdds_raw_take(s->fill_reader, sub_fill_on_sample, &f) > 0) {
 		s->fill_got += f.batch.count;
 		size_t kept = rec_tl_fill(s->r->tl, s->tp->index, &f.batch);
 		bt_log_debug("%s: %zu message%s from before the mark kept for repeating",

@@ -133,6 +133,7 @@ struct rec_topic *rec_topics_add(struct rec_topics *t, const char *dds_name,
 	topic_names(tp);
 	atomic_init(&tp->subscribed, false);
 	atomic_init(&tp->enabled, true);
+	atomic_init(&tp->def_late, REC_DEF_LATE_NONE);
 	atomic_init(&tp->want_subscribe, false);
 	atomic_init(&tp->publishers, 0);
 	atomic_init(&tp->reliable, false);

@@ -49,6 +49,13 @@ struct rec_topic_stats {
 	atomic_int_fast64_t last_recv_time;  /* ns, 0 before the first message */
 };
 
+enum rec_def_late {
+	REC_DEF_LATE_NONE,    /* not asked (def is final) */
+	REC_DEF_LATE_ASKING,  /* a node is being asked */
+	REC_DEF_LATE_FOUND,   /* its get_type_description gave the definition */
+	REC_DEF_LATE_MISSING, /* no node gave it: the bag keeps the empty row */
+};
+
 struct rec_topic {
 	uint32_t index;
 	char *dds_name; /* "rt/chatter" */
@@ -71,6 +78,10 @@ struct rec_topic {
 	struct bag_topic bag;   /* description for the bag (offered QoS...) */
 	struct bag_msgdef def;  /* message definition ("" when unknown) */
 	enum defs_origin def_origin; /* where def came from (final with def) */
+	/* A definition found nowhere is asked of the publishing node
+	 * (rec_typedesc): its answer goes to the bag through the consumer,
+	 * not into `def`. REC_DEF_LATE_*; any thread reads. */
+	atomic_int def_late;
 	struct rec_topic_stats st;
 };
 

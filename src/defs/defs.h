@@ -34,6 +34,7 @@ enum defs_origin {
 	DEFS_ORIGIN_PATH,    /* a --message-definitions-path directory */
 	DEFS_ORIGIN_AMENT,   /* a prefix of AMENT_PREFIX_PATH */
 	DEFS_ORIGIN_BUILTIN, /* bagtop's own set */
+	DEFS_ORIGIN_SERVICE, /* the publishing node's get_type_description (REP 2011) */
 };
 
 struct defs_options {
@@ -65,12 +66,29 @@ void defs_source_free(struct defs_source *s);
 void defs_source_lookup(struct defs_source *s, const char *type, struct defs_result *out);
 void defs_result_fini(struct defs_result *r);
 
+/* One interface file's text as a node gave it (get_type_description's
+ * type sources, or its field lists rendered as .msg). */
+struct defs_file {
+	const char *type; /* "pkg/msg/Type" */
+	bool idl;         /* .idl text, else .msg */
+	const char *text;
+};
+
+/* rosbag2's definition of `root` ("pkg/msg/Type") built from `files` only,
+ * in the same format as from interface files (origin DEFS_ORIGIN_SERVICE).
+ * BT_OK: *out filled (defs_result_fini). Otherwise *err says why (a file
+ * missing, malformed, deeper than rosbag2's limit) and the empty row is
+ * due. The files are checked as files on disk are. */
+BT_MUST_CHECK bt_status defs_build_from_files(const char *root, const struct defs_file *files,
+					      size_t n, struct defs_result *out,
+					      struct bt_error *err);
+
 /* rosbag2's service event topics ("<service>/_service_event", type
  * "pkg/srv/X_Event"): the service type "pkg/srv/X" (malloc'ed), or NULL
  * when `topic`/`type` is not one. */
 char *defs_service_of_event(const char *topic, const char *type);
 
-/* "path", "ament", "built-in", "none". */
+/* "path", "ament", "built-in", "get_type_description", "none". */
 const char *defs_origin_name(enum defs_origin o);
 
 /* The distros that have a built-in set, NULL-terminated. */

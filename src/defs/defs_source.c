@@ -68,6 +68,7 @@ const char *defs_origin_name(enum defs_origin o)
 	case DEFS_ORIGIN_PATH: return "path";
 	case DEFS_ORIGIN_AMENT: return "ament";
 	case DEFS_ORIGIN_BUILTIN: return "built-in";
+	case DEFS_ORIGIN_SERVICE: return "get_type_description";
 	case DEFS_ORIGIN_NONE: break;
 	}
 	return "none";
@@ -367,4 +368,50 @@ void defs_source_lookup(struct defs_source *s, const char *type, struct defs_res
 	out->encoding = bt_xstrdup("");
 	out->text = bt_xstrdup("");
 	out->origin = DEFS_ORIGIN_NONE;
+}
+
+/* ---- files a node gave ---------------------------------------------------- */
+
+struct defs_files {
+	const struct defs_file *f;
+	size_t n;
+};
+
+static bt_status defs_load_given(void *ctx, const char *pkg, const char *name, enum defs_format f,
+				 char **text, enum defs_origin *origin, struct bt_error *err)
+{
+	const struct defs_files *g = ctx;
+	if (f == DEFS_FMT_SRV)
+		return BT_ERR_NOTFOUND;
+	char *want = bt_xasprintf("%s/msg/%s", pkg, name);
+	bt_status st = BT_ERR_NOTFOUND;
+	for (size_t i = 0; i < g->n && st == BT_ERR_NOTFOUND; i++) {
+		if (strcmp(g->f[i].type, want) != 0 || g->f[i].idl != (f == DEFS_FMT_IDL))
+			continue;
+		size_t len = strlen(g->f[i].text);
+		st = len > DEFS_MAX_FILE ? bt_err_set(err, BT_ERR_TOOBIG, "%s: larger than %u "
+						      "bytes", want, (unsigned)DEFS_MAX_FILE)
+					 : defs_check(want, f, g->f[i].text, len, err);
+		if (st == BT_OK) {
+			*text = bt_xstrdup(g->f[i].text);
+			*origin = DEFS_ORIGIN_SERVICE;
+		}
+	}
+	if (st == BT_ERR_NOTFOUND)
+		bt_err_set(err, BT_ERR_NOTFOUND, "%s.%s not given", want,
+			   f == DEFS_FMT_IDL ? "idl" : "msg");
+	free(want);
+	return st;
+}
+
+bt_status defs_build_from_files(const char *root, const struct defs_file *files, size_t n,
+				struct defs_result *out, struct bt_error *err)
+{
+	struct defs_files g = {files, n};
+	bt_status st = defs_text_build(root, defs_load_given, &g, out, err);
+	if (st == BT_OK && out->text[0] == '\0') {
+		defs_result_fini(out);
+		return bt_err_set(err, BT_ERR_FORMAT, "%s: no definition in what was given", root);
+	}
+	return st;
 }

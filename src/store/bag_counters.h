@@ -40,7 +40,11 @@
 	/* not written: the stop was told not to wait (second stop request or    \
 	 * --stop-timeout) */                                                                  \
 	X(lost_abandoned, "lost_abandoned", abandoned, "abandoned", "abandoned at stop",       \
-	  "Abandon", RECORDER, 0)
+	  "Abandon", RECORDER, 0)                                                                        \
+	/* not written: free space on the bag's filesystem was below           \
+	 * --min-free-space */                                                                  \
+	X(lost_disk_guard, "lost_disk_guard", disk_guard, "disk_guard", "disk guard",          \
+	  "DiskGrd", RECORDER, 0)
 
 /* The groups, and how each is said in words. */
 enum bag_loss_group { BAG_LOSS_TRANSPORT, BAG_LOSS_RECORDER };

@@ -611,6 +611,26 @@ bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 	return st;
 }
 
+bt_status bag_db_update_msgdef(struct bag_db *db, const struct bag_msgdef *d,
+			       struct bt_error *err)
+{
+	if (!db->has_msgdefs)
+		return BT_OK;
+	sqlite3_stmt *s;
+	bt_status st = bag_db_prepare(db,
+				      "UPDATE message_definitions SET encoding = ?, "
+				      "encoded_message_definition = ? WHERE topic_type = ?;",
+				      &s, "update message definition", err);
+	if (st != BT_OK)
+		return st;
+	sqlite3_bind_text(s, 1, bag_db_nz(d->encoding), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, bag_db_nz(d->encoded_message_definition), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, bag_db_nz(d->topic_type), -1, SQLITE_STATIC);
+	st = bag_db_step_done(db, s, "update message definition", err);
+	sqlite3_finalize(s);
+	return st;
+}
+
 bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *md,
 				 struct bt_error *err)
 {

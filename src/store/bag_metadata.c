@@ -179,17 +179,18 @@ static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md, int v
 	ye_seq_end(e);
 }
 
-static void bag_md_emit_custom(struct ye *e, const struct bag_metadata *md)
+/* A string-to-string mapping; `~` when empty (custom_data, as rosbag2). */
+static void bag_md_emit_kv(struct ye *e, const char *key, const struct bag_kv *kv, size_t n)
 {
-	ye_key(e, "custom_data");
-	if (!md->n_custom_data) {
+	ye_key(e, key);
+	if (!n) {
 		ye_plain(e, "~");
 		return;
 	}
 	ye_map_begin(e);
-	for (size_t i = 0; i < md->n_custom_data; i++) {
-		ye_str(e, md->custom_data[i].key);
-		ye_str(e, md->custom_data[i].value);
+	for (size_t i = 0; i < n; i++) {
+		ye_str(e, kv[i].key);
+		ye_str(e, kv[i].value);
 	}
 	ye_map_end(e);
 }
@@ -228,11 +229,14 @@ static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 	}
 	bag_md_emit_files(e, md, v);
 	if (v >= BAG_MDV_CUSTOM_DATA)
-		bag_md_emit_custom(e, md);
+		bag_md_emit_kv(e, "custom_data", md->custom_data, md->n_custom_data);
 	if (v >= BAG_MDV_ROS_DISTRO) {
 		ye_key(e, "ros_distro");
 		ye_str(e, md->ros_distro);
 	}
+	if (md->n_def_sources) /* bagtop's addition */
+		bag_md_emit_kv(e, "message_definition_sources", md->def_sources,
+			       md->n_def_sources);
 	ye_map_end(e);
 }
 
@@ -544,29 +548,31 @@ static bool bag_kv_find(const struct bag_kv *kv, size_t n, const char *key)
 	return false;
 }
 
-static bt_status bag_md_parse_custom(struct bag_md_ctx *c, struct bag_metadata *md)
+/* A string-to-string mapping (custom_data, message_definition_sources). */
+static bt_status bag_md_parse_kv(struct bag_md_ctx *c, const char *key, struct bag_kv **out,
+				 size_t *n_out)
 {
-	yaml_node_t *m = yd_get(c->doc, c->map, "custom_data");
+	yaml_node_t *m = yd_get(c->doc, c->map, key);
 	if (yd_is_null(m))
 		return BT_OK;
 	if (m->type != YAML_MAPPING_NODE)
-		return bag_md_bad(c, "custom_data", "is not a mapping");
+		return bag_md_bad(c, key, "is not a mapping");
 	size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
-	md->custom_data = bt_xcalloc(n, sizeof *md->custom_data);
+	*out = bt_xcalloc(n, sizeof **out);
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_pair_t *p = &m->data.mapping.pairs.start[i];
-		struct bag_kv *kv = &md->custom_data[md->n_custom_data];
+		struct bag_kv *kv = &(*out)[*n_out];
 		if (yd_str(yaml_document_get_node(c->doc, p->key), &kv->key) != BT_OK)
-			return bag_md_bad(c, "custom_data", "has a non-string key");
-		if (bag_kv_find(md->custom_data, md->n_custom_data, kv->key)) {
+			return bag_md_bad(c, key, "has a non-string key");
+		if (bag_kv_find(*out, *n_out, kv->key)) {
 			/* Invalid YAML (check reports it): the first wins, as in yd_get. */
 			free(kv->key);
 			kv->key = NULL;
 			continue;
 		}
-		md->n_custom_data++;
+		(*n_out)++;
 		if (yd_str(yaml_document_get_node(c->doc, p->value), &kv->value) != BT_OK)
-			return bag_md_bad(c, "custom_data", "has a non-string value");
+			return bag_md_bad(c, key, "has a non-string value");
 	}
 	return BT_OK;
 }
@@ -608,9 +614,12 @@ static bt_status bag_md_parse(struct bag_md_ctx *c, struct bag_metadata *md)
 	if (st == BT_OK)
 		st = bag_md_parse_files(c, md);
 	if (st == BT_OK)
-		st = bag_md_parse_custom(c, md);
+		st = bag_md_parse_kv(c, "custom_data", &md->custom_data, &md->n_custom_data);
 	if (st == BT_OK)
 		st = bag_md_get_str(c, c->map, "ros_distro", false, &md->ros_distro);
+	if (st == BT_OK) /* bagtop's addition */
+		st = bag_md_parse_kv(c, "message_definition_sources", &md->def_sources,
+				     &md->n_def_sources);
 	return st;
 }
 

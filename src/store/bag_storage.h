@@ -109,6 +109,11 @@ struct bag_storage_ops {
 	 * file has none yet (NULL otherwise). *id: the file's id for it. */
 	bt_status (*create_topic)(struct bag_storage *s, const struct bag_topic *t,
 				  const struct bag_msgdef *def, int64_t *id, struct bt_error *err);
+	/* Replaces the encoding and text of the definition row of type
+	 * d->topic_type (a definition learned late); none there: nothing to
+	 * do. NULL: the format cannot (files created later carry it). */
+	bt_status (*update_msgdef)(struct bag_storage *s, const struct bag_msgdef *d,
+				   struct bt_error *err);
 	/* Rewrites the QoS profiles of topic `id`, durably now (a no-op when
 	 * append_only). */
 	bt_status (*update_topic_qos)(struct bag_storage *s, int64_t id, const struct bag_qos *q,

@@ -135,6 +135,12 @@ static bt_status bss_create_topic(struct bag_storage *s, const struct bag_topic 
 	return st;
 }
 
+static bt_status bss_update_msgdef(struct bag_storage *s, const struct bag_msgdef *d,
+				   struct bt_error *err)
+{
+	return bag_db_update_msgdef(bss_db(s), d, err);
+}
+
 static bt_status bss_update_topic_qos(struct bag_storage *s, int64_t id, const struct bag_qos *q,
 				      size_t n, struct bt_error *err)
 {
@@ -273,6 +279,7 @@ const struct bag_storage_ops bag_storage_sqlite_ops = {
 	.close = bss_close,
 	.discard = bss_discard,
 	.create_topic = bss_create_topic,
+	.update_msgdef = bss_update_msgdef,
 	.update_topic_qos = bss_update_topic_qos,
 	.write_metadata = bss_write_metadata,
 	.batch_begin = bss_batch_begin,

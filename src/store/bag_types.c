@@ -78,6 +78,21 @@ struct bag_kv *bag_kv_dup(const struct bag_kv *src, size_t n)
 	return kv;
 }
 
+void bag_kv_set(struct bag_kv **kv, size_t *n, const char *key, const char *value)
+{
+	size_t i = 0;
+	while (i < *n && strcmp((*kv)[i].key, key) != 0)
+		i++;
+	if (i == *n) {
+		*kv = bt_xrealloc(*kv, (*n + 1) * sizeof **kv);
+		(*kv)[i].key = bt_xstrdup(key);
+		(*kv)[i].value = NULL;
+		(*n)++;
+	}
+	free((*kv)[i].value);
+	(*kv)[i].value = bt_xstrdup(value);
+}
+
 void bag_kv_free(struct bag_kv *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -135,6 +150,7 @@ void bag_metadata_fini(struct bag_metadata *md)
 		bag_file_info_fini(&md->files[i]);
 	free(md->files);
 	bag_kv_free(md->custom_data, md->n_custom_data);
+	bag_kv_free(md->def_sources, md->n_def_sources);
 	free(md->ros_distro);
 	memset(md, 0, sizeof *md);
 }
@@ -160,6 +176,7 @@ void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src)
 	for (size_t i = 0; i < src->n_files; i++)
 		bag_file_info_copy(&dst->files[i], &src->files[i]);
 	dst->custom_data = bag_kv_dup(src->custom_data, src->n_custom_data);
+	dst->def_sources = bag_kv_dup(src->def_sources, src->n_def_sources);
 }
 
 /* ---- statistics ---- */

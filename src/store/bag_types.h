@@ -169,6 +169,12 @@ struct bag_metadata {
 	struct bag_kv *custom_data;
 	size_t n_custom_data;
 	char *ros_distro;
+	/* bagtop's addition (message_definition_sources, after every rosbag2
+	 * key, only when not empty): per type whose definition a node was
+	 * asked for, where it came from ("get_type_description (node /x)") or
+	 * why it is missing. */
+	struct bag_kv *def_sources;
+	size_t n_def_sources;
 };
 
 #define BAG_METADATA_VERSION 9
@@ -182,6 +188,8 @@ void bag_msgdef_copy(struct bag_msgdef *dst, const struct bag_msgdef *src);
 /* Deep copy of n pairs (NULL when n is 0; aborts on OOM); and its free. */
 struct bag_kv *bag_kv_dup(const struct bag_kv *src, size_t n);
 void bag_kv_free(struct bag_kv *kv, size_t n);
+/* Sets key's value (both copied), appending the pair if the key is new. */
+void bag_kv_set(struct bag_kv **kv, size_t *n, const char *key, const char *value);
 void bag_metadata_init(struct bag_metadata *md); /* empty v9 sqlite3 bag */
 void bag_metadata_fini(struct bag_metadata *md);
 void bag_metadata_copy(struct bag_metadata *dst, const struct bag_metadata *src);

@@ -52,6 +52,9 @@ struct bw_file {
 	struct bw_tally *tally;
 	size_t cap_tally, n_topics;
 	bool compressing; /* queued for FILE compression */
+	/* on_file_closed: BW_OPEN, then BW_DONE (or BW_FAILED) once closed
+	 * (and compressed), said at the next metadata.yaml write: BW_SAID. */
+	unsigned char closed;
 	uint64_t repeated; /* messages written by on_split at its start */
 };
 
@@ -72,6 +75,8 @@ struct bag_writer {
 	char *preset;                      /* the backend's preset; NULL = default */
 	struct bag_kv *config;             /* backend settings (journal_mode...) */
 	size_t n_config;
+	struct bag_kv *def_sources; /* message_definition_sources */
+	size_t n_def_sources;
 	uint64_t max_size, max_files;
 	int64_t max_duration;
 	enum bag_compression compression;
@@ -110,6 +115,9 @@ struct bag_writer {
 	struct bt_error fail_err;
 	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
 	void *on_split_ctx;
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
+	void *on_file_closed_ctx;
+	bool closing; /* in bag_writer_close */
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
 	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
 	size_t fcomp_cancelled;    /* FILE compressions it cancelled */
@@ -120,6 +128,7 @@ struct bag_writer {
 	const struct bag_message *res_msgs;
 	size_t res_lo, res_hi;
 	uint32_t test_write_delay_us;
+	uint32_t test_close_stall_us;
 };
 
 /* ---- metadata ---- */
@@ -224,6 +233,8 @@ static void bw_build_metadata(const struct bag_writer *w, bool closing, struct b
 	md->n_topics = w->n_topics;
 	md->custom_data = bag_kv_dup(w->custom, w->n_custom);
 	md->n_custom_data = w->n_custom;
+	md->def_sources = bag_kv_dup(w->def_sources, w->n_def_sources);
+	md->n_def_sources = w->n_def_sources;
 	bag_metadata_sum_stats(md);
 }
 
@@ -259,6 +270,25 @@ static bt_status bw_insert_row(struct bag_writer *w, struct bag_metadata *md, bo
 	return st;
 }
 
+enum { BW_OPEN, BW_DONE, BW_FAILED, BW_SAID };
+
+/* Tells on_file_closed of the files finished since the last call, once
+ * metadata.yaml names them as they are. */
+static void bw_say_closed(struct bag_writer *w)
+{
+	for (size_t i = 0; w->on_file_closed != NULL && i < w->n_files; i++) {
+		struct bw_file *f = &w->files[i];
+		if (f->closed != BW_DONE && f->closed != BW_FAILED)
+			continue;
+		char *path = bt_fs_join(w->dir, f->rel_path);
+		struct bag_file_closed c = {path, f->seq, f->count,
+					    w->closing && i == w->n_files - 1, f->closed == BW_DONE};
+		f->closed = BW_SAID;
+		w->on_file_closed(w->on_file_closed_ctx, &c);
+		free(path);
+	}
+}
+
 /* Writes the current metadata as a row of the open file (BW_ROW) and/or as
  * metadata.yaml (BW_YAML), built once for both; BW_CLOSING when the open
  * file is being closed. */
@@ -272,6 +302,8 @@ static bt_status bw_publish(struct bag_writer *w, unsigned what, struct bt_error
 	if (st == BT_OK && (what & BW_YAML))
 		st = bag_metadata_write(w->dir, &md, err);
 	bag_metadata_fini(&md);
+	if (what & BW_YAML)
+		bw_say_closed(w);
 	return st;
 }
 
@@ -496,6 +528,10 @@ static bt_status bw_close_file(struct bag_writer *w, struct bt_error *err)
 		bag_fcomp_push(w->fcomp, f->seq, path);
 		free(path);
 	}
+	/* A file the writer failed in (disk full) may lack what it was
+	 * given last, even when it closed. */
+	if (st != BT_OK || w->failed || w->fcomp == NULL)
+		f->closed = st == BT_OK && !w->failed ? BW_DONE : BW_FAILED;
 	return st;
 }
 
@@ -513,15 +549,22 @@ static bool bw_poll_fcomp(struct bag_writer *w, bool wait)
 		f->compressing = false;
 		if (r.status == BT_ERR_STATE) { /* cancelled: said once at close */
 			w->fcomp_cancelled++;
+			if (f->closed == BW_OPEN) /* finished as it is, plain */
+				f->closed = BW_DONE;
 			changed = true;
 			continue;
 		}
 		if (r.status != BT_OK) {
 			bt_log_warn("%s stays uncompressed: %s", f->name, r.msg);
+			if (f->closed == BW_OPEN)
+				f->closed = BW_DONE;
+			changed = true;
 			continue;
 		}
 		free(f->rel_path);
 		f->rel_path = bt_xasprintf("%s.zstd", f->name);
+		if (f->closed == BW_OPEN)
+			f->closed = BW_DONE;
 		changed = true;
 	}
 	return changed;
@@ -613,6 +656,28 @@ bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 		return BT_OK;
 	bt_status st = w->store->ops->update_topic_qos(w->store, w->topics[handle].db_id, copy, n,
 						       err);
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
+bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const char *encoding,
+				  const char *text, const char *source, struct bt_error *err)
+{
+	size_t i = 0;
+	while (i < w->n_types && strcmp(w->types[i].topic_type, type) != 0)
+		i++;
+	if (i == w->n_types)
+		return bt_err_set(err, BT_ERR_NOTFOUND, "no topic of type %s", type);
+	bag_kv_set(&w->def_sources, &w->n_def_sources, type, source);
+	if (encoding == NULL)
+		return BT_OK;
+	struct bag_msgdef *d = &w->types[i];
+	free(d->encoding);
+	free(d->encoded_message_definition);
+	d->encoding = bt_xstrdup(encoding);
+	d->encoded_message_definition = bt_xstrdup(text);
+	if (w->failed || w->store == NULL || w->store->ops->update_msgdef == NULL)
+		return BT_OK;
+	bt_status st = w->store->ops->update_msgdef(w->store, d, err);
 	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
@@ -1050,11 +1115,14 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->config = bw_config(o, &w->n_config);
 	w->on_split = o->on_split;
 	w->on_split_ctx = o->on_split_ctx;
+	w->on_file_closed = o->on_file_closed;
+	w->on_file_closed_ctx = o->on_file_closed_ctx;
 	w->max_size = o->max_bagfile_size;
 	w->max_duration = o->max_bagfile_duration;
 	w->max_files = o->max_bag_files;
 	w->compression = o->compression;
 	w->test_write_delay_us = o->test_write_delay_us;
+	w->test_close_stall_us = o->test_close_stall_us;
 	bw_pend_reset(w);
 }
 
@@ -1083,6 +1151,7 @@ static void bw_free(struct bag_writer *w)
 		bw_file_fini(&w->files[i]);
 	free(w->doomed);
 	bag_kv_free(w->custom, w->n_custom);
+	bag_kv_free(w->def_sources, w->n_def_sources);
 	free(w->topics);
 	free(w->types);
 	free(w->files);
@@ -1165,6 +1234,9 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 {
 	struct bt_error local;
 	bt_status st = BT_OK;
+	w->closing = true;
+	if (w->test_close_stall_us != 0)
+		usleep(w->test_close_stall_us); /* a stuck disk, for the stop tests */
 	if (w->in_txn)
 		w->store->ops->batch_abort(w->store);
 	w->in_txn = false;

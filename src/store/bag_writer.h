@@ -57,6 +57,7 @@ enum bag_preset {
 enum bag_compression { BAG_COMPRESSION_NONE, BAG_COMPRESSION_FILE, BAG_COMPRESSION_MESSAGE };
 
 struct bag_message;
+struct bag_file_closed;
 
 struct bag_writer_options {
 	const char *uri;               /* bag directory; must not exist */
@@ -73,6 +74,9 @@ struct bag_writer_options {
 	 * FILE: each file, cut short by the cancel flag); 0 */
 	uint32_t test_compress_delay_us;
 	uint32_t test_write_delay_us; /* test hook: each message insert sleeps first; 0 */
+	/* test hook: closing sleeps this long first, deaf to the cancel flag
+	 * (a call stuck in the kernel); 0 */
+	uint32_t test_close_stall_us;
 	const struct bag_kv *custom_data;
 	size_t n_custom_data;
 	const char *ros_distro; /* NULL: $ROS_DISTRO, or "" when unset */
@@ -103,6 +107,23 @@ struct bag_writer_options {
 	 * duration. NULL: nothing is repeated. */
 	size_t (*on_split)(void *ctx, int64_t t_last, const struct bag_message **msgs);
 	void *on_split_ctx;
+	/* Called on the writing thread once per storage file when it is
+	 * finished: closed with its metadata row, with FILE compression
+	 * compressed (or left as it is when that failed), and named in
+	 * metadata.yaml as it now is; or when its close failed (ok false).
+	 * Not for a file max_bag_files deleted before that. NULL: nothing is
+	 * said. */
+	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
+	void *on_file_closed_ctx;
+};
+
+/* What on_file_closed reports; valid during the call. */
+struct bag_file_closed {
+	const char *path;  /* the file as a user takes it: "<bag>/<name>[.zstd]" */
+	size_t seq;        /* the N of its name */
+	uint64_t messages; /* in it */
+	bool final;        /* closed by bag_writer_close, not by a split */
+	bool ok;           /* false: its close failed (disk full...), it may be incomplete */
 };
 
 struct bag_message {
@@ -150,6 +171,18 @@ BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct 
 BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 						 const struct bag_qos *profiles, size_t n,
 						 struct bt_error *err);
+/* A message definition known only after its type's topics were added
+ * (a node's get_type_description answered): type `type`'s encoding and
+ * text (copied) replace the empty ones at once in the current file's
+ * message_definitions row, and every file opened later gets them. Files
+ * already closed keep their rows. `source` (copied) says where it came
+ * from, or why there is none (then `encoding` and `text` are NULL and the
+ * row is left alone): metadata.yaml's message_definition_sources.
+ * BT_ERR_NOTFOUND when no topic of that type was added. Same thread as
+ * bag_writer_write. */
+BT_MUST_CHECK bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type,
+						const char *encoding, const char *text,
+						const char *source, struct bt_error *err);
 /* What became of each message of a bag_writer_write_batch. */
 enum bag_msg_fate {
 	BAG_MSG_NOT_WRITTEN, /* not committed: the write failed, or cancelled first */

@@ -60,6 +60,10 @@ BT_MUST_CHECK bt_status bag_db_insert_topic(struct bag_db *db, const struct bag_
 BT_MUST_CHECK bt_status bag_db_update_topic_qos(struct bag_db *db, int64_t id,
 						const struct bag_qos *q, size_t n,
 						struct bt_error *err);
+/* Sets the encoding and text of type d->topic_type's message_definitions
+ * row (no table, no row: nothing to do). */
+BT_MUST_CHECK bt_status bag_db_update_msgdef(struct bag_db *db, const struct bag_msgdef *d,
+					     struct bt_error *err);
 /* BT_ERR_USAGE in a schema without the table (bag_schema_has_definitions). */
 BT_MUST_CHECK bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 					     struct bt_error *err);

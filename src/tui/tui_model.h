@@ -41,6 +41,11 @@ struct tui_header {
 	double write_rate;   /* bytes/s over the sliding window */
 	uint64_t disk_free;  /* bytes available on the bag's filesystem */
 	uint64_t disk_total; /* 0 = unknown: no disk line */
+	/* --min-free-space: the threshold (0 = none: low is under 5 %) and
+	 * whether the guard stops recording now (shown in warning colour;
+	 * "low" from twice the threshold). */
+	uint64_t min_free;
+	bool disk_guard;
 	uint64_t cache_fill; /* bytes */
 	uint64_t cache_max;  /* 0 = write-through: no bar */
 	char compression[16]; /* "none", "file", "message" */

@@ -197,8 +197,11 @@ static void tui_view_header_top(struct tui_frame *f, const struct tui_header *h)
 	snprintf(right, sizeof right, "pid %ld  %.3g Hz", h->pid, h->update_hz);
 	int rx = f->cols - (int)strlen(right);
 	bool active = h->state != TUI_REC_PAUSED && h->state != TUI_REC_STOPPING;
-	int x = tui_frame_put(f, 0, 0, active ? TUI_E_STATE : TUI_E_STATE_IDLE,
-			      tui_model_state_str(h->state), f->cols);
+	/* The disk guard stops recording whatever the state says. */
+	bool guard = h->disk_guard && h->state != TUI_REC_STOPPING;
+	int x = tui_frame_put(f, 0, 0,
+			      guard ? TUI_E_WARNING : active ? TUI_E_STATE : TUI_E_STATE_IDLE,
+			      guard ? "STOPPED: DISK GUARD" : tui_model_state_str(h->state), f->cols);
 	x = tui_frame_put(f, x + 2, 0, TUI_E_HEADER, "File", f->cols);
 	snprintf(rest, sizeof rest, "#%" PRIu32 " %s  in %s", h->split_index, h->current_file,
 		 h->bag_dir);
@@ -227,7 +230,7 @@ static void tui_view_header_totals(struct tui_frame *f, const struct tui_header 
  * free disk space (a warning below 5 %). */
 static void tui_view_header_cache(struct tui_frame *f, const struct tui_header *h)
 {
-	char v[48], pct[16];
+	char v[64], pct[16];
 	int x = tui_frame_put(f, 0, 2, TUI_E_HEADER, "Cache", f->cols);
 	if (h->cache_max == 0) {
 		x = tui_frame_put(f, x + 1, 2, TUI_E_VALUE, "write-through", f->cols);
@@ -248,12 +251,15 @@ static void tui_view_header_cache(struct tui_frame *f, const struct tui_header *
 	if (h->disk_total == 0)
 		return;
 	double free_pct = 100.0 * (double)h->disk_free / (double)h->disk_total;
-	bool low = free_pct < 5.0;
+	/* With a guard: low from twice its threshold, so the warning comes
+	 * before recording stops. */
+	bool low = h->min_free != 0 ? h->disk_guard || h->disk_free / 2 < h->min_free
+				    : free_pct < 5.0;
 	free_pct = (double)(long)(free_pct * 10.0) / 10.0; /* 4.98 shows 4.9, not 5.0 */
 	char b[24];
 	tui_format_bytes(h->disk_free, b, sizeof b);
 	snprintf(v, sizeof v, free_pct < 10.0 ? "%s (%.1f%%%s)" : "%s (%.0f%%%s)", b, free_pct,
-		 low ? ", low" : "");
+		 h->disk_guard ? ", recording stopped" : low ? ", low" : "");
 	tui_view_pair(f, x + 2, 2, "Disk free", v, low ? TUI_E_WARNING : TUI_E_VALUE);
 }
 

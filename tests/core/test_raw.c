@@ -1,4 +1,4 @@
-/* test_raw — rec_raw captures any topic byte-exactly: tpub (a separate
+/* test_raw — btdds_raw captures any topic byte-exactly: tpub (a separate
  * process) writes known types and records what Cyclone sends (its oracle);
  * a raw reader here must get the same bytes, in order, with consecutive
  * writer sequence numbers. ddsperf checks well-formedness and gaps at speed.
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rec_raw.h"
+#include "btdds_raw.h"
 #include "std_msgs/msg/String.h"
 #include "test_util.h"
 
@@ -69,7 +69,7 @@ static void list_free(struct list *l)
 	*l = (struct list){0};
 }
 
-static bool on_sample_keep(void *arg, const struct rec_raw_sample *s)
+static bool on_sample_keep(void *arg, const struct btdds_raw_sample *s)
 {
 	list_push(arg, s->data, s->len, s->writer_sn, s->source_time, s->publication_handle);
 	return true;
@@ -152,7 +152,7 @@ static void rig_open(struct rig *r, dds_domainid_t domain, const char *tag)
 static void rig_reader(struct rig *r, const char *topic, const char *type, bool keyed, bool tl,
 		       int32_t max_samples)
 {
-	r->topic = rec_raw_topic_create(r->pp, topic, type, keyed);
+	r->topic = btdds_raw_topic_create(r->pp, topic, type, keyed);
 	assert_true(r->topic > 0);
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(10));
@@ -174,14 +174,14 @@ static void rig_reader(struct rig *r, const char *topic, const char *type, bool 
 /* Takes samples into fn until `want` have arrived (then `settle_s` more, to
  * catch extras), until child `pid` ended and the reader is drained (pid >
  * 0, want 0), or until timeout_s. Returns the child's status or -1. */
-static int rig_collect(struct rig *r, rec_raw_sample_fn fn, void *arg, const size_t *have,
+static int rig_collect(struct rig *r, btdds_raw_sample_fn fn, void *arg, const size_t *have,
 		       size_t want, double timeout_s, double settle_s, pid_t pid)
 {
 	double deadline = tu_now() + timeout_s, settle_end = 0.0;
 	int st = -1;
 	for (int iter = 0; iter < 1000000 && tu_now() < deadline; iter++) {
 		(void)dds_waitset_wait(r->ws, NULL, 0, DDS_MSECS(50));
-		int32_t n = rec_raw_take(r->reader, fn, arg);
+		int32_t n = btdds_raw_take(r->reader, fn, arg);
 		assert_true(n >= 0);
 		if (want > 0 && *have >= want && settle_end == 0.0)
 			settle_end = tu_now() + settle_s;
@@ -476,7 +476,7 @@ struct perf_stats {
 	size_t nwriters;
 };
 
-static bool on_sample_perf(void *arg, const struct rec_raw_sample *s)
+static bool on_sample_perf(void *arg, const struct btdds_raw_sample *s)
 {
 	struct perf_stats *p = arg;
 	p->n++;

@@ -1,5 +1,5 @@
 /* The stop always stops, end to end with real processes (bagtop record,
- * tpub) on loopback-only DDS domains 180..184:
+ * tpub) on loopback-only DDS domains 180..186:
  *  - many topics and a small -b: the files split on their messages, not
  *    at every message (the split storm), and SIGINT ends the recording
  *    within 5 s with every message in a bag `bagtop check` accepts;
@@ -9,6 +9,8 @@
  *    abandoned, the bag passes `bagtop check`, its metadata counts equal
  *    its rows, and recorded + lost in the recorder = published;
  *  - slow FILE compression at the stop: a second SIGINT cancels it;
+ *  - a writer stuck in the kernel: a third SIGINT, or 10 s after the
+ *    abandon, ends the process (then `bagtop reindex` finishes the bag);
  *  - a slow but sound writer: one SIGINT and
  *    patience write everything (nothing is abandoned by itself before
  *    --stop-timeout). */
@@ -212,6 +214,56 @@ static void test_second_sigint_cancels_file_compression(void **state)
 	rec_free(&r);
 }
 
+/* A writer stuck in the kernel at close (test hook: 30 s, deaf to the
+ * abandon): after the abandon (a second SIGINT), a third SIGINT
+ * (`third`), or else 10 s, ends the process there and then, exit 1, with
+ * the line that says to reindex; and reindexing gives a bag `check`
+ * accepts with every message committed before. Before, only kill -9. */
+static void stop_stuck_case(int domain, const char *topic, bool third)
+{
+	struct rec r;
+	char dds[64];
+	snprintf(dds, sizeof dds, "rt%s", topic);
+	char *args[] = {(char *)topic, NULL};
+	rec_start(&r, domain, args, "BAGTOP_TEST_CLOSE_STALL_US=30000000");
+	stop_publish(&r, domain, dds);
+	kill(r.pid, SIGINT);
+	rec_sleep(0.3);
+	kill(r.pid, SIGINT);
+	double t_sig = rec_now();
+	if (third) {
+		rec_sleep(0.3);
+		t_sig = rec_now();
+		kill(r.pid, SIGINT);
+	}
+	double took = stop_wait(&r, t_sig, 20.0);
+	if (third)
+		assert_true(took < 2.0);
+	else
+		assert_true(took >= 9.5 && took < 14.0);
+	assert_int_equal(r.rc, 1);
+	assert_non_null(strstr(r.out, "exiting without finishing the bag"));
+	assert_non_null(strstr(r.out, "run 'bagtop reindex"));
+	char *out = NULL;
+	assert_int_equal(tu_bagtop(&out, "reindex", r.dir, NULL), 0);
+	free(out);
+	rec_check(r.dir);
+	rec_expect_count(r.dir, topic, 600);
+	rec_free(&r);
+}
+
+static void test_third_sigint_exits_now(void **state)
+{
+	(void)state;
+	stop_stuck_case(185, "/stuck3", true);
+}
+
+static void test_stuck_writer_given_up(void **state)
+{
+	(void)state;
+	stop_stuck_case(186, "/stuck", false);
+}
+
 /* A slow writer (5 ms a message: 3 s for all, so some are left at the
  * stop) and one SIGINT: everything is written, nothing abandoned, exit 0. */
 static void test_patient_stop_writes_all(void **state)
@@ -236,6 +288,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_storm),
 		cmocka_unit_test(test_second_sigint_cancels_file_compression),
+		cmocka_unit_test(test_third_sigint_exits_now),
+		cmocka_unit_test(test_stuck_writer_given_up),
 		cmocka_unit_test(test_second_sigint_abandons),
 		cmocka_unit_test(test_stop_timeout_abandons),
 		cmocka_unit_test(test_patient_stop_writes_all),

@@ -23,7 +23,7 @@ set -u
 T=$1 B=$2
 fail() { echo "FAIL: $*"; exit 1; }
 mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
-"$B" demo -o "$T/mnt/bag" -b 200000 --domain 103 --duration 20 >"$T/out" 2>"$T/err"
+"$B" demo -o "$T/mnt/bag" --min-free-space 0 -b 200000 --domain 103 --duration 20 >"$T/out" 2>"$T/err"
 rc=$?
 echo "demo exit $rc; stderr:"; cat "$T/err"
 [ "$rc" = 1 ] || fail "exit status $rc, want 1"
@@ -39,7 +39,7 @@ grep -q ", $kept messages\$" "$T/reindex" || fail "reindexed bag does not hold t
 "$B" check "$T/mnt/bag" || fail "check"
 
 umount "$T/mnt" && mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || fail "fresh tmpfs"
-timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --storage-preset-profile resilient \
+timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --min-free-space 0 --storage-preset-profile resilient \
 	--domain 210 --duration 20 >"$T/out" 2>"$T/err"
 rc=$?
 echo "resilient: exit $rc; stderr:"; cat "$T/err"
@@ -52,7 +52,7 @@ mount -o remount,size=16m "$T/mnt" || fail "remount"
 "$B" check "$T/mnt/bag" || fail "check after reindex"
 
 umount "$T/mnt" && mount -t tmpfs -o size=8k bagtop-tiny "$T/mnt" || fail "tiny tmpfs"
-timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --domain 211 --duration 5 >"$T/out" 2>"$T/err"
+timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --min-free-space 0 --domain 211 --duration 5 >"$T/out" 2>"$T/err"
 rc=$?
 echo "tiny: exit $rc; stderr:"; cat "$T/err"
 [ "$rc" = 1 ] || fail "exit status $rc, want 1"

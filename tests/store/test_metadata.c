@@ -157,6 +157,11 @@ static void md_assert_equal(const struct bag_metadata *a, const struct bag_metad
 		assert_string_equal(a->custom_data[i].value, b->custom_data[i].value);
 	}
 	assert_string_equal(a->ros_distro, b->ros_distro);
+	assert_int_equal(a->n_def_sources, b->n_def_sources);
+	for (size_t i = 0; i < a->n_def_sources; i++) {
+		assert_string_equal(a->def_sources[i].key, b->def_sources[i].key);
+		assert_string_equal(a->def_sources[i].value, b->def_sources[i].value);
+	}
 }
 
 static char *md_emit(const struct bag_metadata *md, bool root)
@@ -272,6 +277,32 @@ static void test_round_trip_full(void **state)
 	free(inner);
 	free(text);
 	bag_metadata_fini(&back2);
+	bag_metadata_fini(&back);
+	bag_metadata_fini(&md);
+}
+
+/* bagtop's message_definition_sources: after every rosbag2 key, only when
+ * a node was asked, and read back. */
+static void test_def_sources(void **state)
+{
+	(void)state;
+	struct bag_metadata md, back;
+	md_build_full(&md);
+	char *text = md_emit(&md, true);
+	assert_null(strstr(text, "message_definition_sources"));
+	free(text);
+	bag_kv_set(&md.def_sources, &md.n_def_sources, "my_msgs/msg/A",
+		   "get_type_description (node /a)");
+	bag_kv_set(&md.def_sources, &md.n_def_sources, "my_msgs/msg/B", "x");
+	bag_kv_set(&md.def_sources, &md.n_def_sources, "my_msgs/msg/B",
+		   "missing: get_type_description of node /b: no reply");
+	assert_int_equal(md.n_def_sources, 2);
+	text = md_emit(&md, true);
+	char *ros = strstr(text, "ros_distro:"), *src = strstr(text, "message_definition_sources:");
+	assert_true(ros != NULL && src != NULL && src > ros);
+	md_parse_ok(text, &back);
+	md_assert_equal(&md, &back);
+	free(text);
 	bag_metadata_fini(&back);
 	bag_metadata_fini(&md);
 }
@@ -726,6 +757,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_full),
+		cmocka_unit_test(test_def_sources),
 		cmocka_unit_test(test_round_trip_empty_bag),
 		cmocka_unit_test(test_v9_layout),
 		cmocka_unit_test(test_parse_v4_numbers),

@@ -26,10 +26,11 @@
 
 #include "bagtest/App.h"
 #include "bagtest/Keyed.h"
+#include "bagtest/Rich.h"
 #include "my_msgs/msg/BatteryState.h"
 #include "std_msgs/msg/String.h"
 
-enum tpub_type { TPUB_STRING, TPUB_KEYED, TPUB_APPENDABLE, TPUB_BATTERY };
+enum tpub_type { TPUB_STRING, TPUB_KEYED, TPUB_APPENDABLE, TPUB_BATTERY, TPUB_RICH };
 
 struct tpub_opts {
 	uint32_t domain;
@@ -64,7 +65,8 @@ struct tpub {
 static void tpub_usage(void)
 {
 	fprintf(stderr,
-		"usage: tpub --domain N --topic NAME --type string|keyed|appendable|battery [--count N]\n"
+		"usage: tpub --domain N --topic NAME --type string|keyed|appendable|battery|rich\n"
+		"            [--count N]\n"
 		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
 		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
@@ -110,6 +112,8 @@ static enum tpub_type tpub_parse_type(const char *s)
 		return TPUB_APPENDABLE;
 	if (!strcmp(s, "battery"))
 		return TPUB_BATTERY;
+	if (!strcmp(s, "rich"))
+		return TPUB_RICH;
 	tpub_usage();
 	return TPUB_STRING;
 }
@@ -217,6 +221,8 @@ static const dds_topic_descriptor_t *tpub_desc(enum tpub_type t)
 		return &bagtest_App_desc;
 	case TPUB_BATTERY:
 		return &my_msgs_msg_dds__BatteryState__desc;
+	case TPUB_RICH:
+		return &bagtest_Rich_desc;
 	case TPUB_STRING:
 	default:
 		return &std_msgs_msg_dds__String__desc;
@@ -344,6 +350,31 @@ static dds_return_t tpub_write_battery(struct tpub *t, long i)
 	return dds_write(t->writer, &m);
 }
 
+/* bagtest::Rich (plain DDS, with type information): every field set from i. */
+static dds_return_t tpub_write_rich(struct tpub *t, long i)
+{
+	bagtest_parts_Point pts[3] = {{1.5, -2.0}, {(double)i, 0.25}, {3.0, 4.0}};
+	char tags[2][9] = {"alpha", "b"};
+	int32_t maybe = (int32_t)(i * 3);
+	bagtest_Rich m = {.id = (int32_t)(i % t->o.keys),
+			  .mode = (bagtest_parts_Mode)(i % 3),
+			  .points = {3, 3, pts, false},
+			  .few_points = {1, 1, pts + 1, false},
+			  .tags = {2, 2, tags, false},
+			  .maybe = i % 2 ? &maybe : NULL};
+	snprintf(m.name, sizeof m.name, "rich-%ld", i % 100000);
+	snprintf(m.label, sizeof m.label, "label");
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 3; c++)
+			m.matrix[r][c] = r * 10 + c + (double)i;
+	m.extra._d = m.mode;
+	if (m.mode == bagtest_parts_IDLE)
+		m.extra._u.code = (int32_t)i;
+	else
+		snprintf(m.extra._u.note, sizeof m.extra._u.note, "n%ld", i % 1000);
+	return dds_write(t->writer, &m);
+}
+
 static dds_return_t tpub_write_one(struct tpub *t, long i)
 {
 	switch (t->o.type) {
@@ -353,6 +384,7 @@ static dds_return_t tpub_write_one(struct tpub *t, long i)
 		return dds_write(t->writer, &m);
 	}
 	case TPUB_BATTERY: return tpub_write_battery(t, i);
+	case TPUB_RICH: return tpub_write_rich(t, i);
 	case TPUB_APPENDABLE: {
 		tpub_text(t, i);
 		bagtest_App m = {.seq = (int32_t)i, .text = t->text};

@@ -123,6 +123,27 @@ static void test_table_warnings_mono_ascii(void **state)
 	tui_model_fini(&m);
 }
 
+/* --min-free-space: the disk is "low" from twice the threshold (here 30 %
+ * free, far above 5 %), and while the guard stops recording the header
+ * says so in warning colour. */
+static void test_disk_guard(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_state s;
+	tf_model(&m);
+	m.hdr.min_free = m.hdr.disk_total / 5; /* 20 %: low under 40 % free */
+	m.hdr.disk_free = m.hdr.disk_total / 10 * 3;
+	tf_state(&s, &m, 10);
+	golden("guard_low_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	m.hdr.disk_guard = true;
+	m.hdr.disk_free = m.hdr.disk_total / 10;
+	golden("guard_stopped_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	golden("guard_stopped_80x24", &m, &s, 80, 24, true, TEXT);
+	tui_state_fini(&s);
+	tui_model_fini(&m);
+}
+
 static void test_many_rows_scrolled(void **state)
 {
 	(void)state;
@@ -279,6 +300,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_no_definition, tf_setup, tf_teardown),
 		cmocka_unit_test(test_table_warnings_mono_ascii),
+		cmocka_unit_test(test_disk_guard),
 		cmocka_unit_test(test_many_rows_scrolled),
 		cmocka_unit_test(test_file_counts),
 		cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),

@@ -1,0 +1,226 @@
+/* btdds_service — rmw_cyclonedds's service encoding and a client over raw
+ * topics (btdds_service.h). Facts from rmw_cyclonedds rmw_node.cpp
+ * (rmw_init_cs, get_unique_csid, csid_to_string, rmw_send_request,
+ * rmw_take_response) and serdata.hpp (cdds_request_header_t). */
+#include "btdds_service.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "btdds_raw.h"
+
+#define SVC_POLL_NS DDS_MSECS(50)
+#define SVC_DEPTH 10 /* rmw_qos_profile_services_default */
+
+/* Process-wide, as rmw's: ids and sequence numbers never repeat. */
+static atomic_uint svc_id_counter;
+static atomic_llong svc_seq_counter;
+
+char *btdds_svc_topic(const char *service, bool request)
+{
+	return bt_xasprintf("%s%s%s%s", request ? "rq" : "rr", service[0] == '/' ? "" : "/",
+			    service, request ? "Request" : "Reply");
+}
+
+char *btdds_svc_type(const char *type, bool request)
+{
+	const char *a = strchr(type, '/');
+	if (a == NULL || a == type || strncmp(a, "/srv/", 5) != 0 || a[5] == '\0' ||
+	    strchr(a + 5, '/') != NULL)
+		return NULL;
+	return bt_xasprintf("%.*s::srv::dds_::%s_%s_", (int)(a - type), type, a + 5,
+			    request ? "Request" : "Response");
+}
+
+void btdds_svc_id(const dds_guid_t *participant, uint32_t counter, char out[BTDDS_SVC_ID_MAX])
+{
+	unsigned char id[16];
+	memcpy(id, participant->v, 12);
+	for (int i = 0; i < 4; i++)
+		id[12 + i] = (unsigned char)(counter >> (24 - 8 * i));
+	int n = snprintf(out, BTDDS_SVC_ID_MAX, "%2x", id[0]);
+	for (size_t i = 1; i < sizeof id && n > 0 && n < BTDDS_SVC_ID_MAX; i++)
+		n += snprintf(out + n, (size_t)(BTDDS_SVC_ID_MAX - n), ".%x", id[i]);
+}
+
+void btdds_svc_put_header(struct btdds_cdr_wr *w, uint64_t guid, int64_t seq)
+{
+	btdds_cdr_put_u64(w, guid);
+	btdds_cdr_put_u64(w, (uint64_t)seq);
+}
+
+bool btdds_svc_get_header(struct btdds_cdr_rd *r, uint64_t *guid, int64_t *seq)
+{
+	*guid = btdds_cdr_u64(r);
+	*seq = (int64_t)btdds_cdr_u64(r);
+	return btdds_cdr_ok(r);
+}
+
+/* ---- the client ---- */
+
+struct btdds_svc_client {
+	dds_entity_t writer, reader, rd_cond, waitset;
+	dds_entity_t rq_topic, rr_topic;
+	uint64_t guid; /* the request writer's instance handle */
+	int64_t seq;   /* of the request being built */
+	char *service;
+};
+
+static dds_qos_t *svc_qos(const char *clientid)
+{
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
+	dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, SVC_DEPTH);
+	dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_INFINITY);
+	dds_qset_writer_data_lifecycle(q, false);
+	char ud[BTDDS_SVC_ID_MAX + 16];
+	int n = snprintf(ud, sizeof ud, "clientid=%s;", clientid);
+	dds_qset_userdata(q, ud, (size_t)n);
+	return q;
+}
+
+static bt_status svc_entities(struct btdds_svc_client *c, dds_entity_t pp, const char *type,
+			      struct bt_error *err)
+{
+	char *rq = btdds_svc_topic(c->service, true), *rr = btdds_svc_topic(c->service, false);
+	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
+	dds_guid_t g;
+	char id[BTDDS_SVC_ID_MAX];
+	dds_return_t rc = dds_get_guid(pp, &g);
+	if (rc == 0) {
+		btdds_svc_id(&g, atomic_fetch_add(&svc_id_counter, 1u) + 1u, id);
+		c->rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
+	}
+	if (rc >= 0)
+		c->rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
+	dds_qos_t *q = rc >= 0 ? svc_qos(id) : NULL;
+	if (rc >= 0)
+		c->writer = rc = dds_create_writer(pp, c->rq_topic, q, NULL);
+	if (rc >= 0)
+		c->reader = rc = dds_create_reader(pp, c->rr_topic, q, NULL);
+	if (rc >= 0)
+		c->rd_cond = rc = dds_create_readcondition(c->reader, DDS_ANY_STATE);
+	if (rc >= 0)
+		c->waitset = rc = dds_create_waitset(pp);
+	if (rc >= 0)
+		rc = dds_waitset_attach(c->waitset, c->rd_cond, 0);
+	dds_instance_handle_t ih = 0;
+	if (rc >= 0)
+		rc = dds_get_instance_handle(c->writer, &ih);
+	c->guid = ih;
+	dds_delete_qos(q);
+	free(rq);
+	free(rr);
+	free(tq);
+	free(tr);
+	if (rc < 0)
+		return bt_err_set(err, BT_ERR_DDS, "client of %s: %s", c->service,
+				  dds_strretcode(rc));
+	return BT_OK;
+}
+
+bt_status btdds_svc_client_new(dds_entity_t pp, const char *service, const char *type,
+			       struct btdds_svc_client **out, struct bt_error *err)
+{
+	char *probe = btdds_svc_type(type, true);
+	if (probe == NULL)
+		return bt_err_set(err, BT_ERR_USAGE, "'%s' is not a service type (pkg/srv/Name)",
+				  type);
+	free(probe);
+	struct btdds_svc_client *c = bt_xcalloc(1, sizeof *c);
+	c->service = bt_xstrdup(service);
+	bt_status st = svc_entities(c, pp, type, err);
+	if (st != BT_OK) {
+		btdds_svc_client_free(c);
+		return st;
+	}
+	*out = c;
+	return BT_OK;
+}
+
+void btdds_svc_client_free(struct btdds_svc_client *c)
+{
+	if (c == NULL)
+		return;
+	dds_entity_t e[] = {c->waitset, c->reader, c->writer, c->rr_topic, c->rq_topic};
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+		if (e[i] > 0)
+			(void)dds_delete(e[i]); /* the read condition goes with the reader */
+	free(c->service);
+	free(c);
+}
+
+void btdds_svc_request_begin(struct btdds_svc_client *c, struct btdds_cdr_wr *w)
+{
+	c->seq = atomic_fetch_add(&svc_seq_counter, 1) + 1;
+	btdds_cdr_wr_init(w);
+	btdds_svc_put_header(w, c->guid, c->seq);
+}
+
+static bool svc_matched(const struct btdds_svc_client *c)
+{
+	dds_publication_matched_status_t pm;
+	dds_subscription_matched_status_t sm;
+	return dds_get_publication_matched_status(c->writer, &pm) == 0 && pm.current_count > 0 &&
+	       dds_get_subscription_matched_status(c->reader, &sm) == 0 && sm.current_count > 0;
+}
+
+struct svc_take {
+	const struct btdds_svc_client *c;
+	void *reply;
+	size_t len;
+};
+
+/* Keeps the first reply to this client's current request; others (other
+ * clients' on the shared reply topic, or stale ones) are dropped. */
+static bool svc_on_reply(void *arg, const struct btdds_raw_sample *s)
+{
+	struct svc_take *t = arg;
+	struct btdds_cdr_rd r;
+	uint64_t guid;
+	int64_t seq;
+	if (t->reply != NULL || btdds_cdr_rd_init(&r, s->data, s->len) != BT_OK ||
+	    !btdds_svc_get_header(&r, &guid, &seq) || guid != t->c->guid || seq != t->c->seq)
+		return true;
+	t->reply = bt_xmalloc(s->len ? s->len : 1);
+	memcpy(t->reply, s->data, s->len);
+	t->len = s->len;
+	return true;
+}
+
+static bool svc_stopped(const atomic_bool *stop)
+{
+	return stop != NULL && atomic_load_explicit(stop, memory_order_relaxed);
+}
+
+bt_status btdds_svc_client_call(struct btdds_svc_client *c, const struct btdds_cdr_wr *w,
+				int64_t timeout_ns, const atomic_bool *stop, void **reply,
+				size_t *len, struct bt_error *err)
+{
+	int64_t end = bt_time_monotonic_ns() + timeout_ns;
+	while (!svc_matched(c)) {
+		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
+			return bt_err_set(err, BT_ERR_NOTFOUND, "no %s service found", c->service);
+		dds_sleepfor(SVC_POLL_NS);
+	}
+	dds_return_t rc = btdds_raw_write(c->writer, w->b.data, w->b.len);
+	if (rc < 0)
+		return bt_err_set(err, BT_ERR_DDS, "%s: request not sent: %s", c->service,
+				  dds_strretcode(rc));
+	struct svc_take t = {.c = c};
+	while (t.reply == NULL) {
+		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
+			return bt_err_set(err, BT_ERR_STATE, "%s: no reply", c->service);
+		(void)dds_waitset_wait(c->waitset, NULL, 0, SVC_POLL_NS);
+		if ((rc = btdds_raw_take(c->reader, svc_on_reply, &t)) < 0)
+			return bt_err_set(err, BT_ERR_DDS, "%s: %s", c->service,
+					  dds_strretcode(rc));
+	}
+	*reply = t.reply;
+	*len = t.len;
+	return BT_OK;
+}

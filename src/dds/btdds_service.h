@@ -1,0 +1,73 @@
+/* btdds_service — ROS 2 services over plain Cyclone DDS, byte-compatible
+ * with rmw_cyclonedds (see ../shared/docs/ROS2_SERVICES_OVER_DDS.md): the
+ * names (rq/<service>Request, rr/<service>Reply, pkg::srv::dds_::X_Request_),
+ * the request header (guid, seq) in front of the body, the client/service
+ * ids in USER_DATA, and a client over raw topics (btdds_raw).
+ *
+ * The encoding half (names, ids, header) is pure, so that a server (the
+ * recorder's own rosbag2 services, later) uses the same code: it reads the
+ * header with btdds_svc_get_header and echoes it with btdds_svc_put_header.
+ *
+ * A client is used by one thread at a time; a call blocks that thread (up
+ * to its timeout, polling `stop`), so callers keep it off the data path. */
+#ifndef BTDDS_SERVICE_H
+#define BTDDS_SERVICE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <dds/dds.h>
+
+#include "bt_status.h"
+#include "btdds_cdr.h"
+
+#define BTDDS_SVC_ID_MAX 64 /* "xx.x.x..." of 16 bytes, NUL included */
+
+/* "rq/ns/node/nameRequest" (request) or "rr/ns/node/nameReply" for service
+ * "/ns/node/name". Caller frees. */
+char *btdds_svc_topic(const char *service, bool request);
+/* "pkg::srv::dds_::X_Request_" / "..._Response_" for "pkg/srv/X"; NULL when
+ * `type` is not of that form. Caller frees. */
+char *btdds_svc_type(const char *type, bool request);
+/* rmw_cyclonedds's client/service id: the first 12 bytes of the
+ * participant's GUID, then `counter` big-endian, as hex bytes joined by
+ * '.', the first printed "%2x" (so it may start with a space). */
+void btdds_svc_id(const dds_guid_t *participant, uint32_t counter,
+		  char out[BTDDS_SVC_ID_MAX]);
+
+/* The request header every request and reply starts with. */
+void btdds_svc_put_header(struct btdds_cdr_wr *w, uint64_t guid, int64_t seq);
+/* Reads it; false (and the reader failed) when the sample is too short. */
+bool btdds_svc_get_header(struct btdds_cdr_rd *r, uint64_t *guid, int64_t *seq);
+
+struct btdds_svc_client;
+
+/* A client of `service` ("/node/get_type_description") of type `type`
+ * ("pkg/srv/X") on participant `pp`: a request writer and a reply reader,
+ * both with rmw's service QoS and this client's `clientid` in USER_DATA.
+ * BT_ERR_USAGE for a bad type name, BT_ERR_DDS when an entity cannot be
+ * created (*err says which). */
+BT_MUST_CHECK bt_status btdds_svc_client_new(dds_entity_t pp, const char *service,
+					     const char *type, struct btdds_svc_client **out,
+					     struct bt_error *err);
+void btdds_svc_client_free(struct btdds_svc_client *c);
+
+/* Starts a request in *w (initialised here): the header with this
+ * client's guid and its next sequence number. Append the body, then call. */
+void btdds_svc_request_begin(struct btdds_svc_client *c, struct btdds_cdr_wr *w);
+
+/* Sends the request in *w once the service is there (a reader of its
+ * requests and a writer of its replies matched), and waits for the reply
+ * with this client's guid and the request's seq. Gives up at
+ * `timeout_ns` (monotonic, for the whole call) or when *stop turns true
+ * (checked every 50 ms). BT_OK: *reply (malloc'ed, the whole sample,
+ * encapsulation header included; read it past the header) and *len.
+ * BT_ERR_NOTFOUND: no server matched in time; BT_ERR_STATE: no reply in
+ * time, or stopped; BT_ERR_DDS: a DDS call failed. */
+BT_MUST_CHECK bt_status btdds_svc_client_call(struct btdds_svc_client *c,
+					      const struct btdds_cdr_wr *w, int64_t timeout_ns,
+					      const atomic_bool *stop, void **reply, size_t *len,
+					      struct bt_error *err);
+
+#endif

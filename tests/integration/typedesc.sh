@@ -1,0 +1,122 @@
+#!/bin/sh
+# Definitions from the publishing node's get_type_description (REP 2011):
+# tests/tools/tdserver publishes my_msgs/msg/Probe (in no definition
+# source) with a type hash, announces node /probe_node in
+# ros_discovery_info and answers get_type_description per mode; bagtop
+# records it. Every mode records all 20 messages; the bag ends with:
+#   sources (domain 35)  the node's .msg sources in rosbag2's format, in the
+#                        file open when it came (updated) and in the file
+#                        opened after a split (written at creation); info -v
+#                        names the node
+#   fields  (36)         the field lists rendered as .msg
+#   fail    (37)         rosbag2's empty row ("type not in use" logged, and
+#                        in info -v)
+#   never   (38)         the empty row, after two calls without a reply
+#   deep    (39)         the empty row (1000 nested types: too deep)
+#   nograph (35, after)  the empty row: no node announces the publisher
+# The first five run side by side, each on its own domain. Needs the sqlite3
+# shell; else skipped.
+B=${BAGTOP_BIN:?}
+S=${BAGTOP_TDSERVER:?}
+command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
+unset AMENT_PREFIX_PATH
+T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-typedesc-XXXXXX")
+RECS=""
+cleanup() {
+	for p in $RECS; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() {
+	echo "FAIL: $*"
+	for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f:"; tail -20 "$f"; }; done
+	exit 1
+}
+
+# run MODE DOMAIN DURATION [bagtop options...]: records tdserver in $T/MODE.
+run() {
+	mode=$1 dom=$2 dur=$3
+	shift 3
+	"$B" record -a --no-tui --domain "$dom" -o "$T/$mode" "$@" >"$T/$mode.log" 2>&1 &
+	rec=$!
+	RECS="$RECS $rec"
+	hold=0
+	[ "$mode" = sources ] && hold=1
+	timeout 90 "$S" --domain "$dom" --mode "$mode" --count 20 --rate 10 --duration "$dur" \
+		--hold $hold >"$T/$mode.server.log" 2>&1 || fail "$mode: tdserver failed"
+	kill -TERM "$rec"
+	i=0
+	while kill -0 "$rec" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait "$rec" || fail "$mode: bagtop record failed"
+}
+
+run sources 35 12 -d 1 &
+P1=$!
+run fields 36 10 &
+P2=$!
+run fail 37 10 &
+P3=$!
+run never 38 20 &
+P4=$!
+run deep 39 10 &
+P5=$!
+for p in $P1 $P2 $P3 $P4 $P5; do wait $p || exit 1; done
+run nograph 35 10
+
+hex() { od -An -v -tx1 | tr -d ' \n' | tr a-f A-F; }
+RULE=================================================================================
+
+# check MODE FILE ENCODING TEXT: the Probe row of FILE.
+check() {
+	db="$T/$1/$2"
+	[ -f "$db" ] || fail "$1: no $2"
+	got=$(sqlite3 "$db" "SELECT encoding || '|' || hex(encoded_message_definition) FROM \
+message_definitions WHERE topic_type = 'my_msgs/msg/Probe'")
+	want="$3|$(printf '%s' "$4" | hex)"
+	[ "$got" = "$want" ] || fail "$1: $2: definition $got, want $want"
+}
+
+# count MODE: all 20 messages in the bag, across its files.
+count() {
+	n=0
+	for db in "$T/$1"/*.db3; do
+		n=$((n + $(sqlite3 "$db" "SELECT count(*) FROM messages m JOIN topics t ON \
+m.topic_id = t.id WHERE t.name = '/td_probe'")))
+	done
+	[ "$n" = 20 ] || fail "$1: $n /td_probe messages recorded, want 20"
+}
+
+SRC=$(printf '# a probe\nint32 count\nstring label\nInner inner\nuint8[<=4] flags\n\n%s\nMSG: my_msgs/Inner\nfloat64 x\n' "$RULE")
+FLD=$(printf 'int32 count\nstring label\nmy_msgs/Inner inner\nuint8[<=4] flags\n\n%s\nMSG: my_msgs/Inner\nfloat64 x\n' "$RULE")
+# $(...) drops the last newline: put it back.
+SRC="$SRC
+"
+FLD="$FLD
+"
+for m in sources fields fail never deep nograph; do count $m; done
+last=$(ls "$T/sources" | grep '\.db3$' | sort -t_ -k2 -n | tail -1)
+[ "$last" != sources_0.db3 ] || fail "sources: no split (only sources_0.db3)"
+check sources sources_0.db3 ros2msg "$SRC"
+check sources "$last" ros2msg "$SRC"
+grep -q "requests 1" "$T/sources.server.log" || fail "sources: not asked once"
+"$B" info -v "$T/sources" | grep -q "my_msgs/msg/Probe  get_type_description (node /probe_node), ros2msg, 2 types" ||
+	fail "sources: info -v does not name the node"
+"$B" check "$T/sources" >"$T/check.log" 2>&1 || fail "sources: check fails: $(cat "$T/check.log")"
+check fields fields_0.db3 ros2msg "$FLD"
+check fail fail_0.db3 "" ""
+grep -q "node /probe_node: the node answered: type not in use" "$T/fail.log" ||
+	fail "fail: the node's reason is not logged"
+"$B" info -v "$T/fail" | grep -q "my_msgs/msg/Probe  none (missing: get_type_description of node /probe_node: the node answered: type not in use)" ||
+	fail "fail: info -v does not say why the definition is missing"
+check never never_0.db3 "" ""
+grep -q "requests 2" "$T/never.server.log" || fail "never: not asked twice"
+grep -q "no reply" "$T/never.log" || fail "never: 'no reply' not logged"
+check deep deep_0.db3 "" ""
+grep -q "more than 50 levels" "$T/deep.log" || fail "deep: the depth is not logged"
+check nograph nograph_0.db3 "" ""
+grep -q "requests 0" "$T/nograph.server.log" || fail "nograph: asked though no node was known"
+grep -q "no ROS 2 node announces its publisher" "$T/nograph.log" || fail "nograph: not logged"
+echo "PASS"
