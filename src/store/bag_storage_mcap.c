@@ -16,6 +16,10 @@
  * messages. So a kill -9 loses at most the last second; the writer's
  * idle tick (flush op) closes a chunk that waits while nothing arrives.
  *
+ * A written Schema or Channel cannot change: a definition learned late
+ * (update_msgdef, left NULL) reaches the files created after it, and a
+ * channel keeps the QoS it was created with (append_only).
+ *
  * Reading goes through mcap_reader: the summary when there is one, a scan
  * otherwise. Topic ids are channel ids. RECOVER (reindex) rebuilds a file
  * that ends without a footer (store__mcap_repair.h). */
