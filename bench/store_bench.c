@@ -17,14 +17,41 @@
  *    compressible data, after a warm-up run, in an order rotated per repeat;
  *    ratio = N threads / 1 thread. cpu s is the process's user + system
  *    time: with it, a ratio limited by the cores available shows as such.
+ * 3. MCAP. For each size (default 100 B, 1 KiB, 64 KiB, 1 MiB; at most
+ *    --mcap-bytes of messages per case), the same messages are written
+ *    (a) by bag_writer into SQLite (preset default: the reference),
+ *    (b) as MCAP with rosbag2's default writer options (768 KiB chunks, no
+ *        compression, no chunk CRC) and with its zstd_fast preset (zstd
+ *        chunks at the Fastest level, -5; no chunk CRC), and
+ *    (c) per MCAP variant, a ceiling: the file (b) wrote in its warm-up
+ *        run, read back, is written to a new file with plain write(2), one
+ *        call per chunk (the Chunk record and its Message Index records:
+ *        the unit the writer hands the kernel; the bytes before the first
+ *        chunk and the summary after the last ride with the first and last
+ *        piece). For zstd chunks the ceiling first compresses each chunk's
+ *        records (decompressed from that file at load) at the same level,
+ *        so both sides pay the same compression and the ratio is the
+ *        writer's own overhead. The same bytes in the same pieces, rather
+ *        than the message bytes plus an estimated overhead in 768 KiB
+ *        pieces: nothing to estimate, and the ceiling cannot undercount.
+ *    (b) goes through bag_writer with storage_id "mcap" when a backend of
+ *    that name is registered (the output says which), else through
+ *    mcap_writer directly with what rosbag2's plugin writes around the
+ *    messages (Header profile ros2, a Schema, a Channel with its metadata
+ *    keys, the rosbag2 Metadata record): the stores are a table
+ *    (sb_stores), the switch one assignment (sb_mcap_bind). Every
+ *    contestant is timed open .. close; one untimed warm-up run each, then
+ *    repeats in an order rotated per repeat; medians. ratio = MCAP msgs/s /
+ *    ceiling msgs/s (target >= 0.9); vs sqlite = MCAP msgs/s / (a)'s.
  *
  * Data: PointCloud2-shaped CDR (see sb_cdr_fill): encapsulation header,
  * std_msgs/Header, four PointFields, then points in PCL's PointXYZI layout
  * (what pcl::toROSMsg publishes: x, y, z float32, 4 bytes of padding,
  * intensity float32, 12 bytes of padding; point_step 32) of a synthetic
  * spinning lidar: ranges smooth over azimuth, 2 mm quantised, a little
- * noise; intensity integer-valued. Neither random nor zeros: the stored
- * file is 59% of the input for 1 KiB messages and 37% for 1 MiB ones with
+ * noise; intensity integer-valued. A message too small for one point after
+ * the PointCloud2 fields (100 B) is the Header, then raw point bytes.
+ * Neither random nor zeros: the stored file is 59% of the input for 1 KiB messages and 37% for 1 MiB ones with
  * zstd level 1 (column out/in). A pool of distinct messages (at most
  * 64 MiB) is generated once per size and cycled.
  *
@@ -32,14 +59,21 @@
  * /tmp) and deleted after each run. With synchronous=OFF the data mostly
  * stays in the page cache: this measures the CPU path, as a recorder sees
  * it until the disk's write-back limit. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bag_storage.h"
 #include "bag_writer.h"
 #include "bench_util.h"
+#include "mcap_record.h"
+#include "mcap_writer.h"
+#include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
 
@@ -52,6 +86,7 @@
 #define SB_MAX_REPEATS 15
 #define SB_TOPIC_TYPE "sensor_msgs/msg/PointCloud2"
 #define SB_POINT_STEP 32u /* pcl::PointXYZI */
+#define SB_MIN_SIZE 64u /* --size: the std_msgs/Header fits (sb_cdr_fill) */
 /* The page size bag_writer gives files without a split size (bag_db.c);
  * the raw side uses it too, so both do the same work. */
 #define SB_WRITER_PAGE_SIZE 32768u
@@ -93,18 +128,22 @@ struct sb_opts {
 	uint64_t messages; /* 0: per size default */
 	uint64_t batch;    /* messages per transaction at most */
 	uint64_t max_bag_size; /* given to the writer (0: no splitting) */
+	uint64_t mcap_bytes;   /* MCAP section: bytes of messages per case at most */
 	uint64_t raw_page_size; /* PRAGMA page_size of the raw side */
 	uint64_t sizes[4];
 	size_t n_sizes;
+	uint64_t mcap_sizes[4]; /* the MCAP section's (--size sets both) */
+	size_t n_mcap_sizes;
 	unsigned repeats;
 	struct sb_pragmas pairs[SB_MAX_PAIRS];
 	size_t n_pairs;
 	uint64_t threads[SB_MAX_THREADS];
 	size_t n_threads;
-	bool do_raw, do_message;
+	bool do_raw, do_message, do_mcap;
 	bool verbose; /* print every run */
 	int side; /* -1 writer only, 1 raw only, 0 both (one side: for profiling) */
 	double budget; /* seconds; past it, one repeat per case */
+	double mcap_budget; /* the same for the MCAP section, from its start */
 };
 
 /* The messages of one case: n descriptors cycling over a pool. */
@@ -119,7 +158,7 @@ struct sb_sample {
 	uint64_t out_bytes; /* size of the storage file after close */
 };
 
-static double sb_t0;
+static double sb_t0, sb_mcap_t0; /* start of the run, of the MCAP section */
 
 /* ---- data ---- */
 
@@ -178,49 +217,89 @@ static void sb_point(uint64_t seq, size_t j, uint64_t *rng, float out[4])
 	out[3] = (float)(40 + (j % rings) * 3 + sb_rand(rng) % 8);
 }
 
-/* Fills buf with a PointCloud2-shaped CDR message of exactly `size` bytes. */
-static void sb_cdr_fill(uint8_t *buf, size_t size, uint64_t seq)
+/* Writes `len` bytes of lidar points of scan `seq` (PCL's PointXYZI layout,
+ * the last point cut short if it does not fit) at data. */
+static void sb_points(uint8_t *data, size_t len, uint64_t seq)
+{
+	uint64_t rng = seq * 0x9E3779B97F4A7C15u + 1;
+	for (size_t j = 0; j * SB_POINT_STEP < len; j++) {
+		uint8_t rec[SB_POINT_STEP] = {0};
+		float pt[4];
+		sb_point(seq, j, &rng, pt);
+		memcpy(rec, pt, 12);
+		memcpy(rec + 16, &pt[3], 4);
+		size_t left = len - j * SB_POINT_STEP;
+		memcpy(data + j * SB_POINT_STEP, rec, left < SB_POINT_STEP ? left : SB_POINT_STEP);
+	}
+}
+
+/* Encapsulation header and std_msgs/Header (stamp from seq, frame_id). */
+static void sb_cdr_header(struct sb_cdr *c, uint64_t seq)
+{
+	static const uint8_t enc[4] = {0x00, 0x01, 0x00, 0x00};
+	sb_put(c, enc, 4);
+	sb_u32(c, (uint32_t)(1700000000 + seq / 10));
+	sb_u32(c, (uint32_t)(seq % 10) * 100000000u);
+	sb_str(c, "lidar_top");
+}
+
+/* PointCloud2 from height to the data length; *head, *row_step: offsets of
+ * height and row_step, patched by the caller. */
+static void sb_cdr_pc2(struct sb_cdr *c, size_t *head, size_t *row_step)
 {
 	static const char *const names[4] = {"x", "y", "z", "intensity"};
-	static const uint8_t enc[4] = {0x00, 0x01, 0x00, 0x00};
-	struct sb_cdr c = {buf, 0, size};
-	sb_put(&c, enc, 4);
-	sb_u32(&c, (uint32_t)(1700000000 + seq / 10));
-	sb_u32(&c, (uint32_t)(seq % 10) * 100000000u);
-	sb_str(&c, "lidar_top");
-	size_t head = c.len; /* height, width follow; width patched below */
-	sb_u32(&c, 1);
-	sb_u32(&c, 0);
-	sb_u32(&c, 4);
 	static const uint32_t offsets[4] = {0, 4, 8, 16};
+	*head = c->len; /* height, width follow; width patched below */
+	sb_u32(c, 1);
+	sb_u32(c, 0);
+	sb_u32(c, 4);
 	for (uint32_t f = 0; f < 4; f++) {
-		sb_str(&c, names[f]);
-		sb_u32(&c, offsets[f]);
+		sb_str(c, names[f]);
+		sb_u32(c, offsets[f]);
 		uint8_t type = 7; /* FLOAT32 */
-		sb_put(&c, &type, 1);
-		sb_u32(&c, 1);
+		sb_put(c, &type, 1);
+		sb_u32(c, 1);
 	}
 	uint8_t big = 0;
-	sb_put(&c, &big, 1);
-	sb_u32(&c, SB_POINT_STEP);
-	size_t row_step = c.len;
-	sb_u32(&c, 0);
-	sb_u32(&c, 0); /* data length, patched below */
-	size_t data_len = size > c.len + 1 ? size - c.len - 1 : 0;
+	sb_put(c, &big, 1);
+	sb_u32(c, SB_POINT_STEP);
+	*row_step = c->len;
+	sb_u32(c, 0);
+	sb_u32(c, 0); /* data length, patched below */
+}
+
+/* Bytes before the points of a PointCloud2 message (sb_cdr_fill). */
+static size_t sb_cdr_pc2_len(void)
+{
+	struct sb_cdr c = {NULL, 0, 0}; /* cap 0: counts, writes nothing */
+	size_t head, row_step;
+	sb_cdr_header(&c, 0);
+	sb_cdr_pc2(&c, &head, &row_step);
+	return c.len;
+}
+
+/* Fills buf with a CDR message of exactly `size` bytes (size >= SB_MIN_SIZE):
+ * a PointCloud2 when at least one point fits, else a std_msgs/Header
+ * followed by raw point bytes (the same data, shaped like a small sensor
+ * message: what 100-byte topics carry). */
+static void sb_cdr_fill(uint8_t *buf, size_t size, uint64_t seq)
+{
+	struct sb_cdr c = {buf, 0, size};
+	sb_cdr_header(&c, seq);
+	if (size < sb_cdr_pc2_len() + SB_POINT_STEP + 1) {
+		sb_points(buf + c.len, size - c.len, seq);
+		return;
+	}
+	size_t head, row_step;
+	sb_cdr_pc2(&c, &head, &row_step);
+	size_t data_len = size - c.len - 1;
 	uint32_t points = (uint32_t)(data_len / SB_POINT_STEP);
 	memcpy(buf + head + 4, &points, 4);
 	uint32_t rs = points * SB_POINT_STEP, dl = (uint32_t)data_len;
 	memcpy(buf + row_step, &rs, 4);
 	memcpy(buf + c.len - 4, &dl, 4);
-	uint64_t rng = seq * 0x9E3779B97F4A7C15u + 1;
-	uint8_t *data = buf + c.len;
-	memset(data, 0, data_len);
-	for (size_t j = 0; j < points; j++) {
-		float pt[4];
-		sb_point(seq, j, &rng, pt);
-		memcpy(data + j * SB_POINT_STEP, pt, 12);
-		memcpy(data + j * SB_POINT_STEP + 16, &pt[3], 4);
-	}
+	memset(buf + c.len, 0, data_len);
+	sb_points(buf + c.len, points * SB_POINT_STEP, seq);
 	buf[size - 1] = 1; /* is_dense */
 }
 
@@ -261,6 +340,8 @@ struct sb_run {
 	unsigned threads;
 	uint64_t max_bag_size;
 	uint64_t raw_page_size;
+	const char *storage_id;     /* bag_writer's backend; NULL: sqlite3 */
+	const char *storage_preset; /* the backend's preset; NULL: its default */
 };
 
 static int sb_writer_topic(struct bag_writer *w, struct bt_error *err)
@@ -270,6 +351,16 @@ static int sb_writer_topic(struct bag_writer *w, struct bt_error *err)
 	struct bag_topic t = {"/lidar/points", SB_TOPIC_TYPE, "cdr", &q, 1, ""};
 	uint32_t h;
 	return bag_writer_add_topic(w, &t, NULL, &h, err) == BT_OK && h == 0 ? 0 : -1;
+}
+
+/* The first storage file of bag directory `bag` written by backend
+ * `storage_id` (NULL: the default); malloc'ed. */
+static char *sb_writer_file(const char *bag, const char *storage_id)
+{
+	const struct bag_storage_ops *ops =
+		storage_id ? bag_storage_find(storage_id) : bag_storage_default();
+	const char *base = strrchr(bag, '/');
+	return bt_xasprintf("%s/%s_0%s", bag, base ? base + 1 : bag, ops ? ops->extension : "");
 }
 
 /* Writes d through bag_writer into bag directory `bag`. */
@@ -283,6 +374,8 @@ static int sb_writer(const struct sb_run *r, const struct sb_data *d, const char
 	o.compression_threads = r->threads;
 	o.max_bagfile_size = r->max_bag_size;
 	o.ros_distro = "";
+	o.storage_id = r->storage_id;
+	o.storage_preset = r->storage_preset;
 	if (r->pragmas->override) {
 		o.journal_mode = r->pragmas->journal_mode;
 		o.synchronous = r->pragmas->synchronous;
@@ -305,8 +398,7 @@ static int sb_writer(const struct sb_run *r, const struct sb_data *d, const char
 		fprintf(stderr, "store_bench: writer: %s\n", err.msg);
 		return -1;
 	}
-	char *base = strrchr(bag, '/');
-	char *file = bt_xasprintf("%s/%s_0.db3", bag, base ? base + 1 : bag);
+	char *file = sb_writer_file(bag, r->storage_id);
 	s->out_bytes = bench_file_size(file);
 	free(file);
 	return 0;
@@ -425,12 +517,13 @@ static struct sb_stat sb_median(struct sb_sample *s, unsigned n)
 	return (struct sb_stat){bench_median(w, n), bench_median(c, n), bench_median(b, n)};
 }
 
-static unsigned sb_repeats(const struct sb_opts *o)
+/* --repeats, or 1 once `budget` seconds have passed since t0. */
+static unsigned sb_repeats(const struct sb_opts *o, double t0, double budget)
 {
-	if (bench_now() - sb_t0 <= o->budget)
+	if (bench_now() - t0 <= budget)
 		return o->repeats;
 	fprintf(stderr, "store_bench: past the %.0f s budget: one repeat for this case\n",
-		o->budget);
+		budget);
 	return 1;
 }
 
@@ -467,9 +560,9 @@ static void sb_raw_header(void)
 static int sb_raw_case(const struct sb_opts *o, const struct sb_data *d,
 		       const struct sb_pragmas *p)
 {
-	struct sb_run r = {p, BAG_COMPRESSION_NONE, 0, o->max_bag_size, o->raw_page_size};
+	struct sb_run r = {p, BAG_COMPRESSION_NONE, 0, o->max_bag_size, o->raw_page_size, NULL, NULL};
 	struct sb_sample ws[SB_MAX_REPEATS], rs[SB_MAX_REPEATS];
-	unsigned n = sb_repeats(o);
+	unsigned n = sb_repeats(o, sb_t0, o->budget);
 	struct sb_sample warm;
 	if (sb_once(o, &r, d, o->side != -1, &warm)) /* untimed: the first run is slower */
 		return -1;
@@ -507,9 +600,9 @@ static void sb_msg_header(void)
 static int sb_msg_case(const struct sb_opts *o, const struct sb_data *d)
 {
 	static struct sb_sample s[SB_MAX_THREADS][SB_MAX_REPEATS];
-	unsigned n = sb_repeats(o);
+	unsigned n = sb_repeats(o, sb_t0, o->budget);
 	struct sb_run r = {&sb_presets[0], BAG_COMPRESSION_MESSAGE, (unsigned)o->threads[0],
-			   o->max_bag_size, o->raw_page_size};
+			   o->max_bag_size, o->raw_page_size, NULL, NULL};
 	struct sb_sample warm;
 	if (sb_once(o, &r, d, false, &warm)) /* untimed: the first run is slower */
 		return -1;
@@ -539,6 +632,346 @@ static int sb_msg_case(const struct sb_opts *o, const struct sb_data *d)
 	return 0;
 }
 
+/* ---- section 3: MCAP ---- */
+
+/* A store the MCAP section compares, and how it writes a case's messages
+ * into scratch directory `dir`: *file gets the storage file's path
+ * (malloc'ed, also on error). */
+struct sb_store;
+typedef int (*sb_store_fn)(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			   struct sb_sample *s, char **file);
+
+struct sb_store {
+	const char *label;
+	const char *storage_id; /* bag_writer's backend (NULL: sqlite3) */
+	const char *preset;     /* the backend's preset, rosbag2's name (NULL: default) */
+	/* The same preset as rosbag2_storage_mcap's SetOptionsForPreset sets
+	 * it, as storage-config keys: for mcap_writer used directly. */
+	const char *const *mcap_keys; /* key, value, ..., NULL */
+	int zstd_level; /* the level that preset compresses at (mcap_writer's Fastest: -5) */
+	sb_store_fn write;
+};
+
+static int sb_store_writer(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			   struct sb_sample *s, char **file);
+static int sb_store_mcap(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			 struct sb_sample *s, char **file);
+
+static const char *const sb_mcap_default[] = {NULL};
+static const char *const sb_mcap_zstd_fast[] = {"compression", "Zstd", "compressionLevel",
+						"Fastest", "noChunkCRC", "true", NULL};
+
+/* Entry 0 is the reference the others are compared with. The MCAP entries
+ * write through mcap_writer directly until a backend named "mcap" is
+ * registered; sb_mcap_bind then switches them to bag_writer (write =
+ * sb_store_writer), the same path as sqlite3. */
+static struct sb_store sb_stores[] = {
+	{"sqlite3 default", NULL, NULL, NULL, 0, sb_store_writer},
+	{"mcap", "mcap", NULL, sb_mcap_default, 0, sb_store_mcap},
+	{"mcap zstd_fast", "mcap", "zstd_fast", sb_mcap_zstd_fast, -5, sb_store_mcap},
+};
+#define SB_N_STORES (sizeof sb_stores / sizeof sb_stores[0])
+/* Contestants: the stores, then a write(2) ceiling per store but the first. */
+#define SB_N_MCAP (2 * SB_N_STORES - 1)
+
+/* Which path the MCAP stores take; returns a phrase for the output. */
+static const char *sb_mcap_bind(void)
+{
+	if (!bag_storage_find("mcap"))
+		return "mcap_writer directly (no \"mcap\" storage backend registered)";
+	for (size_t i = 0; i < SB_N_STORES; i++)
+		if (sb_stores[i].storage_id)
+			sb_stores[i].write = sb_store_writer;
+	return "bag_writer with storage_id \"mcap\" (the backend is registered)";
+}
+
+static int sb_store_writer(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			   struct sb_sample *s, char **file)
+{
+	struct sb_run r = {&sb_presets[0], BAG_COMPRESSION_NONE, 0, 0, 0, st->storage_id,
+			   st->preset};
+	char *bag = bt_xasprintf("%s/bag", dir);
+	int rc = sb_writer(&r, d, bag, s);
+	*file = sb_writer_file(bag, st->storage_id);
+	free(bag);
+	return rc;
+}
+
+/* What rosbag2_storage_mcap writes around the messages: Header profile
+ * ros2, one Schema, one Channel with its metadata keys, the rosbag2
+ * Metadata record at close. */
+static bt_status sb_mcap_open(const struct sb_store *st, const char *file,
+			      struct mcap_writer **w, uint16_t *chan, struct bt_error *err)
+{
+	static const char *const meta[] = {"offered_qos_profiles", "", "topic_type_hash", ""};
+	struct mcap_writer_options mo;
+	mcap_writer_options_init(&mo);
+	bt_status rc = BT_OK;
+	for (size_t i = 0; rc == BT_OK && st->mcap_keys[i]; i += 2)
+		rc = mcap_writer_option_set(&mo, st->mcap_keys[i], st->mcap_keys[i + 1], err);
+	uint16_t schema = 0;
+	if (rc == BT_OK)
+		rc = mcap_writer_open(w, file, &mo, "ros2", "bagtop store_bench", err);
+	if (rc == BT_OK)
+		rc = mcap_writer_add_schema(*w, SB_TOPIC_TYPE, "ros2msg", "", 0, &schema, err);
+	if (rc == BT_OK)
+		rc = mcap_writer_add_channel(*w, "/lidar/points", "cdr", schema, meta, 2, chan, err);
+	return rc;
+}
+
+static int sb_store_mcap(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			 struct sb_sample *s, char **file)
+{
+	static const char *const kv[] = {"serialized_metadata", ""};
+	*file = bt_xasprintf("%s/bag_0.mcap", dir);
+	struct bt_error err = {0}, err2 = {0};
+	struct mcap_writer *w = NULL;
+	uint16_t chan = 0;
+	double t0 = bench_now(), c0 = bench_cpu();
+	bt_status rc = sb_mcap_open(st, *file, &w, &chan, &err);
+	for (size_t i = 0; rc == BT_OK && i < d->n; i++)
+		rc = mcap_writer_write(w, chan, 0, (uint64_t)d->msgs[i].timestamp,
+				       (uint64_t)d->msgs[i].timestamp, d->msgs[i].data,
+				       d->msgs[i].len, &err);
+	if (rc == BT_OK)
+		rc = mcap_writer_add_metadata(w, "rosbag2", kv, 1, &err);
+	if (w && mcap_writer_close(w, &err2) != BT_OK && rc == BT_OK) {
+		rc = BT_ERR_IO;
+		err = err2;
+	}
+	s->wall = bench_now() - t0;
+	s->cpu = bench_cpu() - c0;
+	s->out_bytes = bench_file_size(*file);
+	if (rc != BT_OK)
+		fprintf(stderr, "store_bench: mcap_writer: %s\n", err.msg);
+	return rc == BT_OK ? 0 : -1;
+}
+
+/* The bytes of one MCAP file cut into the pieces the ceiling writes, one
+ * write(2) each: a Chunk record with the Message Index records after it
+ * (the unit the writer hands the kernel); the first piece is what precedes
+ * the first chunk, the last one takes the summary. A compressed chunk's
+ * records are kept uncompressed too (plain): the ceiling compresses them
+ * again, as the writer does, before it writes the piece. */
+struct sb_piece {
+	size_t off, len;             /* in bytes */
+	size_t plain_off, plain_len; /* in plain; 0 bytes: nothing to compress */
+};
+
+struct sb_ceiling {
+	char *bytes;
+	size_t len;
+	struct bt_buf plain;
+	struct sb_piece *pieces;
+	size_t n_pieces;
+	struct mcap_z *z;
+	struct bt_buf zbuf;
+};
+
+static void sb_ceiling_free(struct sb_ceiling *c)
+{
+	free(c->bytes);
+	free(c->pieces);
+	bt_buf_fini(&c->plain);
+	bt_buf_fini(&c->zbuf);
+	mcap_z_free(c->z);
+	*c = (struct sb_ceiling){0};
+}
+
+/* Starts a piece at `at` (ends the previous one there). */
+static void sb_ceiling_cut(struct sb_ceiling *c, size_t at)
+{
+	if (c->n_pieces)
+		c->pieces[c->n_pieces - 1].len = at - c->pieces[c->n_pieces - 1].off;
+	if ((c->n_pieces & (c->n_pieces - 1)) == 0) /* 0, 1, 2, 4, ...: grow */
+		c->pieces = bt_xrealloc(c->pieces, (c->n_pieces ? 2 * c->n_pieces : 1) *
+						   sizeof *c->pieces);
+	c->pieces[c->n_pieces++] = (struct sb_piece){at, 0, 0, 0};
+}
+
+/* A compressed chunk at `rec` (prefix included): its records, decompressed,
+ * become the current piece's plain bytes. */
+static bt_status sb_ceiling_plain(struct sb_ceiling *c, const uint8_t *rec, uint64_t len,
+				  struct bt_error *err)
+{
+	struct mcap_record r;
+	bt_status st = mcap_record_parse(MCAP_OP_CHUNK, rec + MCAP_RECORD_PREFIX, len, &r, err);
+	if (st != BT_OK || r.u.chunk.compression.len == 0)
+		return st;
+	size_t n = (size_t)r.u.chunk.uncompressed_size, off = c->plain.len;
+	if (!c->z && !(c->z = mcap_z_new()))
+		return bt_err_set(err, BT_ERR_NOMEM, "out of memory");
+	if (bt_buf_reserve(&c->plain, n) != BT_OK)
+		return bt_err_set(err, BT_ERR_NOMEM, "out of memory");
+	st = mcap_z_decompress(c->z, r.u.chunk.compression, r.u.chunk.records.p,
+			       (size_t)r.u.chunk.records.len, (uint8_t *)c->plain.data + off, n, err);
+	c->plain.len += st == BT_OK ? n : 0;
+	c->pieces[c->n_pieces - 1].plain_off = off;
+	c->pieces[c->n_pieces - 1].plain_len = st == BT_OK ? n : 0;
+	return st;
+}
+
+/* Reads `file` (an MCAP file a store just wrote) into *c. */
+static int sb_ceiling_load(const char *file, struct sb_ceiling *c)
+{
+	struct bt_error err = {0};
+	sb_ceiling_free(c);
+	bt_status st = bt_fs_read_all(file, SIZE_MAX / 2, &c->bytes, &c->len, &err);
+	if (st == BT_OK)
+		sb_ceiling_cut(c, 0);
+	size_t pos = MCAP_MAGIC_LEN;
+	while (st == BT_OK && pos + MCAP_RECORD_PREFIX <= c->len) {
+		const uint8_t *r = (const uint8_t *)c->bytes + pos;
+		uint64_t len = mcap_get_u64(r + 1);
+		if (r[0] == MCAP_OP_FOOTER || len > c->len - pos - MCAP_RECORD_PREFIX)
+			break;
+		if (r[0] == MCAP_OP_CHUNK) {
+			if (pos > MCAP_MAGIC_LEN)
+				sb_ceiling_cut(c, pos);
+			st = sb_ceiling_plain(c, r, len, &err);
+		}
+		pos += MCAP_RECORD_PREFIX + (size_t)len;
+	}
+	if (st != BT_OK) {
+		fprintf(stderr, "store_bench: %s: %s\n", file, err.msg);
+		return -1;
+	}
+	sb_ceiling_cut(c, c->len);
+	c->n_pieces--; /* the empty one the last cut started */
+	return 0;
+}
+
+static int sb_write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The ceiling: c's pieces into a new file, one write(2) each, a compressed
+ * chunk's records compressed first at `level` (the result is the piece's
+ * bytes: zstd is deterministic); timed from open to close like a store. */
+static int sb_ceiling_write(struct sb_ceiling *c, int level, const char *dir,
+			    struct sb_sample *s)
+{
+	char *path = bt_xasprintf("%s/ceiling.mcap", dir);
+	struct bt_error err = {0};
+	double t0 = bench_now(), c0 = bench_cpu();
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int rc = fd < 0 ? -1 : 0;
+	for (size_t i = 0; !rc && i < c->n_pieces; i++) {
+		const struct sb_piece *p = &c->pieces[i];
+		if (p->plain_len &&
+		    mcap_z_compress(c->z, MCAP_COMPRESSION_ZSTD, level, c->plain.data + p->plain_off,
+				    p->plain_len, &c->zbuf, &err) != BT_OK) {
+			fprintf(stderr, "store_bench: ceiling: %s\n", err.msg);
+			rc = -1;
+		}
+		if (!rc && sb_write_all(fd, c->bytes + p->off, p->len))
+			rc = -1;
+	}
+	if (fd >= 0 && close(fd) != 0)
+		rc = -1;
+	s->wall = bench_now() - t0;
+	s->cpu = bench_cpu() - c0;
+	s->out_bytes = c->len;
+	if (rc && !err.msg[0])
+		perror("store_bench: write(2) ceiling");
+	free(path);
+	return rc;
+}
+
+/* Runs contestant k (a store, or the ceiling of store k - SB_N_STORES + 1)
+ * once in a fresh scratch directory; with `load`, a store's file becomes
+ * ceil[k] first. */
+static int sb_mcap_once(const struct sb_opts *o, size_t k, const struct sb_data *d,
+			struct sb_ceiling *ceil, bool load, struct sb_sample *s)
+{
+	char *dir = bench_scratch_new(o->dir, "store_bench.");
+	if (!dir)
+		return -1;
+	int rc;
+	if (k < SB_N_STORES) {
+		char *file = NULL;
+		rc = sb_stores[k].write(&sb_stores[k], d, dir, s, &file);
+		if (!rc && load)
+			rc = sb_ceiling_load(file, &ceil[k]);
+		free(file);
+	} else {
+		const struct sb_store *st = &sb_stores[k - SB_N_STORES + 1];
+		rc = sb_ceiling_write(&ceil[k - SB_N_STORES + 1], st->zstd_level, dir, s);
+	}
+	if (o->verbose)
+		fprintf(stderr, "  %-16s%s %zu x %zu B: %.3f s wall, %.3f s cpu\n",
+			sb_stores[k < SB_N_STORES ? k : k - SB_N_STORES + 1].label,
+			k < SB_N_STORES ? "" : " write(2)", d->n, d->size, s->wall, s->cpu);
+	if (bench_rmtree(dir) != 0)
+		rc = -1;
+	free(dir);
+	return rc;
+}
+
+static void sb_mcap_header(const char *via)
+{
+	printf("\n== MCAP vs write(2) of the same bytes in the same pieces (zstd: compressing "
+	       "the same chunks first), and vs sqlite3 ==\n");
+	printf("(MCAP through %s)\n", via);
+	printf("%-8s %-16s %6s | %10s %8s %6s %7s | %10s %7s | %9s\n", "size", "store", "msgs",
+	       "msgs/s", "MiB/s", "cpu s", "out/in", "ceiling/s", "ratio", "vs sqlite");
+}
+
+static void sb_mcap_report(const struct sb_data *d, struct sb_sample s[][SB_MAX_REPEATS],
+			   unsigned n)
+{
+	char size[16];
+	sb_size_label(d->size, size, sizeof size);
+	double ref = sb_median(s[0], n).wall;
+	for (size_t k = 0; k < SB_N_STORES; k++) {
+		struct sb_stat m = sb_median(s[k], n);
+		printf("%-8s %-16s %6zu | %10.0f %8.1f %6.2f %7.3f | ", size, sb_stores[k].label,
+		       d->n, sb_rate(d, m.wall), sb_mibs(d, m.wall), m.cpu,
+		       m.out / ((double)d->n * (double)d->size));
+		if (k == 0) {
+			printf("%10s %7s | %9s\n", "-", "-", "-");
+			continue;
+		}
+		double ceil = sb_median(s[k + SB_N_STORES - 1], n).wall;
+		printf("%10.0f %7.3f%s | %8.2fx\n", sb_rate(d, ceil), ceil / m.wall,
+		       ceil / m.wall >= 0.9 ? "" : "<", ref / m.wall);
+	}
+	fflush(stdout);
+}
+
+/* One size: an untimed warm-up of every contestant (the stores' files are
+ * the ceilings' bytes), then repeats in an order rotated per repeat. */
+static int sb_mcap_case(const struct sb_opts *o, const struct sb_data *d)
+{
+	static struct sb_sample s[SB_N_MCAP][SB_MAX_REPEATS];
+	struct sb_ceiling ceil[SB_N_STORES] = {0};
+	unsigned n = sb_repeats(o, sb_mcap_t0, o->mcap_budget);
+	struct sb_sample warm;
+	int rc = 0;
+	for (size_t k = 0; !rc && k < SB_N_MCAP; k++)
+		rc = sb_mcap_once(o, k, d, ceil, k > 0 && k < SB_N_STORES, &warm);
+	for (unsigned i = 0; !rc && i < n; i++)
+		for (size_t j = 0; !rc && j < SB_N_MCAP; j++) {
+			size_t k = (i + j) % SB_N_MCAP;
+			rc = sb_mcap_once(o, k, d, ceil, false, &s[k][i]);
+		}
+	if (!rc)
+		sb_mcap_report(d, s, n);
+	for (size_t k = 0; k < SB_N_STORES; k++)
+		sb_ceiling_free(&ceil[k]);
+	return rc;
+}
+
 /* ---- options ---- */
 
 static void sb_usage(FILE *f)
@@ -546,12 +979,13 @@ static void sb_usage(FILE *f)
 	fprintf(f,
 		"usage: store_bench [--quick] [--dir DIR] [--size BYTES[,BYTES...]] [--messages N]\n"
 		"                   [--batch N] [--repeats N] [--threads N[,N...]]\n"
-		"                   [--pragmas J/S[,J/S...]] [--only raw|message]\n"
+		"                   [--pragmas J/S[,J/S...]] [--only raw|message|mcap]\n"
 		"                   [--budget SECONDS] [--side writer|raw] [--verbose]\n"
 		"                   [--max-bag-size BYTES] [--raw-page-size BYTES]\n"
+		"                   [--mcap-bytes BYTES] [--mcap-budget SECONDS]\n"
 		"  --quick     small run (a few seconds)\n"
 		"  --dir       where scratch bags are written (default $TMPDIR or /tmp)\n"
-		"  --size      message sizes (default 1K,1M)\n"
+		"  --size      message sizes (default 1K,1M; MCAP section 100,1K,64K,1M)\n"
 		"  --batch     messages per transaction at most (default 1000; also 64 MiB at most)\n"
 		"  --messages  messages per case (default 200000 for sizes < 64 KiB, else 200 MiB\n"
 		"              worth)\n"
@@ -562,13 +996,16 @@ static void sb_usage(FILE *f)
 		"              instead of the presets (e.g. PERSIST/OFF,TRUNCATE/OFF,WAL/OFF)\n"
 		"  --only      run one section\n"
 		"  --budget    past this many seconds, later cases run once (default 110)\n"
+		"  --mcap-budget  the same for the MCAP section, counted from its start\n"
+		"              (default 45)\n"
 		"  --side      writer|raw: run one contestant only (for perf; no ratio)\n"
 		"  --verbose   print every run on stderr\n"
 		"  --max-bag-size  give the writer this split size (e.g. 1T: the per-message\n"
 		"              size check without splitting; with a small one, the writer\n"
 		"              splits and the raw side does not)\n"
 		"  --raw-page-size  PRAGMA page_size of the raw side (default 32768, the\n"
-		"              writer's without a split size; 4096 is SQLite's and rosbag2's)\n");
+		"              writer's without a split size; 4096 is SQLite's and rosbag2's)\n"
+		"  --mcap-bytes  MCAP section: message bytes per case at most (default 128M)\n");
 }
 
 static int sb_parse_pairs(struct sb_opts *o, const char *s)
@@ -608,13 +1045,19 @@ static int sb_parse_one(struct sb_opts *o, int argc, char **argv, int *i)
 		o->verbose = true;
 	else if (bench_opt(argc, argv, i, "--dir", &v))
 		o->dir = v;
-	else if (bench_opt(argc, argv, i, "--size", &v))
-		return (o->n_sizes = bench_parse_list(v, true, 256, 256u << 20, o->sizes, 4)) ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--size", &v)) {
+		o->n_sizes = bench_parse_list(v, true, SB_MIN_SIZE, 256u << 20, o->sizes, 4);
+		o->n_mcap_sizes = o->n_sizes;
+		memcpy(o->mcap_sizes, o->sizes, sizeof o->sizes);
+		return o->n_sizes ? 0 : -1;
+	}
 	else if (bench_opt(argc, argv, i, "--batch", &v))
 		return bt_parse_u64(v, 1, 1000000, &o->batch) == BT_OK ? 0 : -1;
 	else if (bench_opt(argc, argv, i, "--max-bag-size", &v))
 		return bt_parse_size(v, &o->max_bag_size) == BT_OK &&
 				       o->max_bag_size >= BAG_MIN_SPLIT_SIZE ? 0 : -1;
+	else if (bench_opt(argc, argv, i, "--mcap-bytes", &v))
+		return bt_parse_size(v, &o->mcap_bytes) == BT_OK && o->mcap_bytes > 0 ? 0 : -1;
 	else if (bench_opt(argc, argv, i, "--raw-page-size", &v))
 		return bt_parse_u64(v, 512, 65536, &o->raw_page_size) == BT_OK &&
 				       (o->raw_page_size & (o->raw_page_size - 1)) == 0 ? 0 : -1;
@@ -632,7 +1075,8 @@ static int sb_parse_one(struct sb_opts *o, int argc, char **argv, int *i)
 	else if (bench_opt(argc, argv, i, "--only", &v)) {
 		o->do_raw = !strcmp(v, "raw");
 		o->do_message = !strcmp(v, "message");
-		return o->do_raw || o->do_message ? 0 : -1;
+		o->do_mcap = !strcmp(v, "mcap");
+		return o->do_raw || o->do_message || o->do_mcap ? 0 : -1;
 	} else if (bench_opt(argc, argv, i, "--side", &v)) {
 		o->side = !strcmp(v, "writer") ? -1 : !strcmp(v, "raw") ? 1 : 2;
 		return o->side == 2 ? -1 : 0;
@@ -640,6 +1084,10 @@ static int sb_parse_one(struct sb_opts *o, int argc, char **argv, int *i)
 		if (bt_parse_u64(v, 1, 86400, &u) != BT_OK)
 			return -1;
 		o->budget = (double)u;
+	} else if (bench_opt(argc, argv, i, "--mcap-budget", &v)) {
+		if (bt_parse_u64(v, 1, 86400, &u) != BT_OK)
+			return -1;
+		o->mcap_budget = (double)u;
 	} else
 		return -1;
 	return 0;
@@ -649,10 +1097,15 @@ static int sb_parse(struct sb_opts *o, int argc, char **argv)
 {
 	*o = (struct sb_opts){.dir = bench_default_dir(), .repeats = 5,
 			      .batch = SB_BATCH_MAX_MSGS, .do_raw = true, .do_message = true,
-			      .budget = 110, .raw_page_size = SB_WRITER_PAGE_SIZE};
+			      .do_mcap = true,
+			      .budget = 110, .raw_page_size = SB_WRITER_PAGE_SIZE,
+			      .mcap_bytes = 128u << 20, .mcap_budget = 45};
 	o->sizes[0] = 1024;
 	o->sizes[1] = 1024 * 1024;
 	o->n_sizes = 2;
+	static const uint64_t mcap_sizes[] = {100, 1024, 64 * 1024, 1024 * 1024};
+	memcpy(o->mcap_sizes, mcap_sizes, sizeof mcap_sizes);
+	o->n_mcap_sizes = 4;
 	o->n_pairs = sizeof sb_presets / sizeof sb_presets[0];
 	memcpy(o->pairs, sb_presets, sizeof sb_presets);
 	for (size_t i = 0; i < o->n_pairs; i++)
@@ -683,6 +1136,17 @@ static size_t sb_count(const struct sb_opts *o, size_t size)
 	return n ? n : 1;
 }
 
+/* Messages per MCAP case: sb_count's, at most --mcap-bytes of them (the
+ * section runs 5 contestants per repeat). */
+static size_t sb_mcap_count(const struct sb_opts *o, size_t size)
+{
+	size_t n = sb_count(o, size);
+	if (o->messages)
+		return n;
+	size_t cap = (size_t)(o->mcap_bytes / size);
+	return n < cap ? n : cap ? cap : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sb_opts o;
@@ -711,6 +1175,17 @@ int main(int argc, char **argv)
 			sb_data_build(&d, (size_t)o.sizes[s], sb_count(&o, (size_t)o.sizes[s]),
 				      (size_t)o.batch);
 			rc = sb_msg_case(&o, &d);
+			sb_data_free(&d);
+		}
+	}
+	if (o.do_mcap && !rc) {
+		sb_mcap_t0 = bench_now();
+		sb_mcap_header(sb_mcap_bind());
+		for (size_t s = 0; !rc && s < o.n_mcap_sizes; s++) {
+			struct sb_data d;
+			size_t size = (size_t)o.mcap_sizes[s];
+			sb_data_build(&d, size, sb_mcap_count(&o, size), (size_t)o.batch);
+			rc = sb_mcap_case(&o, &d);
 			sb_data_free(&d);
 		}
 	}

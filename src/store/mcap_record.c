@@ -26,33 +26,6 @@ const char *mcap_opcode_name(uint8_t op)
 	return mcap_opcode_known(op) ? mcap_names[op] : mcap_names[0];
 }
 
-uint16_t mcap_get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-uint32_t mcap_get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t mcap_get_u64(const uint8_t *p)
-{
-	return (uint64_t)mcap_get_u32(p) | (uint64_t)mcap_get_u32(p + 4) << 32;
-}
-
-void mcap_put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-void mcap_put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 uint32_t mcap_crc32(uint32_t crc, const void *data, size_t len)
 {
 	return (uint32_t)crc32_z(crc, data, len);

@@ -165,10 +165,35 @@ bool mcap_opcode_known(uint8_t op);
 /* The spec's name of an opcode ("Schema", "ChunkIndex", ...), or "Unknown". */
 const char *mcap_opcode_name(uint8_t op);
 
-/* Reads a little-endian integer from p (no bounds check: callers check). */
-uint16_t mcap_get_u16(const uint8_t *p);
-uint32_t mcap_get_u32(const uint8_t *p);
-uint64_t mcap_get_u64(const uint8_t *p);
+/* Reads a little-endian integer from p (no bounds check: callers check).
+ * Inline: on the per-message path, where each compiles to one load. */
+static inline uint16_t mcap_get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t mcap_get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t mcap_get_u64(const uint8_t *p)
+{
+	return (uint64_t)mcap_get_u32(p) | (uint64_t)mcap_get_u32(p + 4) << 32;
+}
+
+/* Writes a little-endian integer to p (no bounds check); inline, one store. */
+static inline void mcap_put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void mcap_put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
 
 /* Parses the body of a record of opcode `op` (body[0..len)) into *out. On a
  * field running past `len`, or a map whose entries do not fill its declared
@@ -197,7 +222,5 @@ BT_MUST_CHECK bt_status mcap_enc_u64(struct bt_buf *b, uint64_t v);
 BT_MUST_CHECK bt_status mcap_enc_str(struct bt_buf *b, const char *s, size_t len);
 /* A string → string map from n key/value pairs kv[2i], kv[2i+1]. */
 BT_MUST_CHECK bt_status mcap_enc_map_str(struct bt_buf *b, const char *const *kv, size_t n);
-void mcap_put_u64(uint8_t *p, uint64_t v);
-void mcap_put_u32(uint8_t *p, uint32_t v);
 
 #endif
