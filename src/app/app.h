@@ -12,6 +12,7 @@ extern const struct app_cmd app_cmd_record;
 extern const struct app_cmd app_cmd_info;
 extern const struct app_cmd app_cmd_check;
 extern const struct app_cmd app_cmd_reindex;
+extern const struct app_cmd app_cmd_convert;
 extern const struct app_cmd app_cmd_demo;
 extern const struct app_cmd app_cmd_snapshot;
 extern const struct app_cmd app_cmd_pause;
