@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bag_storage.h"
 #include "bt_buf.h"
 #include "bt_fmt.h"
 #include "bt_time.h"
@@ -263,7 +264,11 @@ int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err
 	}
 	if (st == BT_OK)
 		return APP_EXIT_OK;
-	app_error("%s (the %llu messages committed before are kept in %s)", err->msg,
-		  (unsigned long long)rs.recorded, run->bag);
+	/* An append-only storage (mcap) makes a commit durable once its chunk
+	 * is written, within a second: the last second's may be gone. */
+	const struct bag_storage_ops *ops = bag_storage_find(run->cfg->w.opt.storage_id);
+	app_error("%s (the %llu messages committed before%s are kept in %s)", err->msg,
+		  (unsigned long long)rs.recorded,
+		  ops && ops->append_only ? ", but for those of the last second," : "", run->bag);
 	return APP_EXIT_ERROR;
 }

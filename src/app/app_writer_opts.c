@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bag_storage.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
@@ -19,6 +20,7 @@ void app_writer_cfg_init(struct app_writer_cfg *c)
 void app_writer_cfg_fini(struct app_writer_cfg *c)
 {
 	bag_kv_free(c->custom, c->n_custom);
+	bag_kv_free(c->config, c->n_config);
 	free(c->output);
 	memset(c, 0, sizeof *c);
 }
@@ -47,11 +49,9 @@ static int app_w_numbers(const struct app_cmd *cmd, struct app_writer_cfg *c, in
 	uint64_t u;
 	switch (id) {
 	case APP_W_MAX_SIZE:
+		/* its minimum is the storage's: app_writer_finish checks it */
 		if (bt_parse_size(arg, &c->opt.max_bagfile_size) != BT_OK)
 			return app_usage_error(cmd, "--max-bag-size wants a byte count, got '%s'", arg);
-		if (c->opt.max_bagfile_size && c->opt.max_bagfile_size < BAG_MIN_SPLIT_SIZE)
-			return app_usage_error(cmd, "--max-bag-size must be 0 or at least %llu bytes",
-					       (unsigned long long)BAG_MIN_SPLIT_SIZE);
 		return 0;
 	case APP_W_MAX_DURATION:
 		if (bt_parse_seconds(arg, &c->opt.max_bagfile_duration) != BT_OK)
@@ -92,10 +92,24 @@ int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const st
 		return app_w_numbers(cmd, c, o->id, arg);
 	case APP_W_PRESET:
 		/* The store reads "" as the default (metadata.yaml's way of
-		 * saying none); on the command line it is a mistake. */
-		if (arg[0] == '\0' || bag_preset_parse(arg, &c->opt.preset) != BT_OK)
-			return app_usage_error(cmd, "--storage-preset-profile is none or resilient, "
-					       "not '%s'", arg);
+		 * saying none); on the command line it is a mistake. Which
+		 * names are known depends on -s: app_writer_finish. */
+		if (arg[0] == '\0')
+			return app_usage_error(cmd, "--storage-preset-profile is none or resilient "
+					       "(sqlite3), fastwrite, zstd_fast or zstd_small (mcap), "
+					       "not ''");
+		c->preset_arg = arg;
+		return 0;
+	case APP_W_STORAGE: {
+		const struct bag_storage_ops *ops;
+		struct bt_error e;
+		if (bag_storage_lookup(arg, &ops, &e) != BT_OK)
+			return app_usage_error(cmd, "--storage: %s", e.msg);
+		c->opt.storage_id = ops->identifier;
+		return 0;
+	}
+	case APP_W_CONFIG:
+		c->config_arg = arg;
 		return 0;
 	case APP_W_COMP_MODE:
 		if (arg[0] == '\0' || bag_compression_parse(arg, &c->opt.compression) != BT_OK)
@@ -147,8 +161,68 @@ void app_writer_note_compat(const struct app_writer_cfg *c)
 			    "chooses", getenv("ROS_DISTRO"));
 }
 
+/* -s sqlite3: rosbag2's sqlite3 presets; no config file (rosbag2's
+ * sqlite3 plugin reads pragmas from one: not supported). */
+static int app_w_sqlite(const struct app_cmd *cmd, struct app_writer_cfg *c)
+{
+	if (c->preset_arg && bag_preset_parse(c->preset_arg, &c->opt.preset) != BT_OK)
+		return app_usage_error(cmd, "--storage-preset-profile is none or resilient with "
+				       "sqlite3, not '%s'%s", c->preset_arg,
+				       bag_storage_find("mcap") ? " (fastwrite, zstd_fast and "
+				       "zstd_small are mcap's: -s mcap)" : "");
+	if (c->config_arg)
+		return app_usage_error(cmd, "--storage-config-file is read with -s mcap only "
+				       "(sqlite3's pragmas: --storage-preset-profile)");
+	return 0;
+}
+
+/* -s mcap (or any other backend): its presets and config keys, judged by
+ * the backend; chunks are its compression. */
+static int app_w_backend(const struct app_cmd *cmd, struct app_writer_cfg *c,
+			 const struct bag_storage_ops *ops)
+{
+	if (c->opt.compression != BAG_COMPRESSION_NONE)
+		return app_usage_error(cmd, "--compression-mode %s: %s compresses chunks, not files "
+				       "or messages; use --storage-preset-profile zstd_fast or "
+				       "zstd_small (or compression: Zstd in --storage-config-file)",
+				       c->opt.compression == BAG_COMPRESSION_FILE ? "file" : "message",
+				       ops->identifier);
+	struct bt_error e;
+	if (c->config_arg &&
+	    bag_storage_config_read(c->config_arg, &c->config, &c->n_config, &e) != BT_OK)
+		return app_usage_error(cmd, "--storage-config-file: %s", e.msg);
+	c->opt.storage_preset = c->preset_arg;
+	c->opt.storage_config = c->config;
+	c->opt.n_storage_config = c->n_config;
+	/* the preset alone first, so the error names the option at fault */
+	struct bag_storage_options so = {.preset = c->preset_arg};
+	if (ops->check_options(&so, &e) != BT_OK)
+		return app_usage_error(cmd, "--storage-preset-profile: %s", e.msg);
+	so.config = c->config;
+	so.n_config = c->n_config;
+	if (ops->check_options(&so, &e) != BT_OK)
+		return app_usage_error(cmd, "--storage-config-file %s: %s", c->config_arg, e.msg);
+	return 0;
+}
+
+static int app_w_storage(const struct app_cmd *cmd, struct app_writer_cfg *c)
+{
+	const struct bag_storage_ops *ops =
+		c->opt.storage_id ? bag_storage_find(c->opt.storage_id) : bag_storage_default();
+	int rc = ops == bag_storage_default() ? app_w_sqlite(cmd, c) : app_w_backend(cmd, c, ops);
+	if (rc == 0 && c->opt.max_bagfile_size && c->opt.max_bagfile_size < ops->min_split_size)
+		return app_usage_error(cmd, "--max-bag-size must be 0 or at least %llu bytes%s%s",
+				       (unsigned long long)ops->min_split_size,
+				       ops == bag_storage_default() ? "" : " with -s ",
+				       ops == bag_storage_default() ? "" : ops->identifier);
+	return rc;
+}
+
 int app_writer_finish(const struct app_cmd *cmd, struct app_writer_cfg *c)
 {
+	int src = app_w_storage(cmd, c);
+	if (src != 0)
+		return src;
 	if (c->format_given && c->opt.compression == BAG_COMPRESSION_NONE)
 		return app_usage_error(cmd, "--compression-format needs --compression-mode file "
 				       "or message");

@@ -18,6 +18,8 @@ enum {
 	APP_W_COMP_THREADS,
 	APP_W_CUSTOM,
 	APP_W_COMPAT,
+	APP_W_STORAGE,
+	APP_W_CONFIG,
 };
 
 /* Table rows, to put inside a command's option table; README and the man
@@ -28,7 +30,7 @@ enum {
 	 APP_W_OUTPUT},                                                                            \
 	{"max-bag-size", 'b', "BYTES",                                                             \
 	 "split when a file's messages reach BYTES (its topic rows do not count; 0 = never, else " \
-	 "at least 86016 = 84K)",                                                                  \
+	 "at least 86016 = 84K; mcap: 1024)",                                                      \
 	 APP_W_MAX_SIZE},                                                                          \
 	{"max-bag-duration", 'd', "SECONDS",                                                       \
 	 "split when a message is more than SECONDS after the file's first (0 = never, else at "  \
@@ -36,7 +38,13 @@ enum {
 	 APP_W_MAX_DURATION},                                                                      \
 	{"max-bag-files", 0, "N", "keep only the newest N files, deleting the oldest (0 = keep all)",\
 	 APP_W_MAX_FILES},                                                                         \
-	{"storage-preset-profile", 0, "PRESET", "none (default) or resilient", APP_W_PRESET},     \
+	{"storage", 's', "ID", "storage backend: sqlite3 (default) or mcap", APP_W_STORAGE},        \
+	{"storage-preset-profile", 0, "PRESET",                                                    \
+	 "none (default); sqlite3: resilient; mcap: fastwrite, zstd_fast or zstd_small",          \
+	 APP_W_PRESET},                                                                            \
+	{"storage-config-file", 0, "FILE",                                                         \
+	 "mcap: YAML of rosbag2's MCAP writer settings (chunkSize, compression, noChunking...)",    \
+	 APP_W_CONFIG},                                                                            \
 	{"compression-mode", 0, "MODE", "none (default), file or message", APP_W_COMP_MODE},      \
 	{"compression-format", 0, "FORMAT", "zstd, the only format", APP_W_COMP_FORMAT},          \
 	{"compression-threads", 0, "N", "message-mode compression threads (0 = one per core)",    \
@@ -54,6 +62,10 @@ struct app_writer_cfg {
 	struct bag_kv *custom; /* owned; --custom-data pairs */
 	size_t n_custom;
 	bool format_given; /* --compression-format given */
+	const char *preset_arg; /* --storage-preset-profile value, NULL when absent */
+	const char *config_arg; /* --storage-config-file value, NULL when absent */
+	struct bag_kv *config; /* owned; that file's settings */
+	size_t n_config;
 	const char *compat_arg; /* --compat value, NULL when absent */
 	/* The layout chosen (set by app_writer_finish; also in opt.compat):
 	 * whether it was defaulted tells whether a hint "use --compat X" may

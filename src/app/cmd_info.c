@@ -13,6 +13,7 @@
 #include "bag_metadata.h"
 #include "bag_msgdefs.h"
 #include "bag_reader.h"
+#include "bag_storage.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
 #include "bt_str.h"
@@ -84,7 +85,8 @@ static size_t info_count_services(const struct bag_metadata *md)
 }
 
 /* "rosbag2 metadata v5 (humble), sqlite schema 3": the layout the bag was
- * written in (--compat), schemas as the files hold them. */
+ * written in (--compat), schemas as the files hold them (sqlite3 files
+ * only: an MCAP file has no schema version). */
 static void info_layout(const struct bag_metadata *md, const struct bag_reader *r)
 {
 	int lo = 0, hi = 0;
@@ -95,7 +97,8 @@ static void info_layout(const struct bag_metadata *md, const struct bag_reader *
 	}
 	printf("Layout:            rosbag2 metadata v%d (%s)", md->version,
 	       bag_layout_distro(md->version));
-	if (!bag_reader_n_files(r))
+	const struct bag_reader_file *f0 = bag_reader_n_files(r) ? bag_reader_file(r, 0) : NULL;
+	if (!f0 || (f0->storage && strcmp(f0->storage->identifier, "sqlite3") != 0))
 		printf("\n");
 	else if (lo == hi)
 		printf(", sqlite schema %d\n", lo);
@@ -152,8 +155,12 @@ static void info_files_detail(const struct bag_reader *r)
 			bt_time_format_date(f->start, start, sizeof start);
 			bt_fmt_duration(bag_span(f->start, f->end), dur, sizeof dur);
 		}
-		printf("  %-3zu %-32s %10s %6d %10" PRIu64 "  %-30s %s\n", i, f->name, size,
-		       f->schema_version, f->message_count, start, dur);
+		/* the sqlite schema; an MCAP file has none */
+		char schema[16] = "-";
+		if (!f->storage || !strcmp(f->storage->identifier, "sqlite3"))
+			snprintf(schema, sizeof schema, "%d", f->schema_version);
+		printf("  %-3zu %-32s %10s %6s %10" PRIu64 "  %-30s %s\n", i, f->name, size, schema,
+		       f->message_count, start, dur);
 	}
 }
 
@@ -488,8 +495,9 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 const struct app_cmd app_cmd_info = {
 	"info", "BAG",
 	"Print a summary of a bag, as 'ros2 bag info' does.",
-	"\nBAG is a bag directory or a single .db3 / .db3.zstd file. The summary shows\n"
-	"metadata.yaml as written (from the files when there is none); -v adds what\n"
-	"the storage files themselves hold, per file and per topic, and the recording\n"
-	"statistics (messages, bytes, rates, losses) of a bag recorded by bagtop.\n",
+	"\nBAG is a bag directory or a single .db3 / .db3.zstd / .mcap file. The summary\n"
+	"shows metadata.yaml as written (from the files when there is none); -v adds\n"
+	"what the storage files themselves hold, per file and per topic, and the\n"
+	"recording statistics (messages, bytes, rates, losses) of a bag recorded by\n"
+	"bagtop.\n",
 	info_opts, sizeof info_opts / sizeof info_opts[0], info_run};

@@ -64,5 +64,7 @@ const struct app_cmd app_cmd_reindex = {
 	"Nothing is deleted or overwritten: of X.db3 and X.db3.zstd the one with more\n"
 	"messages is kept and the other renamed X...set-aside-by-reindex, as is a\n"
 	"blank BAG_N.db3. A damaged file (integrity check, unreadable messages) is\n"
-	"named and the exit status is 1.\n",
+	"named and the exit status is 1. An .mcap file that ends without a footer\n"
+	"(killed, disk full) is rebuilt from its complete records into X.mcap.reindex,\n"
+	"synced, and renamed over it.\n",
 	NULL, 0, reindex_run};

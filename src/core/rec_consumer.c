@@ -2,6 +2,8 @@
  * runs. Its loop: swap the cache → run requests (split, topic registration,
  * offered QoS) → write the batch → count → publish the current file →
  * free → hand the losses to the writer (every 100 ms) → sleep (test hook);
+ * a wake with nothing to write lets the writer flush (bag_writer_idle:
+ * MCAP's open chunk reaches the disk within a second);
  * in snapshot mode it writes snapshots instead (rec_snap). Other threads
  * only set atomics (split request, topics generation, the abandon flag),
  * queue offered QoS under `qos_mu`, wake the cache (or snap), and read the
@@ -686,6 +688,15 @@ static void cons_run_snapshots(struct rec_consumer *c)
 
 /* ---- the thread ---- */
 
+/* Nothing arrived: the storage may flush what waits (mcap's open chunk). */
+static void cons_idle(struct rec_consumer *c)
+{
+	struct bt_error e = {0};
+	bt_status st = c->failed ? BT_OK : bag_writer_idle(c->opt.writer, &e);
+	if (st != BT_OK)
+		cons_fail(c, st, &e);
+}
+
 static void *cons_main(void *arg)
 {
 	struct rec_consumer *c = arg;
@@ -702,6 +713,7 @@ static void *cons_main(void *arg)
 	while (rec_cache_swap_wait(c->opt.cache, CONS_WAIT_NS, &b)) {
 		cons_commands(c);
 		if (b.count == 0) {
+			cons_idle(c);
 			cons_publish_file(c);
 			continue;
 		}

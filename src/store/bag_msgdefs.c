@@ -1,6 +1,7 @@
-/* bag_msgdefs — reads the message_definitions rows of every storage file
- * of an open bag (a FILE-compressed one through the reader's inflated
- * copy), keeping the first row of each type. */
+/* bag_msgdefs — reads the message definitions of every storage file of an
+ * open bag through its storage backend (sqlite3: the message_definitions
+ * rows; mcap: the Schemas), a FILE-compressed one through the reader's
+ * inflated copy, keeping the first of each type. */
 #include "bag_msgdefs.h"
 
 #include <stdbool.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 
 #include "bt_mem.h"
-#include "store__db.h"
+#include "bag_storage.h"
 
 /* Appends the rows of `add` whose type `out` does not have yet; frees `add`. */
 static void msgdefs_merge(struct bag_msgdef **out, size_t *n, size_t *cap, struct bag_msgdef *add,
@@ -35,13 +36,16 @@ bt_status bag_msgdefs_read(const struct bag_reader *r, struct bag_msgdef **out, 
 	size_t cnt = 0, cap = 0;
 	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
 		const struct bag_reader_file *f = bag_reader_file(r, i);
-		struct bag_db *db = NULL;
-		bt_status st = bag_db_open_read(f->inflated ? f->inflated : f->path, false, &db, err);
+		struct bag_storage *s = NULL;
+		bt_status st = f->storage ? f->storage->open(f->inflated ? f->inflated : f->path,
+							     BAG_STORAGE_READ, &s, err)
+					  : bt_err_set(err, BT_ERR_FORMAT, "%s: no storage backend "
+						       "reads it", f->path);
 		struct bag_msgdef *d = NULL;
 		size_t nd = 0;
 		if (st == BT_OK)
-			st = bag_db_read_msgdefs(db, &d, &nd, err);
-		bag_db_discard(db);
+			st = s->ops->read_msgdefs(s, &d, &nd, err);
+		bag_storage_discard(s);
 		if (st != BT_OK) {
 			bag_msgdefs_free(all, cnt);
 			return st;

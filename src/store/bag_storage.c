@@ -8,13 +8,16 @@
 #include <string.h>
 
 #include "bt_buf.h"
+#include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_str.h"
 #include "store__storage.h"
+#include "store__yaml.h"
 
 /* The first one is the default. A new backend: one line here. */
 static const struct bag_storage_ops *const bag_storage_table[] = {
 	&bag_storage_sqlite_ops,
+	&bag_storage_mcap_ops,
 };
 
 #define BAG_STORAGE_N (sizeof bag_storage_table / sizeof bag_storage_table[0])
@@ -133,4 +136,65 @@ void bag_storage_msgdefs_free(struct bag_msgdef *d, size_t n)
 	for (size_t i = 0; i < n; i++)
 		bag_msgdef_fini(&d[i]);
 	free(d);
+}
+
+/* A config file larger than this is no settings file. */
+#define BAG_STORAGE_CONFIG_MAX (1024u * 1024u)
+
+static bt_status bag_storage_config_map(const char *path, yaml_document_t *doc,
+					yaml_node_t *map, struct bag_kv **kv, size_t *n,
+					struct bt_error *err)
+{
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+		char *key = NULL, *val = NULL;
+		if (yd_str(k, &key) != BT_OK)
+			return bt_err_set(err, BT_ERR_USAGE, "%s: a key that is no string", path);
+		if (yd_str(v, &val) != BT_OK) {
+			bt_status st = bt_err_set(err, BT_ERR_USAGE, "%s: '%s' wants a single value",
+						  path, key);
+			free(key);
+			return st;
+		}
+		*kv = bt_xrealloc(*kv, (*n + 1) * sizeof **kv);
+		(*kv)[*n].key = key;
+		(*kv)[*n].value = val;
+		(*n)++;
+	}
+	return BT_OK;
+}
+
+bt_status bag_storage_config_read(const char *path, struct bag_kv **kv, size_t *n,
+				  struct bt_error *err)
+{
+	*kv = NULL;
+	*n = 0;
+	char *text = NULL;
+	size_t len = 0;
+	struct bt_error why;
+	if (bt_fs_read_all(path, BAG_STORAGE_CONFIG_MAX, &text, &len, &why) != BT_OK)
+		return bt_err_set(err, BT_ERR_USAGE, "storage config file: %s", why.msg);
+	yaml_document_t doc;
+	bt_status st = yd_load(&doc, text, len, &why);
+	free(text);
+	if (st != BT_OK)
+		return bt_err_set(err, BT_ERR_USAGE, "%s: %s", path, why.msg);
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	const yaml_node_t *dup = yd_duplicate_key(&doc);
+	if (!root || root->type != YAML_MAPPING_NODE)
+		st = bt_err_set(err, BT_ERR_USAGE, "%s: not a YAML mapping of settings", path);
+	else if (dup)
+		st = bt_err_set(err, BT_ERR_USAGE, "%s: '%.*s' given twice", path,
+				(int)dup->data.scalar.length, (const char *)dup->data.scalar.value);
+	else
+		st = bag_storage_config_map(path, &doc, root, kv, n, err);
+	yaml_document_delete(&doc);
+	if (st != BT_OK) {
+		bag_kv_free(*kv, *n);
+		*kv = NULL;
+		*n = 0;
+	}
+	return st;
 }

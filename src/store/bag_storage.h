@@ -80,6 +80,12 @@ struct bag_storage_ops {
 	const char *identifier;    /* metadata.yaml storage_identifier: "sqlite3" */
 	const char *extension;     /* of its files, with the dot: ".db3" */
 	uint64_t min_split_size;   /* smallest max_file_size it accepts; 0 = any */
+	/* An append-only format (mcap): what write() took stays in the file
+	 * (batch_abort takes nothing back, though a commit is still durable
+	 * for everything before it), and a topic's QoS is fixed when the
+	 * topic is created (update_topic_qos reaches only the metadata the
+	 * writer records: metadata.yaml and write_metadata). */
+	bool append_only;
 	/* Files beside a storage file that belong to it (SQLite's journals):
 	 * suffixes of its path, NULL-terminated. Removed and moved with it. */
 	const char *const *side_suffixes;
@@ -108,7 +114,8 @@ struct bag_storage_ops {
 	 * do. NULL: the format cannot (files created later carry it). */
 	bt_status (*update_msgdef)(struct bag_storage *s, const struct bag_msgdef *d,
 				   struct bt_error *err);
-	/* Rewrites the QoS profiles of topic `id`, durably now. */
+	/* Rewrites the QoS profiles of topic `id`, durably now (a no-op when
+	 * append_only). */
 	bt_status (*update_topic_qos)(struct bag_storage *s, int64_t id, const struct bag_qos *q,
 				      size_t n, struct bt_error *err);
 	/* Records the bag's metadata in the file (rosbag2's metadata row or
@@ -117,12 +124,16 @@ struct bag_storage_ops {
 				    struct bt_error *err);
 	/* A batch is the unit of commit: messages written between begin and
 	 * commit become durable (and visible to a reader) together, or none
-	 * do (abort, or a crash before commit). */
+	 * do (abort, or a crash before commit; see append_only). */
 	bt_status (*batch_begin)(struct bag_storage *s, struct bt_error *err);
 	bt_status (*write)(struct bag_storage *s, int64_t topic_id, int64_t timestamp,
 			   const void *data, size_t len, struct bt_error *err);
 	bt_status (*batch_commit)(struct bag_storage *s, struct bt_error *err);
 	void (*batch_abort)(struct bag_storage *s); /* no-op outside a batch */
+	/* Outside a batch, while no messages arrive: makes durable what a
+	 * backend keeps buffered past its commits (mcap: the open chunk, once
+	 * it waits a second); a no-op for one whose commit is durable. */
+	bt_status (*flush)(struct bag_storage *s, struct bt_error *err);
 	/* The file's size as the split rule counts it (rosbag2's measure). */
 	bt_status (*size)(struct bag_storage *s, uint64_t *bytes, struct bt_error *err);
 	/* At most how much writing a message of `len` bytes grows `size`:
@@ -175,6 +186,15 @@ const struct bag_storage_ops *bag_storage_by_name(const char *name, size_t *stem
 const struct bag_storage_ops *bag_storage_at(size_t i);
 /* "sqlite3 (.db3, .db3.zstd), ..." for messages; the caller frees it. */
 char *bag_storage_known_list(void);
+
+/* Reads a --storage-config-file: a YAML mapping of keys to scalar values
+ * (rosbag2's MCAP writer options: `chunkSize: 1048576`), as key/value
+ * pairs in file order (*kv malloc'ed; bag_kv_free). Unreadable file, bad
+ * YAML, a non-mapping or a value that is no scalar: BT_ERR_USAGE in one
+ * line naming the file (and the key). The keys are the backend's to judge
+ * (check_options). */
+BT_MUST_CHECK bt_status bag_storage_config_read(const char *path, struct bag_kv **kv, size_t *n,
+						struct bt_error *err);
 
 /* ---- calls through the ops table (contracts above) ---- */
 

@@ -174,6 +174,13 @@ static void bss_batch_abort(struct bag_storage *s)
 	bag_db_rollback(bss_db(s));
 }
 
+/* A commit is durable: nothing waits. */
+static bt_status bss_flush(struct bag_storage *s, struct bt_error *err)
+{
+	(void)s, (void)err;
+	return BT_OK;
+}
+
 static bt_status bss_size(struct bag_storage *s, uint64_t *bytes, struct bt_error *err)
 {
 	return bag_db_size(bss_db(s), bytes, err);
@@ -279,6 +286,7 @@ const struct bag_storage_ops bag_storage_sqlite_ops = {
 	.write = bss_write,
 	.batch_commit = bss_batch_commit,
 	.batch_abort = bss_batch_abort,
+	.flush = bss_flush,
 	.size = bss_size,
 	.growth_bound = bss_growth_bound,
 	.version = bss_version,

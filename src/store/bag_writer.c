@@ -1022,6 +1022,14 @@ bt_status bag_writer_write(struct bag_writer *w, const struct bag_message *msgs,
 	return bw_write(w, msgs, n, err);
 }
 
+bt_status bag_writer_idle(struct bag_writer *w, struct bt_error *err)
+{
+	if (w->failed || w->in_txn || !w->store)
+		return BT_OK;
+	bt_status st = w->store->ops->flush(w->store, err);
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
 bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
 {
 	if (w->failed)

@@ -220,6 +220,12 @@ BT_MUST_CHECK bt_status bag_writer_write(struct bag_writer *w, const struct bag_
  * close; `bagtop reindex` compresses them; when no kept file was
  * compressed, metadata.yaml says the bag is uncompressed). NULL: never. */
 void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
+/* Between batches, while nothing arrives: lets the storage make durable
+ * what it keeps buffered beyond its commits (mcap: the open chunk, once it
+ * waits a second), so a crash loses at most the last second. Cheap when
+ * there is nothing to do; a no-op after a failed write. Same thread as
+ * bag_writer_write. */
+BT_MUST_CHECK bt_status bag_writer_idle(struct bag_writer *w, struct bt_error *err);
 /* Closes the current file and starts the next one now. */
 BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
 /* Finishes the bag (final metadata, waits for FILE compression unless the

@@ -9,6 +9,7 @@
 #include "bag_storage.h"
 
 extern const struct bag_storage_ops bag_storage_sqlite_ops;
+extern const struct bag_storage_ops bag_storage_mcap_ops;
 
 /* The journal_mode and synchronous of sqlite3 preset `preset` (NULL, "",
  * "none" or "resilient"); false for an unknown one. */

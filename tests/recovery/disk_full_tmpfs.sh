@@ -8,6 +8,7 @@
 # preset (WAL) metadata.yaml is as of the last split, so the error must say
 # to run `bagtop reindex`; a disk too small for the bag's first file: the
 # error says so, and no half-made bag is left (or one check recognises).
+# With -s mcap (domain 57): the same, through MCAP's own repair.
 set -u
 B=${BAGTOP_BIN:?}
 if ! unshare -rm true 2>/dev/null; then
@@ -62,5 +63,30 @@ if [ -e "$T/mnt/bag" ]; then
 	cat "$T/check"
 	grep -q "first file was complete" "$T/check" || fail "check does not recognise the bag"
 fi
+
+# -s mcap (domain 57): one error line naming the full disk and reindex, and
+# that the last second's messages may be gone; once there is room, reindex
+# rebuilds the file without a footer from its complete chunks (no more
+# messages than were committed), check passes, no repair file is left.
+umount "$T/mnt" && mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || fail "mcap tmpfs"
+timeout -s KILL 60 "$B" demo -s mcap -d 1 -o "$T/mnt/bag" --domain 57 --duration 20 \
+	>"$T/out" 2>"$T/err"
+rc=$?
+echo "mcap: exit $rc; stderr:"; cat "$T/err"
+[ "$rc" = 1 ] || fail "exit status $rc, want 1"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
+grep -q "^bagtop: error: .*No space left on device.*run 'bagtop reindex $T/mnt/bag'" "$T/err" ||
+	fail "unclear error line"
+said=$(sed -n 's/.*(the \([0-9]*\) messages committed before, but for those of the last second,.*/\1/p' "$T/err")
+[ -n "$said" ] || fail "the error does not say what was kept"
+"$B" info "$T/mnt/bag" >/dev/null || fail "mcap bag unreadable after the failure"
+mount -o remount,size=16m "$T/mnt" || fail "remount"
+"$B" reindex "$T/mnt/bag" >"$T/reindex" 2>&1 || { cat "$T/reindex"; fail "mcap reindex"; }
+cat "$T/reindex"
+kept=$(sed -n 's/.*metadata.yaml rebuilt: .* file.*, \([0-9]*\) messages$/\1/p' "$T/reindex")
+[ -n "$kept" ] && [ "$kept" -le "$said" ] || fail "reindex kept '$kept' of $said"
+"$B" check "$T/mnt/bag" || fail "mcap check"
+ls "$T/mnt/bag" | grep -q '\.reindex$' && fail "repair file left behind"
+echo "mcap: $said committed, $kept kept"
 exit 0
 INNER

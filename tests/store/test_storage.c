@@ -188,7 +188,8 @@ static void ct_create(const struct bag_storage_ops *ops, const char *path)
 	static const struct ct_msg b2[] = {{0, 5, "lost"}};
 	static const struct ct_msg b3[] = {{1, 40, "dddd"}};
 	ct_write(s, ids, b1, 3, true);
-	ct_write(s, ids, b2, 1, false);
+	if (!ops->append_only) /* it would keep the message: see bag_storage.h */
+		ct_write(s, ids, b2, 1, false);
 	ct_write(s, ids, b3, 1, true);
 	struct bag_qos q = {0};
 	q.depth = 7;
@@ -214,8 +215,10 @@ static void ct_read_topics(struct bag_storage *s, int64_t *ids)
 	assert_int_equal(t[1].count, 2);
 	assert_int_equal(t[1].min_ts, 10);
 	assert_int_equal(t[1].max_ts, 40);
-	assert_int_equal(t[1].topic.n_qos, 1);
-	assert_int_equal(t[1].topic.qos[0].depth, 7);
+	/* An append-only file keeps the QoS the topic was created with. */
+	assert_int_equal(t[1].topic.n_qos, s->ops->append_only ? 0 : 1);
+	if (!s->ops->append_only)
+		assert_int_equal(t[1].topic.qos[0].depth, 7);
 	ids[0] = t[0].id;
 	ids[1] = t[1].id;
 	bag_storage_topics_free(t, n);

@@ -1,0 +1,444 @@
+/* The mcap storage backend through bag_writer and bag_reader: a round trip
+ * for every rosbag2 preset and every MCAP writer key it takes (split by
+ * size, read back in timestamp order, bag_check passes, the files show the
+ * preset: chunks or none, their compression); the once-a-second flush (at
+ * a commit and when idle) that bounds what a kill loses; the split size
+ * counting the open chunk; option errors naming the key. No DDS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bag_metadata.h"
+#include "bag_storage.h"
+#include "bag_tools.h"
+#include "bag_writer.h"
+#include "bt_fs.h"
+#include "bt_mem.h"
+#include "mcap_reader.h"
+#include "test_bag.h"
+#include "test_util.h"
+
+#define RT_TOPICS 3
+#define RT_MSGS 600
+
+static const char *const rt_names[RT_TOPICS] = {"/a", "/b/c", "/d"};
+
+/* Message i: topic i % 3, a size that varies (up to ~1.5 KiB), stamped so
+ * that each batch of 50 holds its stamps out of order. */
+static int64_t rt_ts(size_t i)
+{
+	return INT64_C(1700000000000000000) + (int64_t)(i / 50) * 1000000 +
+	       (int64_t)(49 - i % 50) * 1000;
+}
+
+static size_t rt_len(size_t i)
+{
+	return 4 + (i * 37) % 1500;
+}
+
+/* Half noise, half repeats: compressible, but not to nothing (the size
+ * splits must still happen with zstd chunks). */
+static void rt_fill(uint8_t *buf, size_t i)
+{
+	size_t n = rt_len(i);
+	uint32_t x = (uint32_t)i * 2654435761u + 1;
+	for (size_t k = 0; k < n; k++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[k] = k < n / 2 ? (uint8_t)x : (uint8_t)i;
+	}
+}
+
+static struct bag_writer *rt_open(const char *dir, const char *preset, const struct bag_kv *kv,
+				  size_t n, uint64_t max_size, uint32_t *h)
+{
+	struct bag_writer_options o = {0};
+	o.uri = dir;
+	o.storage_id = "mcap";
+	o.storage_preset = preset;
+	o.storage_config = kv;
+	o.n_storage_config = n;
+	o.max_bagfile_size = max_size;
+	o.ros_distro = "jazzy";
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	if (bag_writer_open(&o, &w, &err) != BT_OK)
+		fail_msg("open %s: %s", dir, err.msg);
+	struct bag_msgdef def = {(char *)"std_msgs/msg/String", (char *)"ros2msg",
+				 (char *)"string data", (char *)""};
+	for (size_t t = 0; t < RT_TOPICS; t++) {
+		struct bag_topic tp = {0};
+		tp.name = (char *)rt_names[t];
+		tp.type = (char *)"std_msgs/msg/String";
+		tp.serialization_format = (char *)"cdr";
+		tp.type_description_hash = (char *)"RIHS01_00";
+		assert_int_equal(bag_writer_add_topic(w, &tp, &def, &h[t], &err), BT_OK);
+	}
+	return w;
+}
+
+static void rt_write(struct bag_writer *w, const uint32_t *h, size_t from, size_t to)
+{
+	struct bag_message *m = bt_xcalloc(to - from, sizeof *m);
+	uint8_t *buf = bt_xmalloc((to - from) * 1600);
+	for (size_t i = from; i < to; i++) {
+		uint8_t *b = buf + (i - from) * 1600;
+		rt_fill(b, i);
+		m[i - from] = (struct bag_message){h[i % RT_TOPICS], rt_ts(i), b, rt_len(i)};
+	}
+	struct bt_error err;
+	if (bag_writer_write(w, m, to - from, &err) != BT_OK)
+		fail_msg("write: %s", err.msg);
+	free(buf);
+	free(m);
+}
+
+struct rt_seen {
+	size_t n;
+	int64_t last;
+	int bad;
+};
+
+/* Messages come back in timestamp order; message i is recognised by its
+ * stamp (unique), its topic and its bytes. */
+static void rt_check_msg(const struct bag_read_msg *m, const struct bag_reader_topic *t, void *arg)
+{
+	struct rt_seen *s = arg;
+	int64_t d = m->timestamp - INT64_C(1700000000000000000);
+	size_t i = (size_t)(d / 1000000) * 50 + 49 - (size_t)(d % 1000000) / 1000;
+	uint8_t want[1600];
+	rt_fill(want, i);
+	if (m->timestamp < s->last || m->timestamp != rt_ts(i) ||
+	    strcmp(t->topic.name, rt_names[i % RT_TOPICS]) != 0 || m->len != rt_len(i) ||
+	    memcmp(m->data, want, m->len) != 0)
+		s->bad++;
+	s->last = m->timestamp;
+	s->n++;
+}
+
+static void rt_report(void *ctx, const char *problem)
+{
+	fprintf(stderr, "check %s: %s\n", (const char *)ctx, problem);
+}
+
+/* What the first file's first data records say: chunks (and their
+ * compression) or loose messages. */
+static void rt_first_file(const char *dir, const char **layout)
+{
+	char *p = bt_xasprintf("%s/%s_0.mcap", dir, strrchr(dir, '/') + 1);
+	struct mcap_reader *r = NULL;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, p, &err), BT_OK);
+	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
+	struct mcap_item it;
+	bool end = false;
+	*layout = "empty";
+	while (mcap_reader_next(r, &it, &end, &err) == BT_OK && !end) {
+		if (it.rec.opcode == MCAP_OP_HEADER) {
+			assert_int_equal(it.rec.u.header.profile.len, 4);
+			assert_memory_equal(it.rec.u.header.profile.p, "ros2", 4);
+		} else if (it.rec.opcode == MCAP_OP_CHUNK) {
+			struct mcap_str c = it.rec.u.chunk.compression;
+			*layout = c.len == 4 ? "zstd" : c.len == 3 ? "lz4" : "chunk";
+			break;
+		} else if (it.rec.opcode == MCAP_OP_MESSAGE && !it.in_chunk) {
+			*layout = "loose";
+			break;
+		}
+	}
+	mcap_reader_close(r);
+	free(p);
+}
+
+struct rt_case {
+	const char *name, *preset;
+	const char *kv[4]; /* key, value, key, value */
+	const char *layout; /* of the first file */
+};
+
+static const struct rt_case rt_cases[] = {
+	{"default", NULL, {0}, "chunk"},
+	{"none", "none", {0}, "chunk"},
+	{"fastwrite", "fastwrite", {0}, "loose"},
+	{"zstd_fast", "zstd_fast", {0}, "zstd"},
+	{"zstd_small", "zstd_small", {0}, "zstd"},
+	{"zstd_fast_chunk", "zstd_fast", {"chunkSize", "8192"}, "zstd"},
+	{"chunkSize", NULL, {"chunkSize", "4096"}, "chunk"},
+	{"lz4_fastest", NULL, {"compression", "Lz4", "compressionLevel", "Fastest"}, "lz4"},
+	{"lz4_slowest", NULL, {"compression", "Lz4", "compressionLevel", "Slowest"}, "lz4"},
+	{"zstd_fast_lvl", NULL, {"compression", "Zstd", "compressionLevel", "Fast"}, "zstd"},
+	{"zstd_default", NULL, {"compression", "Zstd", "compressionLevel", "Default"}, "zstd"},
+	{"zstd_slow", NULL, {"compression", "Zstd", "compressionLevel", "Slow"}, "zstd"},
+	{"none_comp", "zstd_fast", {"compression", "None"}, "chunk"},
+	{"forceCompression", NULL, {"compression", "Zstd", "forceCompression", "true"}, "zstd"},
+	{"chunkCRC", NULL, {"noChunkCRC", "false"}, "chunk"},
+	{"noAttachmentCRC", NULL, {"noAttachmentCRC", "true"}, "chunk"},
+	{"enableDataCRC", NULL, {"enableDataCRC", "true"}, "chunk"},
+	{"noSummaryCRC", NULL, {"noSummaryCRC", "true"}, "chunk"},
+	{"noChunking", NULL, {"noChunking", "true"}, "loose"},
+	{"noMessageIndex", NULL, {"noMessageIndex", "true"}, "chunk"},
+	{"noSummary", NULL, {"noSummary", "true"}, "chunk"},
+	{"noRepeatedSchemas", NULL, {"noRepeatedSchemas", "true"}, "chunk"},
+	{"noRepeatedChannels", NULL, {"noRepeatedChannels", "true"}, "chunk"},
+	{"noAttachmentIndex", NULL, {"noAttachmentIndex", "true"}, "chunk"},
+	{"noMetadataIndex", NULL, {"noMetadataIndex", "true"}, "chunk"},
+	{"noChunkIndex", NULL, {"noChunkIndex", "true"}, "chunk"},
+	{"noStatistics", NULL, {"noStatistics", "true"}, "chunk"},
+	{"noSummaryOffsets", NULL, {"noSummaryOffsets", "true"}, "chunk"},
+};
+
+static void rt_one(const char *root, const struct rt_case *c)
+{
+	char *dir = bt_xasprintf("%s/%s", root, c->name);
+	struct bag_kv kv[2];
+	size_t n = 0;
+	for (; n < 2 && c->kv[2 * n]; n++)
+		kv[n] = (struct bag_kv){(char *)c->kv[2 * n], (char *)c->kv[2 * n + 1]};
+	uint32_t h[RT_TOPICS];
+	/* 64 KiB files: several splits, chunks closed by size and by split */
+	struct bag_writer *w = rt_open(dir, c->preset, kv, n, 64 * 1024, h);
+	for (size_t i = 0; i < RT_MSGS; i += 50)
+		rt_write(w, h, i, i + 50);
+	struct bt_error err;
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	struct rt_seen s = {0, INT64_MIN, 0};
+	assert_int_equal(tb_each(dir, 0, rt_check_msg, &s), RT_MSGS);
+	if (s.bad)
+		fail_msg("%s: %d messages read back wrong or out of order", c->name, s.bad);
+	if (bag_check(dir, rt_report, dir) != 0)
+		fail_msg("%s: bag_check found problems", c->name);
+	struct bag_metadata md;
+	assert_int_equal(bag_metadata_read(dir, &md, &err), BT_OK);
+	assert_string_equal(md.storage_identifier, "mcap");
+	if (md.n_paths <= 2) /* split by size */
+		fail_msg("%s: %zu files", c->name, md.n_paths);
+	assert_int_equal(md.message_count, RT_MSGS);
+	bag_metadata_fini(&md);
+	const char *layout;
+	rt_first_file(dir, &layout);
+	if (strcmp(layout, c->layout) != 0)
+		fail_msg("%s: first file %s, want %s", c->name, layout, c->layout);
+	free(dir);
+}
+
+static void test_roundtrip(void **state)
+{
+	for (size_t i = 0; i < sizeof rt_cases / sizeof rt_cases[0]; i++)
+		rt_one(*state, &rt_cases[i]);
+}
+
+/* ---- flush: what is on disk while the writer is open ---- */
+
+/* Messages in the complete records of the file as it is now (what a
+ * kill -9 would leave). */
+static uint64_t fl_on_disk(const char *dir)
+{
+	char *p = bt_xasprintf("%s/%s_0.mcap", dir, strrchr(dir, '/') + 1);
+	uint64_t size = 0;
+	struct bt_error err;
+	assert_int_equal(bt_fs_file_size(p, &size, &err), BT_OK);
+	struct mcap_recovery rec = {0};
+	if (size >= MCAP_MAGIC_LEN) {
+		struct mcap_reader *r = NULL;
+		assert_int_equal(mcap_reader_open(&r, p, &err), BT_OK);
+		assert_int_equal(mcap_reader_recover(r, &rec, &err), BT_OK);
+		mcap_reader_close(r);
+	}
+	free(p);
+	return rec.messages;
+}
+
+static void test_flush_each_second(void **state)
+{
+	char *dir = bt_xasprintf("%s/fl", (const char *)*state);
+	uint32_t h[RT_TOPICS];
+	struct bag_writer *w = rt_open(dir, NULL, NULL, 0, 0, h);
+	struct bt_error err;
+	rt_write(w, h, 0, 50);
+	/* A commit within the second: the chunk stays open (chunks are not
+	 * one per commit). */
+	assert_int_equal(fl_on_disk(dir), 0);
+	usleep(1100 * 1000);
+	rt_write(w, h, 50, 100); /* a commit a second after the file began */
+	assert_int_equal(fl_on_disk(dir), 100);
+	rt_write(w, h, 100, 150);
+	assert_int_equal(bag_writer_idle(w, &err), BT_OK);
+	assert_int_equal(fl_on_disk(dir), 100); /* waits less than a second */
+	usleep(1100 * 1000);
+	assert_int_equal(bag_writer_idle(w, &err), BT_OK); /* nothing arrives */
+	assert_int_equal(fl_on_disk(dir), 150);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	assert_int_equal(tb_each(dir, 0, NULL, NULL), 150);
+	free(dir);
+}
+
+/* ---- the split size counts the open chunk ---- */
+
+static void test_split_size(void **state)
+{
+	char *dir = bt_xasprintf("%s/sz", (const char *)*state);
+	uint32_t h[RT_TOPICS];
+	const uint64_t max = 100 * 1024;
+	/* chunks larger than the files: only the open chunk's count splits */
+	struct bag_kv kv = {(char *)"chunkSize", (char *)"1048576"};
+	struct bag_writer *w = rt_open(dir, NULL, &kv, 1, max, h);
+	for (size_t i = 0; i < RT_MSGS; i += 50)
+		rt_write(w, h, i, i + 50);
+	struct bt_error err;
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	struct bag_metadata md;
+	assert_int_equal(bag_metadata_read(dir, &md, &err), BT_OK);
+	assert_true(md.n_paths >= 3);
+	for (size_t i = 0; i + 1 < md.n_paths; i++) {
+		char *p = bt_fs_join(dir, md.relative_file_paths[i]);
+		uint64_t size = 0;
+		assert_int_equal(bt_fs_file_size(p, &size, &err), BT_OK);
+		/* at the limit, past it by at most the fixed part, one message,
+		 * the indexes and the summary */
+		if (size < max || size > max + 16 * 1024)
+			fail_msg("%s: %llu bytes for a %llu limit", p, (unsigned long long)size,
+				 (unsigned long long)max);
+		free(p);
+	}
+	bag_metadata_fini(&md);
+	free(dir);
+}
+
+/* ---- split on request (the live view's key), --max-bag-files ---- */
+
+static void test_split_and_rotate(void **state)
+{
+	char *dir = bt_xasprintf("%s/rot", (const char *)*state);
+	struct bag_writer_options o = {0};
+	o.uri = dir;
+	o.storage_id = "mcap";
+	o.max_bag_files = 2;
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_topic tp = {0};
+	tp.name = (char *)"/a";
+	tp.type = (char *)"std_msgs/msg/String";
+	tp.serialization_format = (char *)"cdr";
+	tp.type_description_hash = (char *)"";
+	uint32_t h[RT_TOPICS];
+	assert_int_equal(bag_writer_add_topic(w, &tp, NULL, &h[0], &err), BT_OK);
+	h[1] = h[2] = h[0];
+	for (size_t i = 0; i < 5 * 50; i += 50) { /* five files: 0..4 */
+		rt_write(w, h, i, i + 50);
+		if (i + 50 < 5 * 50)
+			assert_int_equal(bag_writer_split(w, &err), BT_OK);
+	}
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	char *gone = bt_xasprintf("%s/rot_2.mcap", dir);
+	char *kept = bt_xasprintf("%s/rot_3.mcap", dir);
+	assert_false(bt_fs_exists(gone));
+	assert_true(bt_fs_exists(kept));
+	assert_int_equal(tb_each(dir, 0, NULL, NULL), 100); /* the newest two files */
+	if (bag_check(dir, rt_report, dir) != 0)
+		fail_msg("rotated bag: bag_check found problems");
+	free(gone);
+	free(kept);
+	free(dir);
+}
+
+/* ---- a complete file damaged inside: reindex names it, never rebuilds ---- */
+
+static void test_damaged_inside(void **state)
+{
+	char *dir = bt_xasprintf("%s/dmg", (const char *)*state);
+	struct bag_kv kv = {(char *)"noChunkCRC", (char *)"false"};
+	uint32_t h[RT_TOPICS];
+	struct bag_writer *w = rt_open(dir, NULL, &kv, 1, 0, h);
+	rt_write(w, h, 0, 50);
+	struct bt_error err;
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	char *f = bt_xasprintf("%s/dmg_0.mcap", dir);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(bt_fs_read_all(f, 1 << 24, &text, &len, &err), BT_OK);
+	text[len / 3] ^= 0x5a; /* inside the one chunk, with its CRC */
+	tu_write_file(f, text, len);
+	struct bag_reindex_result res;
+	assert_int_equal(bag_reindex(dir, &res, &err), BT_ERR_FORMAT);
+	char *now = NULL;
+	size_t nlen = 0;
+	assert_int_equal(bt_fs_read_all(f, 1 << 24, &now, &nlen, &err), BT_OK);
+	assert_int_equal(nlen, len);
+	assert_memory_equal(now, text, len); /* not rebuilt */
+	assert_true(bag_check(dir, rt_report, dir) > 0);
+	free(now);
+	free(text);
+	free(f);
+	free(dir);
+}
+
+/* ---- options: unknown keys, bad values, another backend's preset ---- */
+
+static void test_option_errors(void **state)
+{
+	char *dir = bt_xasprintf("%s/err", (const char *)*state);
+	struct bag_writer_options o = {0};
+	o.uri = dir;
+	o.storage_id = "mcap";
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	o.storage_preset = "resilient";
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "resilient is sqlite3's"));
+	o.storage_preset = NULL;
+	struct bag_kv kv = {(char *)"chunkSizes", (char *)"1"};
+	o.storage_config = &kv;
+	o.n_storage_config = 1;
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "'chunkSizes'"));
+	kv = (struct bag_kv){(char *)"compression", (char *)"zstd"};
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "compression"));
+	kv = (struct bag_kv){(char *)"noSummary", (char *)"1"};
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "noSummary"));
+	o.max_bagfile_size = 1000; /* under rosbag2's 1024 for MCAP */
+	o.n_storage_config = 0;
+	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	assert_false(bt_fs_exists(dir));
+	/* the config file reader: a flat mapping, keys named in errors */
+	char *f = bt_xasprintf("%s/c.yaml", (const char *)*state);
+	struct bag_kv *got = NULL;
+	size_t n = 0;
+	tu_write_file(f, "chunkSize: 4096\nnoChunkCRC: false\n", 34);
+	assert_int_equal(bag_storage_config_read(f, &got, &n, &err), BT_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(got[0].key, "chunkSize");
+	assert_string_equal(got[0].value, "4096");
+	assert_string_equal(got[1].value, "false");
+	bag_kv_free(got, n);
+	tu_write_file(f, "compression: {a: 1}\n", 20);
+	assert_int_equal(bag_storage_config_read(f, &got, &n, &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "'compression'"));
+	tu_write_file(f, "- a\n", 4);
+	assert_int_equal(bag_storage_config_read(f, &got, &n, &err), BT_ERR_USAGE);
+	free(f);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_flush_each_second, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_split_size, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_split_and_rotate, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_inside, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_option_errors, tu_scratch_setup,
+						tu_scratch_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
