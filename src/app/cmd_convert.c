@@ -21,7 +21,6 @@ enum {
 	APP_C_EXCLUDE_TOPICS,
 	APP_C_START,
 	APP_C_END,
-	APP_C_STORAGE,
 };
 
 static const struct app_opt convert_own_opts[] = {
@@ -40,10 +39,6 @@ static const struct app_opt convert_own_opts[] = {
 	 "+SECONDS after the bag's first message (+10.5)",
 	 APP_C_START},
 	{"end", 0, "TIME", "copy messages stamped before TIME (the forms of --start)", APP_C_END},
-	/* The writer's own -s row, once it has one, gives way to this one
-	 * (convert_opt_wanted); both set the writer's storage_id. */
-	{"storage", 's', "ID", "storage backend by its identifier (default sqlite3)",
-	 APP_C_STORAGE},
 };
 
 static const struct app_opt convert_writer_opts[] = {APP_WRITER_OPT_ROWS};
@@ -100,17 +95,6 @@ static int convert_time(struct convert_ctx *c, const char *opt, const char *arg,
 	return 0;
 }
 
-/* -s: the registry refuses an unknown backend (and lists those it has). */
-static int convert_storage(struct convert_ctx *c, const char *arg)
-{
-	const struct bag_storage_ops *ops;
-	struct bt_error e;
-	if (bag_storage_lookup(arg, &ops, &e) != BT_OK)
-		return app_usage_error(c->cmd, "--storage: %s", e.msg);
-	c->w.opt.storage_id = ops->identifier;
-	return 0;
-}
-
 static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct convert_ctx *c = ctx;
@@ -121,7 +105,6 @@ static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_C_EXCLUDE_REGEX: c->sel.exclude_regex = arg; return 0;
 	case APP_C_START: return convert_time(c, "start", arg, &c->o.start);
 	case APP_C_END: return convert_time(c, "end", arg, &c->o.end);
-	case APP_C_STORAGE: return convert_storage(c, arg);
 	default: return app_writer_opt(c->cmd, &c->w, o, arg);
 	}
 }
