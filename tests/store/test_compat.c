@@ -163,15 +163,16 @@ struct ct_bag {
 
 /* A bag of `compat` layout: two topics (one with two publishers' QoS and a
  * type hash), 2 x 10 messages, split once, so `files` has two entries. */
-static void ct_write(struct ct_bag *b, enum bag_compat compat, enum bag_compression comp,
-		     const char *tag)
+static void ct_write_in(struct ct_bag *b, enum bag_compat compat, enum bag_compression comp,
+			const char *storage, const char *preset, const char *tag)
 {
 	memset(b, 0, sizeof *b);
 	b->tmp = tu_mkdtemp(tag);
 	b->dir = bt_fs_join(b->tmp, "bag");
 	struct bag_writer_options o = {.uri = b->dir, .ros_distro = bag_compat_name(compat),
 				       .compression = comp, .compression_threads = 1,
-				       .compat = compat};
+				       .compat = compat, .storage_id = storage,
+				       .storage_preset = preset};
 	struct bag_writer *w;
 	struct bt_error err;
 	if (bag_writer_open(&o, &w, &err) != BT_OK)
@@ -206,6 +207,12 @@ static void ct_write(struct ct_bag *b, enum bag_compat compat, enum bag_compress
 	}
 	if (bag_writer_close(w, &err) != BT_OK)
 		fail_msg("close: %s", err.msg);
+}
+
+static void ct_write(struct ct_bag *b, enum bag_compat compat, enum bag_compression comp,
+		     const char *tag)
+{
+	ct_write_in(b, compat, comp, NULL, NULL, tag);
 }
 
 static void ct_free(struct ct_bag *b)
@@ -539,6 +546,41 @@ static void test_matrix(void **state)
 	}
 }
 
+/* Every layout in MCAP storage, with each of its compressions (the
+ * presets: none, zstd_fast, zstd_small): metadata.yaml in the layout's
+ * version, `check` passes, every message reads back, and reindex keeps
+ * the version. */
+static void test_matrix_mcap(void **state)
+{
+	(void)state;
+	static const enum bag_compat cs[] = {BAG_COMPAT_HUMBLE, BAG_COMPAT_IRON, BAG_COMPAT_JAZZY};
+	static const char *const presets[] = {NULL, "zstd_fast", "zstd_small"};
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t k = 0; k < 3; k++) {
+			print_message("%s, mcap preset '%s'\n", bag_compat_name(cs[i]),
+				      presets[k] ? presets[k] : "none");
+			struct ct_bag b;
+			ct_write_in(&b, cs[i], BAG_COMPRESSION_NONE, "mcap", presets[k],
+				    "compat-matrix-mcap");
+			tu_check_bag(b.dir);
+			assert_int_equal(tb_each(b.dir, 0, NULL, NULL), b.written);
+			struct bag_reader *r;
+			struct bt_error err;
+			if (bag_reader_open(b.dir, 0, &r, &err) != BT_OK)
+				fail_msg("reader: %s", err.msg);
+			int v = bag_compat_metadata_version(cs[i]);
+			assert_int_equal(bag_reader_metadata(r)->version, v);
+			assert_string_equal(bag_reader_metadata(r)->storage_identifier, "mcap");
+			size_t nt;
+			(void)bag_reader_topics(r, &nt);
+			assert_int_equal(nt, CT_TOPICS);
+			bag_reader_close(r);
+			ct_expect_reindex(b.dir, v);
+			ct_free(&b);
+		}
+	}
+}
+
 /* Humble's layout has no custom_data: refused, never silently dropped. */
 static void test_humble_refuses_custom_data(void **state)
 {
@@ -612,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_qos_humble_round_trip),
 		cmocka_unit_test(test_schema_per_distro),
 		cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_matrix_mcap),
 		cmocka_unit_test(test_humble_refuses_custom_data),
 		cmocka_unit_test(test_choose),
 		cmocka_unit_test(test_cli_usage),
