@@ -25,17 +25,19 @@ ROUNDS=2
 DIR=${TMPDIR:-/tmp}
 SIZES="1KiB 1MiB"
 DOMAIN=230
+STORAGE=sqlite3
 
 usage() {
 	cat <<EOF
 usage: bench/record_bench.sh [--bagtop PATH] [--seconds N] [--rounds N] [--dir DIR]
-                             [--sizes "1KiB 1MiB"] [--domain ID]
+                             [--sizes "1KiB 1MiB"] [--domain ID] [--storage ID]
   --bagtop   the binary to measure (default build/src/app/bagtop)
   --seconds  how long ddsperf pub publishes per run (default 5)
   --rounds   A B pairs per size (default 2: A B A B)
   --dir      where bags and the dd file are written (default \$TMPDIR or /tmp)
   --sizes    ddsperf pub sizes (default "1KiB 1MiB")
   --domain   DDS domain id (default 230)
+  --storage  bagtop's storage backend, its -s (default sqlite3; or mcap)
 EOF
 }
 
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--dir) DIR=$2; shift 2 ;;
 	--sizes) SIZES=$2; shift 2 ;;
 	--domain) DOMAIN=$2; shift 2 ;;
+	--storage) STORAGE=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -58,7 +61,7 @@ if [ -z "${RECORD_BENCH_NS:-}" ]; then
 	if unshare -rn true 2>/dev/null; then
 		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" \
 			--bagtop "$BAGTOP" --seconds "$SECONDS_PUB" --rounds "$ROUNDS" \
-			--dir "$DIR" --sizes "$SIZES" --domain "$DOMAIN"
+			--dir "$DIR" --sizes "$SIZES" --domain "$DOMAIN" --storage "$STORAGE"
 	fi
 	echo "record_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
 fi
@@ -96,7 +99,7 @@ run_sub() {
 # run_bagtop SIZE -> "received lost_recorder lost_transport cpu bytes"
 run_bagtop() {
 	rm -rf "$WORK/bag"
-	(timeout $((SECONDS_PUB + 120)) "$BAGTOP" record --no-tui -o "$WORK/bag" \
+	(timeout $((SECONDS_PUB + 120)) "$BAGTOP" record --no-tui -o "$WORK/bag" -s "$STORAGE" \
 		--domain "$DOMAIN" DDSPerfRDataKS >"$WORK/rec.out" 2>&1; times >"$WORK/rec.times") &
 	rp=$!
 	sleep 1.5
