@@ -6,6 +6,7 @@
 #   ./dev.sh tsan   the suite under ThreadSanitizer
 #   ./dev.sh release  the suite built as CMAKE_BUILD_TYPE=Release (-O3), as
 #                   packagers build it
+#   ./dev.sh release-build  that build alone (-O3 warns about other things)
 #   ./dev.sh build | deps
 # Every build here treats warnings as errors (BAGTOP_WERROR=ON); a plain
 # `cmake` build does not.
@@ -93,8 +94,9 @@ test) WITH_TEST_PKGS=1 deps && suite build ;;
 asan) WITH_TEST_PKGS=1 deps && suite build-asan -DBAGTOP_SANITIZE=address,undefined -DBAGTOP_BENCH=OFF ;;
 tsan) WITH_TEST_PKGS=1 deps && suite build-tsan -DBAGTOP_SANITIZE=thread -DBAGTOP_BENCH=OFF ;;
 release) WITH_TEST_PKGS=1 deps && suite build-release -DCMAKE_BUILD_TYPE=Release ;;
+release-build) deps && build build-release -DCMAKE_BUILD_TYPE=Release ;;
 *)
-	echo "usage: ./dev.sh demo|test|asan|tsan|release|build|deps" >&2
+	echo "usage: ./dev.sh demo|test|asan|tsan|release|release-build|build|deps" >&2
 	exit 2
 	;;
 esac

@@ -350,8 +350,8 @@ bt_status mcap_reader_next(struct mcap_reader *r, struct mcap_item *it, bool *en
 bt_status mcap_reader_record_at(struct mcap_reader *r, uint64_t offset, struct mcap_record *out,
 				struct bt_error *err)
 {
-	uint8_t op;
-	uint64_t len;
+	uint8_t op = 0; /* set when BT_OK: gcc -O3 cannot tell */
+	uint64_t len = 0;
 	bt_status st = mcap_r_read_record(r, offset, &op, &len, err);
 	if (st == BT_OK)
 		st = mcap_record_parse(op, r->rbuf, len, out, err);
@@ -373,8 +373,8 @@ static void r_recover_count(struct mcap_recovery *out, const struct mcap_record 
 		return;
 	out->chunks++;
 	uint64_t pos = 0;
-	uint8_t op;
-	uint64_t blen;
+	uint8_t op = 0; /* set when BT_OK: gcc -O3 cannot tell */
+	uint64_t blen = 0;
 	while (pos < len && mcap_r_frame(buf, len, pos, &op, &blen, 0, NULL) == BT_OK) {
 		out->messages += op == MCAP_OP_MESSAGE;
 		pos += MCAP_RECORD_PREFIX + blen;
