@@ -54,6 +54,7 @@ struct rec_sub {
 	dds_entity_t topic;  /* raw topic, 0 until first subscribed */
 	dds_entity_t reader; /* 0 when not subscribed */
 	dds_entity_t retiring; /* the reader before a re-adaptation, or 0 */
+	int64_t retire_from;   /* monotonic ns: not before (remote writers catch up) */
 	int64_t retire_at;     /* monotonic ns: delete `retiring` by then at the latest */
 	struct rec_requested req;
 	struct rec_pub *pubs; /* alive publications */

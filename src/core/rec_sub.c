@@ -20,9 +20,14 @@
 #include "rec__recorder.h"
 #include "rec_raw.h"
 
-/* A replaced reader is deleted once its successor matched every publisher,
- * or after this long at the latest. */
-#define SUB_RETIRE_MAX_NS (INT64_C(2) * 1000000000)
+/* A replaced reader is deleted once its successor matched every publisher
+ * and SUB_RETIRE_MIN_NS have passed, or after SUB_RETIRE_MAX_NS at the
+ * latest. The successor matches the known publishers at once, on this
+ * side; a remote writer learns of it only when discovery data reaches it
+ * (longer on a loaded machine), and what it sends before goes to the old
+ * reader alone. */
+#define SUB_RETIRE_MIN_NS (INT64_C(1) * 1000000000)
+#define SUB_RETIRE_MAX_NS (INT64_C(3) * 1000000000)
 
 static struct bag_qos_time qos_time(dds_duration_t d)
 {
@@ -608,7 +613,8 @@ static void sub_readapt(struct rec_sub *s, const struct rec_pub *p)
 	if (s->retiring > 0)
 		(void)dds_delete(s->retiring);
 	s->retiring = s->reader;
-	s->retire_at = bt_time_monotonic_ns() + SUB_RETIRE_MAX_NS;
+	s->retire_from = bt_time_monotonic_ns() + SUB_RETIRE_MIN_NS;
+	s->retire_at = s->retire_from - SUB_RETIRE_MIN_NS + SUB_RETIRE_MAX_NS;
 	s->reader = rd;
 	rec_requested_fini(&s->req);
 	s->req = want;
@@ -790,8 +796,9 @@ void rec_sub_tick(struct rec_sub *s)
 	if (s->retiring <= 0)
 		return;
 	dds_return_t matched = dds_get_matched_publications(s->reader, NULL, 0);
-	if ((matched >= 0 && (size_t)matched < s->n_pubs) &&
-	    bt_time_monotonic_ns() < s->retire_at)
+	int64_t now = bt_time_monotonic_ns();
+	bool all = matched >= 0 && (size_t)matched >= s->n_pubs;
+	if (now < s->retire_at && (!all || now < s->retire_from))
 		return;
 	(void)dds_delete(s->retiring);
 	s->retiring = 0;
