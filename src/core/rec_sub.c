@@ -5,7 +5,8 @@
  * Adapting a reader (a best-effort publisher joins a reliable topic, a
  * volatile one joins a transient-local topic, a new partition) creates the
  * new reader and deletes the old one only once the new one has matched
- * every publisher (rec_sub_tick), so nothing published meanwhile is missed;
+ * every publisher and the publishers have had time to learn of it
+ * (rec_sub_tick), so nothing published meanwhile is missed;
  * the duplicates both readers deliver are dropped by sequence number per
  * publication. */
 #include <stdlib.h>
