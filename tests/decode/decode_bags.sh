@@ -22,18 +22,9 @@ command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installe
 [ -d "$HERE/node_modules/@foxglove/rosmsg2-serialization" ] ||
 	{ echo "SKIP: no $HERE/node_modules (run: npm ci --prefix $HERE)"; exit 77; }
 unset AMENT_PREFIX_PATH
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-decode-XXXXXX")
-REC=""
-cleanup() {
-	[ -n "$REC" ] && kill -9 "$REC" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f:"; tail -20 "$f"; }; done
-	exit 1
-}
+# shellcheck source=../integration/proc_lib.sh
+. "$HERE/../integration/proc_lib.sh"
+proc_scratch decode
 
 # The demo: every ROS type decodes, values checked.
 timeout 60 "$B" demo --no-tui --domain 22 --duration 4 -o "$T/demo" >"$T/demo.log" 2>&1 ||

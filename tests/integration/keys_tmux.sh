@@ -9,17 +9,10 @@ set -u
 . "$(dirname "$0")/tmux_lib.sh"
 tmux_test_dir keys
 SOCK="bagtop-test-keys-$$"
-PUB=""
-cleanup() {
-	tm kill-server 2>/dev/null
-	[ -n "$PUB" ] && kill "$PUB" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 pane_stty() { stty -a <"$(tm display -p '#{pane_tty}')"; }
 
 "$P" --domain 163 --topic rt/k --type string --count 100000 --rate 20 >/dev/null 2>&1 &
-PUB=$!
+PUBS=$!
 tm new-session -d -x 100 -y 30 "$B record /k --domain 163 -o $T/bag --no-tui --start-paused; \
 echo \$? > $T/exit; stty -a > $T/stty; sleep 60"
 wait_for 5 on_screen "Press SPACE to pause/resume" || fail "no key help line within 5 s"

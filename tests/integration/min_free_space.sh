@@ -8,9 +8,9 @@
 set -u
 B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-guard-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=proc_lib.sh
+. "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+proc_scratch guard
 
 for a in -1 abc 1Q; do
 	"$B" record -a -o "$T/usage" --min-free-space "$a" >"$T/u" 2>&1

@@ -1,5 +1,6 @@
 # proc_lib.sh — helpers for the integration scripts that run bagtop as a
-# background process (sourced; the script defines fail()).
+# background process (sourced; the script defines fail(), or calls
+# proc_scratch, which defines one).
 
 # wait_for FILE PATTERN TENTHS: until FILE has a line matching PATTERN,
 # at most TENTHS tenths of a second; then fail, showing FILE.
@@ -24,4 +25,25 @@ stop_wait() {
 	done
 	wait "$1"
 	rc=$?
+}
+
+# proc_scratch NAME: a scratch directory in $T for a script that runs
+# bagtop in the background. At exit the processes in $REC and $RECS (PIDs;
+# empty when none is running) are killed and $T is removed. Defines fail(),
+# which shows the tail of every $T/*.log; a script may define its own
+# after this call.
+proc_scratch() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-$1-XXXXXX") || exit 1
+	REC="" RECS=""
+	trap proc_cleanup EXIT
+	fail() {
+		echo "FAIL: $*"
+		for _f in "$T"/*.log; do [ -f "$_f" ] && { echo "--- $_f:"; tail -20 "$_f"; }; done
+		exit 1
+	}
+}
+
+proc_cleanup() {
+	for _p in $REC $RECS; do kill -9 "$_p" 2>/dev/null; done
+	rm -rf "$T"
 }

@@ -10,11 +10,9 @@
 set -u
 B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-throttle-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 # shellcheck source=proc_lib.sh
 . "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+proc_scratch throttle
 
 for a in /imu=0Hz /imu=0.0Hz /imu=-1Hz /imu=2000000000Hz /imu=1e3Hz /imu=0MB/s \
 	/imu=10 /imu /imu= =10Hz /imu=fastHz '/imu[=10Hz' '(=1Hz'; do

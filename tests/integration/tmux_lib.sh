@@ -1,17 +1,25 @@
 # Shared by the tmux tests (sourced): drive a pane of the tmux server on
 # socket $SOCK and read the bag with the sqlite3 shell. The sourcing script
-# sets SOCK and its own cleanup.
+# sets SOCK; tmux_test_dir sets the cleanup at exit.
 
 # tmux_test_dir TAG: what every tmux test needs (B, P: the binaries ctest
 # gives; tmux and the sqlite3 shell, else exit 77, skipped), and T, a fresh
-# scratch directory named after TAG.
+# scratch directory named after TAG. At exit the tmux server on $SOCK and
+# the processes in $PUBS (PIDs, which the script adds) end and T is removed.
 tmux_test_dir() {
 	B=${BAGTOP_BIN:?}
 	P=${BAGTOP_TPUB:?}
 	command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
 	command -v sqlite3 >/dev/null ||
 		{ echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
-	T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-$1-XXXXXX")
+	T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-$1-XXXXXX") || exit 1
+	PUBS=""
+	trap tmux_cleanup EXIT
+}
+tmux_cleanup() {
+	tm kill-server 2>/dev/null
+	[ -n "$PUBS" ] && kill $PUBS 2>/dev/null
+	rm -rf "$T"
 }
 tm() { tmux -L "$SOCK" "$@"; }
 screen() { tm capture-pane -p; }

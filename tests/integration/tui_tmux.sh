@@ -12,13 +12,6 @@ set -u
 tmux_test_dir tui
 RUN=0
 SOCK="bagtop-test-$$-$RUN"
-PUBS=""
-cleanup() {
-	tm kill-server 2>/dev/null
-	[ -n "$PUBS" ] && kill $PUBS 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 publish() { # publish DOMAIN TOPIC RATE
 	"$P" --domain "$1" --topic "$2" --type string --count 100000 --rate "$3" >/dev/null 2>&1 &
 	PUBS="$PUBS $!"

@@ -20,18 +20,9 @@ B=${BAGTOP_BIN:?}
 S=${BAGTOP_TDSERVER:?}
 command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 77; }
 unset AMENT_PREFIX_PATH
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-typedesc-XXXXXX")
-RECS=""
-cleanup() {
-	for p in $RECS; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f:"; tail -20 "$f"; }; done
-	exit 1
-}
+# shellcheck source=proc_lib.sh
+. "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+proc_scratch typedesc
 
 # run MODE DOMAIN DURATION [bagtop options...]: records tdserver in $T/MODE.
 run() {

@@ -27,18 +27,9 @@ command -v idlc >/dev/null || { echo "SKIP: idlc is not installed"; exit 77; }
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "SKIP: no C compiler ($CC)"; exit 77; }
 unset AMENT_PREFIX_PATH
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-xtypes-XXXXXX")
-REC=""
-cleanup() {
-	[ -n "$REC" ] && kill -9 "$REC" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f:"; tail -20 "$f"; }; done
-	exit 1
-}
+# shellcheck source=proc_lib.sh
+. "$SRC/tests/integration/proc_lib.sh"
+proc_scratch xtypes
 
 DOM=66
 "$B" record -a --no-tui --domain $DOM -d 1 -o "$T/bag" >"$T/rec.log" 2>&1 &

@@ -7,13 +7,6 @@ set -u
 . "$(dirname "$0")/tmux_lib.sh"
 tmux_test_dir xtypes-tui
 SOCK="bagtop-test-xtypes-$$"
-PUBS=""
-cleanup() {
-	tm kill-server 2>/dev/null
-	[ -n "$PUBS" ] && kill $PUBS 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 # At most 60 s each; killed at the end.
 "$P" --domain 67 --topic rich_topic --type rich --count 600 --rate 10 >/dev/null 2>&1 &
 PUBS="$PUBS $!"
