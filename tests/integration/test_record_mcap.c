@@ -273,7 +273,8 @@ static double crash_round(const char *tmp, unsigned round)
 	char *argv[] = {getenv("BAGTOP_BIN"), "record", "-s", "mcap", "/crash", "--domain", "56",
 			"-o", dir, "--no-tui", NULL};
 	pid_t pid = rec_spawn(argv, out_path, NULL);
-	/* until it records, then 1.5..3.5 s of messages */
+	/* until it records, then 1.5..2.5 s of messages: more than the first
+	 * second, and the kill anywhere in the once-a-second chunk cycle */
 	double end = rec_now() + 15.0;
 	for (;;) {
 		char *text = rec_read(out_path);
@@ -283,7 +284,7 @@ static double crash_round(const char *tmp, unsigned round)
 			break;
 		rec_sleep(0.05);
 	}
-	rec_sleep(1.0 + 1.5 + (double)(rand() % 2000) / 1000.0);
+	rec_sleep(2.5 + (double)(rand() % 1000) / 1000.0);
 	int64_t t_kill = bt_time_realtime_ns();
 	assert_int_equal(tu_stop(pid, SIGKILL, 30.0), 128 + SIGKILL);
 	char *text = NULL;
