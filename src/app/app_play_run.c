@@ -4,6 +4,7 @@
  * second, keys on the terminal (app_keys.c's thread: Space pause/resume,
  * . or Right one message, Up/Down rate x1.1 / /1.1), then the summary. */
 #include "app_play.h"
+#include "app_play_tui.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -125,6 +126,20 @@ static int play_exit_of(bt_status st)
 								    : APP_EXIT_ERROR;
 }
 
+/* The live view (app_play_tui) when stdout is a terminal, unless --no-tui
+ * or --disable-keyboard-controls (it owns the terminal and its keys);
+ * false when it did not run: then status lines. */
+static bool play_live_view(const struct app_play_cfg *c, struct play *p, const sigset_t *sigs)
+{
+	if (c->no_tui || c->no_keys || !isatty(STDOUT_FILENO))
+		return false;
+	struct bt_error err = {0};
+	if (app_play_tui_run(p, sigs, 0, &err) == BT_OK)
+		return true;
+	fprintf(stderr, "bagtop: %s; going on without the live view\n", err.msg);
+	return false;
+}
+
 int app_play_run(struct app_play_cfg *c)
 {
 	sigset_t sigs, old;
@@ -143,17 +158,20 @@ int app_play_run(struct app_play_cfg *c)
 		app_error("%s", err.msg);
 		return play_exit_of(st);
 	}
-	char bag[1024];
-	app_escape(c->po.bag_path, bag, sizeof bag);
-	printf("Playing %s (%zu topic%s%s; Ctrl-C to stop)\n", bag, play_n_topics(p),
-	       bt_fmt_s(play_n_topics(p)), c->po.start_paused ? ", paused" : "");
 	struct play_keys pk = {.p = p};
 	struct app_keys keys = {.started = false};
-	if (!c->no_keys && app_keys_start_fn(&keys, play_keys_fn, &pk))
-		printf("Press SPACE to pause/resume, . or RIGHT to play one message while paused, "
-		       "UP/DOWN to change the rate\n");
-	fflush(stdout);
-	int sig = play_wait_loop(p, &sigs);
+	int sig = 0;
+	if (!play_live_view(c, p, &sigs)) {
+		char bag[1024];
+		app_escape(c->po.bag_path, bag, sizeof bag);
+		printf("Playing %s (%zu topic%s%s; Ctrl-C to stop)\n", bag, play_n_topics(p),
+		       bt_fmt_s(play_n_topics(p)), c->po.start_paused ? ", paused" : "");
+		if (!c->no_keys && app_keys_start_fn(&keys, play_keys_fn, &pk))
+			printf("Press SPACE to pause/resume, . or RIGHT to play one message while "
+			       "paused, UP/DOWN to change the rate\n");
+		fflush(stdout);
+		sig = play_wait_loop(p, &sigs);
+	}
 	if (sig > 0) {
 		fprintf(stderr, "bagtop: %s: stopping\n", strsignal(sig));
 		play_request_stop(p);
