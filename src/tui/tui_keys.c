@@ -5,17 +5,25 @@
 
 #define K(...) {__VA_ARGS__}
 
+/* The bindings both modes have, in both tables. */
+#define TUI_KB_HELP \
+	{K('?', TUI_KEY_F(1), 'h'), TUI_ACT_HELP, "Help", "show this help; any other key closes it"}
+#define TUI_KB_FILTER_SORT \
+	{K('/', TUI_KEY_F(4)), TUI_ACT_FILTER, "Filter", \
+	 "filter by topic name (Enter keeps the filter, Esc clears it)"}, \
+	{K(TUI_KEY_F(6), '>'), TUI_ACT_SORT_NEXT, "SortBy", "sort by the next column"}, \
+	{K('<'), TUI_ACT_SORT_PREV, NULL, "sort by the previous column"}, \
+	{K('I'), TUI_ACT_SORT_INVERT, NULL, "invert the sort order"}, \
+	{K('N'), TUI_ACT_SORT_NAME, NULL, "sort by topic name (again: invert)"}, \
+	{K('R'), TUI_ACT_SORT_RATE, NULL, "sort by rate (again: invert)"}
+#define TUI_KB_LOG \
+	{K(TUI_KEY_TAB), TUI_ACT_LOG_VIEW, "Log", "switch between the topic table and the event log"}
+#define TUI_KB_REDRAW {K(TUI_KEY_CTRL_L), TUI_ACT_REDRAW, NULL, "redraw the whole screen"}
+
 /* Every F-key has a letter twin (htop); quick sort keys are capitals. */
 static const struct tui_key_binding tui_record_keys[] = {
-	{K('?', TUI_KEY_F(1), 'h'), TUI_ACT_HELP, "Help",
-	 "show this help; any other key closes it"},
-	{K('/', TUI_KEY_F(4)), TUI_ACT_FILTER, "Filter",
-	 "filter by topic name (Enter keeps the filter, Esc clears it)"},
-	{K(TUI_KEY_F(6), '>'), TUI_ACT_SORT_NEXT, "SortBy", "sort by the next column"},
-	{K('<'), TUI_ACT_SORT_PREV, NULL, "sort by the previous column"},
-	{K('I'), TUI_ACT_SORT_INVERT, NULL, "invert the sort order"},
-	{K('N'), TUI_ACT_SORT_NAME, NULL, "sort by topic name (again: invert)"},
-	{K('R'), TUI_ACT_SORT_RATE, NULL, "sort by rate (again: invert)"},
+	TUI_KB_HELP,
+	TUI_KB_FILTER_SORT,
 	{K('B'), TUI_ACT_SORT_BYTES, NULL, "sort by bytes written (again: invert)"},
 	{K('L'), TUI_ACT_SORT_LOSSES, NULL,
 	 "sort by losses, in transport then in the recorder (again: invert)"},
@@ -28,11 +36,10 @@ static const struct tui_key_binding tui_record_keys[] = {
 	{K('s'), TUI_ACT_SNAPSHOT, "Snap", "write a snapshot (with --snapshot-mode)"},
 	{K('p'), TUI_ACT_PAUSE, "Pause", "pause or resume recording"},
 	{K('n'), TUI_ACT_SPLIT, "Split", "split: continue in a new bag file now"},
-	{K(TUI_KEY_TAB), TUI_ACT_LOG_VIEW, "Log",
-	 "switch between the topic table and the event log"},
+	TUI_KB_LOG,
 	{K('f'), TUI_ACT_FILE_COUNTS, NULL,
 	 "show Rcvd, Written, LostT and LostR for the file being written (again: since start)"},
-	{K(TUI_KEY_CTRL_L), TUI_ACT_REDRAW, NULL, "redraw the whole screen"},
+	TUI_KB_REDRAW,
 	{K(TUI_KEY_UP, 'k'), TUI_ACT_UP, NULL, "select the row above"},
 	{K(TUI_KEY_DOWN, 'j'), TUI_ACT_DOWN, NULL, "select the row below"},
 	{K(TUI_KEY_PGUP), TUI_ACT_PGUP, NULL, "one page up"},
@@ -49,8 +56,7 @@ static const struct tui_key_binding tui_record_keys[] = {
  * (Enter, j, k...): then Space mutes the selected topic; otherwise Space
  * pauses (p always does). */
 static const struct tui_key_binding tui_play_keys[] = {
-	{K('?', TUI_KEY_F(1), 'h'), TUI_ACT_HELP, "Help",
-	 "show this help; any other key closes it"},
+	TUI_KB_HELP,
 	{K(TUI_KEY_SEL(TUI_KEY_SPACE)), TUI_ACT_MUTE, "Mute",
 	 "mute or unmute the selected topic (while a row is selected)"},
 	{K(TUI_KEY_SPACE, 'p'), TUI_ACT_PAUSE, "Pause",
@@ -64,17 +70,10 @@ static const struct tui_key_binding tui_play_keys[] = {
 	{K('l'), TUI_ACT_LOOP, "Loop", "loop on or off"},
 	{K(TUI_KEY_ENTER), TUI_ACT_SELECT, NULL,
 	 "select a topic row (then Space mutes it; Esc hides the selection)"},
-	{K('/', TUI_KEY_F(4)), TUI_ACT_FILTER, "Filter",
-	 "filter by topic name (Enter keeps the filter, Esc clears it)"},
-	{K(TUI_KEY_F(6), '>'), TUI_ACT_SORT_NEXT, "SortBy", "sort by the next column"},
-	{K('<'), TUI_ACT_SORT_PREV, NULL, "sort by the previous column"},
-	{K('I'), TUI_ACT_SORT_INVERT, NULL, "invert the sort order"},
-	{K('N'), TUI_ACT_SORT_NAME, NULL, "sort by topic name (again: invert)"},
-	{K('R'), TUI_ACT_SORT_RATE, NULL, "sort by rate (again: invert)"},
+	TUI_KB_FILTER_SORT,
 	{K('L'), TUI_ACT_SORT_LATE, NULL, "sort by messages sent late (again: invert)"},
-	{K(TUI_KEY_TAB), TUI_ACT_LOG_VIEW, "Log",
-	 "switch between the topic table and the event log"},
-	{K(TUI_KEY_CTRL_L), TUI_ACT_REDRAW, NULL, "redraw the whole screen"},
+	TUI_KB_LOG,
+	TUI_KB_REDRAW,
 	{K('k'), TUI_ACT_UP, NULL, "select the row above"},
 	{K('j'), TUI_ACT_DOWN, NULL, "select the row below"},
 	{K(TUI_KEY_PGUP), TUI_ACT_PGUP, NULL, "one page up"},
