@@ -155,7 +155,7 @@ int app_play_run(struct app_play_cfg *c)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (st == BT_ERR_USAGE)
 			return app_usage_error(c->cmd, "%s", err.msg);
-		app_error("%s", err.msg);
+		app_error("%s%s", err.msg, st == BT_ERR_DDS ? "" : ": nothing played");
 		return play_exit_of(st);
 	}
 	struct play_keys pk = {.p = p};

@@ -61,6 +61,14 @@ static void qos_history_to_dds(const struct bag_qos *b, dds_qos_t *q)
 	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
 }
 
+/* rmw's RMW_DURATION_UNSPECIFIED ({0, 0}, what rosbag2 stores for a
+ * policy left at its default): the policy is not set. A zero deadline or
+ * lease set on a writer would fire without end. */
+static bool qos_time_unspecified(struct bag_qos_time t)
+{
+	return t.sec == 0 && t.nsec == 0;
+}
+
 static void qos_liveliness_to_dds(const struct bag_qos *b, dds_qos_t *q)
 {
 	dds_liveliness_kind_t k;
@@ -70,7 +78,9 @@ static void qos_liveliness_to_dds(const struct bag_qos *b, dds_qos_t *q)
 	case BAG_LIVELINESS_MANUAL_BY_TOPIC: k = DDS_LIVELINESS_MANUAL_BY_TOPIC; break;
 	default: return;
 	}
-	dds_qset_liveliness(q, k, btdds_qos_duration(b->liveliness_lease_duration));
+	struct bag_qos_time lease = b->liveliness_lease_duration;
+	dds_qset_liveliness(q, k,
+			    qos_time_unspecified(lease) ? DDS_INFINITY : btdds_qos_duration(lease));
 }
 
 void btdds_qos_to_dds(const struct bag_qos *b, dds_qos_t *q)
@@ -84,8 +94,10 @@ void btdds_qos_to_dds(const struct bag_qos *b, dds_qos_t *q)
 		dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
 	else if (b->durability == BAG_DURABILITY_VOLATILE)
 		dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
-	dds_qset_deadline(q, btdds_qos_duration(b->deadline));
-	dds_qset_lifespan(q, btdds_qos_duration(b->lifespan));
+	if (!qos_time_unspecified(b->deadline))
+		dds_qset_deadline(q, btdds_qos_duration(b->deadline));
+	if (!qos_time_unspecified(b->lifespan))
+		dds_qset_lifespan(q, btdds_qos_duration(b->lifespan));
 	qos_liveliness_to_dds(b, q);
 }
 

@@ -20,7 +20,8 @@ void btdds_qos_from_dds(const dds_qos_t *q, struct bag_qos *b);
  * rmw_cyclonedds does: history and depth (KEEP_LAST depth 0 or SYSTEM
  * DEFAULT: depth 10, rmw's default), reliability, durability, deadline,
  * lifespan, liveliness and its lease. "system default" / "unknown" /
- * "best available" policies keep what `q` has. */
+ * "best available" policies, and times of {0, 0} (rmw's "unspecified"),
+ * keep what `q` has. */
 void btdds_qos_to_dds(const struct bag_qos *b, dds_qos_t *q);
 /* True when two profiles are the same in every policy. */
 bool btdds_qos_equal(const struct bag_qos *a, const struct bag_qos *b);

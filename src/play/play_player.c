@@ -108,7 +108,10 @@ static bt_status player_window(struct play *p, struct bt_error *err)
  * played (found by listing the directory), and the warning says so. */
 static bt_status player_open_lenient(struct play *p, struct bt_error *err)
 {
-	bt_status st = bag_reader_open(p->bag_path, 0, &p->rd, err);
+	/* --strict: every file checked first (sqlite's quick_check), so a
+	 * corrupt one is refused before anything is played. */
+	p->open_flags = p->o.strict ? BAG_READER_INTEGRITY : 0;
+	bt_status st = bag_reader_open(p->bag_path, p->open_flags, &p->rd, err);
 	if (st == BT_OK || p->o.strict || st == BT_ERR_NOMEM || !err)
 		return st;
 	struct bt_error first = *err;

@@ -82,6 +82,18 @@ static void test_qos_round_trip(void **state)
 	assert_int_equal(back.reliability, BAG_RELIABILITY_BEST_EFFORT);
 	assert_int_equal(back.durability, BAG_DURABILITY_VOLATILE);
 	dds_delete_qos(q);
+	/* {0, 0} is rmw's "unspecified": the DDS default (infinite), never a
+	 * zero deadline or lease that would fire without end */
+	b.deadline = b.lifespan = b.liveliness_lease_duration = (struct bag_qos_time){0, 0};
+	q = dds_create_qos();
+	btdds_qos_to_dds(&b, q);
+	dds_duration_t d = 0;
+	dds_liveliness_kind_t lk;
+	assert_false(dds_qget_deadline(q, &d));
+	assert_false(dds_qget_lifespan(q, &d));
+	assert_true(dds_qget_liveliness(q, &lk, &d));
+	assert_int_equal(d, DDS_INFINITY);
+	dds_delete_qos(q);
 	assert_int_equal(btdds_qos_duration(BAG_QOS_TIME_INFINITE), DDS_INFINITY);
 	assert_int_equal(btdds_qos_time(DDS_SECS(2)).sec, 2);
 }
