@@ -41,7 +41,7 @@ N=$("$B" info "$T/in" | sed -n 's/^Messages: *//p')
 REC=$!
 PIDS="$REC"
 tm new-session -d -x 80 -y 24 "$B play $T/in --domain 47 -r 0.5; echo \$? > $T/exit; sleep 60"
-wait_for 5 on_screen "^PLAYING  Bag " || fail "no PLAYING within 5 s"
+wait_for 10 on_screen "^PLAYING  Bag " || fail "no PLAYING within 10 s"
 on_screen "Rate 0.5x" || fail "the rate 0.5x is not shown"
 sleep 1
 A0=$(now_ns)
@@ -71,7 +71,7 @@ B1=$(now_ns)
 
 QUIT=$(now_ns)
 tm send-keys q
-wait_for 3 test -s "$T/exit" || fail "q did not exit within 3 s"
+wait_for 5 test -s "$T/exit" || fail "q did not exit within 5 s"
 [ "$(cat "$T/exit")" = 0 ] || fail "bagtop play exited with $(cat "$T/exit")"
 DONE=$(now_ns)
 kill -INT "$REC"
