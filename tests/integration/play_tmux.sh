@@ -1,6 +1,6 @@
 #!/bin/sh
 # The live view of `bagtop play` (the real binary in tmux at 80x24) against
-# a real subscriber, on loopback-only DDS domains 46 and 47: a bag of 200
+# a real subscriber, on loopback-only DDS domains 46 and 47: a bag of 250
 # messages at 50 Hz is recorded from tpub (domain 46), then played at
 # -r 0.5 (domain 47) while a headless `bagtop record` counts what arrives
 # (its bag, read with sqlite3): the progress bar moves, Space pauses (PAUSED
@@ -19,24 +19,24 @@ cleanup() {
 }
 trap cleanup EXIT
 pct() { screen | sed -n 's/.*[^0-9]\([0-9][0-9]*\)%\].*/\1/p' | head -1; }
-sent() { screen | sed -n 's/.*Sent \([0-9][0-9]*\)\/200.*/\1/p' | head -1; }
+sent() { screen | sed -n 's/.*Sent \([0-9][0-9]*\)\/250.*/\1/p' | head -1; }
 # rate_between BAG FROM TO: messages a second that arrived in (FROM, TO) ns.
 rate_between() {
 	awk -v n="$(count_between "$1" "$2" "$3")" -v d="$(($3 - $2))" 'BEGIN { print n * 1e9 / d }'
 }
 
-# The bag to play: 200 messages at 50 Hz (4 s).
+# The bag to play: 250 messages at 50 Hz (5 s).
 "$B" record /k --domain 46 -o "$T/in" --no-tui >"$T/rec_in.log" 2>&1 &
 REC=$!
 PIDS="$REC"
-"$P" --domain 46 --topic rt/k --type string --count 200 --rate 50 --wait-readers 1 \
+"$P" --domain 46 --topic rt/k --type string --count 250 --rate 50 --wait-readers 1 \
 	--wait-timeout 10 --linger 0.3 >/dev/null 2>&1 || fail "tpub failed"
 kill -INT "$REC"
 wait "$REC" || fail "recording the bag to play failed: $(cat "$T/rec_in.log")"
 N=$("$B" info "$T/in" | sed -n 's/^Messages: *//p')
-[ "$N" = 200 ] || fail "the bag to play has $N messages, not 200"
+[ "$N" = 250 ] || fail "the bag to play has $N messages, not 250"
 
-# The subscriber that counts, then the player in tmux: 8 s at -r 0.5.
+# The subscriber that counts, then the player in tmux: 10 s at -r 0.5.
 "$B" record /k --domain 47 -o "$T/out" --no-tui >"$T/rec_out.log" 2>&1 &
 REC=$!
 PIDS="$REC"
