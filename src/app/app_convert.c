@@ -14,7 +14,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
-#include "rec_names.h"
+#include "btdds_names.h"
 #include "rec_select.h"
 
 #define CONVERT_BATCH_MSGS 512
@@ -66,7 +66,7 @@ static bt_status convert_window(const struct app_convert_options *o, const struc
 static void convert_names(const char *name, char **dds, const char **ros)
 {
 	bool is_ros = name[0] == '/';
-	*dds = is_ros ? rec_names_dds_topic(name) : bt_xstrdup(name);
+	*dds = is_ros ? btdds_names_dds_topic(name) : bt_xstrdup(name);
 	*ros = is_ros ? name : NULL;
 }
 

@@ -49,11 +49,16 @@ static void keys_restore(struct app_keys *k)
 }
 
 /* Space: the opposite of the recorder's state when the command runs. */
-static void keys_toggle(struct app_keys *k)
+static void keys_record(void *ctx, const char *buf, size_t n)
 {
-	struct bt_cmd c = rec_cmd_make(REC_CMD_PAUSE_TOGGLE, BT_CMD_FROM_KEY, 0, "Space");
-	if (bt_cmdq_submit(k->cmdq, &c, NULL, NULL, NULL) != BT_OK)
-		return; /* too many waiting: counted, and said by the command thread */
+	struct app_keys *k = ctx;
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != ' ')
+			continue;
+		struct bt_cmd c = rec_cmd_make(REC_CMD_PAUSE_TOGGLE, BT_CMD_FROM_KEY, 0, "Space");
+		if (bt_cmdq_submit(k->cmdq, &c, NULL, NULL, NULL) != BT_OK)
+			continue; /* too many waiting: counted, and said by the command thread */
+	}
 }
 
 /* Reads what was typed; false at end of input (the terminal went away). */
@@ -63,9 +68,8 @@ static bool keys_read(struct app_keys *k)
 	ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
-	for (ssize_t i = 0; i < n; i++)
-		if (buf[i] == ' ')
-			keys_toggle(k);
+	if (n > 0)
+		k->fn(k->ctx, buf, (size_t)n);
 	return n > 0;
 }
 
@@ -95,15 +99,27 @@ static void *keys_main(void *arg)
 	return NULL;
 }
 
-bool app_keys_start(struct app_keys *k, struct bt_cmdq *cmdq)
+static bool keys_launch(struct app_keys *k, app_keys_fn fn, void *ctx, struct bt_cmdq *cmdq)
 {
 	memset(k, 0, sizeof *k);
+	k->fn = fn;
+	k->ctx = ctx;
 	k->cmdq = cmdq;
 	atomic_init(&k->quit, false);
 	if (!isatty(STDIN_FILENO) || !keys_foreground())
 		return false;
 	k->started = pthread_create(&k->thread, NULL, keys_main, k) == 0;
 	return k->started;
+}
+
+bool app_keys_start(struct app_keys *k, struct bt_cmdq *cmdq)
+{
+	return keys_launch(k, keys_record, k, cmdq);
+}
+
+bool app_keys_start_fn(struct app_keys *k, app_keys_fn fn, void *ctx)
+{
+	return keys_launch(k, fn, ctx, NULL);
 }
 
 void app_keys_stop(struct app_keys *k)

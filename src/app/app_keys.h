@@ -1,5 +1,6 @@
 /* app_keys — keyboard control of a headless recording, as rosbag2's
- * recorder has it: Space pauses and resumes. Only when stdin is a terminal
+ * recorder has it: Space pauses and resumes (and any command's keys, through
+ * app_keys_start_fn: bagtop play's). Only when stdin is a terminal
  * and this process is in its foreground: a thread ("app-keys") switches it
  * to non-canonical, no-echo input (signals still on: Ctrl-C stops as
  * always) and submits each Space as REC_CMD_PAUSE_TOGGLE to the
@@ -14,12 +15,18 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <termios.h>
 
 #include "bt_cmdq.h"
 
+/* What a key thread does with the bytes typed (on the key thread). */
+typedef void (*app_keys_fn)(void *ctx, const char *buf, size_t n);
+
 struct app_keys {
-	struct bt_cmdq *cmdq;
+	struct bt_cmdq *cmdq; /* record's: the recorder's command queue */
+	app_keys_fn fn;       /* record's: Space toggles the pause */
+	void *ctx;
 	pthread_t thread;
 	bool started;
 	atomic_bool quit;
@@ -31,6 +38,9 @@ struct app_keys {
 /* Starts the key thread when stdin is a terminal and we are its
  * foreground; false (nothing started, stop is a no-op) otherwise. */
 bool app_keys_start(struct app_keys *k, struct bt_cmdq *cmdq);
+/* The same for any command: every byte typed goes to fn(ctx, ...) (bagtop
+ * play's keys). */
+bool app_keys_start_fn(struct app_keys *k, app_keys_fn fn, void *ctx);
 /* Stops and joins the thread, which restores the terminal first. */
 void app_keys_stop(struct app_keys *k);
 

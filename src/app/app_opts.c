@@ -143,16 +143,35 @@ static const struct app_opt *app_opts_find(const struct app_cmd *cmd, int c, int
 	return c == 'h' ? &app_help_opt : NULL;
 }
 
+/* An argument named "[HZ]" may be left out (ros2 bag's nargs='?'). */
+static bool app_opt_optional(const struct app_opt *o)
+{
+	return o->arg && o->arg[0] == '[';
+}
+
+/* The optional argument of o: "--opt=V", or the next word when it is a
+ * number ("--clock 100"); NULL when left out. */
+static const char *app_opts_optional_arg(const struct app_opt *o, int argc, char **argv)
+{
+	if (!app_opt_optional(o) || optarg)
+		return optarg;
+	if (optind < argc && strchr("0123456789.", argv[optind][0]) && argv[optind][0])
+		return argv[optind++];
+	return NULL;
+}
+
 static void app_opts_build(const struct app_cmd *cmd, struct option *lo, char *so)
 {
 	size_t k = 0;
 	so[k++] = ':'; /* first: report a missing argument as ':', not '?' */
 	for (size_t i = 0; i <= cmd->n_opts; i++) {
 		const struct app_opt *o = i < cmd->n_opts ? &cmd->opts[i] : &app_help_opt;
-		lo[i] = (struct option){o->lng, o->arg ? required_argument : no_argument, NULL, 0};
+		int has = !o->arg ? no_argument : app_opt_optional(o) ? optional_argument
+									: required_argument;
+		lo[i] = (struct option){o->lng, has, NULL, 0};
 		if (o->shrt) {
 			so[k++] = (char)o->shrt;
-			if (o->arg)
+			if (has == required_argument)
 				so[k++] = ':';
 		}
 	}
@@ -187,7 +206,7 @@ int app_opts_parse(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn 
 			app_opts_help(cmd);
 			rc = -1;
 		} else {
-			rc = fn(ctx, o, optarg);
+			rc = fn(ctx, o, app_opts_optional_arg(o, argc, argv));
 			bool list = o->arg && bt_str_ends_with(o->arg, "...");
 			while (rc == 0 && list && optind < argc && argv[optind][0] != '-')
 				rc = fn(ctx, o, argv[optind++]);

@@ -17,7 +17,9 @@ struct app_opt {
 			     ending in "..." takes one or more values, as
 			     ros2 bag's nargs='+': the argument and the words
 			     after it up to the next option, each handed to
-			     the handler */
+			     the handler; a name in brackets ("[HZ]") may be
+			     left out (the handler gets NULL): --opt=V, or
+			     the next word when that is a number */
 	const char *help; /* one sentence; --help wraps it (README says the same) */
 	int id;           /* handed to the command's handler */
 };

@@ -17,7 +17,7 @@
 #include "bt_time.h"
 #include "btdds_env.h"
 #include "rec__recorder.h"
-#include "rec_names.h"
+#include "btdds_names.h"
 
 #define DISC_BATCH 64
 #define DISC_TICK DDS_MSECS(200)
@@ -93,7 +93,7 @@ static void disc_pub_alive(struct rec_recorder *r, dds_instance_handle_t ih,
 			   const dds_builtintopic_endpoint_t *ep)
 {
 	if (disc_is_own(r, ep) || ep->topic_name == NULL || ep->type_name == NULL ||
-	    rec_names_is_internal(ep->topic_name))
+	    btdds_names_is_internal(ep->topic_name))
 		return;
 	struct rec_sub *s = disc_sub_for(r, ep);
 	if (s != NULL)

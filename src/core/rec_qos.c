@@ -21,7 +21,7 @@
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
-#include "rec_names.h"
+#include "btdds_names.h"
 
 /* ---- adaptation ---- */
 
@@ -225,7 +225,7 @@ bool rec_qos_compatible(const struct rec_requested *r, const struct rec_offered 
 
 struct ov_entry {
 	char *topic; /* as written */
-	char *dds;   /* rec_names_dds_topic(topic) */
+	char *dds;   /* btdds_names_dds_topic(topic) */
 	struct bag_qos qos;
 };
 
@@ -484,7 +484,7 @@ static bt_status ov_topic(struct ov_parser *p, struct rec_qos_overrides *o)
 		return st;
 	}
 	bt_xgrow((void **)&o->v, &o->cap, o->n + 1, sizeof *o->v);
-	o->v[o->n++] = (struct ov_entry){topic, rec_names_dds_topic(topic), q};
+	o->v[o->n++] = (struct ov_entry){topic, btdds_names_dds_topic(topic), q};
 	return BT_OK;
 }
 

@@ -11,7 +11,7 @@
 #include "bt_time.h"
 #include "btdds_participant.h"
 #include "rec__recorder.h"
-#include "rec_names.h"
+#include "btdds_names.h"
 
 static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 {
@@ -106,7 +106,7 @@ static void rec_repeat_names(struct rec_recorder *r)
 	r->repeat = r->n_repeat ? bt_xcalloc(r->n_repeat, sizeof *r->repeat) : NULL;
 	for (size_t i = 0; i < r->n_repeat; i++) {
 		r->repeat[i].arg = bt_xstrdup(r->opt.repeat[i].name);
-		r->repeat[i].dds = rec_names_dds_topic(r->opt.repeat[i].name);
+		r->repeat[i].dds = btdds_names_dds_topic(r->opt.repeat[i].name);
 		r->repeat[i].depth = r->opt.repeat[i].depth;
 	}
 }

@@ -22,7 +22,7 @@
  * are not ROS topics to rosbag2; bagtop records them only with
  * include_services (then like any DDS topic) or when named explicitly.
  * /rosout and /parameter_events are ordinary topics (-a records them).
- * Internal topics (rec_names_is_internal) never match. */
+ * Internal topics (btdds_names_is_internal) never match. */
 #include "rec_select.h"
 
 #include <ctype.h>
@@ -32,13 +32,13 @@
 
 #include "bt_mem.h"
 #include "bt_str.h"
-#include "rec_names.h"
+#include "btdds_names.h"
 
 #define SELECT_SERVICE_EVENT "/_service_event"
 
 struct select_name {
 	char *arg; /* as given */
-	char *dds; /* rec_names_dds_topic(arg) */
+	char *dds; /* btdds_names_dds_topic(arg) */
 };
 
 struct rec_select {
@@ -62,7 +62,7 @@ static struct select_name *select_names_dup(const char *const *args, size_t n)
 	struct select_name *v = bt_xcalloc(n, sizeof *v);
 	for (size_t i = 0; i < n; i++) {
 		v[i].arg = bt_xstrdup(args[i]);
-		v[i].dds = rec_names_dds_topic(args[i]);
+		v[i].dds = btdds_names_dds_topic(args[i]);
 	}
 	return v;
 }
@@ -261,7 +261,7 @@ static bool select_excluded(const struct rec_select *s, const char *dds_name,
 
 bool rec_select_match(const struct rec_select *s, const char *dds_name, const char *ros_name)
 {
-	if (rec_names_is_internal(dds_name))
+	if (btdds_names_is_internal(dds_name))
 		return false;
 	bool named = select_in_list(s->topics, s->n_topics, dds_name, ros_name);
 	char *service = select_service_name(dds_name, ros_name);

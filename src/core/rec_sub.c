@@ -17,6 +17,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "btdds_qos.h"
 #include "btdds_userdata.h"
 #include "rec__recorder.h"
 #include "rec_raw.h"
@@ -29,53 +30,6 @@
  * reader alone. */
 #define SUB_RETIRE_MIN_NS (INT64_C(1) * 1000000000)
 #define SUB_RETIRE_MAX_NS (INT64_C(3) * 1000000000)
-
-static struct bag_qos_time qos_time(dds_duration_t d)
-{
-	if (d == DDS_INFINITY || d < 0)
-		return BAG_QOS_TIME_INFINITE;
-	return (struct bag_qos_time){(uint64_t)d / 1000000000u, (uint64_t)d % 1000000000u};
-}
-
-static dds_duration_t dds_time_of(struct bag_qos_time t)
-{
-	if (t.sec >= BAG_QOS_TIME_INFINITE.sec || t.sec > INT64_MAX / 1000000000)
-		return DDS_INFINITY;
-	return (dds_duration_t)(t.sec * 1000000000u + t.nsec);
-}
-
-static void offered_bag_qos(const dds_qos_t *q, struct bag_qos *b)
-{
-	bag_qos_default(b);
-	dds_history_kind_t hk;
-	int32_t depth;
-	if (dds_qget_history(q, &hk, &depth)) {
-		b->history = hk == DDS_HISTORY_KEEP_ALL ? BAG_HISTORY_KEEP_ALL : BAG_HISTORY_KEEP_LAST;
-		b->depth = depth > 0 ? (uint64_t)depth : 0;
-	}
-	dds_reliability_kind_t rk;
-	dds_duration_t blocking;
-	b->reliability = BAG_RELIABILITY_BEST_EFFORT;
-	if (dds_qget_reliability(q, &rk, &blocking) && rk == DDS_RELIABILITY_RELIABLE)
-		b->reliability = BAG_RELIABILITY_RELIABLE;
-	dds_durability_kind_t dk;
-	b->durability = BAG_DURABILITY_VOLATILE;
-	if (dds_qget_durability(q, &dk) && dk != DDS_DURABILITY_VOLATILE)
-		b->durability = BAG_DURABILITY_TRANSIENT_LOCAL;
-	dds_duration_t d;
-	if (dds_qget_deadline(q, &d))
-		b->deadline = qos_time(d);
-	if (dds_qget_lifespan(q, &d))
-		b->lifespan = qos_time(d);
-	dds_liveliness_kind_t lk;
-	b->liveliness = BAG_LIVELINESS_AUTOMATIC;
-	if (dds_qget_liveliness(q, &lk, &d)) {
-		b->liveliness = lk == DDS_LIVELINESS_AUTOMATIC ? BAG_LIVELINESS_AUTOMATIC
-			      : lk == DDS_LIVELINESS_MANUAL_BY_PARTICIPANT ? BAG_LIVELINESS_MANUAL_BY_NODE
-									: BAG_LIVELINESS_MANUAL_BY_TOPIC;
-		b->liveliness_lease_duration = qos_time(d);
-	}
-}
 
 static void pub_fini(struct rec_pub *p)
 {
@@ -91,7 +45,7 @@ static void pub_fill(struct rec_pub *p, dds_instance_handle_t ih,
 	memset(p, 0, sizeof *p);
 	p->handle = ih;
 	p->guid = ep->key;
-	offered_bag_qos(ep->qos, &p->off.qos);
+	btdds_qos_from_dds(ep->qos, &p->off.qos);
 	uint32_t n = 0;
 	char **ps = NULL;
 	if (dds_qget_partition(ep->qos, &n, &ps) && n > 0) {
@@ -343,14 +297,14 @@ static dds_qos_t *sub_reader_qos(const struct rec_requested *q)
 	dds_qset_ownership(qos, q->exclusive_ownership ? DDS_OWNERSHIP_EXCLUSIVE
 						       : DDS_OWNERSHIP_SHARED);
 	dds_qset_latency_budget(qos, q->latency_budget_ns);
-	dds_qset_deadline(qos, dds_time_of(q->deadline));
+	dds_qset_deadline(qos, btdds_qos_duration(q->deadline));
 	dds_qset_liveliness(qos,
 			    q->liveliness == BAG_LIVELINESS_MANUAL_BY_TOPIC
 				    ? DDS_LIVELINESS_MANUAL_BY_TOPIC
 			    : q->liveliness == BAG_LIVELINESS_MANUAL_BY_NODE
 				    ? DDS_LIVELINESS_MANUAL_BY_PARTICIPANT
 				    : DDS_LIVELINESS_AUTOMATIC,
-			    dds_time_of(q->liveliness_lease_duration));
+			    btdds_qos_duration(q->liveliness_lease_duration));
 	/* Our own writers (statistics) are never recorded. */
 	dds_qset_ignorelocal(qos, DDS_IGNORELOCAL_PARTICIPANT);
 	return qos;
@@ -410,21 +364,6 @@ static struct bag_qos sub_profile_of(const struct rec_sub *s, const struct rec_p
 	return q;
 }
 
-static bool qos_time_eq(struct bag_qos_time a, struct bag_qos_time b)
-{
-	return a.sec == b.sec && a.nsec == b.nsec;
-}
-
-static bool sub_profile_eq(const struct bag_qos *a, const struct bag_qos *b)
-{
-	return a->history == b->history && a->depth == b->depth &&
-	       a->reliability == b->reliability && a->durability == b->durability &&
-	       qos_time_eq(a->deadline, b->deadline) && qos_time_eq(a->lifespan, b->lifespan) &&
-	       a->liveliness == b->liveliness &&
-	       qos_time_eq(a->liveliness_lease_duration, b->liveliness_lease_duration) &&
-	       a->avoid_ros_namespace_conventions == b->avoid_ros_namespace_conventions;
-}
-
 static void sub_profile_append(struct rec_sub *s, const struct bag_qos *q,
 			       dds_instance_handle_t owner)
 {
@@ -456,13 +395,13 @@ static bool sub_profile_note(struct rec_sub *s, const struct rec_pub *p)
 	struct bag_qos q = sub_profile_of(s, p);
 	size_t i = sub_profile_find(s, p->handle);
 	if (i < s->n_prof) { /* a known writer's QoS changed (or not) */
-		if (sub_profile_eq(&s->prof_qos[i], &q))
+		if (btdds_qos_equal(&s->prof_qos[i], &q))
 			return false;
 		s->prof_qos[i] = q;
 		return true;
 	}
 	for (i = 0; i < s->n_prof; i++)
-		if (s->prof_owner[i] == 0 && sub_profile_eq(&s->prof_qos[i], &q)) {
+		if (s->prof_owner[i] == 0 && btdds_qos_equal(&s->prof_qos[i], &q)) {
 			s->prof_owner[i] = p->handle;
 			return false;
 		}

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bt_mem.h"
-#include "rec_names.h"
+#include "btdds_names.h"
 
 struct rec_topics {
 	atomic_size_t count;
@@ -102,8 +102,8 @@ struct rec_topic *rec_topics_find(const struct rec_topics *t, const char *dds_na
 
 static void topic_names(struct rec_topic *tp)
 {
-	char *ros_name = rec_names_ros_topic(tp->dds_name);
-	char *ros_type = ros_name != NULL ? rec_names_ros_type(tp->dds_type) : NULL;
+	char *ros_name = btdds_names_ros_topic(tp->dds_name);
+	char *ros_type = ros_name != NULL ? btdds_names_ros_type(tp->dds_type) : NULL;
 	tp->is_ros = ros_name != NULL && ros_type != NULL;
 	if (tp->is_ros) {
 		tp->name = ros_name;

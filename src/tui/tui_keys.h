@@ -1,7 +1,8 @@
-/* tui_keys — the one key table of the live view: key codes → action,
- * short label (the F-key bar) and help text. The key handler, the help
- * screen, the key bar and the man page's INTERACTIVE COMMANDS section are
- * all generated from it, so they cannot disagree.
+/* tui_keys — the key tables of the live view, one per mode (record,
+ * play): key codes → action, short label (the F-key bar) and help text.
+ * The key handler, the help screen, the key bar and the man page's
+ * INTERACTIVE COMMANDS sections are all generated from them, so they
+ * cannot disagree.
  *
  * Key codes are our own (this file must not include curses.h): printable
  * characters and control characters are their ASCII values; the renderer
@@ -9,6 +10,7 @@
 #ifndef TUI_KEYS_H
 #define TUI_KEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,6 +35,10 @@ enum {
 	TUI_KEY_F0 = 0x1100
 };
 #define TUI_KEY_F(n) (TUI_KEY_F0 + (n)) /* F1..F12 */
+
+/* Which session the live view shows: each has its own key table, columns,
+ * header and help. */
+enum tui_mode { TUI_MODE_RECORD = 0, TUI_MODE_PLAY, TUI_MODE_COUNT };
 
 enum tui_action {
 	TUI_ACT_NONE = 0,
@@ -61,8 +67,27 @@ enum tui_action {
 	TUI_ACT_HOME,
 	TUI_ACT_END,
 	TUI_ACT_QUIT,
+	/* play */
+	TUI_ACT_SORT_LATE,
+	TUI_ACT_STEP,    /* play the next message (while paused) */
+	TUI_ACT_FASTER,  /* rate x 1.1 */
+	TUI_ACT_SLOWER,  /* rate / 1.1 */
+	TUI_ACT_SEEK_BACK,
+	TUI_ACT_SEEK_FWD,
+	TUI_ACT_RESTART,
+	TUI_ACT_LOOP,
+	TUI_ACT_SELECT, /* show the selection (play: Space then mutes) */
+	TUI_ACT_MUTE,   /* mute or unmute the selected topic */
 	TUI_ACT_COUNT
 };
+
+/* A key that means something else while the selection is shown: play
+ * shows its selection only on demand, and Space is "mute the selected
+ * topic" while it is shown, "pause" otherwise. In a table,
+ * TUI_KEY_SEL(' ') binds Space while a row is selected; it wins over the
+ * plain key then. */
+#define TUI_KEY_SEL_FLAG 0x10000
+#define TUI_KEY_SEL(k) ((k) | TUI_KEY_SEL_FLAG)
 
 #define TUI_KEYS_PER_ACTION 4
 
@@ -73,19 +98,25 @@ struct tui_key_binding {
 	const char *help;  /* one line, lower case, no final period */
 };
 
-/* The table, in the order of the help screen and the man page. */
-const struct tui_key_binding *tui_keys_table(size_t *n);
-/* The action bound to `key`, TUI_ACT_NONE when none. */
-enum tui_action tui_keys_action(int key);
-/* A key's name: "q", "Space", "Tab", "Ctrl-L", "F10", "Up", "PgDn". */
+/* The mode's table, in the order of the help screen and the man page. */
+const struct tui_key_binding *tui_keys_table(enum tui_mode mode, size_t *n);
+/* The action bound to `key` in the mode (sel: the selection is shown,
+ * and a TUI_KEY_SEL binding of the key wins); TUI_ACT_NONE when none. */
+enum tui_action tui_keys_action(enum tui_mode mode, int key, bool sel);
+/* The first key of binding b that means its action now (sel as above),
+ * without TUI_KEY_SEL_FLAG; 0 when none does (b does not apply now). */
+int tui_keys_live_key(enum tui_mode mode, const struct tui_key_binding *b, bool sel);
+/* A key's name: "q", "Space", "Tab", "Ctrl-L", "F10", "Up", "PgDn" (the
+ * same with TUI_KEY_SEL). */
 void tui_keys_name(int key, char *out, size_t n);
 /* Every key of a binding: "?, F1, h". */
 void tui_keys_names(const struct tui_key_binding *b, char *out, size_t n);
 /* Help screen line i (of the table's n): keys padded to a column, then
  * the help text. */
-void tui_keys_help_line(size_t i, char *out, size_t n);
-/* Prints the man page's INTERACTIVE COMMANDS section (.SH, then one .TP
- * entry per binding, groff-escaped). Returns 0, or -1 on a write error. */
-int tui_keys_man(FILE *out);
+void tui_keys_help_line(enum tui_mode mode, size_t i, char *out, size_t n);
+/* Prints the mode's man page section, INTERACTIVE COMMANDS or INTERACTIVE
+ * COMMANDS (play) (.SH, then one .TP entry per binding, groff-escaped).
+ * Returns 0, or -1 on a write error. */
+int tui_keys_man(enum tui_mode mode, FILE *out);
 
 #endif

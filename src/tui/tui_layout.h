@@ -1,6 +1,7 @@
 /* tui_layout — where things go at a terminal size: which table columns
- * show and how wide (columns hide by priority as the width shrinks; the
- * topic name and the two loss columns go last), the rows of the header,
+ * show and how wide (each mode has its columns, as data; they hide by
+ * priority as the width shrinks; the topic name and the two loss columns
+ * go last), the rows of the header,
  * table, event line and key bar, and "too small" below 60x12. Also the
  * one text fitter (cut to a width with an ellipsis). Pure. */
 #ifndef TUI_LAYOUT_H
@@ -9,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tui_keys.h"
 
 #define TUI_MIN_COLS 60
 #define TUI_MIN_ROWS 12
@@ -28,6 +31,11 @@ enum tui_col {
 	TUI_COL_LOST_T,
 	TUI_COL_LOST_R,
 	TUI_COL_THROTTLED, /* optional: only while some topic has a --throttle rule */
+	/* play */
+	TUI_COL_MUTED,
+	TUI_COL_SENT, /* published / in the bag */
+	TUI_COL_SUBS,
+	TUI_COL_LATE,
 	TUI_COL_COUNT
 };
 
@@ -50,11 +58,20 @@ struct tui_layout {
 	int bar_y;
 };
 
-/* Lays out a cols x rows terminal, without the optional columns. */
+/* Lays out a cols x rows terminal for a recording, without the optional
+ * columns. */
 void tui_layout_build(struct tui_layout *l, int cols, int rows);
 /* The same, with the Thrtl column when `throttled` (tui_header.throttling):
  * it hides, as the width shrinks, right after the Written column. */
 void tui_layout_build_opt(struct tui_layout *l, int cols, int rows, bool throttled);
+/* The same for the mode's columns (throttled: record only). */
+void tui_layout_build_mode(struct tui_layout *l, int cols, int rows, enum tui_mode mode,
+			   bool throttled);
+/* The mode's columns: bit (1u << col) each (the optional ones too). */
+unsigned tui_layout_mode_columns(enum tui_mode mode);
+/* The mode's columns from left to right into out[TUI_COL_COUNT]; returns
+ * how many. */
+size_t tui_layout_mode_order(enum tui_mode mode, enum tui_col *out);
 /* The column's title ("Topic", "Hz"...) and whether its values are
  * right-aligned. */
 const char *tui_layout_col_title(enum tui_col c);

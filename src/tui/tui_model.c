@@ -82,6 +82,17 @@ const char *tui_model_state_str(enum tui_rec_state s)
 	return "?";
 }
 
+const char *tui_model_play_state_str(enum tui_play_state s)
+{
+	switch (s) {
+	case TUI_PLAY_PLAYING: return "PLAYING";
+	case TUI_PLAY_PAUSED: return "PAUSED";
+	case TUI_PLAY_WAITING_ACKS: return "WAITING FOR ACKS";
+	case TUI_PLAY_DONE: return "DONE";
+	}
+	return "?";
+}
+
 const struct tui_counts *tui_topic_counts(const struct tui_topic *t, bool file)
 {
 	return file ? &t->file : &t->total;

@@ -1,4 +1,5 @@
-/* tui_model — the plain view-model of the live view. The engine side fills
+/* tui_model — the plain view-model of the live view, of a recording or
+ * (mode TUI_MODE_PLAY) of `bagtop play`. The engine side fills
  * it at the update rate (tui_run_ops.fill): copies of its numbers and
  * names, never pointers into the engine, so the front end reads it without
  * locks and the tests build one by hand.
@@ -14,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tui_keys.h"
+
 #define TUI_PATH_MAX 512
 #define TUI_NAME_MAX 256
 #define TUI_EVENT_TEXT_MAX 200
@@ -28,6 +31,29 @@ enum tui_rec_state {
 };
 
 enum tui_severity { TUI_SEV_INFO = 0, TUI_SEV_WARN, TUI_SEV_ERROR };
+
+enum tui_play_state {
+	TUI_PLAY_PLAYING = 0,
+	TUI_PLAY_PAUSED,
+	TUI_PLAY_WAITING_ACKS, /* all sent; --wait-for-all-acked */
+	TUI_PLAY_DONE
+};
+
+/* Play's header (mode TUI_MODE_PLAY); bag_dir, pid and update_hz are the
+ * common header's. Bag times count from the start of what is played. */
+struct tui_play_header {
+	enum tui_play_state state;
+	int64_t bag_pos_ns;     /* bag time reached */
+	int64_t bag_total_ns;   /* bag time of the whole selection */
+	int64_t wall_elapsed_ns; /* since playing started, pauses included */
+	int64_t wall_left_ns;    /* of this pass, at the current rate */
+	double rate;            /* 1 = recorded pace */
+	bool loop;              /* looping on */
+	uint32_t loop_index;    /* the pass being played, from 1 */
+	uint32_t loop_count;    /* passes asked for; 0 = forever */
+	uint64_t published;     /* messages sent, every pass */
+	uint64_t total;         /* messages in one pass */
+};
 
 struct tui_header {
 	enum tui_rec_state state;
@@ -58,6 +84,7 @@ struct tui_header {
 	uint64_t snapshot_bytes;
 	/* A --throttle rule was given: the table has a Thrtl column. */
 	bool throttling;
+	struct tui_play_header play;
 };
 
 /* A topic's counters, since start or in the file being written. */
@@ -69,9 +96,12 @@ struct tui_counts {
 	uint64_t throttled; /* above its --throttle rate: not written, no loss */
 };
 
+/* In play, `enabled` is "not muted", `total` counts what was published
+ * (messages and bytes, every pass), rate_hz and bandwidth are the
+ * publishing rates, and the play fields below are set. */
 struct tui_topic {
 	uint32_t id;       /* stable for the whole run (the engine's index) */
-	bool enabled;      /* recorded (Space toggles) */
+	bool enabled;      /* recorded (Space toggles); play: not muted */
 	uint32_t tl_depth; /* repeat-transient-local depth, 0 = not marked */
 	char name[TUI_NAME_MAX];
 	char type[TUI_NAME_MAX];
@@ -83,6 +113,10 @@ struct tui_topic {
 	double bandwidth;    /* bytes/s, sliding window */
 	struct tui_counts total; /* since start */
 	struct tui_counts file;  /* in the file being written now */
+	/* play */
+	uint64_t bag_messages; /* in one pass of the selection */
+	uint32_t subscribers;  /* matched readers */
+	uint64_t late;         /* sent more than 1 ms behind schedule */
 };
 
 struct tui_event {
@@ -92,6 +126,7 @@ struct tui_event {
 };
 
 struct tui_model {
+	enum tui_mode mode; /* zeroed: record */
 	struct tui_header hdr;
 	struct tui_topic *topics; /* n_topics rows, in the engine's order */
 	size_t n_topics;
@@ -120,5 +155,7 @@ const struct tui_event *tui_model_event_get(const struct tui_model *m, size_t i)
 const struct tui_counts *tui_topic_counts(const struct tui_topic *t, bool file);
 /* "RECORDING", "PAUSED", "SNAPSHOT-ARMED", "WRITING SNAPSHOT", "STOPPING". */
 const char *tui_model_state_str(enum tui_rec_state s);
+/* "PLAYING", "PAUSED", "WAITING FOR ACKS", "DONE". */
+const char *tui_model_play_state_str(enum tui_play_state s);
 
 #endif

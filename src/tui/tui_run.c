@@ -21,7 +21,8 @@ struct tui_run {
 
 static bool tui_run_finishing(const struct tui_run *r)
 {
-	return r->s.finishing || r->m.hdr.state == TUI_REC_STOPPING;
+	return r->s.finishing ||
+	       (r->m.mode == TUI_MODE_RECORD && r->m.hdr.state == TUI_REC_STOPPING);
 }
 
 static int64_t tui_run_period(const struct tui_run *r)
@@ -47,11 +48,11 @@ static void tui_run_apply(struct tui_run *r, unsigned flags)
 	if (flags & TUI_F_RELAYOUT) {
 		int cols, rows;
 		tui_screen_size(r->scr, &cols, &rows);
-		tui_layout_build_opt(&r->l, cols, rows, r->m.hdr.throttling);
+		tui_layout_build_mode(&r->l, cols, rows, r->m.mode, r->m.hdr.throttling);
 		/* Too small shows no table: keep the old page and scroll. */
 		if (!r->l.too_small) {
 			tui_state_set_page(&r->s, (size_t)r->l.table_h, r->l.visible);
-			tui_state_set_help_lines(&r->s, tui_view_help_lines(cols));
+			tui_state_set_help_lines(&r->s, tui_view_help_lines(r->m.mode, cols));
 		}
 	}
 	if (flags & (TUI_F_REDRAW | TUI_F_RELAYOUT | TUI_F_CLEAR)) {

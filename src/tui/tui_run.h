@@ -7,8 +7,8 @@
  *
  * After quit (the `q` key confirmed, or the engine reporting
  * TUI_REC_STOPPING on its own, e.g. after SIGINT) it shows "finishing bag:
- * N MiB left" from the model, polling fill at 5 Hz, until done() says the
- * bag is complete. */
+ * N MiB left" from the model (play: "stopping..."), polling fill at 5 Hz,
+ * until done() says the bag is complete. */
 #ifndef TUI_RUN_H
 #define TUI_RUN_H
 
@@ -19,7 +19,9 @@
 #include "tui_state.h"
 
 struct tui_run_ops {
-	/* Copies the engine's state into m: header and topic rows (all
+	/* Copies the engine's state into m: its mode (m->mode: a player's
+	 * fill sets TUI_MODE_PLAY, which picks the keys, columns and header),
+	 * header and topic rows (all
 	 * overwritten; tui_model_set_topic_count for the row count) and the
 	 * events that are new since the last call (tui_model_event_push).
 	 * hdr.update_hz sets the tick rate (<= 0: no ticks; fill then only runs

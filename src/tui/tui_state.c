@@ -72,6 +72,12 @@ static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enu
 	switch (c) {
 	case TUI_COL_ON:
 		return tui_cmp_u64(a->enabled, b->enabled);
+	case TUI_COL_MUTED:
+		return tui_cmp_u64(!a->enabled, !b->enabled);
+	case TUI_COL_SUBS:
+		return tui_cmp_u64(a->subscribers, b->subscribers);
+	case TUI_COL_LATE:
+		return tui_cmp_u64(a->late, b->late);
 	case TUI_COL_TL:
 		return tui_cmp_u64(a->tl_depth, b->tl_depth);
 	case TUI_COL_NAME:
@@ -88,7 +94,9 @@ static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enu
 	case TUI_COL_LOST_T:
 	case TUI_COL_LOST_R:
 	case TUI_COL_THROTTLED:
-		return tui_cmp_counts(tui_topic_counts(a, file), tui_topic_counts(b, file), c);
+	case TUI_COL_SENT:
+		return tui_cmp_counts(tui_topic_counts(a, file), tui_topic_counts(b, file),
+				      c == TUI_COL_SENT ? TUI_COL_MSGS : c);
 	case TUI_COL_RATE:
 		return tui_cmp_dbl(a->rate_hz, b->rate_hz);
 	case TUI_COL_BW:
@@ -166,6 +174,11 @@ void tui_state_sync(struct tui_state *s, const struct tui_model *m)
 	tui_state_show_sel(s);
 }
 
+bool tui_state_sel_shown(const struct tui_state *s, const struct tui_model *m)
+{
+	return m->mode == TUI_MODE_RECORD || s->selecting;
+}
+
 const struct tui_topic *tui_state_selected(const struct tui_state *s, const struct tui_model *m)
 {
 	if (!s->has_sel)
@@ -232,6 +245,8 @@ static size_t tui_state_help_max(const struct tui_state *s)
 static bool tui_state_nav(struct tui_state *s, const struct tui_model *m, enum tui_action a)
 {
 	long page = (long)s->page;
+	if (a >= TUI_ACT_UP && a <= TUI_ACT_END)
+		s->selecting = true; /* play: moving it shows it */
 	switch (a) {
 	case TUI_ACT_UP: tui_state_move(s, m, -1); return true;
 	case TUI_ACT_DOWN: tui_state_move(s, m, 1); return true;
@@ -253,17 +268,22 @@ static void tui_state_sort_by(struct tui_state *s, enum tui_col c)
 	}
 }
 
-/* F6 / `>` / `<`: the next shown column in that direction. */
-static void tui_state_sort_step(struct tui_state *s, int dir)
+/* F6 / `>` / `<`: the next shown column in that direction, in the
+ * mode's order from left to right. */
+static void tui_state_sort_step(struct tui_state *s, enum tui_mode mode, int dir)
 {
-	unsigned shown = s->columns ? s->columns : (1u << TUI_COL_COUNT) - 1;
-	int c = (int)s->sort_col;
-	for (int i = 0; i < TUI_COL_COUNT; i++) {
-		c = (c + dir + TUI_COL_COUNT) % TUI_COL_COUNT;
-		if (shown & (1u << c))
+	unsigned shown = s->columns ? s->columns : tui_layout_mode_columns(mode);
+	enum tui_col order[TUI_COL_COUNT];
+	int n = (int)tui_layout_mode_order(mode, order), at = 0;
+	for (int i = 0; i < n; i++)
+		if (order[i] == s->sort_col)
+			at = i;
+	for (int i = 0; i < n; i++) {
+		at = (at + dir + n) % n;
+		if (shown & (1u << order[at]))
 			break;
 	}
-	s->sort_col = (enum tui_col)c;
+	s->sort_col = order[at];
 	s->sort_invert = false;
 }
 
@@ -299,7 +319,7 @@ static unsigned tui_state_topic_act(struct tui_state *s, const struct tui_model 
 		return TUI_F_REDRAW;
 	}
 	cmd->topic_id = t->id;
-	if (a == TUI_ACT_TOGGLE_TOPIC) {
+	if (a == TUI_ACT_TOGGLE_TOPIC || a == TUI_ACT_MUTE) {
 		cmd->kind = TUI_CMD_TOGGLE_TOPIC;
 	} else if (a == TUI_ACT_MARK_TL) {
 		cmd->kind = TUI_CMD_MARK_TL;
@@ -326,19 +346,47 @@ static unsigned tui_state_move_key(struct tui_state *s, const struct tui_model *
 	return moved ? TUI_F_REDRAW : 0;
 }
 
+/* The player's keys: each a command, but a step while playing. */
+static unsigned tui_state_play_act(struct tui_state *s, const struct tui_model *m,
+				   enum tui_action a, struct tui_cmd *cmd)
+{
+	switch (a) {
+	case TUI_ACT_STEP:
+		if (m->hdr.play.state != TUI_PLAY_PAUSED) {
+			tui_state_note(s, "the next message plays one at a time while paused "
+					  "(Space or p pauses)");
+			return TUI_F_REDRAW;
+		}
+		cmd->kind = TUI_CMD_STEP;
+		break;
+	case TUI_ACT_FASTER: *cmd = (struct tui_cmd){TUI_CMD_RATE_MUL, 0, 0, TUI_PLAY_RATE_STEP}; break;
+	case TUI_ACT_SLOWER:
+		*cmd = (struct tui_cmd){TUI_CMD_RATE_MUL, 0, 0, 1.0 / TUI_PLAY_RATE_STEP};
+		break;
+	case TUI_ACT_SEEK_BACK: *cmd = (struct tui_cmd){TUI_CMD_SEEK, 0, 0, -TUI_PLAY_SEEK_S}; break;
+	case TUI_ACT_SEEK_FWD: *cmd = (struct tui_cmd){TUI_CMD_SEEK, 0, 0, TUI_PLAY_SEEK_S}; break;
+	case TUI_ACT_RESTART: cmd->kind = TUI_CMD_RESTART; break;
+	case TUI_ACT_LOOP: cmd->kind = TUI_CMD_LOOP_TOGGLE; break;
+	default: return 0;
+	}
+	return TUI_F_REDRAW | TUI_F_COMMAND;
+}
+
 static unsigned tui_state_act(struct tui_state *s, const struct tui_model *m, enum tui_action a,
 			      struct tui_cmd *cmd)
 {
 	switch (a) {
 	case TUI_ACT_HELP: s->view = TUI_VIEW_HELP; s->help_scroll = 0; break;
 	case TUI_ACT_FILTER: s->view = TUI_VIEW_TABLE; s->input = TUI_INPUT_FILTER; break;
-	case TUI_ACT_SORT_NEXT: tui_state_sort_step(s, 1); break;
-	case TUI_ACT_SORT_PREV: tui_state_sort_step(s, -1); break;
+	case TUI_ACT_SORT_NEXT: tui_state_sort_step(s, m->mode, 1); break;
+	case TUI_ACT_SORT_PREV: tui_state_sort_step(s, m->mode, -1); break;
 	case TUI_ACT_SORT_INVERT: s->sort_invert = !s->sort_invert; break;
 	case TUI_ACT_SORT_NAME: tui_state_sort_by(s, TUI_COL_NAME); break;
 	case TUI_ACT_SORT_RATE: tui_state_sort_by(s, TUI_COL_RATE); break;
 	case TUI_ACT_SORT_BYTES: tui_state_sort_by(s, TUI_COL_BYTES); break;
 	case TUI_ACT_SORT_LOSSES: tui_state_sort_by(s, TUI_COL_LOST_T); break;
+	case TUI_ACT_SORT_LATE: tui_state_sort_by(s, TUI_COL_LATE); break;
+	case TUI_ACT_MUTE:
 	case TUI_ACT_TOGGLE_TOPIC:
 	case TUI_ACT_MARK_TL:
 	case TUI_ACT_ASK_TL_DEPTH: return tui_state_topic_act(s, m, a, cmd);
@@ -352,13 +400,22 @@ static unsigned tui_state_act(struct tui_state *s, const struct tui_model *m, en
 	case TUI_ACT_FILE_COUNTS: s->file_counts = !s->file_counts; break;
 	case TUI_ACT_REDRAW: return TUI_F_REDRAW | TUI_F_CLEAR;
 	case TUI_ACT_QUIT:
-		/* Paused, nothing is being recorded that a slip could cut short. */
-		if (m->hdr.state == TUI_REC_PAUSED) {
+		/* Paused, nothing is being recorded that a slip could cut short;
+		 * playing loses nothing. */
+		if (m->mode == TUI_MODE_PLAY || m->hdr.state == TUI_REC_PAUSED) {
 			tui_state_quit(s, cmd);
 			return TUI_F_REDRAW | TUI_F_COMMAND;
 		}
 		s->input = TUI_INPUT_CONFIRM_QUIT;
 		break;
+	case TUI_ACT_SELECT: s->selecting = true; break;
+	case TUI_ACT_STEP:
+	case TUI_ACT_FASTER:
+	case TUI_ACT_SLOWER:
+	case TUI_ACT_SEEK_BACK:
+	case TUI_ACT_SEEK_FWD:
+	case TUI_ACT_RESTART:
+	case TUI_ACT_LOOP: return tui_state_play_act(s, m, a, cmd);
 	default:
 		return tui_state_move_key(s, m, a);
 	}
@@ -386,7 +443,7 @@ static unsigned tui_state_filter_key(struct tui_state *s, const struct tui_model
 			s->filter[len] = (char)key;
 			s->filter[len + 1] = '\0';
 		}
-	} else if (!tui_state_nav(s, m, tui_keys_action(key))) {
+	} else if (!tui_state_nav(s, m, tui_keys_action(m->mode, key, true))) {
 		return 0;
 	}
 	return TUI_F_REDRAW;
@@ -414,7 +471,7 @@ static unsigned tui_state_depth_key(struct tui_state *s, int key, struct tui_cmd
 			return TUI_F_REDRAW;
 		}
 		s->input = TUI_INPUT_NONE;
-		*cmd = (struct tui_cmd){TUI_CMD_MARK_TL, s->depth_topic, (uint32_t)d};
+		*cmd = (struct tui_cmd){TUI_CMD_MARK_TL, s->depth_topic, (uint32_t)d, 0};
 		return TUI_F_REDRAW | TUI_F_COMMAND;
 	} else {
 		snprintf(s->message, sizeof s->message,
@@ -439,7 +496,7 @@ static unsigned tui_state_confirm_key(struct tui_state *s, const struct tui_mode
 		return TUI_F_REDRAW | TUI_F_COMMAND;
 	}
 	if (key == 'y' || key == 'Y' || key == TUI_KEY_ENTER || key == '\r' ||
-	    tui_keys_action(key) == TUI_ACT_QUIT) {
+	    tui_keys_action(m->mode, key, true) == TUI_ACT_QUIT) {
 		tui_state_quit(s, cmd);
 		return TUI_F_REDRAW | TUI_F_COMMAND;
 	}
@@ -456,7 +513,7 @@ static unsigned tui_state_dispatch(struct tui_state *s, const struct tui_model *
 	case TUI_INPUT_CONFIRM_QUIT: return tui_state_confirm_key(s, m, key, cmd);
 	case TUI_INPUT_NONE: break;
 	}
-	enum tui_action a = tui_keys_action(key);
+	enum tui_action a = tui_keys_action(m->mode, key, tui_state_sel_shown(s, m));
 	if (s->view == TUI_VIEW_HELP) {
 		if (tui_state_scroll(&s->help_scroll, a, s->page, tui_state_help_max(s), false))
 			return TUI_F_REDRAW;
@@ -465,6 +522,7 @@ static unsigned tui_state_dispatch(struct tui_state *s, const struct tui_model *
 	}
 	if (key == TUI_KEY_ESC) {
 		s->filter[0] = '\0';
+		s->selecting = false;
 		s->view = TUI_VIEW_TABLE;
 		return TUI_F_REDRAW;
 	}
@@ -474,7 +532,7 @@ static unsigned tui_state_dispatch(struct tui_state *s, const struct tui_model *
 unsigned tui_state_handle_key(struct tui_state *s, const struct tui_model *m, int key,
 			      struct tui_cmd *out_cmd)
 {
-	*out_cmd = (struct tui_cmd){TUI_CMD_NONE, 0, 0};
+	*out_cmd = (struct tui_cmd){TUI_CMD_NONE, 0, 0, 0};
 	if (key == TUI_KEY_RESIZE)
 		return TUI_F_RELAYOUT | TUI_F_REDRAW;
 	if (s->finishing) {

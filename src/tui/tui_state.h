@@ -39,14 +39,24 @@ enum tui_cmd_kind {
 	TUI_CMD_MARK_TL,      /* topic_id, depth; depth 0 = unmark */
 	TUI_CMD_PAUSE_TOGGLE,
 	TUI_CMD_SPLIT,
-	TUI_CMD_QUIT,         /* stop recording and finish the bag */
-	TUI_CMD_SNAPSHOT_QUIT /* snapshot mode: write a snapshot, then as TUI_CMD_QUIT */
+	TUI_CMD_QUIT,         /* stop recording and finish the bag; play: stop */
+	TUI_CMD_SNAPSHOT_QUIT, /* snapshot mode: write a snapshot, then as TUI_CMD_QUIT */
+	/* play; TOGGLE_TOPIC mutes or unmutes, PAUSE_TOGGLE pauses or resumes */
+	TUI_CMD_STEP,        /* play the next message (paused) */
+	TUI_CMD_RATE_MUL,    /* value: the factor */
+	TUI_CMD_SEEK,        /* value: seconds of bag time, negative: back */
+	TUI_CMD_RESTART,
+	TUI_CMD_LOOP_TOGGLE
 };
+
+#define TUI_PLAY_RATE_STEP 1.1 /* Up and Down multiply and divide by it */
+#define TUI_PLAY_SEEK_S 5.0    /* `[` and `]` */
 
 struct tui_cmd {
 	enum tui_cmd_kind kind;
 	uint32_t topic_id;
 	uint32_t depth;
+	double value;
 };
 
 /* What tui_state_handle_key asks of the loop. */
@@ -67,6 +77,7 @@ struct tui_state {
 	char depth[8]; /* digits typed at the depth prompt */
 	uint32_t depth_topic;
 	bool has_sel;
+	bool selecting; /* play: the selection is shown (Enter, j, k...; Esc hides it) */
 	uint32_t sel_id;
 	size_t sel_pos; /* position of the selection in `order` */
 	size_t scroll;  /* first table row shown */
@@ -98,6 +109,9 @@ void tui_state_sync(struct tui_state *s, const struct tui_model *m);
  * command) and returns TUI_F_* flags. */
 unsigned tui_state_handle_key(struct tui_state *s, const struct tui_model *m, int key,
 			      struct tui_cmd *out_cmd);
+/* Whether the selection is shown (and Space acts on it): always in record,
+ * on demand in play. */
+bool tui_state_sel_shown(const struct tui_state *s, const struct tui_model *m);
 /* The selected topic's model row, or NULL. */
 const struct tui_topic *tui_state_selected(const struct tui_state *s, const struct tui_model *m);
 

@@ -263,8 +263,87 @@ static void tui_view_header_cache(struct tui_frame *f, const struct tui_header *
 	tui_view_pair(f, x + 2, 2, "Disk free", v, low ? TUI_E_WARNING : TUI_E_VALUE);
 }
 
+/* Play's row 0: state and bag; pid and update rate on the right. */
+static void tui_view_play_top(struct tui_frame *f, const struct tui_header *h)
+{
+	char right[64];
+	snprintf(right, sizeof right, "pid %ld  %.3g Hz", h->pid, h->update_hz);
+	int rx = f->cols - (int)strlen(right);
+	enum tui_play_state st = h->play.state;
+	int x = tui_frame_put(f, 0, 0, st == TUI_PLAY_PLAYING ? TUI_E_STATE : TUI_E_STATE_IDLE,
+			      tui_model_play_state_str(st), f->cols);
+	x = tui_frame_put(f, x + 2, 0, TUI_E_HEADER, "Bag", f->cols);
+	tui_view_cell(f, x + 1, 0, rx - x - 3, TUI_E_VALUE, h->bag_dir, false);
+	tui_frame_put(f, rx, 0, TUI_E_HEADER, right, f->cols - rx);
+}
+
+/* A bar of w cells inside brackets from x, filled to `frac`, the percentage
+ * at its right end (as the cache bar). Returns the column after it. */
+static int tui_view_bar(struct tui_frame *f, int x, int y, int w, double frac)
+{
+	char pct[16];
+	frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+	int bars = (int)(frac * w + 0.5);
+	x = tui_frame_put(f, x, y, TUI_E_HEADER, "[", 1);
+	for (int i = 0; i < w; i++)
+		tui_frame_put(f, x + i, y, i < bars ? TUI_E_BAR : TUI_E_NORMAL, i < bars ? "|" : " ",
+			      1);
+	snprintf(pct, sizeof pct, "%.0f%%", 100.0 * frac);
+	tui_frame_put(f, x + w - (int)strlen(pct), y, TUI_E_DIM, pct, 8);
+	return tui_frame_put(f, x + w, y, TUI_E_HEADER, "]", 1);
+}
+
+/* Play's row 1: bag time reached / of the selection, and the progress bar
+ * over the rest of the row. */
+static void tui_view_play_progress(struct tui_frame *f, const struct tui_play_header *p)
+{
+	char a[24], b[24], v[56];
+	tui_view_elapsed(p->bag_pos_ns, a, sizeof a);
+	tui_view_elapsed(p->bag_total_ns, b, sizeof b);
+	snprintf(v, sizeof v, "%s / %s", a, b);
+	int x = tui_view_pair(f, 0, 1, "Bag time", v, TUI_E_VALUE);
+	double frac = p->bag_total_ns > 0 ? (double)p->bag_pos_ns / (double)p->bag_total_ns
+					  : p->state == TUI_PLAY_PLAYING || p->state == TUI_PLAY_PAUSED
+						? 0 : 1;
+	if (f->cols - x - 2 >= 8)
+		tui_view_bar(f, x, 1, f->cols - x - 2, frac);
+}
+
+/* Play's row 2: wall time (elapsed / expected total, what is left at this
+ * rate), rate, loop, messages sent. */
+static void tui_view_play_totals(struct tui_frame *f, const struct tui_play_header *p, bool utf8)
+{
+	char a[24], b[24], v[64];
+	int64_t left = p->wall_left_ns > 0 ? p->wall_left_ns : 0;
+	tui_view_elapsed(p->wall_elapsed_ns, a, sizeof a);
+	tui_view_elapsed(p->wall_elapsed_ns + left, b, sizeof b);
+	snprintf(v, sizeof v, "%s / %s", a, b);
+	int x = tui_view_pair(f, 0, 2, "Wall", v, TUI_E_VALUE);
+	tui_view_elapsed(left, v, sizeof v);
+	x = tui_view_pair(f, x, 2, "left", v, TUI_E_VALUE);
+	snprintf(v, sizeof v, "%.3gx", p->rate);
+	x = tui_view_pair(f, x, 2, "Rate", v, TUI_E_VALUE);
+	if (!p->loop)
+		snprintf(v, sizeof v, "off");
+	else if (p->loop_count == 0)
+		snprintf(v, sizeof v, "%" PRIu32 "/%s", p->loop_index, utf8 ? "\xe2\x88\x9e" : "inf");
+	else
+		snprintf(v, sizeof v, "%" PRIu32 "/%" PRIu32, p->loop_index, p->loop_count);
+	x = tui_view_pair(f, x, 2, "Loop", v, TUI_E_VALUE);
+	tui_format_count(p->published, a, sizeof a);
+	tui_format_count(p->total, b, sizeof b);
+	snprintf(v, sizeof v, "%s/%s", a, b);
+	tui_view_pair(f, x, 2, "Sent", v, TUI_E_VALUE);
+}
+
 static void tui_view_header(struct tui_frame *f, const struct tui_model *m)
 {
+	if (m->mode == TUI_MODE_PLAY) {
+		tui_view_play_top(f, &m->hdr);
+		tui_view_play_progress(f, &m->hdr.play);
+		tui_view_play_totals(f, &m->hdr.play, f->utf8);
+		return;
+	}
 	tui_view_header_top(f, &m->hdr);
 	tui_view_header_totals(f, &m->hdr);
 	tui_view_header_cache(f, &m->hdr);
@@ -330,6 +409,16 @@ static void tui_view_value(const struct tui_topic *t, const struct tui_counts *k
 	case TUI_COL_LOST_T: tui_format_count(k->lost_transport, v, n); break;
 	case TUI_COL_LOST_R: tui_format_count(k->lost_recorder, v, n); break;
 	case TUI_COL_THROTTLED: tui_format_count(k->throttled, v, n); break;
+	case TUI_COL_MUTED: snprintf(v, n, "%s", t->enabled ? "" : "M"); break;
+	case TUI_COL_SENT: {
+		char a[16], b[16];
+		tui_format_count(k->messages, a, sizeof a);
+		tui_format_count(t->bag_messages, b, sizeof b);
+		snprintf(v, n, "%s/%s", a, b);
+		break;
+	}
+	case TUI_COL_SUBS: snprintf(v, n, "%" PRIu32, t->subscribers); break;
+	case TUI_COL_LATE: tui_format_count(t->late, v, n); break;
 	case TUI_COL_COUNT: v[0] = '\0'; break;
 	}
 }
@@ -345,7 +434,8 @@ static void tui_view_row(struct tui_frame *f, const struct tui_topic *t, bool fi
 		char v[TUI_NAME_MAX];
 		tui_view_value(t, k, c->col, v, sizeof v);
 		bool loss = (c->col == TUI_COL_LOST_T && k->lost_transport) ||
-			    (c->col == TUI_COL_LOST_R && k->lost_recorder);
+			    (c->col == TUI_COL_LOST_R && k->lost_recorder) ||
+			    (c->col == TUI_COL_LATE && t->late);
 		tui_view_cell(f, c->x, y, c->width, loss && !selected ? TUI_E_LOSS : base, v,
 			      tui_layout_col_right(c->col));
 	}
@@ -355,17 +445,19 @@ static void tui_view_rows(struct tui_frame *f, const struct tui_model *m,
 			  const struct tui_state *s, const struct tui_layout *l)
 {
 	if (s->n_order == 0) {
-		const char *why = m->n_topics ? "no topic matches the filter (Esc clears it)"
-					      : "waiting for publishers...";
+		const char *why = m->n_topics		  ? "no topic matches the filter (Esc clears it)"
+				  : m->mode == TUI_MODE_PLAY ? "no topic to play"
+							     : "waiting for publishers...";
 		tui_frame_put(f, 1, l->table_y, TUI_E_DIM, why, f->cols - 1);
 		return;
 	}
+	bool shown = s->has_sel && tui_state_sel_shown(s, m);
 	for (int r = 0; r < l->table_h; r++) {
 		size_t i = s->scroll + (size_t)r;
 		if (i >= s->n_order)
 			break;
 		const struct tui_topic *t = &m->topics[s->order[i]];
-		tui_view_row(f, t, s->file_counts, s->has_sel && i == s->sel_pos, l->table_y + r, l);
+		tui_view_row(f, t, s->file_counts, shown && i == s->sel_pos, l->table_y + r, l);
 	}
 }
 
@@ -388,10 +480,11 @@ static void tui_view_event_line(struct tui_frame *f, const struct tui_model *m,
 }
 
 /* The key bar's entry for a binding: its F-key if it has one, else its
- * first key (htop: every F-key has a letter twin). */
-static void tui_view_bar_key(const struct tui_key_binding *b, char *out, size_t n)
+ * first key that means it now (htop: every F-key has a letter twin). */
+static void tui_view_bar_key(const struct tui_key_binding *b, enum tui_mode mode, bool sel,
+			     char *out, size_t n)
 {
-	int key = b->keys[0];
+	int key = tui_keys_live_key(mode, b, sel);
 	for (size_t k = 0; k < TUI_KEYS_PER_ACTION && b->keys[k]; k++)
 		if (b->keys[k] > TUI_KEY_F0 && b->keys[k] <= TUI_KEY_F(12)) {
 			key = b->keys[k];
@@ -400,16 +493,18 @@ static void tui_view_bar_key(const struct tui_key_binding *b, char *out, size_t 
 	tui_keys_name(key, out, n);
 }
 
-static void tui_view_key_bar(struct tui_frame *f, int y)
+/* The bindings with a label that apply now (sel: the selection is shown),
+ * dropped from the right, before the last (Quit), to fit. */
+static void tui_view_key_bar(struct tui_frame *f, enum tui_mode mode, bool sel, int y)
 {
-	size_t n, shown[TUI_ACT_COUNT], n_shown = 0;
-	const struct tui_key_binding *kt = tui_keys_table(&n);
+	size_t n, shown[TUI_ACT_COUNT + 8], n_shown = 0;
+	const struct tui_key_binding *kt = tui_keys_table(mode, &n);
 	int width = -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && n_shown < sizeof shown / sizeof shown[0]; i++) {
 		char k[16];
-		if (!kt[i].label)
+		if (!kt[i].label || !tui_keys_live_key(mode, &kt[i], sel))
 			continue;
-		tui_view_bar_key(&kt[i], k, sizeof k);
+		tui_view_bar_key(&kt[i], mode, sel, k, sizeof k);
 		width += (int)(strlen(k) + strlen(kt[i].label)) + 1;
 		shown[n_shown++] = i;
 	}
@@ -417,7 +512,7 @@ static void tui_view_key_bar(struct tui_frame *f, int y)
 	while (width > f->cols && n_shown > 1) {
 		const struct tui_key_binding *b = &kt[shown[n_shown - 2]];
 		char k[16];
-		tui_view_bar_key(b, k, sizeof k);
+		tui_view_bar_key(b, mode, sel, k, sizeof k);
 		width -= (int)(strlen(k) + strlen(b->label)) + 1;
 		shown[n_shown - 2] = shown[n_shown - 1];
 		n_shown--;
@@ -425,7 +520,7 @@ static void tui_view_key_bar(struct tui_frame *f, int y)
 	int x = 0;
 	for (size_t i = 0; i < n_shown; i++) {
 		char k[16];
-		tui_view_bar_key(&kt[shown[i]], k, sizeof k);
+		tui_view_bar_key(&kt[shown[i]], mode, sel, k, sizeof k);
 		x = tui_frame_put(f, x, y, TUI_E_KEY, k, f->cols - x);
 		x = tui_frame_put(f, x, y, TUI_E_KEY_LABEL, kt[shown[i]].label, f->cols - x) + 1;
 	}
@@ -526,7 +621,7 @@ static void tui_view_table(struct tui_frame *f, const struct tui_model *m,
 	if (s->input == TUI_INPUT_FILTER)
 		tui_view_filter_bar(f, s, l->bar_y);
 	else
-		tui_view_key_bar(f, l->bar_y);
+		tui_view_key_bar(f, m->mode, tui_state_sel_shown(s, m), l->bar_y);
 	if (s->input == TUI_INPUT_CONFIRM_QUIT)
 		tui_view_confirm(f, &m->hdr);
 	else if (s->input == TUI_INPUT_DEPTH)
@@ -557,10 +652,10 @@ static void tui_view_log(struct tui_frame *f, const struct tui_model *m, const s
 		tui_frame_put(f, 1, l->table_y, TUI_E_DIM, "no events yet", f->cols - 1);
 	if (s->message[0]) /* the newest event is in the list already */
 		tui_view_cell(f, 0, l->event_y, f->cols, TUI_E_WARNING, s->message, false);
-	tui_view_key_bar(f, l->bar_y);
+	tui_view_key_bar(f, m->mode, tui_state_sel_shown(s, m), l->bar_y);
 }
 
-static const char *const tui_help_notes[] = {
+static const char *const tui_help_notes_record[] = {
 	"",
 	"Columns: R recorded (* yes, - no); TL repeat-transient-local depth; Type (? no message "
 	"definition found: see bagtop info -v); Pub publishers; "
@@ -569,6 +664,25 @@ static const char *const tui_help_notes[] = {
 	"of every message arriving (also while paused or off); Written bytes in the bag; "
 	"Recorded (top) messages in the bag; LostT lost in transport; "
 	"LostR lost in the recorder (cache full, too big, write errors).",
+};
+
+static const char *const tui_help_notes_play[] = {
+	"",
+	"Columns: M muted (not published); Type; QoS R/BE reliable or best effort, TL/V "
+	"transient-local or volatile, as played; Sent/Total messages published (every pass) / in "
+	"one pass; Hz and BW/s published over the last seconds; Sub matched subscribers; Late "
+	"messages sent more than 1 ms behind schedule. Header: bag time reached / played in one "
+	"pass, wall time since the start / expected at this rate, and what is left of this pass.",
+};
+
+static const struct {
+	const char *const *lines;
+	size_t n;
+} tui_help_notes[TUI_MODE_COUNT] = {
+	[TUI_MODE_RECORD] = {tui_help_notes_record,
+			     sizeof tui_help_notes_record / sizeof tui_help_notes_record[0]},
+	[TUI_MODE_PLAY] = {tui_help_notes_play,
+			   sizeof tui_help_notes_play / sizeof tui_help_notes_play[0]},
 };
 
 #define TUI_HELP_LINES 128
@@ -601,40 +715,43 @@ static void tui_view_wrap(const char *text, int width, int indent, char (*lines)
 	}
 }
 
-/* The help text wrapped to `cols`; returns the line count. */
-static size_t tui_view_help_text(int cols, char (*lines)[256])
+/* The mode's help text wrapped to `cols`; returns the line count. */
+static size_t tui_view_help_text(enum tui_mode mode, int cols, char (*lines)[256])
 {
 	size_t n_keys, n = 0;
-	tui_keys_table(&n_keys);
+	tui_keys_table(mode, &n_keys);
 	for (size_t i = 0; i < n_keys; i++) {
 		char line[256];
-		tui_keys_help_line(i, line, sizeof line);
+		tui_keys_help_line(mode, i, line, sizeof line);
 		tui_view_wrap(line, cols, TUI_HELP_INDENT, lines, &n);
 	}
-	for (size_t i = 0; i < sizeof tui_help_notes / sizeof tui_help_notes[0]; i++)
-		tui_view_wrap(tui_help_notes[i], cols, 2, lines, &n);
+	for (size_t i = 0; i < tui_help_notes[mode].n; i++)
+		tui_view_wrap(tui_help_notes[mode].lines[i], cols, 2, lines, &n);
 	return n;
 }
 
-size_t tui_view_help_lines(int cols)
+size_t tui_view_help_lines(enum tui_mode mode, int cols)
 {
 	char lines[TUI_HELP_LINES][256];
-	return tui_view_help_text(cols, lines);
+	return tui_view_help_text(mode, cols, lines);
 }
 
-static void tui_view_help(struct tui_frame *f, const struct tui_state *s)
+static void tui_view_help(struct tui_frame *f, const struct tui_model *m,
+			  const struct tui_state *s)
 {
 	char lines[TUI_HELP_LINES][256];
-	size_t n = tui_view_help_text(f->cols, lines);
+	size_t n = tui_view_help_text(m->mode, f->cols, lines);
 	size_t h = (size_t)(f->rows - 3);
 	size_t max = n > h ? n - h : 0;
 	size_t first = s->help_scroll < max ? s->help_scroll : max;
-	tui_frame_put(f, 0, 0, TUI_E_VALUE, "bagtop keys", f->cols);
+	bool play = m->mode == TUI_MODE_PLAY; /* its arrows drive the player */
+	tui_frame_put(f, 0, 0, TUI_E_VALUE, play ? "bagtop play keys" : "bagtop keys", f->cols);
 	for (size_t i = first, y = 2; i < n && y < (size_t)f->rows - 1; i++, y++)
 		tui_view_cell(f, 0, (int)y, f->cols, TUI_E_NORMAL, lines[i], false);
 	tui_view_cell(f, 0, f->rows - 1, f->cols, TUI_E_DIM,
-		      max ? "Up/Down/PgUp/PgDn scroll, any other key returns"
-			  : "Any key returns",
+		      !max  ? "Any key returns"
+		      : play ? "j/k/PgUp/PgDn scroll, any other key returns"
+			     : "Up/Down/PgUp/PgDn scroll, any other key returns",
 		      false);
 }
 
@@ -643,6 +760,12 @@ static void tui_view_finishing(struct tui_frame *f, const struct tui_model *m)
 	char left[24], line[64];
 	tui_format_bytes(m->hdr.finishing_bytes_left, left, sizeof left);
 	snprintf(line, sizeof line, "finishing bag: %s left", left);
+	if (m->mode == TUI_MODE_PLAY) { /* nothing to finish: a moment */
+		int w = (int)strlen("stopping...");
+		tui_frame_put(f, w < f->cols ? (f->cols - w) / 2 : 0, f->rows / 2, TUI_E_VALUE,
+			      "stopping...", f->cols);
+		return;
+	}
 	int y = f->rows / 2 - 1;
 	int w = (int)strlen(line);
 	tui_frame_put(f, w < f->cols ? (f->cols - w) / 2 : 0, y > 0 ? y : 0, TUI_E_VALUE, line,
@@ -659,11 +782,13 @@ static void tui_view_finishing(struct tui_frame *f, const struct tui_model *m)
 			      f->cols);
 }
 
-static void tui_view_too_small(struct tui_frame *f, const struct tui_layout *l)
+static void tui_view_too_small(struct tui_frame *f, enum tui_mode mode,
+			       const struct tui_layout *l)
 {
 	char line[96];
-	snprintf(line, sizeof line, "terminal too small (%dx%d < %dx%d); recording goes on",
-		 l->cols, l->rows, TUI_MIN_COLS, TUI_MIN_ROWS);
+	snprintf(line, sizeof line, "terminal too small (%dx%d < %dx%d); %s goes on", l->cols,
+		 l->rows, TUI_MIN_COLS, TUI_MIN_ROWS,
+		 mode == TUI_MODE_PLAY ? "playing" : "recording");
 	tui_view_cell(f, 0, 0, f->cols, TUI_E_WARNING, line, false);
 }
 
@@ -671,12 +796,12 @@ void tui_view_build(struct tui_frame *f, const struct tui_model *m, const struct
 		    const struct tui_layout *l)
 {
 	tui_frame_reset(f, l->cols, l->rows);
-	if (s->finishing || m->hdr.state == TUI_REC_STOPPING)
+	if (s->finishing || (m->mode == TUI_MODE_RECORD && m->hdr.state == TUI_REC_STOPPING))
 		tui_view_finishing(f, m);
 	else if (l->too_small)
-		tui_view_too_small(f, l);
+		tui_view_too_small(f, m->mode, l);
 	else if (s->view == TUI_VIEW_HELP)
-		tui_view_help(f, s);
+		tui_view_help(f, m, s);
 	else if (s->view == TUI_VIEW_LOG)
 		tui_view_log(f, m, s, l);
 	else

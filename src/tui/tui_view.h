@@ -1,6 +1,7 @@
 /* tui_view — builds a frame (the screen as a grid of cells in memory, as
  * tmux's grid) from the model, the UI state and the layout: the topic
- * table with its header, cache bar, event line and key bar; the help and
+ * table with its header, cache bar, event line and key bar (in play: the
+ * player's header with its progress bar, and play's columns and keys); the help and
  * log views; the quit and depth dialogs; "finishing bag"; "too small".
  * Only the renderer turns a frame into terminal bytes, so tests compare
  * frames as text (tui_frame_text) or as text with style markup
@@ -48,8 +49,9 @@ char *tui_frame_text(const struct tui_frame *f);
  * "{style}...{/}" (tui_style_describe under `sc`). Malloc'ed. */
 char *tui_frame_markup(const struct tui_frame *f, const struct tui_scheme *sc);
 
-/* Lines of the help view at this width (for tui_state_set_help_lines). */
-size_t tui_view_help_lines(int cols);
+/* Lines of the mode's help view at this width (for
+ * tui_state_set_help_lines). */
+size_t tui_view_help_lines(enum tui_mode mode, int cols);
 /* Builds the whole screen for the layout's size into f (resized to it). */
 void tui_view_build(struct tui_frame *f, const struct tui_model *m, const struct tui_state *s,
 		    const struct tui_layout *l);

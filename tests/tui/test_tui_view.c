@@ -12,78 +12,16 @@
 
 #define KEYS(...) ((const int[]){__VA_ARGS__, 0})
 
-enum render { TEXT, COLOUR, MONO };
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	char chunk[4096];
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (len + n + 1 > cap) {
-			cap = 2 * (len + n + 1);
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		memcpy(buf + len, chunk, n);
-		len += n;
-	}
-	fclose(f);
-	if (!buf)
-		buf = calloc(1, 1);
-	buf[len] = '\0';
-	return buf;
-}
-
-/* Builds the frame for (m, s) at cols x rows and compares it with
- * golden/<name>.txt. */
-static void golden(const char *name, const struct tui_model *m, struct tui_state *s, int cols,
-		   int rows, bool utf8, enum render how)
-{
-	struct tui_layout l;
-	struct tui_frame f;
-	tui_layout_build_opt(&l, cols, rows, m->hdr.throttling);
-	if (!l.too_small) { /* as tui_run */
-		tui_state_set_page(s, (size_t)l.table_h, l.visible);
-		tui_state_set_help_lines(s, tui_view_help_lines(cols));
-	}
-	tui_state_sync(s, m);
-	tui_frame_init(&f, utf8);
-	tui_view_build(&f, m, s, &l);
-	assert_int_equal(f.cols, cols);
-	assert_int_equal(f.rows, rows);
-	char *got = how == TEXT     ? tui_frame_text(&f)
-		    : how == COLOUR ? tui_frame_markup(&f, &tui_scheme_colour)
-				    : tui_frame_markup(&f, &tui_scheme_mono);
-	char path[1024];
-	snprintf(path, sizeof path, "%s/%s.txt", TUI_GOLDEN_DIR, name);
-	if (getenv("BAGTOP_UPDATE_GOLDEN")) {
-		tu_write_file(path, got, strlen(got));
-		print_message("rewrote %s\n", path);
-	}
-	char *want = slurp(path);
-	if (!want || strcmp(got, want) != 0) {
-		print_error("frame %s differs from %s; got:\n%s", name, path, got);
-		fail();
-	}
-	free(want);
-	free(got);
-	tui_frame_fini(&f);
-}
-
 static void test_table(void **state)
 {
 	struct tf_fx *fx = *state;
 	struct tui_model *m = &fx->m;
 	struct tui_state *s = &fx->s;
-	golden("table_80x24", m, s, 80, 24, true, TEXT);
-	golden("table_80x24_colour", m, s, 80, 24, true, COLOUR);
-	golden("table_80x24_mono", m, s, 80, 24, true, MONO);
-	golden("table_60x12_ascii", m, s, 60, 12, false, TEXT);
-	golden("table_132x43", m, s, 132, 43, true, TEXT);
+	tf_golden("table_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("table_80x24_colour", m, s, 80, 24, true, COLOUR);
+	tf_golden("table_80x24_mono", m, s, 80, 24, true, MONO);
+	tf_golden("table_60x12_ascii", m, s, 60, 12, false, TEXT);
+	tf_golden("table_132x43", m, s, 132, 43, true, TEXT);
 }
 
 /* A topic recorded without a message definition: "? " before its type. */
@@ -91,8 +29,8 @@ static void test_no_definition(void **state)
 {
 	struct tf_fx *fx = *state;
 	fx->m.topics[1].no_definition = true; /* /tf */
-	golden("table_nodef_80x24", &fx->m, &fx->s, 80, 24, true, TEXT);
-	golden("table_nodef_132x43", &fx->m, &fx->s, 132, 43, true, TEXT);
+	tf_golden("table_nodef_80x24", &fx->m, &fx->s, 80, 24, true, TEXT);
+	tf_golden("table_nodef_132x43", &fx->m, &fx->s, 132, 43, true, TEXT);
 }
 
 /* Paused, disk nearly full, write-through, a warning event, the
@@ -112,13 +50,13 @@ static void test_table_warnings_mono_ascii(void **state)
 	tf_state(&s, &m, 10);
 	struct tui_cmd c = tf_keys(&s, &m, KEYS('j', 'j'));
 	assert_int_equal(c.kind, TUI_CMD_NONE);
-	golden("warnings_80x24_mono_ascii", &m, &s, 80, 24, false, MONO);
-	golden("warnings_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	tf_golden("warnings_80x24_mono_ascii", &m, &s, 80, 24, false, MONO);
+	tf_golden("warnings_80x24_colour", &m, &s, 80, 24, true, COLOUR);
 	/* At the narrowest, the disk warning still fits beside the cache bar. */
 	m.hdr.cache_max = 1000000000;
 	m.hdr.cache_fill = 990000000;
 	m.hdr.disk_free = 24900000000ULL; /* 4.98 %: still low */
-	golden("warnings_60x12_mono", &m, &s, 60, 12, true, MONO);
+	tf_golden("warnings_60x12_mono", &m, &s, 60, 12, true, MONO);
 	tui_state_fini(&s);
 	tui_model_fini(&m);
 }
@@ -135,11 +73,11 @@ static void test_disk_guard(void **state)
 	m.hdr.min_free = m.hdr.disk_total / 5; /* 20 %: low under 40 % free */
 	m.hdr.disk_free = m.hdr.disk_total / 10 * 3;
 	tf_state(&s, &m, 10);
-	golden("guard_low_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	tf_golden("guard_low_80x24_colour", &m, &s, 80, 24, true, COLOUR);
 	m.hdr.disk_guard = true;
 	m.hdr.disk_free = m.hdr.disk_total / 10;
-	golden("guard_stopped_80x24_colour", &m, &s, 80, 24, true, COLOUR);
-	golden("guard_stopped_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("guard_stopped_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	tf_golden("guard_stopped_80x24", &m, &s, 80, 24, true, TEXT);
 	tui_state_fini(&s);
 	tui_model_fini(&m);
 }
@@ -154,7 +92,7 @@ static void test_many_rows_scrolled(void **state)
 	m.hdr.snapshot_mode = true;
 	tf_state(&s, &m, 10);
 	tf_keys(&s, &m, KEYS(TUI_KEY_PGDN, TUI_KEY_PGDN, 'j'));
-	golden("scrolled_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("scrolled_80x24", &m, &s, 80, 24, true, TEXT);
 	tui_state_fini(&s);
 	tui_model_fini(&m);
 }
@@ -171,10 +109,10 @@ static void test_throttled(void **state)
 	m.hdr.throttling = true;
 	m.topics[0].total.throttled = 5400; /* the camera, throttled to 10 Hz */
 	tf_state(&s, &m, 10);
-	golden("throttled_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("throttled_80x24_colour", &m, &s, 80, 24, true, COLOUR);
-	golden("throttled_132x43", &m, &s, 132, 43, true, TEXT);
-	golden("throttled_60x12_ascii", &m, &s, 60, 12, false, TEXT);
+	tf_golden("throttled_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("throttled_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	tf_golden("throttled_132x43", &m, &s, 132, 43, true, TEXT);
+	tf_golden("throttled_60x12_ascii", &m, &s, 60, 12, false, TEXT);
 	struct tui_layout l;
 	tui_layout_build_opt(&l, 80, 24, true);
 	assert_true(l.visible & (1u << TUI_COL_THROTTLED));
@@ -206,8 +144,8 @@ static void test_file_counts(void **state)
 	tf_keys(&s, &m, KEYS('f', 'B'));
 	assert_true(s.file_counts);
 	assert_int_equal(s.order[0], 3); /* most bytes in this file: /rosout */
-	golden("file_counts_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("file_counts_80x24_colour", &m, &s, 80, 24, true, COLOUR);
+	tf_golden("file_counts_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("file_counts_80x24_colour", &m, &s, 80, 24, true, COLOUR);
 	tf_keys(&s, &m, KEYS('f'));
 	assert_false(s.file_counts);
 	tui_state_sync(&s, &m);
@@ -222,11 +160,11 @@ static void test_filter_and_message(void **state)
 	struct tui_model *m = &fx->m;
 	struct tui_state *s = &fx->s;
 	tf_keys(s, m, KEYS('s', '/', 't', 'f'));
-	golden("filter_editing_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("filter_editing_80x24", m, s, 80, 24, true, TEXT);
 	tf_keys(s, m, KEYS(TUI_KEY_ENTER, 's'));
-	golden("filter_kept_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("filter_kept_80x24", m, s, 80, 24, true, TEXT);
 	tf_keys(s, m, KEYS(TUI_KEY_ESC, '/', 'x', 'y'));
-	golden("filter_nothing_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("filter_nothing_80x24", m, s, 80, 24, true, TEXT);
 }
 
 static void test_dialogs(void **state)
@@ -237,21 +175,21 @@ static void test_dialogs(void **state)
 	tf_model(&m);
 	tf_state(&s, &m, 10);
 	tf_keys(&s, &m, KEYS('q'));
-	golden("confirm_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("confirm_80x24_ascii_mono", &m, &s, 80, 24, false, MONO);
+	tf_golden("confirm_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("confirm_80x24_ascii_mono", &m, &s, 80, 24, false, MONO);
 	/* Snapshot mode: what quitting loses, and `s` to write it first. */
 	m.hdr.snapshot_mode = true;
 	m.hdr.state = TUI_REC_SNAPSHOT_ARMED;
 	m.hdr.snapshot_buffered = 12345;
 	m.hdr.snapshot_bytes = 40u << 20;
-	golden("confirm_snapshot_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("confirm_snapshot_60x12_ascii", &m, &s, 60, 12, false, TEXT);
+	tf_golden("confirm_snapshot_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("confirm_snapshot_60x12_ascii", &m, &s, 60, 12, false, TEXT);
 	m.hdr.snapshot_mode = false;
 	m.hdr.state = TUI_REC_RECORDING;
 	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'j', 'T', '4', '2'));
-	golden("depth_80x24_ascii", &m, &s, 80, 24, false, TEXT);
+	tf_golden("depth_80x24_ascii", &m, &s, 80, 24, false, TEXT);
 	tf_keys(&s, &m, KEYS(TUI_KEY_ESC, 'T', '0', TUI_KEY_ENTER));
-	golden("depth_rejected_60x12", &m, &s, 60, 12, true, TEXT);
+	tf_golden("depth_rejected_60x12", &m, &s, 60, 12, true, TEXT);
 	tui_state_fini(&s);
 	tui_model_fini(&m);
 }
@@ -270,14 +208,14 @@ static void test_help_and_log(void **state)
 	}
 	tf_state(&s, &m, 10);
 	tf_keys(&s, &m, KEYS('?'));
-	golden("help_80x24", &m, &s, 80, 24, true, TEXT);
-	golden("help_60x12", &m, &s, 60, 12, true, TEXT);
+	tf_golden("help_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("help_60x12", &m, &s, 60, 12, true, TEXT);
 	tf_keys(&s, &m, KEYS(TUI_KEY_END));
-	golden("help_60x12_end", &m, &s, 60, 12, true, TEXT);
+	tf_golden("help_60x12_end", &m, &s, 60, 12, true, TEXT);
 	tf_keys(&s, &m, KEYS('x', TUI_KEY_TAB));
-	golden("log_80x24", &m, &s, 80, 24, true, TEXT);
+	tf_golden("log_80x24", &m, &s, 80, 24, true, TEXT);
 	tf_keys(&s, &m, KEYS(TUI_KEY_PGUP, 'k'));
-	golden("log_80x24_scrolled", &m, &s, 80, 24, true, COLOUR);
+	tf_golden("log_80x24_scrolled", &m, &s, 80, 24, true, COLOUR);
 	tui_state_fini(&s);
 	tui_model_fini(&m);
 }
@@ -287,18 +225,18 @@ static void test_finishing_and_too_small(void **state)
 	struct tf_fx *fx = *state;
 	struct tui_model *m = &fx->m;
 	struct tui_state *s = &fx->s;
-	golden("too_small_59x12", m, s, 59, 12, true, TEXT);
-	golden("too_small_60x11", m, s, 60, 11, false, MONO);
+	tf_golden("too_small_59x12", m, s, 59, 12, true, TEXT);
+	tf_golden("too_small_60x11", m, s, 60, 11, false, MONO);
 	tf_keys(s, m, KEYS('q', 'y'));
 	assert_true(s->finishing);
 	m->hdr.finishing_bytes_left = 12500000;
-	golden("finishing_80x24", m, s, 80, 24, true, TEXT);
-	golden("finishing_50x10", m, s, 50, 10, true, TEXT);
+	tf_golden("finishing_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("finishing_50x10", m, s, 50, 10, true, TEXT);
 	tui_state_fini(s);
 	/* The engine stopping on its own (SIGINT) shows the same screen. */
 	tf_state(s, m, 10);
 	m->hdr.state = TUI_REC_STOPPING;
-	golden("finishing_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("finishing_80x24", m, s, 80, 24, true, TEXT);
 }
 
 /* Frame basics the renderer relies on. */

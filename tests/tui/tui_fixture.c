@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "bt_mem.h"
+#include "test_util.h"
+#include "tui_view.h"
 
 struct tui_topic *tf_add(struct tui_model *m, uint32_t id, const char *name, const char *type,
 			 double hz, uint64_t bytes)
@@ -58,6 +60,51 @@ void tf_model(struct tui_model *m)
 	tui_model_event_push(m, TF_T0, TUI_SEV_INFO, "split: rosbag2_2025_12_01-04_00_00_3.db3");
 }
 
+void tf_play_model(struct tui_model *m)
+{
+	tui_model_init(m);
+	m->mode = TUI_MODE_PLAY;
+	struct tui_header *h = &m->hdr;
+	snprintf(h->bag_dir, sizeof h->bag_dir, "/data/bags/rosbag2_2025_12_01-04_00_00");
+	h->pid = 4242;
+	h->update_hz = 1;
+	struct tui_play_header *p = &h->play;
+	p->state = TUI_PLAY_PLAYING;
+	p->bag_pos_ns = INT64_C(62) * 1000000000;
+	p->bag_total_ns = INT64_C(150) * 1000000000;
+	p->wall_elapsed_ns = INT64_C(31) * 1000000000;
+	p->wall_left_ns = INT64_C(44) * 1000000000;
+	p->rate = 2;
+	p->loop_index = 1;
+	p->total = 16650;
+	static const struct {
+		const char *name, *type;
+		double hz;
+		uint64_t bag, late;
+		uint32_t subs;
+	} rows[] = {
+		{"/camera/front/image_raw/compressed", "sensor_msgs/msg/CompressedImage", 60, 4500,
+		 7, 2},
+		{"/tf", "tf2_msgs/msg/TFMessage", 200, 15000, 0, 3},
+		{"/tf_static", "tf2_msgs/msg/TFMessage", 0, 1, 0, 1},
+		{"/rosout", "rcl_interfaces/msg/Log", 5, 375, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct tui_topic *t = tf_add(m, (uint32_t)i, rows[i].name, rows[i].type, rows[i].hz,
+					     0);
+		t->bag_messages = rows[i].bag;
+		t->total.messages = rows[i].bag * 62 / 150;
+		t->total.bytes = t->total.messages * 1000;
+		t->subscribers = rows[i].subs;
+		t->late = rows[i].late;
+		p->published += t->total.messages;
+	}
+	m->topics[2].transient_local = true;
+	m->topics[2].total.messages = 1;
+	m->topics[3].reliable = false;
+	tui_model_event_push(m, TF_T0, TUI_SEV_INFO, "playing at 2x");
+}
+
 void tf_model_many(struct tui_model *m, size_t n)
 {
 	tui_model_init(m);
@@ -78,7 +125,7 @@ void tf_state(struct tui_state *s, const struct tui_model *m, size_t page)
 
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys)
 {
-	struct tui_cmd cmd = {TUI_CMD_NONE, 0, 0};
+	struct tui_cmd cmd = {TUI_CMD_NONE, 0, 0, 0};
 	for (; *keys; keys++)
 		tui_state_handle_key(s, m, *keys, &cmd);
 	return cmd;
@@ -111,4 +158,64 @@ int tf_teardown(void **state)
 	tui_model_fini(&fx->m);
 	free(fx);
 	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	char chunk[4096];
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		memcpy(buf + len, chunk, n);
+		len += n;
+	}
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Builds the frame for (m, s) at cols x rows and compares it with
+ * golden/<name>.txt. */
+void tf_golden(const char *name, const struct tui_model *m, struct tui_state *s, int cols,
+		   int rows, bool utf8, enum tf_render how)
+{
+	struct tui_layout l;
+	struct tui_frame f;
+	tui_layout_build_mode(&l, cols, rows, m->mode, m->hdr.throttling);
+	if (!l.too_small) { /* as tui_run */
+		tui_state_set_page(s, (size_t)l.table_h, l.visible);
+		tui_state_set_help_lines(s, tui_view_help_lines(m->mode, cols));
+	}
+	tui_state_sync(s, m);
+	tui_frame_init(&f, utf8);
+	tui_view_build(&f, m, s, &l);
+	assert_int_equal(f.cols, cols);
+	assert_int_equal(f.rows, rows);
+	char *got = how == TEXT     ? tui_frame_text(&f)
+		    : how == COLOUR ? tui_frame_markup(&f, &tui_scheme_colour)
+				    : tui_frame_markup(&f, &tui_scheme_mono);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.txt", TUI_GOLDEN_DIR, name);
+	if (getenv("BAGTOP_UPDATE_GOLDEN")) {
+		tu_write_file(path, got, strlen(got));
+		print_message("rewrote %s\n", path);
+	}
+	char *want = slurp(path);
+	if (!want || strcmp(got, want) != 0) {
+		print_error("frame %s differs from %s; got:\n%s", name, path, got);
+		fail();
+	}
+	free(want);
+	free(got);
+	tui_frame_fini(&f);
 }

@@ -20,6 +20,10 @@ struct tui_topic *tf_add(struct tui_model *m, uint32_t id, const char *name, con
  * /rosout (id 3, 2.5 Hz, disabled, 12 lost in recorder), /tf_static
  * (id 2, 0 Hz, repeat-TL depth 1); one event. */
 void tf_model(struct tui_model *m);
+/* A `bagtop play` view-model: PLAYING at 2x, 1:02 of 2:30 of bag time,
+ * four topics as tf_model's (ids 0 camera 60 Hz 7 late, 1 /tf 200 Hz, 2
+ * /tf_static TL, 3 /rosout best effort), loop off; one event. */
+void tf_play_model(struct tui_model *m);
 /* n topics "/t000".."/t(n-1)", id i, rate i Hz. */
 void tf_model_many(struct tui_model *m, size_t n);
 /* Init the state for a table of `page` rows and sync it. */
@@ -32,6 +36,12 @@ struct tf_fx {
 };
 int tf_setup(void **state);
 int tf_teardown(void **state);
+enum tf_render { TEXT, COLOUR, MONO };
+/* Builds the frame for (m, s) at cols x rows (laid out as tui_run does)
+ * and compares it, as text or with the styles of the colour or mono
+ * scheme, with golden/<name>.txt; BAGTOP_UPDATE_GOLDEN=1 rewrites it. */
+void tf_golden(const char *name, const struct tui_model *m, struct tui_state *s, int cols,
+	       int rows, bool utf8, enum tf_render how);
 /* Presses the keys (0-terminated); returns the last key's command. */
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys);
 /* Names of the rows in the state's order, joined by spaces (static). */

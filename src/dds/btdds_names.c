@@ -1,11 +1,11 @@
-#include "rec_names.h"
+#include "btdds_names.h"
 
 #include <string.h>
 
 #include "bt_buf.h"
 #include "bt_mem.h"
 
-char *rec_names_ros_topic(const char *dds_topic)
+char *btdds_names_ros_topic(const char *dds_topic)
 {
 	if (strncmp(dds_topic, "rt/", 3) != 0 || !dds_topic[3])
 		return NULL;
@@ -14,7 +14,7 @@ char *rec_names_ros_topic(const char *dds_topic)
 
 /* rmw_cyclonedds demangle: the name must end in "_" and contain "dds_::";
  * drop "dds_::" and the trailing "_", and turn "::" into "/". */
-char *rec_names_ros_type(const char *dds_type)
+char *btdds_names_ros_type(const char *dds_type)
 {
 	size_t n = strlen(dds_type);
 	const char *dds = strstr(dds_type, "::dds_::");
@@ -41,14 +41,34 @@ char *rec_names_ros_type(const char *dds_type)
 	return bt_buf_steal(&b);
 }
 
-char *rec_names_dds_topic(const char *arg)
+char *btdds_names_dds_topic(const char *arg)
 {
 	if (arg[0] == '/')
 		return bt_xasprintf("rt%s", arg);
 	return bt_xstrdup(arg);
 }
 
-bool rec_names_is_internal(const char *dds_topic)
+/* rmw_cyclonedds mangle: "::" between the parts, "dds_::" before the last
+ * one, "_" after it. */
+char *btdds_names_dds_type(const char *ros_type)
+{
+	const char *last = strrchr(ros_type, '/');
+	if (!last || last == ros_type || !last[1] || strstr(ros_type, "//"))
+		return NULL;
+	struct bt_buf b = BT_BUF_INIT;
+	bt_status st = BT_OK;
+	for (const char *p = ros_type; st == BT_OK && p < last; p++)
+		st = *p == '/' ? bt_buf_puts(&b, "::") : bt_buf_append(&b, p, 1);
+	if (st == BT_OK)
+		st = bt_buf_printf(&b, "::dds_::%s_", last + 1);
+	if (st != BT_OK) {
+		bt_buf_fini(&b);
+		return NULL;
+	}
+	return bt_buf_steal(&b);
+}
+
+bool btdds_names_is_internal(const char *dds_topic)
 {
 	/* Other bagtop recorders' live statistics (rec_stats_pub.h) too. */
 	return !strcmp(dds_topic, "ros_discovery_info") || !strncmp(dds_topic, "DCPS", 4) ||

@@ -1,0 +1,29 @@
+/* app_play — `bagtop play`'s configuration (cmd_play.c parses it) and its
+ * run: the player started, status lines and keys without the live view,
+ * a stop signal, the end summary (app_play_run.c). */
+#ifndef APP_PLAY_H
+#define APP_PLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app_opts.h"
+#include "btdds_env.h"
+#include "play.h"
+
+struct app_play_cfg {
+	const struct app_cmd *cmd;
+	struct play_options po; /* points into the members below and argv */
+	const char **topics, **exclude; /* borrowed strings (argv) */
+	size_t n_topics, n_exclude;
+	struct play_remap *remaps; /* owned strings */
+	size_t n_remaps;
+	struct btdds_env env;
+	bool no_keys, no_tui;
+};
+
+/* Plays c->po to the end or a stop signal (SIGINT, SIGTERM, SIGHUP) and
+ * prints the summary. Returns an APP_EXIT_* status. */
+int app_play_run(struct app_play_cfg *c);
+
+#endif

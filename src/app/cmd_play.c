@@ -1,0 +1,267 @@
+/* bagtop play BAG [TOPIC...]: republishes a bag on DDS (src/play, play.h)
+ * with `ros2 bag play`'s options, status lines and keys (app_play_run.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "app_convert.h"
+#include "app_play.h"
+#include "app_ros_env.h"
+#include "bt_mem.h"
+#include "bt_parse.h"
+
+enum {
+	APP_P_RATE = 400,
+	APP_P_LOOP,
+	APP_P_LOOP_COUNT,
+	APP_P_TOPICS,
+	APP_P_REGEX,
+	APP_P_EXCLUDE_REGEX,
+	APP_P_EXCLUDE_TOPICS,
+	APP_P_REMAP,
+	APP_P_CLOCK,
+	APP_P_DELAY,
+	APP_P_START_OFFSET,
+	APP_P_DURATION,
+	APP_P_UNTIL_SEC,
+	APP_P_UNTIL_NSEC,
+	APP_P_START,
+	APP_P_END,
+	APP_P_START_PAUSED,
+	APP_P_WAIT_ACKED,
+	APP_P_NO_KEYS,
+	APP_P_NO_TUI,
+	APP_P_DOMAIN,
+	APP_P_READ_AHEAD,
+	APP_P_QOS,
+	APP_P_STRICT,
+};
+
+static const struct app_opt play_opts[] = {
+	{"rate", 'r', "RATE", "playback rate, 0.001 to 1000000 (default 1)", APP_P_RATE},
+	{"loop", 'l', NULL, "play the bag again and again, until stopped", APP_P_LOOP},
+	{"loop-count", 0, "N", "play the bag N times (implies --loop)", APP_P_LOOP_COUNT},
+	{"topics", 0, "TOPIC...",
+	 "play these topics only (ROS or DDS names, each in the bag; also TOPIC operands)",
+	 APP_P_TOPICS},
+	{"regex", 'e', "REGEX",
+	 "also play topics whose ROS or DDS name matches REGEX (POSIX extended, searched)",
+	 APP_P_REGEX},
+	{"exclude-regex", 'x', "REGEX", "do not play topics whose name matches REGEX",
+	 APP_P_EXCLUDE_REGEX},
+	{"exclude-topics", 0, "TOPIC...", "do not play these topics (one or more names)",
+	 APP_P_EXCLUDE_TOPICS},
+	{"remap", 'm', "OLD:=NEW...", "publish topic OLD as NEW (ROS or DDS names; one or more)",
+	 APP_P_REMAP},
+	{"clock", 0, "[HZ]",
+	 "publish rosgraph_msgs/msg/Clock on /clock from the bag time, HZ a second (default 40)",
+	 APP_P_CLOCK},
+	{"delay", 'd', "SECONDS", "wait this long before playing", APP_P_DELAY},
+	{"start-offset", 0, "SECONDS", "start this long after the bag's first message",
+	 APP_P_START_OFFSET},
+	{"playback-duration", 0, "SECONDS", "play this much bag time from the start",
+	 APP_P_DURATION},
+	{"playback-until-sec", 0, "SECONDS",
+	 "play messages stamped up to this time (seconds since the epoch)", APP_P_UNTIL_SEC},
+	{"playback-until-nsec", 0, "NS",
+	 "play messages stamped up to this time (nanoseconds since the epoch)", APP_P_UNTIL_NSEC},
+	{"start", 0, "TIME",
+	 "play messages stamped at or after TIME: seconds since the epoch (1700000000.25) or "
+	 "+SECONDS after the bag's first message (+10.5)",
+	 APP_P_START},
+	{"end", 0, "TIME", "play messages stamped before TIME (the forms of --start)", APP_P_END},
+	{"start-paused", 'p', NULL, "start paused (Space resumes, . or Right plays one message)",
+	 APP_P_START_PAUSED},
+	{"wait-for-all-acked", 0, "MS",
+	 "at the end, wait up to MS milliseconds until reliable subscribers acknowledged "
+	 "everything (0 = no limit)",
+	 APP_P_WAIT_ACKED},
+	{"disable-keyboard-controls", 0, NULL,
+	 "leave the terminal alone (else Space pauses/resumes, . or Right plays one message, "
+	 "Up/Down change the rate)",
+	 APP_P_NO_KEYS},
+	{"no-tui", 0, NULL, "status lines instead of the live view (also without a terminal)",
+	 APP_P_NO_TUI},
+	{"domain", 0, "ID", "DDS domain id, 0..232 (default: ROS_DOMAIN_ID, else 0)",
+	 APP_P_DOMAIN},
+	{"read-ahead-queue-size", 0, "N",
+	 "messages read ahead of publishing (default 1000; also at most 64 MiB)", APP_P_READ_AHEAD},
+	{"qos-profile-overrides-path", 0, "FILE", "per-topic writer QoS in rosbag2's YAML format",
+	 APP_P_QOS},
+	{"strict", 0, NULL, "refuse a bag with a missing, truncated or corrupt file",
+	 APP_P_STRICT},
+};
+
+static void play_push(const char ***v, size_t *n, const char *s)
+{
+	*v = bt_xrealloc((void *)*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
+static int play_remap(struct app_play_cfg *c, const struct app_cmd *cmd, const char *arg)
+{
+	const char *sep = strstr(arg, ":=");
+	if (!sep || sep == arg || !sep[2] || strstr(sep + 2, ":="))
+		return app_usage_error(cmd, "--remap wants OLD:=NEW, got '%s'", arg);
+	c->remaps = bt_xrealloc(c->remaps, (c->n_remaps + 1) * sizeof *c->remaps);
+	c->remaps[c->n_remaps++] = (struct play_remap){bt_xstrndup(arg, (size_t)(sep - arg)),
+						       bt_xstrdup(sep + 2)};
+	return 0;
+}
+
+static int play_seconds(const struct app_cmd *cmd, const char *opt, const char *arg,
+			int64_t *ns)
+{
+	if (bt_parse_seconds(arg, ns) != BT_OK)
+		return app_usage_error(cmd, "--%s wants seconds (1.5), got '%s'", opt, arg);
+	return 0;
+}
+
+static int play_time(const struct app_cmd *cmd, const char *opt, const char *arg,
+		     struct play_bound *b)
+{
+	struct app_convert_time t;
+	if (app_convert_time_parse(arg, &t) != BT_OK)
+		return app_usage_error(cmd, "--%s wants seconds since the epoch (1700000000.25) "
+				       "or +SECONDS after the bag's start (+10.5), got '%s'", opt, arg);
+	*b = (struct play_bound){t.given, t.rel, t.ns};
+	return 0;
+}
+
+static int play_number(const struct app_cmd *cmd, const struct app_opt *o, const char *arg,
+		       uint64_t lo, uint64_t hi, uint64_t *u)
+{
+	if (bt_parse_u64(arg, lo, hi, u) != BT_OK)
+		return app_usage_error(cmd, "--%s wants %llu..%llu, got '%s'", o->lng,
+				       (unsigned long long)lo, (unsigned long long)hi, arg);
+	return 0;
+}
+
+static int play_opt_timing(struct app_play_cfg *c, const struct app_cmd *cmd,
+			   const struct app_opt *o, const char *arg)
+{
+	struct play_options *po = &c->po;
+	uint64_t u = 0;
+	int rc = 0;
+	switch (o->id) {
+	case APP_P_RATE:
+		if (bt_parse_decimal(arg, PLAY_RATE_MIN, PLAY_RATE_MAX, &po->rate) != BT_OK)
+			return app_usage_error(cmd, "--rate wants 0.001 to 1000000, got '%s'", arg);
+		return 0;
+	case APP_P_CLOCK:
+		po->clock_hz = PLAY_CLOCK_HZ_DEFAULT;
+		if (arg && bt_parse_decimal(arg, 0.001, 10000, &po->clock_hz) != BT_OK)
+			return app_usage_error(cmd, "--clock wants 0.001 to 10000 Hz, got '%s'", arg);
+		return 0;
+	case APP_P_DELAY: return play_seconds(cmd, o->lng, arg, &po->delay_ns);
+	case APP_P_START_OFFSET: return play_seconds(cmd, o->lng, arg, &po->start_offset_ns);
+	case APP_P_DURATION: return play_seconds(cmd, o->lng, arg, &po->playback_duration_ns);
+	case APP_P_UNTIL_SEC: return play_seconds(cmd, o->lng, arg, &po->playback_until_ns);
+	case APP_P_UNTIL_NSEC:
+		rc = play_number(cmd, o, arg, 0, INT64_MAX, &u);
+		po->playback_until_ns = (int64_t)u;
+		return rc;
+	case APP_P_START: return play_time(cmd, o->lng, arg, &po->start);
+	case APP_P_END: return play_time(cmd, o->lng, arg, &po->end);
+	case APP_P_WAIT_ACKED:
+		rc = play_number(cmd, o, arg, 0, INT64_MAX / 1000000, &u);
+		po->wait_for_acked_ns = u == 0 ? INT64_MAX : (int64_t)u * 1000000;
+		return rc;
+	default: return -1; /* not a timing option */
+	}
+}
+
+static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
+{
+	struct app_play_cfg *c = ctx;
+	const struct app_cmd *cmd = c->cmd;
+	uint64_t u = 0;
+	int rc = play_opt_timing(c, cmd, o, arg);
+	if (rc >= 0)
+		return rc;
+	switch (o->id) {
+	case APP_P_LOOP: c->po.loop = true; return 0;
+	case APP_P_LOOP_COUNT:
+		rc = play_number(cmd, o, arg, 1, UINT32_MAX, &u);
+		c->po.loop_count = (uint32_t)u;
+		return rc;
+	case APP_P_TOPICS: play_push(&c->topics, &c->n_topics, arg); return 0;
+	case APP_P_EXCLUDE_TOPICS: play_push(&c->exclude, &c->n_exclude, arg); return 0;
+	case APP_P_REGEX: c->po.regex = arg; return 0;
+	case APP_P_EXCLUDE_REGEX: c->po.exclude_regex = arg; return 0;
+	case APP_P_REMAP: return play_remap(c, cmd, arg);
+	case APP_P_START_PAUSED: c->po.start_paused = true; return 0;
+	case APP_P_NO_KEYS: c->no_keys = true; return 0;
+	case APP_P_NO_TUI: c->no_tui = true; return 0;
+	case APP_P_DOMAIN:
+		rc = play_number(cmd, o, arg, 0, 232, &u);
+		c->po.domain_id = (uint32_t)u;
+		return rc;
+	case APP_P_READ_AHEAD:
+		rc = play_number(cmd, o, arg, 1, 10000000, &u);
+		c->po.read_ahead_count = (size_t)u;
+		return rc;
+	case APP_P_QOS: c->po.qos_overrides_path = arg; return 0;
+	case APP_P_STRICT: c->po.strict = true; return 0;
+	default: return app_usage_error(cmd, "unhandled option --%s", o->lng);
+	}
+}
+
+static int play_finish(struct app_play_cfg *c, int argc, char **argv, int first)
+{
+	if (argc - first < 1)
+		return app_usage_error(c->cmd, "wants a BAG");
+	c->po.bag_path = argv[first];
+	for (int i = first + 1; i < argc; i++)
+		play_push(&c->topics, &c->n_topics, argv[i]);
+	c->po.topics = c->topics;
+	c->po.n_topics = c->n_topics;
+	c->po.exclude_topics = c->exclude;
+	c->po.n_exclude_topics = c->n_exclude;
+	c->po.remaps = c->remaps;
+	c->po.n_remaps = c->n_remaps;
+	const struct play_bound *s = &c->po.start, *e = &c->po.end;
+	if (s->given && e->given && s->rel == e->rel && s->ns >= e->ns)
+		return app_usage_error(c->cmd, "--end must be after --start");
+	int rc = app_ros_env_read(c->cmd, &c->env, &c->po.domain_id);
+	c->po.env = &c->env;
+	return rc;
+}
+
+static void play_cfg_fini(struct app_play_cfg *c)
+{
+	for (size_t i = 0; i < c->n_remaps; i++) {
+		free((void *)c->remaps[i].from);
+		free((void *)c->remaps[i].to);
+	}
+	free(c->remaps);
+	free((void *)c->topics);
+	free((void *)c->exclude);
+	btdds_env_fini(&c->env);
+}
+
+static int play_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	struct app_play_cfg c = {.cmd = cmd};
+	play_options_init(&c.po);
+	int first;
+	int rc = app_opts_parse(cmd, argc, argv, play_opt, &c, &first);
+	if (rc == 0)
+		rc = play_finish(&c, argc, argv, first);
+	if (rc == 0)
+		rc = app_play_run(&c);
+	play_cfg_fini(&c);
+	return rc < 0 ? APP_EXIT_OK : rc;
+}
+
+const struct app_cmd app_cmd_play = {
+	"play", "BAG [TOPIC...]",
+	"Publish a bag's messages on DDS with their recorded timing and QoS.",
+	"\nBAG is any bag bagtop reads (a directory, or one storage file: sqlite3\n"
+	"or MCAP). Each message goes out as its recorded bytes at its recorded\n"
+	"time (scaled by --rate) on the topic's DDS name and type, so ROS 2\n"
+	"subscribers receive it; writers offer the recorded QoS when every\n"
+	"recorded publisher agreed, else ROS 2's defaults. Without TOPIC,\n"
+	"--topics or -e every topic is played.\n",
+	play_opts, sizeof play_opts / sizeof play_opts[0], play_run};

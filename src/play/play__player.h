@@ -1,0 +1,126 @@
+/* play__player — the player's private state, shared by its files:
+ * play_player.c (start, join, controls, view), play_topics.c (the topic
+ * table), play_reader.c ("play-reader"), play_pub.c ("play-pub"),
+ * play_clock.c ("play-clock").
+ *
+ * One mutex (mu) guards the queue and the playing state; critical
+ * sections only move pointers and numbers: no I/O, no DDS call under it.
+ * The per-topic counters are relaxed atomics (written by the publisher,
+ * read by the view). */
+#ifndef PLAY__PLAYER_H
+#define PLAY__PLAYER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <dds/dds.h>
+
+#include "bag_reader.h"
+#include "bag_types.h"
+#include "bt_rate.h"
+#include "play.h"
+#include "play_sched.h"
+
+/* Before a deadline further away than this the publisher waits on its
+ * condition variable (a control wakes it); the last stretch is one
+ * clock_nanosleep to the absolute deadline. */
+#define PLAY_SPIN_NS INT64_C(2000000)
+
+enum play_msg_kind {
+	PLAY_MSG_DATA,
+	PLAY_MSG_PASS_END, /* the reader reached the window's end */
+};
+
+/* A queued message: the recorded bytes, copied out of the reader. */
+struct play_msg {
+	struct play_msg *next;
+	enum play_msg_kind kind;
+	bool more;    /* PASS_END: the reader goes on with the next pass */
+	uint32_t gen; /* the position generation it was read for */
+	size_t topic; /* index into play.topics */
+	int64_t t;    /* recorded time */
+	size_t len;
+	unsigned char data[];
+};
+
+struct play_topic {
+	char *name, *type;         /* as in the bag */
+	char *dds_name, *dds_type; /* what is published */
+	bool keyed;
+	struct bag_qos qos; /* the writer's profile */
+	bool qos_recorded, qos_overridden;
+	_Atomic uint64_t total; /* in the window (one pass) */
+	dds_entity_t writer;
+	_Atomic uint64_t published, bytes, late, failed;
+	_Atomic int64_t max_late;
+	_Atomic uint32_t matched;
+	atomic_bool muted;
+	struct bt_rate rate; /* view_mu */
+};
+
+struct play {
+	struct play_options o; /* strings below are the player's copies */
+	char *bag_path;
+	char *qos_path;
+	struct bag_reader *rd; /* opened by start; the reader thread's after */
+	unsigned open_flags;   /* bag_reader_open's, for every reopening */
+	size_t *topic_of;      /* bag topic index -> play topic, SIZE_MAX: not played */
+	size_t n_bag_topics;
+	struct play_topic *topics;
+	size_t n_topics;
+	int64_t bag_start, bag_end;
+	int64_t win_start, win_end; /* inclusive */
+	bool whole_window;          /* totals known from the summary */
+
+	dds_entity_t pp, clock_writer;
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv_pub, cv_reader, cv_done;
+	/* Under mu: */
+	struct play_msg *head, *tail;
+	size_t q_count, q_bytes;
+	bool stop;
+	uint32_t gen;      /* bumped by a seek: the reader repositions */
+	int64_t seek_to;   /* where the reader starts for gen */
+	struct play_sched sched;
+	bool loop;
+	uint32_t loop_index;
+	uint32_t steps; /* play_next requests not yet published */
+	bool reader_waiting; /* the reader ended its pass and waits for a seek */
+	char warning[256];
+	bt_status result;
+	struct bt_error err;
+	_Atomic int state; /* enum play_state */
+	_Atomic uint32_t clock_published;
+
+	pthread_mutex_t view_mu; /* the rates; never taken with mu */
+	int64_t started_wall;
+
+	pthread_t reader_thr, pub_thr, clock_thr;
+	bool reader_started, pub_started, clock_started, joined;
+};
+
+/* play_topics.c: builds the topic table from the bag and the options
+ * (selection, remaps, QoS). BT_ERR_USAGE for the options' mistakes. */
+BT_MUST_CHECK bt_status play_topics_build(struct play *p, struct bt_error *err);
+void play_topics_free(struct play *p);
+/* Creates every topic's writer (and /clock's) on p->pp. */
+BT_MUST_CHECK bt_status play_topics_create_writers(struct play *p, struct bt_error *err);
+
+/* play_reader.c / play_pub.c / play_clock.c: the thread bodies. */
+void *play_reader_main(void *arg);
+void *play_pub_main(void *arg);
+void *play_clock_main(void *arg);
+
+/* Frees a chain of messages (outside mu). */
+void play_msgs_free(struct play_msg *m);
+/* Under mu: takes everything queued off the queue and returns it. */
+struct play_msg *play_queue_take_all(struct play *p);
+/* Sets the warning once (under mu), logs it. */
+void play_warn_locked(struct play *p, const char *msg);
+/* Ends playing (under mu): state DONE, everyone woken. */
+void play_finish_locked(struct play *p);
+
+#endif

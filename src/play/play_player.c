@@ -1,0 +1,284 @@
+/* play_player — the player's life (start, stop, join), its controls and
+ * its view (play.h). Start order: bag opened and summarised → topics and
+ * window resolved → participant and writers → threads (reader, publisher,
+ * clock). Teardown in play.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "btdds_participant.h"
+#include "play__player.h"
+
+void play_msgs_free(struct play_msg *m)
+{
+	while (m) {
+		struct play_msg *n = m->next;
+		free(m);
+		m = n;
+	}
+}
+
+struct play_msg *play_queue_take_all(struct play *p)
+{
+	struct play_msg *m = p->head;
+	p->head = p->tail = NULL;
+	p->q_count = p->q_bytes = 0;
+	pthread_cond_broadcast(&p->cv_reader);
+	return m;
+}
+
+void play_warn_locked(struct play *p, const char *msg)
+{
+	if (!p->warning[0]) {
+		snprintf(p->warning, sizeof p->warning, "%s", msg);
+		bt_log_warn("%s", msg); /* the sink takes its own lock, never ours */
+	}
+}
+
+void play_finish_locked(struct play *p)
+{
+	p->stop = true;
+	atomic_store(&p->state, PLAY_STATE_DONE);
+	pthread_cond_broadcast(&p->cv_pub);
+	pthread_cond_broadcast(&p->cv_reader);
+	pthread_cond_broadcast(&p->cv_done);
+}
+
+/* ---- start ---- */
+
+static void player_copy_options(struct play *p, const struct play_options *o)
+{
+	p->o = *o;
+	p->bag_path = bt_xstrdup(o->bag_path);
+	p->qos_path = bt_xstrdup(o->qos_overrides_path);
+	p->o.bag_path = p->bag_path;
+	p->o.qos_overrides_path = p->qos_path;
+	if (p->o.read_ahead_count == 0)
+		p->o.read_ahead_count = PLAY_READ_AHEAD_DEFAULT;
+	if (p->o.read_ahead_bytes == 0)
+		p->o.read_ahead_bytes = PLAY_READ_AHEAD_BYTES_DEFAULT;
+	if (p->o.loop_count > 0)
+		p->o.loop = true;
+	/* The selection and remaps are used by play_topics_build only, within
+	 * play_start: borrowed, then forgotten. */
+}
+
+static int64_t bound_of(const struct play_bound *b, int64_t bag_start)
+{
+	return b->rel ? bag_start + b->ns : b->ns;
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* The window [win_start, win_end] from the bag's range and the options. */
+static bt_status player_window(struct play *p, struct bt_error *err)
+{
+	const struct play_options *o = &p->o;
+	if (o->rate < PLAY_RATE_MIN || o->rate > PLAY_RATE_MAX || isnan(o->rate))
+		return bt_err_set(err, BT_ERR_USAGE, "--rate %g is out of range (%g..%g)", o->rate,
+				  PLAY_RATE_MIN, PLAY_RATE_MAX);
+	if (o->start_offset_ns < 0)
+		return bt_err_set(err, BT_ERR_USAGE, "--start-offset must not be negative");
+	int64_t s = add_sat(p->bag_start, o->start_offset_ns), e = p->bag_end;
+	if (o->start.given && bound_of(&o->start, p->bag_start) > s)
+		s = bound_of(&o->start, p->bag_start);
+	if (o->end.given && bound_of(&o->end, p->bag_start) - 1 < e)
+		e = bound_of(&o->end, p->bag_start) - 1; /* --end is exclusive */
+	if (o->playback_duration_ns >= 0 && add_sat(s, o->playback_duration_ns) < e)
+		e = add_sat(s, o->playback_duration_ns);
+	if (o->playback_until_ns >= 0 && o->playback_until_ns < e)
+		e = o->playback_until_ns;
+	if (o->start.given && o->end.given && s > e)
+		return bt_err_set(err, BT_ERR_USAGE, "--end must be after --start");
+	p->win_start = s;
+	p->win_end = e < s ? s - 1 : e; /* nothing to play: an empty window */
+	p->whole_window = s <= p->bag_start && e >= p->bag_end;
+	return BT_OK;
+}
+
+/* A bag whose metadata.yaml names a file that is missing or does not
+ * open: without --strict, the storage files that are there and open are
+ * played (found by listing the directory), and the warning says so. */
+static bt_status player_open_lenient(struct play *p, struct bt_error *err)
+{
+	/* --strict: every file checked first (sqlite's quick_check), so a
+	 * corrupt one is refused before anything is played. */
+	p->open_flags = p->o.strict ? BAG_READER_INTEGRITY : 0;
+	bt_status st = bag_reader_open(p->bag_path, p->open_flags, &p->rd, err);
+	if (st == BT_OK || p->o.strict || st == BT_ERR_NOMEM || !err)
+		return st;
+	struct bt_error first = *err;
+	if (bag_reader_open(p->bag_path, BAG_READER_IGNORE_METADATA, &p->rd, err) != BT_OK) {
+		*err = first;
+		return st;
+	}
+	p->open_flags = BAG_READER_IGNORE_METADATA;
+	char line[BT_ERROR_MSG_MAX + 64];
+	snprintf(line, sizeof line, "%s: playing what can be read", first.msg);
+	play_warn_locked(p, line);
+	return BT_OK;
+}
+
+static bt_status player_open(struct play *p, struct bt_error *err)
+{
+	bt_status st = player_open_lenient(p, err);
+	if (st != BT_OK)
+		return st;
+	p->bag_start = bag_reader_start(p->rd);
+	p->bag_end = bag_reader_end(p->rd);
+	if (bag_reader_message_count(p->rd) == 0)
+		p->bag_start = p->bag_end = 0;
+	return BT_OK;
+}
+
+static void player_init_sync(struct play *p)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->view_mu, NULL);
+	pthread_cond_init(&p->cv_pub, &ca);
+	pthread_cond_init(&p->cv_reader, &ca);
+	pthread_cond_init(&p->cv_done, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+static bt_status player_threads(struct play *p, struct bt_error *err)
+{
+	int64_t now = bt_time_monotonic_ns();
+	p->started_wall = now;
+	play_sched_init(&p->sched, now + (p->o.delay_ns > 0 ? p->o.delay_ns : 0), p->win_start,
+			p->o.rate, p->win_start, p->win_end);
+	p->sched.paused = p->o.start_paused;
+	p->loop = p->o.loop;
+	p->loop_index = 1;
+	p->seek_to = p->win_start;
+	atomic_store(&p->state, p->o.start_paused ? PLAY_STATE_PAUSED : PLAY_STATE_PLAYING);
+	if (pthread_create(&p->reader_thr, NULL, play_reader_main, p) != 0)
+		return bt_err_set(err, BT_ERR_NOMEM, "cannot start the reader thread");
+	p->reader_started = true;
+	if (pthread_create(&p->pub_thr, NULL, play_pub_main, p) != 0)
+		return bt_err_set(err, BT_ERR_NOMEM, "cannot start the publishing thread");
+	p->pub_started = true;
+	if (p->o.clock_hz > 0) {
+		if (pthread_create(&p->clock_thr, NULL, play_clock_main, p) != 0)
+			return bt_err_set(err, BT_ERR_NOMEM, "cannot start the clock thread");
+		p->clock_started = true;
+	}
+	return BT_OK;
+}
+
+bt_status play_start(const struct play_options *opt, struct play **out, struct bt_error *err)
+{
+	struct play *p = bt_xcalloc(1, sizeof *p);
+	player_copy_options(p, opt);
+	player_init_sync(p);
+	atomic_store(&p->state, PLAY_STATE_DONE);
+	bt_status st = player_open(p, err);
+	if (st == BT_OK)
+		st = player_window(p, err);
+	if (st == BT_OK)
+		st = play_topics_build(p, err);
+	if (st == BT_OK)
+		st = btdds_participant_create(p->o.domain_id, p->o.env, &p->pp, err);
+	if (st == BT_OK)
+		st = play_topics_create_writers(p, err);
+	if (st == BT_OK)
+		st = player_threads(p, err);
+	/* Nothing the options pointed to is kept. */
+	p->o.topics = p->o.exclude_topics = NULL;
+	p->o.regex = p->o.exclude_regex = NULL;
+	p->o.remaps = NULL;
+	p->o.env = NULL;
+	if (st != BT_OK) {
+		play_free(p);
+		return st;
+	}
+	*out = p;
+	return BT_OK;
+}
+
+/* ---- stop, join ---- */
+
+void play_request_stop(struct play *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cv_pub);
+	pthread_cond_broadcast(&p->cv_reader);
+	pthread_mutex_unlock(&p->mu);
+}
+
+bool play_done(const struct play *p)
+{
+	return atomic_load(&((struct play *)p)->state) == PLAY_STATE_DONE;
+}
+
+bool play_wait(struct play *p, int64_t timeout_ns)
+{
+	int64_t until = timeout_ns < 0 ? INT64_MAX : bt_time_monotonic_ns() + timeout_ns;
+	pthread_mutex_lock(&p->mu);
+	while (!play_done(p) && bt_time_monotonic_ns() < until) {
+		if (until == INT64_MAX) {
+			pthread_cond_wait(&p->cv_done, &p->mu);
+		} else {
+			struct timespec ts = bt_time_timespec(until);
+			(void)pthread_cond_timedwait(&p->cv_done, &p->mu, &ts);
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	return play_done(p);
+}
+
+bt_status play_join(struct play *p, struct bt_error *err)
+{
+	if (!p->joined) {
+		p->joined = true;
+		if (p->pub_started)
+			pthread_join(p->pub_thr, NULL);
+		play_request_stop(p); /* the reader and clock end with the publisher */
+		if (p->reader_started)
+			pthread_join(p->reader_thr, NULL);
+		if (p->clock_started)
+			pthread_join(p->clock_thr, NULL);
+		pthread_mutex_lock(&p->mu);
+		play_finish_locked(p);
+		struct play_msg *left = play_queue_take_all(p);
+		pthread_mutex_unlock(&p->mu);
+		play_msgs_free(left);
+		if (p->pp > 0)
+			(void)btdds_participant_delete(p->pp);
+		p->pp = 0;
+		bag_reader_close(p->rd);
+		p->rd = NULL;
+	}
+	if (p->result != BT_OK && err)
+		*err = p->err;
+	return p->result;
+}
+
+void play_free(struct play *p)
+{
+	if (!p)
+		return;
+	play_request_stop(p);
+	bt_status ignored = play_join(p, NULL); /* the caller wanted no result */
+	(void)ignored;
+	play_topics_free(p);
+	pthread_cond_destroy(&p->cv_pub);
+	pthread_cond_destroy(&p->cv_reader);
+	pthread_cond_destroy(&p->cv_done);
+	pthread_mutex_destroy(&p->mu);
+	pthread_mutex_destroy(&p->view_mu);
+	free(p->bag_path);
+	free(p->qos_path);
+	free(p);
+}

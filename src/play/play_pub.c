@@ -1,0 +1,214 @@
+/* play_pub — the "play-pub" thread: takes the queue's messages in order
+ * and writes each, unchanged, on its topic's raw writer at its deadline
+ * (play_sched). Far from a deadline it waits on cv_pub, so a control
+ * (pause, seek, rate, stop) applies at once; the last PLAY_SPIN_NS are
+ * one clock_nanosleep(TIMER_ABSTIME) on CLOCK_MONOTONIC. How late each
+ * write went out is counted per topic (> PLAY_LATE_NS: late). */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bt_time.h"
+#include "btdds_raw.h"
+#include "play__player.h"
+
+static void pub_wait_until(struct play *p, int64_t wall)
+{
+	struct timespec ts = bt_time_timespec(wall);
+	int rc = pthread_cond_timedwait(&p->cv_pub, &p->mu, &ts);
+	(void)rc; /* a timeout or a wake-up: the caller looks again either way */
+}
+
+static void pub_sleep_until(int64_t wall)
+{
+	struct timespec ts = bt_time_timespec(wall);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void pub_pop_locked(struct play *p, struct play_msg *m)
+{
+	p->head = m->next;
+	if (!p->head)
+		p->tail = NULL;
+	p->q_count--;
+	p->q_bytes -= m->len;
+	m->next = NULL;
+	pthread_cond_signal(&p->cv_reader);
+}
+
+static void pub_count(struct play_topic *t, const struct play_msg *m, int64_t late, bool timed,
+		      dds_return_t rc)
+{
+	if (rc < 0) {
+		atomic_fetch_add_explicit(&t->failed, 1, memory_order_relaxed);
+		return;
+	}
+	atomic_fetch_add_explicit(&t->published, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->bytes, m->len, memory_order_relaxed);
+	if (!timed)
+		return;
+	if (late > PLAY_LATE_NS)
+		atomic_fetch_add_explicit(&t->late, 1, memory_order_relaxed);
+	if (late > atomic_load_explicit(&t->max_late, memory_order_relaxed))
+		atomic_store_explicit(&t->max_late, late, memory_order_relaxed);
+}
+
+/* Writes m (outside mu) unless its topic is muted. */
+static void pub_write(struct play *p, struct play_msg *m, int64_t deadline, bool timed)
+{
+	struct play_topic *t = &p->topics[m->topic];
+	if (!atomic_load_explicit(&t->muted, memory_order_relaxed)) {
+		int64_t late = timed ? bt_time_monotonic_ns() - deadline : 0;
+		dds_return_t rc = btdds_raw_write(t->writer, m->data, m->len);
+		pub_count(t, m, late, timed, rc);
+	}
+	free(m);
+}
+
+/* A PASS_END reached (under mu): the next pass, or the end. Returns false
+ * at the end. */
+static bool pub_pass_end_locked(struct play *p, const struct play_msg *m)
+{
+	bool again = p->loop && p->result == BT_OK &&
+		     (p->o.loop_count == 0 || p->loop_index < p->o.loop_count);
+	if (!again)
+		return false;
+	p->loop_index++;
+	int64_t now = bt_time_monotonic_ns();
+	play_sched_move(&p->sched, now, p->win_start);
+	if (!m->more) { /* the reader stopped after this pass: send it back */
+		p->gen++;
+		p->seek_to = p->win_start;
+		pthread_cond_broadcast(&p->cv_reader);
+	}
+	return true;
+}
+
+/* The next thing to do with the head message (under mu): 1 = publish
+ * *out now (deadline in *dl, timed or a step), 0 = looked again after
+ * waiting, -1 = the end. */
+static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, bool *timed)
+{
+	struct play_msg *m = p->head;
+	if (!m) {
+		pthread_cond_wait(&p->cv_pub, &p->mu);
+		return 0;
+	}
+	if (m->gen != p->gen) {
+		pub_pop_locked(p, m);
+		free(m);
+		return 0;
+	}
+	if (m->kind == PLAY_MSG_PASS_END) {
+		pub_pop_locked(p, m);
+		bool again = pub_pass_end_locked(p, m);
+		free(m);
+		return again ? 0 : -1;
+	}
+	if (p->topics[m->topic].muted) { /* skipped at once, also when paused */
+		pub_pop_locked(p, m);
+		free(m);
+		return 0;
+	}
+	if (p->sched.paused) {
+		if (p->steps == 0) {
+			pthread_cond_wait(&p->cv_pub, &p->mu);
+			return 0;
+		}
+		p->steps--;
+		p->sched.paused_at = m->t;
+		pub_pop_locked(p, m);
+		*out = m;
+		*timed = false;
+		return 1;
+	}
+	int64_t deadline = play_sched_deadline(&p->sched, m->t);
+	int64_t now = bt_time_monotonic_ns();
+	if (deadline - now > PLAY_SPIN_NS) {
+		pub_wait_until(p, deadline - PLAY_SPIN_NS);
+		return 0;
+	}
+	pub_pop_locked(p, m);
+	*out = m;
+	*dl = deadline;
+	*timed = true;
+	return 1;
+}
+
+/* Playing until the end or a stop; true at the end. */
+static bool pub_loop(struct play *p)
+{
+	pthread_mutex_lock(&p->mu);
+	int r = 0;
+	while (!p->stop && r >= 0) {
+		struct play_msg *m = NULL;
+		int64_t deadline = 0;
+		bool timed = false;
+		r = pub_next_locked(p, &m, &deadline, &timed);
+		if (r != 1)
+			continue;
+		pthread_mutex_unlock(&p->mu);
+		if (timed && deadline > bt_time_monotonic_ns())
+			pub_sleep_until(deadline);
+		pub_write(p, m, deadline, timed);
+		pthread_mutex_lock(&p->mu);
+	}
+	bool end = !p->stop;
+	if (end && p->o.wait_for_acked_ns >= 0)
+		atomic_store(&p->state, PLAY_STATE_WAITING_ACKS);
+	pthread_mutex_unlock(&p->mu);
+	return end;
+}
+
+/* --wait-for-all-acked: every writer's samples acknowledged by its
+ * reliable readers, within the timeout in all (INT64_MAX: no limit);
+ * waited for in slices so a stop ends it at once. */
+#define PUB_ACK_SLICE_NS INT64_C(100000000)
+
+static bool pub_stopped(struct play *p)
+{
+	pthread_mutex_lock(&p->mu);
+	bool stop = p->stop;
+	pthread_mutex_unlock(&p->mu);
+	return stop;
+}
+
+static void pub_wait_acks(struct play *p)
+{
+	int64_t t = p->o.wait_for_acked_ns;
+	int64_t until = t == INT64_MAX ? INT64_MAX : bt_time_monotonic_ns() + t;
+	for (size_t i = 0; i < p->n_topics; i++) {
+		for (;;) {
+			if (pub_stopped(p))
+				return;
+			int64_t left = until == INT64_MAX ? PUB_ACK_SLICE_NS
+							  : until - bt_time_monotonic_ns();
+			if (left <= 0)
+				break;
+			dds_return_t rc = dds_wait_for_acks(
+				p->topics[i].writer, left < PUB_ACK_SLICE_NS ? left : PUB_ACK_SLICE_NS);
+			if (rc != DDS_RETCODE_TIMEOUT)
+				break; /* acknowledged (or a writer that cannot say) */
+		}
+		if (until != INT64_MAX && bt_time_monotonic_ns() >= until) {
+			pthread_mutex_lock(&p->mu);
+			play_warn_locked(p, "--wait-for-all-acked: not every message was "
+					    "acknowledged in time");
+			pthread_mutex_unlock(&p->mu);
+			return;
+		}
+	}
+}
+
+void *play_pub_main(void *arg)
+{
+	struct play *p = arg;
+	pthread_setname_np(pthread_self(), "play-pub");
+	if (pub_loop(p) && p->o.wait_for_acked_ns >= 0)
+		pub_wait_acks(p);
+	pthread_mutex_lock(&p->mu);
+	play_finish_locked(p);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}

@@ -1,0 +1,241 @@
+/* play_topics — the topic table of a player: which of the bag's topics
+ * are played (`ros2 bag play`'s selection), on which DDS name and type
+ * (remaps), and with which writer QoS: an override, else the recorded
+ * profile when every recorded publisher offered the same one (rosbag2's
+ * rule), else rmw's defaults (reliable, volatile, keep last 10). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_log.h"
+#include "bt_mem.h"
+#include "btdds_names.h"
+#include "btdds_qos.h"
+#include "btdds_raw.h"
+#include "play__player.h"
+#include "rec_qos.h"
+#include "rec_select.h"
+
+static void topic_default_qos(struct bag_qos *q)
+{
+	bag_qos_default(q);
+	q->history = BAG_HISTORY_KEEP_LAST;
+	q->depth = 10;
+	q->reliability = BAG_RELIABILITY_RELIABLE;
+	q->durability = BAG_DURABILITY_VOLATILE;
+	q->liveliness = BAG_LIVELINESS_AUTOMATIC;
+}
+
+/* The recorded profile when all publishers agreed (true), else defaults. */
+static bool topic_recorded_qos(const struct bag_topic *t, struct bag_qos *q)
+{
+	topic_default_qos(q);
+	if (t->n_qos == 0)
+		return false;
+	for (size_t i = 1; i < t->n_qos; i++)
+		if (!btdds_qos_equal(&t->qos[0], &t->qos[i]))
+			return false;
+	*q = t->qos[0];
+	return true;
+}
+
+/* The remapped DDS name of a topic, or a copy of dds_name. BT_ERR_USAGE
+ * when a rule's target is empty. */
+static char *topic_remap(const struct play *p, const char *dds_name)
+{
+	for (size_t i = 0; i < p->o.n_remaps; i++) {
+		char *from = btdds_names_dds_topic(p->o.remaps[i].from);
+		bool hit = !strcmp(from, dds_name);
+		free(from);
+		if (hit)
+			return btdds_names_dds_topic(p->o.remaps[i].to);
+	}
+	return bt_xstrdup(dds_name);
+}
+
+static void topic_init(struct play *p, struct play_topic *pt, const struct bag_topic *t,
+		       const struct rec_qos_overrides *ovr)
+{
+	pt->name = bt_xstrdup(t->name);
+	pt->type = bt_xstrdup(t->type);
+	char *dds = btdds_names_dds_topic(t->name);
+	bool is_ros = t->name[0] == '/';
+	pt->dds_name = topic_remap(p, dds);
+	pt->dds_type = is_ros ? btdds_names_dds_type(t->type) : NULL;
+	if (!pt->dds_type)
+		pt->dds_type = bt_xstrdup(t->type);
+	/* A bag does not say whether a type is keyed: ROS 2 types are not
+	 * (rmw_cyclonedds), plain DDS topics are taken as keyed. All samples
+	 * go to one instance either way (btdds_raw). */
+	pt->keyed = !is_ros;
+	pt->qos_recorded = topic_recorded_qos(t, &pt->qos);
+	const struct bag_qos *o = rec_qos_overrides_find(ovr, dds, is_ros ? t->name : NULL);
+	if (o) {
+		pt->qos = *o;
+		pt->qos_overridden = true;
+	}
+	free(dds);
+	bt_rate_init(&pt->rate);
+}
+
+static bt_status topics_check_explicit(const struct play *p, const struct rec_select *sel,
+				       const struct bag_reader_topic *bt, size_t n,
+				       struct bt_error *err)
+{
+	for (size_t i = 0; i < rec_select_explicit_count(sel); i++) {
+		bool found = false;
+		for (size_t j = 0; j < n && !found; j++) {
+			char *dds = btdds_names_dds_topic(bt[j].topic.name);
+			found = rec_select_explicit_matches(sel, i, dds, bt[j].topic.name);
+			free(dds);
+		}
+		if (!found)
+			return bt_err_set(err, BT_ERR_USAGE, "topic %s is not in the bag %s",
+					  rec_select_explicit(sel, i), p->bag_path);
+	}
+	return BT_OK;
+}
+
+static bt_status topics_select(const struct play *p, struct rec_select **out,
+			       struct bt_error *err)
+{
+	struct rec_select_options so = {
+		.topics = p->o.topics,
+		.n_topics = p->o.n_topics,
+		.all = p->o.n_topics == 0 && (!p->o.regex || !p->o.regex[0]),
+		.regex = p->o.regex,
+		.exclude_regex = p->o.exclude_regex,
+		.exclude_topics = p->o.exclude_topics,
+		.n_exclude_topics = p->o.n_exclude_topics,
+		.include_hidden = true,
+		.include_services = true,
+	};
+	return rec_select_new(&so, out, err);
+}
+
+static bt_status topics_check_remaps(const struct play *p, struct bt_error *err)
+{
+	for (size_t i = 0; i < p->o.n_remaps; i++) {
+		const struct play_remap *r = &p->o.remaps[i];
+		if (!r->from || !r->from[0] || !r->to || !r->to[0] || !strcmp(r->to, "/"))
+			return bt_err_set(err, BT_ERR_USAGE, "bad remap rule '%s:=%s': want OLD:=NEW",
+					  r->from ? r->from : "", r->to ? r->to : "");
+	}
+	return BT_OK;
+}
+
+static void topics_fill(struct play *p, const struct rec_select *sel,
+			const struct bag_reader_topic *bt, const struct rec_qos_overrides *ovr)
+{
+	p->topics = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topics);
+	p->topic_of = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topic_of);
+	for (size_t j = 0; j < p->n_bag_topics; j++) {
+		char *dds = btdds_names_dds_topic(bt[j].topic.name);
+		bool on = rec_select_match(sel, dds, bt[j].topic.name[0] == '/' ? bt[j].topic.name
+										 : NULL);
+		free(dds);
+		p->topic_of[j] = SIZE_MAX;
+		if (!on)
+			continue;
+		p->topic_of[j] = p->n_topics;
+		struct play_topic *pt = &p->topics[p->n_topics++];
+		topic_init(p, pt, &bt[j].topic, ovr);
+		if (p->whole_window)
+			pt->total = bt[j].count;
+	}
+}
+
+bt_status play_topics_build(struct play *p, struct bt_error *err)
+{
+	const struct bag_reader_topic *bt = bag_reader_topics(p->rd, &p->n_bag_topics);
+	struct rec_select *sel = NULL;
+	struct rec_qos_overrides *ovr = NULL;
+	bt_status st = topics_check_remaps(p, err);
+	if (st == BT_OK)
+		st = topics_select(p, &sel, err);
+	if (st == BT_OK)
+		st = topics_check_explicit(p, sel, bt, p->n_bag_topics, err);
+	if (st == BT_OK && p->qos_path) {
+		st = rec_qos_overrides_load(p->qos_path, &ovr, err);
+		if (st == BT_ERR_FORMAT)
+			st = err ? (err->code = BT_ERR_USAGE) : BT_ERR_USAGE;
+	}
+	if (st == BT_OK)
+		topics_fill(p, sel, bt, ovr);
+	rec_qos_overrides_free(ovr);
+	rec_select_free(sel);
+	return st;
+}
+
+void play_topics_free(struct play *p)
+{
+	for (size_t i = 0; i < p->n_topics; i++) {
+		struct play_topic *t = &p->topics[i];
+		free(t->name);
+		free(t->type);
+		free(t->dds_name);
+		free(t->dds_type);
+	}
+	free(p->topics);
+	free(p->topic_of);
+	p->topics = NULL;
+	p->topic_of = NULL;
+	p->n_topics = 0;
+}
+
+static void on_matched(dds_entity_t writer, const dds_publication_matched_status_t st, void *arg)
+{
+	(void)writer;
+	struct play_topic *t = arg;
+	atomic_store_explicit(&t->matched, st.current_count, memory_order_relaxed);
+}
+
+static dds_entity_t topics_writer(struct play *p, const char *name, const char *type, bool keyed,
+				  const struct bag_qos *q, struct play_topic *t)
+{
+	dds_entity_t tp = btdds_raw_topic_create(p->pp, name, type, keyed);
+	if (tp < 0)
+		return tp;
+	dds_qos_t *qos = dds_create_qos();
+	btdds_qos_to_dds(q, qos);
+	/* Samples are written as they come: never block the schedule on a
+	 * full history (KEEP_LAST writers never do; KEEP_ALL bounded). */
+	dds_listener_t *l = NULL;
+	if (t) {
+		l = dds_create_listener(t);
+		dds_lset_publication_matched(l, on_matched);
+	}
+	dds_entity_t w = dds_create_writer(p->pp, tp, qos, l);
+	dds_delete_qos(qos);
+	if (l)
+		dds_delete_listener(l);
+	return w;
+}
+
+/* rclcpp's ClockQoS: best effort, keep last 1. */
+static void clock_qos(struct bag_qos *q)
+{
+	topic_default_qos(q);
+	q->depth = 1;
+	q->reliability = BAG_RELIABILITY_BEST_EFFORT;
+}
+
+bt_status play_topics_create_writers(struct play *p, struct bt_error *err)
+{
+	for (size_t i = 0; i < p->n_topics; i++) {
+		struct play_topic *t = &p->topics[i];
+		t->writer = topics_writer(p, t->dds_name, t->dds_type, t->keyed, &t->qos, t);
+		if (t->writer < 0)
+			return bt_err_set(err, BT_ERR_DDS, "cannot create a writer for %s (%s): %s",
+					  t->name, t->dds_type, dds_strretcode(t->writer));
+	}
+	if (p->o.clock_hz > 0) {
+		struct bag_qos q;
+		clock_qos(&q);
+		p->clock_writer = topics_writer(p, "rt/clock", "rosgraph_msgs::msg::dds_::Clock_",
+						false, &q, NULL);
+		if (p->clock_writer < 0)
+			return bt_err_set(err, BT_ERR_DDS, "cannot create the /clock writer: %s",
+					  dds_strretcode(p->clock_writer));
+	}
+	return BT_OK;
+}

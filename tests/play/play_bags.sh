@@ -1,0 +1,98 @@
+#!/bin/sh
+# bagtop play on every rosbag2 fixture (sqlite3 and MCAP; skipped visibly
+# when ../shared is absent): the messages published equal `bagtop info`'s
+# count. Damaged bags (DDS domain 6): a missing file plays the others and
+# says so, --strict refuses it; a corrupt file plays what can be read and
+# says so, --strict refuses before playing; a file that does not open:
+# one line naming it, nothing played. Usage errors exit 2. Domain 5.
+set -u
+B=${BAGTOP_BIN:?}
+F=${BAGTOP_FIXTURES:-}
+T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-play-bags-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+play() { # play OUT ARGS...: bounded, status in $rc
+	out=$1
+	shift
+	timeout -s KILL 30 "$B" play --no-tui --disable-keyboard-controls "$@" >"$out" 2>&1
+	rc=$?
+}
+played() { awk '/^Played/ {print $2}' "$1"; }
+
+# ---- the fixtures ----
+if [ -z "$F" ] || [ ! -d "$F" ]; then
+	echo "SKIPPED: no fixtures (../shared/fixtures/rosbag2)"
+	fixtures=""
+else
+	fixtures="$F/*/ $(dirname "$F")/rosbag2-mcap/*/"
+fi
+n_bags=0
+for d in $fixtures; do
+	[ -d "$d" ] || continue
+	want=$("$B" info "$d" | awk '/^Messages:/ {print $2}')
+	play "$T/out" "$d" -r 1000000 --domain 5
+	[ "$rc" = 0 ] || { cat "$T/out"; fail "$d: exit $rc"; }
+	got=$(played "$T/out")
+	[ "$got" = "$want" ] || { cat "$T/out"; fail "$d: played $got, info says $want"; }
+	echo "ok $d: $got messages"
+	n_bags=$((n_bags + 1))
+done
+[ -z "$fixtures" ] || [ "$n_bags" -ge 10 ] || fail "only $n_bags fixtures found"
+
+# ---- damaged bags: one of bagtop's own, three files ----
+"$B" demo --no-tui --disable-keyboard-controls --duration 2 --domain 6 -o "$T/d" \
+	--max-bag-duration 0.7 >"$T/demo.out" 2>&1 || { cat "$T/demo.out"; fail "demo"; }
+all=$("$B" info "$T/d" | awk '/^Messages:/ {print $2}')
+f1=$(ls "$T/d" | grep '_1\.db3$')
+[ -n "$f1" ] || { ls "$T/d"; fail "the demo bag has no second file"; }
+in1=$(sqlite3 "$T/d/$f1" 'SELECT count(*) FROM messages')
+
+cp -r "$T/d" "$T/missing"
+rm "$T/missing/$f1"
+play "$T/out" "$T/missing" -r 1000 --domain 6
+[ "$rc" = 0 ] || { cat "$T/out"; fail "missing file: exit $rc"; }
+grep -q "$f1.*missing: playing what can be read" "$T/out" || { cat "$T/out"; fail "missing: no line"; }
+[ "$(played "$T/out")" = $((all - in1)) ] || { cat "$T/out"; fail "missing: not the other files"; }
+play "$T/out" "$T/missing" -r 1000 --domain 6 --strict
+[ "$rc" = 1 ] || { cat "$T/out"; fail "missing --strict: exit $rc"; }
+[ "$(wc -l <"$T/out")" = 1 ] && grep -q "$f1" "$T/out" || { cat "$T/out"; fail "missing --strict"; }
+
+cp -r "$T/d" "$T/corrupt"
+sz=$(stat -c %s "$T/corrupt/$f1")
+dd if=/dev/zero of="$T/corrupt/$f1" bs=1024 seek=$((sz / 1024 / 2)) count=64 conv=notrunc \
+	2>/dev/null
+play "$T/out" "$T/corrupt" -r 1000 --domain 6
+cat "$T/out"
+[ "$rc" = 0 ] || fail "corrupt file: exit $rc"
+grep -q "$f1.*playing what could be read" "$T/out" || fail "corrupt: no line naming $f1"
+got=$(played "$T/out")
+[ "$got" -gt 0 ] && [ "$got" -lt "$all" ] || fail "corrupt: played $got of $all"
+play "$T/out" "$T/corrupt" -r 1000 --domain 6 --strict
+[ "$rc" = 1 ] || { cat "$T/out"; fail "corrupt --strict: exit $rc"; }
+grep -q "$f1.*nothing played" "$T/out" && ! grep -q '^Played' "$T/out" ||
+	{ cat "$T/out"; fail "corrupt --strict played something"; }
+
+mkdir "$T/trunc"
+f0=$(ls "$T/d" | grep '_0\.db3$')
+head -c 3000 "$T/d/$f0" >"$T/trunc/x.db3"
+play "$T/out" "$T/trunc/x.db3" --domain 6
+[ "$rc" = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q "x.db3.*nothing played" "$T/out" ||
+	{ cat "$T/out"; fail "truncated: exit $rc"; }
+
+# ---- usage errors ----
+usage() {
+	play "$T/out" "$T/d" --domain 6 "$@"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/out")" = 1 ] || { cat "$T/out"; fail "$*: exit $rc"; }
+}
+usage --topics /nope
+usage /chatter /nope
+usage -m /chatter
+usage --remap :=/x
+usage -r 0
+usage --loop-count 0
+usage --clock 0
+usage --start +5 --end +1
+printf '/chatter:\n  reliability: bogus\n' >"$T/q.yaml"
+usage --qos-profile-overrides-path "$T/q.yaml"
+echo ok

@@ -1,0 +1,101 @@
+#!/bin/sh
+# bagtop play against bagtop record, real processes on DDS domains 2..4:
+# the demo recorded (every type, a keyed plain DDS topic, transient-local
+# /map and /tf_static, best-effort /scan), then played while a second
+# recorder records it: every message's payload identical (SHA3 of each),
+# per-topic order identical, each message's offset from the start within
+# 5 ms of the recorded one at p99 (the start: the median difference, so
+# one late first message does not shift them all); a recorder that joins
+# after the transient-local messages went out still records them; and
+# --rate 2 halves the bag's duration (±5 %).
+set -u
+B=${BAGTOP_BIN:?}
+T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-play-rt-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../integration/proc_lib.sh
+. "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+command -v sqlite3 >/dev/null || { echo "no sqlite3: skipped"; exit 77; }
+
+# rows "topic ns sha3" in receive order
+rows() {
+	sqlite3 -separator ' ' "$1"/*_0.db3 "SELECT t.name, m.timestamp, hex(sha3(m.data)) FROM \
+		messages m JOIN topics t ON m.topic_id = t.id ORDER BY m.timestamp, m.id" ||
+		fail "sqlite3 $1"
+}
+span() { # last - first timestamp, ns
+	sqlite3 "$1"/*_0.db3 "SELECT max(timestamp) - min(timestamp) FROM messages"
+}
+
+"$B" demo --no-tui --disable-keyboard-controls --duration 3 --domain 2 -o "$T/demo" \
+	>"$T/demo.out" 2>&1 || { cat "$T/demo.out"; fail "demo"; }
+
+# ---- the round trip, and a late transient-local subscriber ----
+"$B" record -a --no-tui --disable-keyboard-controls --domain 3 -o "$T/rt" >"$T/rec.out" 2>&1 &
+rec=$!
+wait_for "$T/rec.out" '^Recording to' 200
+# -d: the recorder discovers the writers before the first message goes out
+"$B" play "$T/demo" --domain 3 --no-tui -d 2 >"$T/play.out" 2>&1 &
+play=$!
+wait_for "$T/play.out" '^Playing' 200
+sleep 3 # /map and /tf_static went out at the start (after the delay)
+"$B" record /map /tf_static --no-tui --disable-keyboard-controls --domain 3 -o "$T/late" \
+	>"$T/late.out" 2>&1 &
+late=$!
+i=0
+while kill -0 "$play" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || { kill -KILL "$play"; fail "play did not end"; }
+	sleep 0.1
+done
+wait "$play" || { cat "$T/play.out"; fail "play exit $?"; }
+cat "$T/play.out"
+sleep 1
+stop_wait "$rec" 300
+[ "$rc" = 0 ] || { cat "$T/rec.out"; fail "record exit $rc"; }
+stop_wait "$late" 300
+[ "$rc" = 0 ] || { cat "$T/late.out"; fail "late record exit $rc"; }
+
+rows "$T/demo" >"$T/a"
+rows "$T/rt" >"$T/b"
+for t in $(cut -d' ' -f1 "$T/a" | sort -u); do
+	grep "^$t " "$T/a" | cut -d' ' -f3 >"$T/ha"
+	grep "^$t " "$T/b" | cut -d' ' -f3 >"$T/hb"
+	cmp -s "$T/ha" "$T/hb" ||
+		fail "$t: payloads or order differ ($(wc -l <"$T/ha") recorded, $(wc -l <"$T/hb") played)"
+done
+echo "payloads and order identical: $(wc -l <"$T/a") messages"
+# offsets: per topic the i-th message of each bag, b - a, around the median
+for t in $(cut -d' ' -f1 "$T/a" | sort -u); do
+	grep "^$t " "$T/a" | cut -d' ' -f2 >"$T/ta"
+	grep "^$t " "$T/b" | cut -d' ' -f2 >"$T/tb"
+	paste -d' ' "$T/ta" "$T/tb"
+done | awk '{print $2 - $1}' | sort -n >"$T/diff"
+n=$(wc -l <"$T/diff")
+med=$(sed -n "$(((n + 1) / 2))p" "$T/diff")
+p99=$(awk -v m="$med" '{d = $1 - m; if (d < 0) d = -d; print d}' "$T/diff" | sort -n |
+	sed -n "$(((n * 99 + 99) / 100))p")
+echo "offsets: $n messages, p99 $(awk -v x="$p99" 'BEGIN {printf "%.3f", x / 1e6}') ms"
+[ "$p99" -le 5000000 ] || fail "offset p99 $p99 ns > 5 ms"
+# the late subscriber
+rows "$T/late" >"$T/l"
+grep -E '^/(map|tf_static) ' "$T/a" | awk '{print $1, $3}' | sort >"$T/tl_want"
+awk '{print $1, $3}' "$T/l" | sort >"$T/tl_got"
+cmp -s "$T/tl_want" "$T/tl_got" || { cat "$T/late.out"; fail "the late subscriber did not get \
+the transient-local messages: $(cat "$T/tl_got")"; }
+echo "late subscriber: $(wc -l <"$T/tl_got") transient-local messages"
+
+# ---- --rate 2 ----
+"$B" record -a --no-tui --disable-keyboard-controls --domain 4 -o "$T/r2" >"$T/r2.out" 2>&1 &
+rec=$!
+wait_for "$T/r2.out" '^Recording to' 200
+"$B" play "$T/demo" --domain 4 --no-tui -d 2 -r 2 >"$T/p2.out" 2>&1 ||
+	{ cat "$T/p2.out"; fail "play -r 2"; }
+sleep 1
+stop_wait "$rec" 300
+a=$(span "$T/demo")
+b=$(span "$T/r2")
+echo "duration: recorded $a ns, played at rate 2: $b ns"
+awk -v a="$a" -v b="$b" 'BEGIN {r = b / (a / 2); exit !(r > 0.95 && r < 1.05)}' ||
+	fail "--rate 2: $b ns is not half of $a ns (±5 %)"
+echo ok

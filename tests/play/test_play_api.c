@@ -1,0 +1,442 @@
+/* The player through its API (play.h) on real Cyclone DDS, domains 130..137,
+ * with in-process raw readers as the subscribers: a bag written by
+ * bag_writer (real sqlite), then start paused + one step publishes exactly
+ * one message and a pause publishes nothing; --loop-count 3 plays three
+ * times; the window (start offset, duration) selects the right messages;
+ * remap and selection; the rate scales the duration (±5 %); --clock
+ * publishes at its rate with monotonic bag time; a late-joining
+ * transient-local reader gets the transient-local message; usage errors. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bag_writer.h"
+#include "bt_time.h"
+#include "btdds_cdr.h"
+#include "btdds_participant.h"
+#include "btdds_raw.h"
+#include "play.h"
+#include "test_bag.h"
+
+#define T0 (INT64_C(1700000000) * 1000000000)
+#define MS INT64_C(1000000)
+#define NA 100 /* /a: every 10 ms */
+#define NB 50  /* /b: every 20 ms, 5 ms after /a's */
+
+static char *g_dir, *g_bag;
+
+/* ---- the bag ---- */
+
+static void put_string(struct bag_writer *w, uint32_t h, int64_t t, int i)
+{
+	char s[32];
+	snprintf(s, sizeof s, "m%04d", i);
+	struct btdds_cdr_wr c;
+	btdds_cdr_wr_init(&c);
+	btdds_cdr_put_string(&c, s);
+	btdds_cdr_wr_finish(&c);
+	struct bag_message m = {h, t, c.b.data, c.b.len};
+	struct bt_error err;
+	if (bag_writer_write(w, &m, 1, &err) != BT_OK)
+		fail_msg("write: %s", err.msg);
+	btdds_cdr_wr_fini(&c);
+}
+
+static uint32_t add_topic(struct bag_writer *w, const char *name, bool tl)
+{
+	struct bag_qos q;
+	bag_qos_default(&q);
+	q.history = BAG_HISTORY_KEEP_LAST;
+	q.depth = tl ? 1 : 10;
+	q.reliability = BAG_RELIABILITY_RELIABLE;
+	q.durability = tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE;
+	q.liveliness = BAG_LIVELINESS_AUTOMATIC;
+	struct bag_topic t = {(char *)name, "std_msgs/msg/String", "cdr", &q, 1, ""};
+	uint32_t h;
+	struct bt_error err;
+	if (bag_writer_add_topic(w, &t, NULL, &h, &err) != BT_OK)
+		fail_msg("add_topic: %s", err.msg);
+	return h;
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	g_dir = tu_mkdtemp("play-api");
+	g_bag = malloc(strlen(g_dir) + 8);
+	sprintf(g_bag, "%s/bag", g_dir);
+	struct bag_writer_options o = {.uri = g_bag};
+	struct bag_writer *w;
+	struct bt_error err;
+	if (bag_writer_open(&o, &w, &err) != BT_OK)
+		fail_msg("open: %s", err.msg);
+	uint32_t a = add_topic(w, "/a", false), b = add_topic(w, "/b", false);
+	uint32_t tl = add_topic(w, "/tl", true);
+	put_string(w, tl, T0, 0);
+	for (int i = 0; i < NA; i++) {
+		put_string(w, a, T0 + i * 10 * MS, i);
+		if (i % 2 == 0)
+			put_string(w, b, T0 + i * 10 * MS + 5 * MS, i / 2);
+	}
+	if (bag_writer_close(w, &err) != BT_OK)
+		fail_msg("close: %s", err.msg);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	tu_rmrf(g_dir);
+	free(g_dir);
+	free(g_bag);
+	return 0;
+}
+
+/* ---- a subscriber: a raw reader that notes each arrival ---- */
+
+#define SUB_MAX 4096
+
+struct sub {
+	dds_entity_t pp, rd;
+	pthread_mutex_t mu;
+	size_t n;
+	int64_t at[SUB_MAX];      /* monotonic arrival */
+	uint32_t first_u32[SUB_MAX][2]; /* the first 8 payload bytes after the header */
+	size_t len[SUB_MAX];
+};
+
+static bool sub_on_sample(void *arg, const struct btdds_raw_sample *s)
+{
+	struct sub *u = arg;
+	pthread_mutex_lock(&u->mu);
+	if (u->n < SUB_MAX) {
+		u->at[u->n] = bt_time_monotonic_ns();
+		memset(u->first_u32[u->n], 0, 8);
+		if (s->len >= 12)
+			memcpy(u->first_u32[u->n], (const char *)s->data + 4, 8);
+		u->len[u->n] = s->len;
+		u->n++;
+	}
+	pthread_mutex_unlock(&u->mu);
+	return true;
+}
+
+static void sub_on_data(dds_entity_t rd, void *arg)
+{
+	(void)btdds_raw_take(rd, sub_on_sample, arg);
+}
+
+static struct sub *sub_new(uint32_t domain, const char *topic, const char *type, bool tl,
+			   bool reliable)
+{
+	struct sub *u = calloc(1, sizeof *u);
+	pthread_mutex_init(&u->mu, NULL);
+	struct bt_error err;
+	if (btdds_participant_create(domain, NULL, &u->pp, &err) != BT_OK)
+		fail_msg("participant: %s", err.msg);
+	dds_entity_t tp = btdds_raw_topic_create(u->pp, topic, type, false);
+	assert_true(tp > 0);
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
+			     DDS_SECS(1));
+	dds_qset_durability(q, tl ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+	dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+	dds_listener_t *l = dds_create_listener(u);
+	dds_lset_data_available(l, sub_on_data);
+	u->rd = dds_create_reader(u->pp, tp, q, l);
+	assert_true(u->rd > 0);
+	dds_delete_listener(l);
+	dds_delete_qos(q);
+	return u;
+}
+
+static size_t sub_count(struct sub *u)
+{
+	pthread_mutex_lock(&u->mu);
+	size_t n = u->n;
+	pthread_mutex_unlock(&u->mu);
+	return n;
+}
+
+/* Waits until u has n samples, at most secs; returns the count. */
+static size_t sub_wait(struct sub *u, size_t n, double secs)
+{
+	double until = tu_now() + secs;
+	while (sub_count(u) < n && tu_now() < until)
+		usleep(2000);
+	return sub_count(u);
+}
+
+static void sub_free(struct sub *u)
+{
+	(void)btdds_participant_delete(u->pp);
+	pthread_mutex_destroy(&u->mu);
+	free(u);
+}
+
+static const char *g_str_type = "std_msgs::msg::dds_::String_";
+
+/* ---- the player ---- */
+
+static struct play *start(struct play_options *o)
+{
+	o->bag_path = g_bag;
+	struct play *p = NULL;
+	struct bt_error err;
+	bt_status st = play_start(o, &p, &err);
+	if (st != BT_OK)
+		fail_msg("play_start: %s", err.msg);
+	return p;
+}
+
+static void finish(struct play *p)
+{
+	struct bt_error err;
+	assert_true(play_wait(p, 20 * INT64_C(1000000000)));
+	assert_int_equal(play_join(p, &err), BT_OK);
+	play_free(p);
+}
+
+/* Start paused, then one step: exactly one message; paused: nothing. */
+static void test_step(void **state)
+{
+	(void)state;
+	struct sub *u = sub_new(130, "rt/a", g_str_type, false, true);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 130;
+	const char *topics[] = {"/a"};
+	o.topics = topics;
+	o.n_topics = 1;
+	o.start_paused = true;
+	struct play *p = start(&o);
+	usleep(300 * 1000);
+	assert_int_equal(sub_count(u), 0);
+	assert_int_equal(play_next(p), PLAY_OK);
+	assert_int_equal(sub_wait(u, 1, 5), 1);
+	usleep(300 * 1000);
+	assert_int_equal(sub_count(u), 1); /* still paused */
+	struct play_view v;
+	struct play_topic_view tv;
+	play_view_get(p, &v, &tv, 1);
+	assert_int_equal(v.state, PLAY_STATE_PAUSED);
+	assert_int_equal(tv.published, 1);
+	assert_int_equal(v.bag_now, T0);
+	assert_int_equal(play_next(p), PLAY_OK);
+	assert_int_equal(sub_wait(u, 2, 5), 2);
+	assert_int_equal(u->first_u32[1][1] & 0xff, 'm');
+	/* resume: the rest, then a pause stops it at once */
+	assert_int_equal(play_resume(p), PLAY_OK);
+	assert_int_equal(play_next(p), PLAY_REFUSED_NOT_PAUSED);
+	sub_wait(u, 20, 5);
+	assert_int_equal(play_pause(p), PLAY_OK);
+	usleep(50 * 1000);
+	size_t n = sub_count(u);
+	usleep(400 * 1000);
+	assert_int_equal(sub_count(u), n);
+	assert_true(n < NA);
+	assert_int_equal(play_resume(p), PLAY_OK);
+	finish(p);
+	assert_int_equal(sub_count(u), NA);
+	sub_free(u);
+}
+
+/* --loop-count 3 plays the bag three times. */
+static void test_loop_count(void **state)
+{
+	(void)state;
+	struct sub *u = sub_new(131, "rt/b", g_str_type, false, true);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 131;
+	const char *topics[] = {"/b"};
+	o.topics = topics;
+	o.n_topics = 1;
+	o.loop_count = 3;
+	o.rate = 5;
+	struct play *p = start(&o);
+	struct play_view v;
+	while (!play_done(p)) {
+		play_view_get(p, &v, NULL, 0);
+		usleep(10000);
+	}
+	play_view_get(p, &v, NULL, 0);
+	finish(p);
+	assert_int_equal(v.loop_index, 3);
+	assert_int_equal(v.published, 3 * NB);
+	assert_int_equal(sub_wait(u, 3 * NB, 5), 3 * NB);
+	usleep(200 * 1000);
+	assert_int_equal(sub_count(u), 3 * NB);
+	sub_free(u);
+}
+
+/* --start-offset 0.3 s, --playback-duration 0.2 s: what the bag holds in
+ * [T0 + 0.3 s, T0 + 0.5 s], topic by topic. */
+static void test_window(void **state)
+{
+	(void)state;
+	struct sub *a = sub_new(132, "rt/a", g_str_type, false, true);
+	struct sub *b = sub_new(132, "rt/b", g_str_type, false, true);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 132;
+	o.start_offset_ns = 300 * MS;
+	o.playback_duration_ns = 200 * MS;
+	struct play *p = start(&o);
+	finish(p);
+	size_t want_a = tb_count(g_bag, "/a", T0 + 300 * MS, T0 + 500 * MS + 1);
+	size_t want_b = tb_count(g_bag, "/b", T0 + 300 * MS, T0 + 500 * MS + 1);
+	assert_int_equal(want_a, 21);
+	assert_int_equal(want_b, 10);
+	assert_int_equal(sub_wait(a, want_a, 5), want_a);
+	assert_int_equal(sub_wait(b, want_b, 5), want_b);
+	usleep(200 * 1000);
+	assert_int_equal(sub_count(a), want_a);
+	assert_int_equal(sub_count(b), want_b);
+	/* the first /a message of the window is m0030 */
+	assert_memory_equal(&a->first_u32[0][1], "m003", 4);
+	sub_free(a);
+	sub_free(b);
+}
+
+/* -m /a:=/z and -x: /a goes out as /z, /b not at all; usage errors. */
+static void test_remap_select(void **state)
+{
+	(void)state;
+	struct sub *z = sub_new(133, "rt/z", g_str_type, false, true);
+	struct sub *a = sub_new(133, "rt/a", g_str_type, false, true);
+	struct sub *b = sub_new(133, "rt/b", g_str_type, false, true);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 133;
+	o.rate = 4;
+	struct play_remap r = {"/a", "/z"};
+	o.remaps = &r;
+	o.n_remaps = 1;
+	o.exclude_regex = "^/b$";
+	struct play *p = start(&o);
+	assert_int_equal(play_n_topics(p), 2);
+	finish(p);
+	assert_int_equal(sub_wait(z, NA, 5), NA);
+	usleep(200 * 1000);
+	assert_int_equal(sub_count(a), 0);
+	assert_int_equal(sub_count(b), 0);
+	sub_free(z);
+	sub_free(a);
+	sub_free(b);
+
+	struct play *q = NULL;
+	struct bt_error err;
+	const char *unknown[] = {"/nope"};
+	play_options_init(&o);
+	o.bag_path = g_bag;
+	o.domain_id = 133;
+	o.topics = unknown;
+	o.n_topics = 1;
+	assert_int_equal(play_start(&o, &q, &err), BT_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "/nope"));
+	play_options_init(&o);
+	o.bag_path = g_bag;
+	struct play_remap bad = {"/a", ""};
+	o.remaps = &bad;
+	o.n_remaps = 1;
+	assert_int_equal(play_start(&o, &q, &err), BT_ERR_USAGE);
+}
+
+/* First to last arrival of /a (990 ms of bag time) at a rate. */
+static double span_at(uint32_t domain, double rate)
+{
+	struct sub *u = sub_new(domain, "rt/a", g_str_type, false, true);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = domain;
+	const char *topics[] = {"/a"};
+	o.topics = topics;
+	o.n_topics = 1;
+	o.rate = rate;
+	o.delay_ns = 100 * MS;
+	struct play *p = start(&o);
+	finish(p);
+	assert_int_equal(sub_wait(u, NA, 5), NA);
+	double s = (double)(u->at[NA - 1] - u->at[0]) / 1e9;
+	sub_free(u);
+	return s;
+}
+
+static void test_rate(void **state)
+{
+	(void)state;
+	double one = span_at(134, 1.0), two = span_at(134, 2.0);
+	print_message("span at rate 1: %.4f s, at rate 2: %.4f s\n", one, two);
+	assert_true(one > 0.99 * 0.95 && one < 0.99 * 1.05);
+	assert_true(two > 0.495 * 0.95 && two < 0.495 * 1.05);
+}
+
+/* --clock 100: about 100 Clock messages a second, bag time never going
+ * back, within the bag's range. */
+static void test_clock(void **state)
+{
+	(void)state;
+	struct sub *c = sub_new(135, "rt/clock", "rosgraph_msgs::msg::dds_::Clock_", false, false);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 135;
+	o.clock_hz = 100;
+	struct play *p = start(&o);
+	finish(p);
+	size_t n = sub_count(c);
+	assert_true(n >= 10);
+	double span = (double)(c->at[n - 1] - c->at[0]) / 1e9;
+	double hz = (double)(n - 1) / span;
+	print_message("clock: %zu messages, %.1f Hz\n", n, hz);
+	assert_true(hz > 80 && hz < 120);
+	int64_t last = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(c->len[i], 12);
+		int64_t t = (int64_t)c->first_u32[i][0] * 1000000000 + c->first_u32[i][1];
+		assert_true(t >= last);
+		assert_true(t >= T0 && t <= T0 + 990 * MS);
+		last = t;
+	}
+	assert_true(last > T0 + 500 * MS);
+	sub_free(c);
+}
+
+/* A transient-local reader that joins after /tl was published gets it. */
+static void test_late_joiner(void **state)
+{
+	(void)state;
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 136;
+	const char *topics[] = {"/tl", "/a"};
+	o.topics = topics;
+	o.n_topics = 2;
+	struct play *p = start(&o);
+	struct play_view v;
+	struct play_topic_view tv[2];
+	do {
+		usleep(5000);
+		play_view_get(p, &v, tv, 2);
+	} while (v.published < 10);
+	assert_string_equal(tv[1].name, "/tl");
+	assert_true(tv[1].transient_local);
+	assert_int_equal(tv[1].published, 1);
+	struct sub *late = sub_new(136, "rt/tl", g_str_type, true, true);
+	assert_int_equal(sub_wait(late, 1, 5), 1);
+	assert_memory_equal(&late->first_u32[0][1], "m000", 4);
+	finish(p);
+	sub_free(late);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_step),        cmocka_unit_test(test_loop_count),
+		cmocka_unit_test(test_window),      cmocka_unit_test(test_remap_select),
+		cmocka_unit_test(test_rate),        cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_late_joiner),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
