@@ -22,6 +22,7 @@
 
 #include "bag_writer.h"
 #include "defs.h"
+#include "bt_cmdq.h"
 #include "bt_status.h"
 #include "btdds_participant.h"
 #include "rec_consumer.h"
@@ -86,6 +87,11 @@ struct rec_recorder_options {
 	/* --throttle (rec_throttle.h): borrowed, outlives the recording; NULL
 	 * = none. Each topic takes its first matching rule when discovered. */
 	const struct rec_throttle *throttle;
+	/* The command queue (rec_cmd.h) the recorder's own control sources
+	 * (the DDS services) submit to: borrowed, made before start and freed
+	 * after rec_recorder_free by the caller, whose thread consumes it.
+	 * NULL: no remote control. */
+	struct bt_cmdq *cmdq;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */

@@ -1,0 +1,61 @@
+/* rec_cmd — the recorder's commands on its command queue (bt_cmdq.h): what
+ * each kind means, its arguments and its result. Every control source
+ * submits them: the live view's keys, a headless recording's Space,
+ * kill -USR1, `bagtop snapshot|pause|resume --pid`, the DDS services
+ * (~/snapshot, ~/split_bagfile, ~/pause, ~/resume, ~/is_paused).
+ *
+ * The queue is made by the session (src/app, app_run_start) before the
+ * recorder starts and freed after it (rec_recorder_options.cmdq), and has
+ * one consumer, the session's command thread ("app-cmd", app_run_cmd.c):
+ * the one owner of the snapshot and pause state. It runs the commands in
+ * submission order, says each one with its origin and result in the live
+ * view's event log (or on stdout) and --log-file, and keeps the state file
+ * of `bagtop snapshot|pause|resume` (app_snapfile.h). */
+#ifndef REC_CMD_H
+#define REC_CMD_H
+
+#include "bt_cmdq.h"
+
+enum rec_cmd_kind {
+	/* Snapshot mode: write the buffer to a file of its own. Done: `file`
+	 * (absolute path) and `messages`, once written. Refused: nothing
+	 * buffered, another snapshot still being written, stopping, not in
+	 * snapshot mode (reason: rec_trigger_str). Failed: the write failed. */
+	REC_CMD_SNAPSHOT = 1,
+	/* Close the current storage file and go on in a new one (the bag's
+	 * next split). Done: `file` = "" (the new file is named when it
+	 * opens). Refused in snapshot mode and while stopping. */
+	REC_CMD_SPLIT,
+	/* Stop / start writing (topics stay subscribed). Done also when it
+	 * already was: `value` 1 when it was already in that state (reason
+	 * "already paused" / "already running"): rosbag2's services succeed
+	 * then too. */
+	REC_CMD_PAUSE,
+	REC_CMD_RESUME,
+	REC_CMD_PAUSE_TOGGLE, /* the opposite of the state now (Space, `p`) */
+	REC_CMD_IS_PAUSED,    /* done, `value`: 1 paused, 0 recording */
+	/* arg[0]: topic index (rec_topics); switch its recording on/off.
+	 * Done: `value` 1 on, 0 off. Refused: no such topic. */
+	REC_CMD_TOGGLE_TOPIC,
+	/* arg[0]: topic index, arg[1]: depth (0: no longer repeated): its
+	 * last `depth` messages start every file and snapshot. Refused: no
+	 * such topic, bad depth. */
+	REC_CMD_MARK_TL,
+	/* Stop recording and finish the bag (the live view's `q`). Done at
+	 * once: the stop has begun. */
+	REC_CMD_STOP,
+	/* Snapshot mode: write a snapshot (waiting for one being written),
+	 * then stop as REC_CMD_STOP. Done: the stop has begun; the snapshot
+	 * is said as REC_CMD_SNAPSHOT's result is. */
+	REC_CMD_SNAPSHOT_STOP,
+};
+
+/* The kind's name in the logs ("snapshot", "split", "pause", …); "?" for
+ * an unknown kind. */
+const char *rec_cmd_name(int kind);
+
+/* A command of `kind` from `origin` (detail: printf), arguments zero. */
+struct bt_cmd rec_cmd_make(int kind, enum bt_cmd_origin_kind origin, long pid,
+			   const char *detail_fmt, ...) BT_PRINTF(4, 5);
+
+#endif
