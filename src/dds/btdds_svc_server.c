@@ -39,6 +39,7 @@ struct svc_pending {
 	int64_t answer_by;  /* monotonic */
 	int64_t gate_until; /* monotonic, once ready */
 	bool ready;
+	bool refused; /* ready without an answer */
 	unsigned char *body;
 	size_t len;
 };
@@ -71,6 +72,7 @@ static const char *const svc_count_names[BTDDS_SVC_N_COUNTS] = {
 	[BTDDS_SVC_BAD_LENGTH] = "body too short",
 	[BTDDS_SVC_REFUSED_RATE] = "refused: over the rate",
 	[BTDDS_SVC_REFUSED_BUSY] = "refused: too many pending",
+	[BTDDS_SVC_REFUSED] = "refused by the recorder",
 	[BTDDS_SVC_UNANSWERED] = "not answered in time",
 	[BTDDS_SVC_NO_CLIENT] = "client's reply reader not matched",
 	[BTDDS_SVC_WRITE_FAILED] = "reply not written",
@@ -275,22 +277,22 @@ static bool svc_on_request(void *arg, const struct btdds_raw_sample *smp)
 		svc_count(s, t->service, BTDDS_SVC_REFUSED_BUSY);
 		return true;
 	}
-	s->handler(s->ctx, t->service, ticket, &r);
+	struct btdds_svc_request rq = {t->service, ticket, &r, p.has_clientid ? p.clientid : ""};
+	s->handler(s->ctx, &rq);
 	return true;
 }
 
-bt_status btdds_svc_server_reply(struct btdds_svc_server *s, uint64_t ticket, const void *body,
-				 size_t len)
+/* Makes request `ticket` ready with `copy` (owned; NULL: refused). */
+static bt_status svc_ready(struct btdds_svc_server *s, uint64_t ticket, unsigned char *copy,
+			   size_t len)
 {
-	unsigned char *copy = bt_xmalloc(len ? len : 1);
-	if (len)
-		memcpy(copy, body, len);
 	bt_status st = BT_ERR_NOTFOUND;
 	pthread_mutex_lock(&s->mu);
 	for (size_t k = 0; k < BTDDS_SVC_PENDING; k++) {
 		struct svc_pending *p = &s->pend[k];
 		if (p->ticket == ticket && ticket != 0 && !p->ready) {
 			p->ready = true;
+			p->refused = copy == NULL;
 			p->body = copy;
 			p->len = len;
 			p->gate_until = bt_time_monotonic_ns() + s->gate_ns;
@@ -303,6 +305,20 @@ bt_status btdds_svc_server_reply(struct btdds_svc_server *s, uint64_t ticket, co
 	if (st == BT_OK)
 		(void)dds_set_guardcondition(s->guard, true);
 	return st;
+}
+
+bt_status btdds_svc_server_reply(struct btdds_svc_server *s, uint64_t ticket, const void *body,
+				 size_t len)
+{
+	unsigned char *copy = bt_xmalloc(len ? len : 1);
+	if (len)
+		memcpy(copy, body, len);
+	return svc_ready(s, ticket, copy, len);
+}
+
+bt_status btdds_svc_server_refuse(struct btdds_svc_server *s, uint64_t ticket)
+{
+	return svc_ready(s, ticket, NULL, 0);
 }
 
 /* ---- replies ---- */
@@ -375,6 +391,8 @@ static bool svc_flush(struct btdds_svc_server *s, bool stopping)
 		if (!p.ready) {
 			if (stopping || now >= p.answer_by)
 				done = BTDDS_SVC_UNANSWERED;
+		} else if (p.refused) {
+			done = BTDDS_SVC_REFUSED;
 		} else {
 			enum svc_present pr = svc_client_present(&s->svc[p.service], &p);
 			if (pr == SVC_YES)
@@ -427,7 +445,7 @@ bt_status btdds_svc_server_start(const struct btdds_svc_server_options *o,
 	if (st == BT_OK && pthread_create(&s->thread, NULL, svc_thread, s) != 0)
 		st = bt_err_set(err, BT_ERR_DDS, "services: cannot start their thread");
 	if (st != BT_OK) {
-		btdds_svc_server_stop(s);
+		btdds_svc_server_stop(s, NULL);
 		return st;
 	}
 	s->started = true;
@@ -435,7 +453,7 @@ bt_status btdds_svc_server_start(const struct btdds_svc_server_options *o,
 	return BT_OK;
 }
 
-void btdds_svc_server_stop(struct btdds_svc_server *s)
+void btdds_svc_server_stop(struct btdds_svc_server *s, uint64_t counts[BTDDS_SVC_N_COUNTS])
 {
 	if (s == NULL)
 		return;
@@ -444,6 +462,8 @@ void btdds_svc_server_stop(struct btdds_svc_server *s)
 		(void)dds_set_guardcondition(s->guard, true);
 		pthread_join(s->thread, NULL);
 	}
+	if (counts != NULL)
+		btdds_svc_server_counts(s, counts);
 	svc_entities_delete(s);
 	pthread_mutex_destroy(&s->mu);
 	free(s->svc);

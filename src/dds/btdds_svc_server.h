@@ -66,6 +66,7 @@ enum btdds_svc_count {
 	BTDDS_SVC_BAD_LENGTH,   /* body shorter than the request type needs */
 	BTDDS_SVC_REFUSED_RATE, /* over BTDDS_SVC_RATE */
 	BTDDS_SVC_REFUSED_BUSY, /* BTDDS_SVC_PENDING requests already waiting */
+	BTDDS_SVC_REFUSED,      /* the handler refused it (btdds_svc_server_refuse) */
 	BTDDS_SVC_UNANSWERED,   /* no answer in time, or the server stopped first */
 	BTDDS_SVC_NO_CLIENT,    /* the client's reply reader never matched, or it left */
 	BTDDS_SVC_WRITE_FAILED, /* dds_write of the reply failed */
@@ -80,11 +81,16 @@ struct btdds_svc_def {
 	size_t min_body;
 };
 
-/* Called on the server thread for each accepted request of service
- * `service` (index into defs): `body` reads the request body (CDR offsets
- * past the header, the request's byte order). Answer with `ticket`. */
-typedef void (*btdds_svc_handler)(void *ctx, size_t service, uint64_t ticket,
-				  struct btdds_cdr_rd *body);
+/* An accepted request, as the handler sees it (valid during the call). */
+struct btdds_svc_request {
+	size_t service;            /* index into the defs */
+	uint64_t ticket;           /* what answers it */
+	struct btdds_cdr_rd *body; /* the body: CDR offsets past the header, its byte order */
+	const char *clientid;      /* the client's id from USER_DATA, "" when none */
+};
+
+/* Called on the server thread for each accepted request. */
+typedef void (*btdds_svc_handler)(void *ctx, const struct btdds_svc_request *rq);
 
 struct btdds_svc_server_options {
 	dds_entity_t pp;
@@ -104,9 +110,10 @@ BT_MUST_CHECK bt_status btdds_svc_server_start(const struct btdds_svc_server_opt
 					       struct btdds_svc_server **out,
 					       struct bt_error *err);
 /* Stops the thread (within one wait), joins it, deletes the entities and
- * frees; requests not answered yet are counted unanswered. Owner thread;
- * no btdds_svc_server_reply may run concurrently or after. NULL is fine. */
-void btdds_svc_server_stop(struct btdds_svc_server *s);
+ * frees; requests not answered yet are counted unanswered; `counts` (may
+ * be NULL) gets the final counters. Owner thread; no
+ * btdds_svc_server_reply may run concurrently or after. NULL is fine. */
+void btdds_svc_server_stop(struct btdds_svc_server *s, uint64_t counts[BTDDS_SVC_N_COUNTS]);
 
 /* Answers request `ticket` with `body`: the response body as
  * little-endian plain CDR whose first byte sits at CDR offset 16 (right
@@ -115,6 +122,9 @@ void btdds_svc_server_stop(struct btdds_svc_server *s);
  * already). */
 BT_MUST_CHECK bt_status btdds_svc_server_reply(struct btdds_svc_server *s, uint64_t ticket,
 					       const void *body, size_t len);
+/* Forgets request `ticket` without answering it (counted REFUSED). Any
+ * thread. BT_ERR_NOTFOUND as for btdds_svc_server_reply. */
+BT_MUST_CHECK bt_status btdds_svc_server_refuse(struct btdds_svc_server *s, uint64_t ticket);
 /* The counters now (relaxed reads). Any thread. */
 void btdds_svc_server_counts(const struct btdds_svc_server *s,
 			     uint64_t out[BTDDS_SVC_N_COUNTS]);
