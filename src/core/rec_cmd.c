@@ -13,7 +13,6 @@ static const char *const rec_cmd_names[] = {
 	[REC_CMD_IS_PAUSED] = "is_paused",
 	[REC_CMD_TOGGLE_TOPIC] = "toggle topic",
 	[REC_CMD_MARK_TL] = "repeat transient-local",
-	[REC_CMD_STOP] = "stop",
 	[REC_CMD_SNAPSHOT_STOP] = "snapshot and stop",
 };
 

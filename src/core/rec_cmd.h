@@ -10,7 +10,11 @@
  * the one owner of the snapshot and pause state. It runs the commands in
  * submission order, says each one with its origin and result in the live
  * view's event log (or on stdout) and --log-file, and keeps the state file
- * of `bagtop snapshot|pause|resume` (app_snapfile.h). */
+ * of `bagtop snapshot|pause|resume` (app_snapfile.h).
+ *
+ * Stopping is not a command: a stop request (Ctrl-C, SIGTERM, `q`) goes
+ * straight to the session, so that no flood of commands can keep anyone
+ * from stopping. */
 #ifndef REC_CMD_H
 #define REC_CMD_H
 
@@ -20,16 +24,15 @@ enum rec_cmd_kind {
 	/* Snapshot mode: write the buffer to a file of its own. Done: `file`
 	 * (absolute path) and `messages`, once written. Refused: nothing
 	 * buffered, another snapshot still being written, stopping, not in
-	 * snapshot mode (reason: rec_trigger_str). Failed: the write failed. */
+	 * snapshot mode (`value`: the rec_trigger). Failed: the write failed. */
 	REC_CMD_SNAPSHOT = 1,
 	/* Close the current storage file and go on in a new one (the bag's
-	 * next split). Done: `file` = "" (the new file is named when it
-	 * opens). Refused in snapshot mode and while stopping. */
+	 * next split). Done at once (the writer splits next; the new file is
+	 * said when it opens). Refused in snapshot mode. */
 	REC_CMD_SPLIT,
 	/* Stop / start writing (topics stay subscribed). Done also when it
-	 * already was: `value` 1 when it was already in that state (reason
-	 * "already paused" / "already running"): rosbag2's services succeed
-	 * then too. */
+	 * already was, `value` 1 then (reason "recording already paused" /
+	 * "… running"): rosbag2's services succeed then too. */
 	REC_CMD_PAUSE,
 	REC_CMD_RESUME,
 	REC_CMD_PAUSE_TOGGLE, /* the opposite of the state now (Space, `p`) */
@@ -41,12 +44,11 @@ enum rec_cmd_kind {
 	 * last `depth` messages start every file and snapshot. Refused: no
 	 * such topic, bad depth. */
 	REC_CMD_MARK_TL,
-	/* Stop recording and finish the bag (the live view's `q`). Done at
-	 * once: the stop has begun. */
-	REC_CMD_STOP,
-	/* Snapshot mode: write a snapshot (waiting for one being written),
-	 * then stop as REC_CMD_STOP. Done: the stop has begun; the snapshot
-	 * is said as REC_CMD_SNAPSHOT's result is. */
+	/* Snapshot mode, quitting the live view with `s`: as REC_CMD_SNAPSHOT,
+	 * but a snapshot still being written is waited for (10 s at most)
+	 * instead of refusing. Done once triggered (or refused: `value` is
+	 * the rec_trigger): the submitter then stops; the snapshot's file is
+	 * said when written, as REC_CMD_SNAPSHOT's. */
 	REC_CMD_SNAPSHOT_STOP,
 };
 

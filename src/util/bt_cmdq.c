@@ -154,23 +154,6 @@ static struct cmdq_slot *cmdq_pop(struct bt_cmdq *q)
 	return s;
 }
 
-/* Finishes every queued command as refused with `reason`, one at a time
- * (each callback after unlocking). */
-static void cmdq_refuse_queued(struct bt_cmdq *q, const char *reason)
-{
-	struct bt_cmd_result res;
-	bt_cmd_result_set(&res, BT_CMD_REFUSED, "%s", reason);
-	for (;;) {
-		pthread_mutex_lock(&q->mu);
-		struct cmdq_slot *s = cmdq_pop(q);
-		uint64_t ticket = s != NULL ? s->ticket : 0;
-		pthread_mutex_unlock(&q->mu);
-		if (s == NULL)
-			return;
-		bt_cmdq_finish(q, ticket, &res);
-	}
-}
-
 void bt_cmdq_close(struct bt_cmdq *q, const char *reason)
 {
 	pthread_mutex_lock(&q->mu);
@@ -179,7 +162,6 @@ void bt_cmdq_close(struct bt_cmdq *q, const char *reason)
 	q->closed = true;
 	pthread_cond_broadcast(&q->work);
 	pthread_mutex_unlock(&q->mu);
-	cmdq_refuse_queued(q, reason);
 }
 
 void bt_cmdq_free(struct bt_cmdq *q)
@@ -189,6 +171,10 @@ void bt_cmdq_free(struct bt_cmdq *q)
 	bt_cmdq_close(q, "shutting down");
 	struct bt_cmd_result res;
 	bt_cmd_result_set(&res, BT_CMD_REFUSED, "shutting down");
+	struct bt_cmd cmd;
+	uint64_t ticket;
+	while (bt_cmdq_take(q, 0, &cmd, &ticket)) /* queued: taken here, refused */
+		bt_cmdq_finish(q, ticket, &res);
 	for (size_t i = 0; i < q->cap; i++) /* taken, never finished */
 		if (q->slots[i].state == SLOT_TAKEN && !q->slots[i].ready)
 			bt_cmdq_finish(q, q->slots[i].ticket, &res);
@@ -331,13 +317,14 @@ void bt_cmd_line(const char *what, const struct bt_cmd *cmd, const struct bt_cmd
 {
 	char from[BT_CMD_DETAIL_MAX + 16];
 	bt_cmd_origin_str(&cmd->origin, from, sizeof from);
-	if (res->outcome == BT_CMD_DONE && res->file[0] != '\0')
-		snprintf(out, cap, "%s (%s) -> wrote %s (%llu message%s)", what, from, res->file,
-			 (unsigned long long)res->messages, res->messages == 1 ? "" : "s");
+	if (res->outcome == BT_CMD_DONE && res->reason[0] != '\0')
+		snprintf(out, cap, "%s (%s)", res->reason, from);
+	else if (res->outcome == BT_CMD_DONE && res->file[0] != '\0')
+		snprintf(out, cap, "%s: wrote %s (%llu message%s) (%s)", what, res->file,
+			 (unsigned long long)res->messages, res->messages == 1 ? "" : "s", from);
 	else if (res->outcome == BT_CMD_DONE)
-		snprintf(out, cap, "%s (%s) -> %s", what, from,
-			 res->reason[0] ? res->reason : "done");
+		snprintf(out, cap, "%s done (%s)", what, from);
 	else
-		snprintf(out, cap, "%s (%s) -> %s: %s", what, from,
-			 res->outcome == BT_CMD_REFUSED ? "refused" : "failed", res->reason);
+		snprintf(out, cap, "%s %s: %s (%s)", what,
+			 res->outcome == BT_CMD_REFUSED ? "refused" : "failed", res->reason, from);
 }

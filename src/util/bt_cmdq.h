@@ -20,10 +20,10 @@
  * waiter in bt_cmdq_call; a waiter that timed out no longer gets it (nor
  * does anyone: the command still ran).
  *
- * bt_cmdq_close refuses further submissions and finishes every command not
- * yet taken as refused with the given reason; commands already taken are
- * still the consumer's to finish. bt_cmdq_free finishes any left as
- * refused ("shutting down"), so every submitter gets exactly one result.
+ * bt_cmdq_close refuses further submissions with the given reason; the
+ * commands already queued are still taken (and so said) by the consumer.
+ * bt_cmdq_free finishes any left as refused ("shutting down"), so every
+ * submitter gets exactly one result.
  *
  * Lock: one mutex per queue, never held while a callback runs or across
  * I/O; two condition variables (consumer: work arrived; waiters: a result
@@ -140,9 +140,9 @@ void bt_cmdq_finish(struct bt_cmdq *q, uint64_t ticket, const struct bt_cmd_resu
 /* Makes a bt_cmdq_take under way return (any thread): the consumer has
  * something else to see to (a snapshot finished, a stop). */
 void bt_cmdq_wake(struct bt_cmdq *q);
-/* Refuses every later submission and finishes the commands not yet taken
- * as refused with `reason` (e.g. "recording is stopping"). Any thread;
- * idempotent. */
+/* Refuses every later submission with `reason` (e.g. "recording has
+ * stopped"); what is queued is still taken. Any thread; the first reason
+ * stays. */
 void bt_cmdq_close(struct bt_cmdq *q, const char *reason);
 
 /* ---- helpers ---- */
@@ -153,10 +153,10 @@ void bt_cmd_result_set(struct bt_cmd_result *res, enum bt_cmd_outcome o, const c
 /* "key s", "signal SIGUSR1 from pid 123", "bagtop snapshot --pid (pid
  * 123)", "service /x/snapshot from client …", "internal" into out. */
 void bt_cmd_origin_str(const struct bt_cmd_origin *o, char *out, size_t cap);
-/* One line for the logs: "<what> (<origin>) → <result>", e.g.
- * "snapshot (key s) → wrote /bags/x/x_3.db3 (120 messages)",
- * "pause (signal from pid 123) → refused: already paused". `what` is the
- * kind's name as the user says it. */
+/* One line for the logs: the result, then the origin in parentheses:
+ * done: its reason ("recording paused (key p)"), else "<what>: wrote FILE
+ * (N messages)" or "<what> done"; "<what> refused: <reason> (…)", "<what>
+ * failed: <reason> (…)". `what` is the kind's name ("snapshot"). */
 void bt_cmd_line(const char *what, const struct bt_cmd *cmd, const struct bt_cmd_result *res,
 		 char *out, size_t cap);
 

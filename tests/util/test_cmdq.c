@@ -78,18 +78,25 @@ static void test_bounded(void **state)
 		assert_true(bt_cmdq_take(q, 0, &c, &ticket));
 		assert_int_equal(c.tag, want);
 	}
-	/* Closing refuses the one not taken (7) and every later submission;
-	 * freeing finishes the three taken ones. */
-	bt_cmdq_close(q, "recording is stopping");
-	assert_int_equal(atomic_load(&t.refused), 4);
-	assert_string_equal(t.reason, "recording is stopping");
+	/* Closing refuses every later submission; the queued one (7) is
+	 * still taken, then none; freeing finishes the four taken ones. */
+	bt_cmdq_close(q, "recording has stopped");
 	assert_int_equal(bt_cmdq_submit(q, &more, tally_done, &t, NULL), BT_ERR_STATE);
+	assert_int_equal(atomic_load(&t.refused), 4);
+	assert_string_equal(t.reason, "recording has stopped");
+	assert_true(bt_cmdq_take(q, 10 * MS, &c, &ticket));
+	assert_int_equal(c.tag, 7);
 	assert_false(bt_cmdq_take(q, 10 * MS, &c, &ticket));
 	bt_cmdq_free(q);
-	/* 2 + 1 refused when full, 1 done, 1 refused by close, 1 after it,
-	 * 3 finished by free. */
+	/* 2 + 1 refused when full, 1 done, 1 after the close, 4 by free. */
 	assert_int_equal(atomic_load(&t.calls), 9);
 	assert_int_equal(atomic_load(&t.refused), 8);
+	/* Free also refuses what was never taken. */
+	q = bt_cmdq_new(2);
+	assert_int_equal(bt_cmdq_submit(q, &more, tally_done, &t, NULL), BT_OK);
+	bt_cmdq_free(q);
+	assert_int_equal(atomic_load(&t.refused), 9);
+	assert_string_equal(t.reason, "shutting down");
 }
 
 struct consumer {
@@ -178,11 +185,15 @@ static void test_deferred(void **state)
 	c.origin.kind = BT_CMD_FROM_SIGNAL;
 	snprintf(c.origin.detail, sizeof c.origin.detail, "SIGUSR1 from pid 123");
 	bt_cmd_line("snapshot", &c, &r, line, sizeof line);
-	assert_string_equal(line, "snapshot (signal SIGUSR1 from pid 123) -> wrote /bags/x/x_3.db3 "
-			    "(120 messages)");
-	bt_cmd_result_set(&r, BT_CMD_REFUSED, "already paused");
+	assert_string_equal(line, "snapshot: wrote /bags/x/x_3.db3 (120 messages) (signal SIGUSR1 "
+			    "from pid 123)");
+	bt_cmd_result_set(&r, BT_CMD_REFUSED, "nothing buffered");
+	bt_cmd_line("snapshot", &c, &r, line, sizeof line);
+	assert_string_equal(line, "snapshot refused: nothing buffered (signal SIGUSR1 from pid 123)");
+	bt_cmd_result_set(&r, BT_CMD_DONE, "recording paused");
+	c.origin = (struct bt_cmd_origin){.kind = BT_CMD_FROM_KEY, .detail = "p"};
 	bt_cmd_line("pause", &c, &r, line, sizeof line);
-	assert_string_equal(line, "pause (signal SIGUSR1 from pid 123) -> refused: already paused");
+	assert_string_equal(line, "recording paused (key p)");
 	bt_cmdq_free(q);
 }
 
