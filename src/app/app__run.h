@@ -6,13 +6,18 @@
  *   app_run_headless.c the loop without the live view: status lines, stop
  *   app_run_loss.c     the loss and split announcer
  *   app_run_pidcmd.c   the signals: snapshot, pause and resume requests
- *                      (`bagtop snapshot|pause|resume`, kill -USR1, keys)
+ *                      (`bagtop snapshot|pause|resume`, kill -USR1) as
+ *                      commands
+ *   app_run_cmd.c      the command thread: the one consumer of the
+ *                      recorder's command queue (rec_cmd.h), owner of the
+ *                      snapshot and pause state and of the state file
  *
- * Threads: the owner (main) thread starts and stops the recorder; the
- * writer thread only calls app_run_on_snapshot (it stores the report and
- * raises SIGUSR2); every message to the user goes through app_run_say from
- * the thread that handles signals (headless: main; live view: the signal
- * thread) or the UI thread. */
+ * Threads: the owner (main) thread starts and stops the recorder; every
+ * control source (keys, signals, `bagtop … --pid`, the DDS services)
+ * submits commands to the queue, which the command thread ("app-cmd")
+ * alone runs; the writer thread only calls app_run_on_snapshot (it stores
+ * the report and wakes the command thread). Messages to the user go
+ * through app_run_say from any of these threads. */
 #ifndef APP__RUN_H
 #define APP__RUN_H
 
@@ -27,18 +32,27 @@
 #include "app_hook.h"
 #include "app_record.h"
 #include "app_snapfile.h"
+#include "bt_cmdq.h"
 #include "rec_recorder.h"
 #include "tui_events.h"
 
 
-/* A `bagtop snapshot` waiting for the snapshot its request started. */
+/* A snapshot command waiting for the snapshot it started. */
 struct app_snap_req {
-	pid_t pid;        /* the requester, answered in its own file */
-	uint64_t request; /* its request number */
-	uint64_t id;      /* the snapshot it started */
+	struct bt_cmd cmd; /* as submitted: its origin, for its line */
+	uint64_t ticket;   /* its result's (0: none) */
+	uint64_t id;       /* the snapshot it started */
 };
 
 #define APP_SNAP_REQ_MAX 32
+
+/* REC_CMD_SNAPSHOT_STOP waiting for the snapshot being written. */
+struct app_snapstop {
+	bool pending;
+	uint64_t ticket;
+	struct bt_cmd cmd;
+	int64_t deadline; /* monotonic ns: trigger then, busy or not */
+};
 
 #define APP_SNAP_DONE_MAX 8 /* reports not yet taken; beyond, the oldest go */
 
@@ -48,8 +62,8 @@ struct app_run {
 	const struct app_record_cfg *cfg;
 	const char *bag;
 	sigset_t sigs;     /* stop: SIGINT, SIGTERM, SIGHUP */
-	sigset_t all_sigs; /* + SIGUSR1 (trigger) + SIGUSR2 (snapshot done)
-			    * + APP_SIG_PAUSE / APP_SIG_RESUME + APP_SIG_SNAPSHOT */
+	sigset_t all_sigs; /* + SIGUSR1 (trigger) + APP_SIG_PAUSE /
+			    * APP_SIG_RESUME + APP_SIG_SNAPSHOT */
 	int64_t t0;        /* monotonic start */
 	atomic_bool finished; /* the bag is complete */
 	atomic_int_fast64_t stop_t0; /* monotonic ns the stop began; 0: not yet */
@@ -64,6 +78,7 @@ struct app_run {
 	atomic_bool screen_active;
 	atomic_int real_stderr;
 	/* What is said, where (app_run_log.c). */
+	pthread_mutex_t say_mu;    /* guards `events` for app_run_say (not its I/O) */
 	struct tui_events *events; /* live view: messages go there, else stdout */
 	FILE *log;                 /* --log-file, or NULL */
 	atomic_bool log_failed;    /* a write to it failed (said once) */
@@ -73,9 +88,14 @@ struct app_run {
 	int64_t loss_t;    /* when the last loss line was said */
 	size_t file_index; /* the storage file last said to be current */
 	bool compat_said;  /* the "use --compat humble" hint was given */
-	/* Requests (app_run_pidcmd.c), on the thread that takes the signals,
-	 * but `done`: finished snapshots queued by the writer thread
-	 * (app_run_on_snapshot), taken in order by app_run_snap_done; a second
+	/* The command queue (rec_cmd.h): made before the recorder, freed
+	 * after it; consumed by the command thread (app_run_cmd.c). */
+	struct bt_cmdq *cmdq;
+	pthread_t cmd_thread;
+	bool cmd_started;
+	atomic_bool cmd_quit;
+	/* The command thread's own, but `done`: finished snapshots queued by
+	 * the writer thread (app_run_on_snapshot), taken in order; a second
 	 * snapshot can finish before the first is taken. */
 	pthread_mutex_t done_mu;
 	struct rec_snapshot_done done[APP_SNAP_DONE_MAX];
@@ -83,7 +103,10 @@ struct app_run {
 	struct app_snapstate snap; /* the state file: `bagtop snapshot|pause|resume` */
 	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
 	size_t n_reqs;
-	uint64_t snap_count; /* snapshots written */
+	struct app_snapstop snapstop;
+	uint64_t snap_count; /* snapshots written; read after app_run_cmd_stop */
+	uint64_t refused_said; /* commands refused when full, said so far */
+	int64_t refused_t;     /* when last said */
 	/* --on-file-closed (app_hook.h), NULL = none: started before the
 	 * recorder (whose writer thread feeds it), finished after the
 	 * recorder stopped (app_run_report), freed after the recorder. */
@@ -108,9 +131,11 @@ void app_run_abandon(struct app_run *run, const char *why);
  * Call it periodically while the bag is being finished. */
 void app_run_stop_tick(struct app_run *run);
 /* Stops the recorder (finishes the bag) and sets `finished`. Any one
- * thread; a snapshot finished meanwhile is for app_run_snap_done. */
+ * thread; a snapshot finished meanwhile is reported by the command
+ * thread. */
 bt_status app_run_stop(struct app_run *run, struct bt_error *err);
-/* The summary on stdout and, after a failure, the error line: exit status. */
+/* After the stop: ends the command thread (app_run_cmd_stop), then the
+ * summary on stdout and, after a failure, the error line: exit status. */
 int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err);
 
 /* ---- app_run_log.c: what is said, where ---- */
@@ -143,29 +168,35 @@ int app_run_headless(struct app_run *run);
  * at most), and when the bag moved on to another file (a split). */
 void app_run_loss_check(struct app_run *run, int64_t now);
 
-/* ---- app_run_pidcmd.c: snapshot, pause and resume requests ---- */
+/* ---- app_run_pidcmd.c: the signals that are commands ---- */
 
-void app_run_snap_trigger(struct app_run *run); /* SIGUSR1, `s` */
-/* APP_SIG_SNAPSHOT from `bagtop snapshot` (process `from`, request number
- * `request`): triggers and answers that process alone (app_snapfile.h). */
-void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request);
-void app_run_snap_done(struct app_run *run);    /* SIGUSR2 */
-/* APP_SIG_PAUSE / APP_SIG_RESUME (`bagtop pause|resume`, and the keys
- * raise them so that one thread owns the state file): pauses or resumes,
- * says so, and confirms through the state file. `from`: the requesting
- * process (0 or our own pid: a key). */
-void app_run_set_paused(struct app_run *run, bool paused, pid_t from);
-/* Waits up to `wait` for a signal; handles SIGUSR1/SIGUSR2, APP_SIG_SNAPSHOT and the pause
- * signals itself and returns a stop signal's number, or 0. */
+/* Waits up to `wait` for a signal; submits SIGUSR1, APP_SIG_SNAPSHOT and
+ * the pause signals as commands and returns a stop signal's number, or 0. */
 int app_run_take_signal(struct app_run *run, const struct timespec *wait);
-/* The recorder's on_snapshot callback (writer thread): stores the report
- * and raises SIGUSR2 for app_run_snap_done. */
-void app_run_on_snapshot(void *ctx, const struct rec_snapshot_done *d);
-/* Bumps the state file's snapshot counter with `result` and `msg`. */
-void app_run_snap_publish(struct app_run *run, const char *result, const char *msg);
 /* A signal wait failed with errno `e` (not a timeout, not an
  * interruption): said once, then a short pause so that no loop spins. */
 void app_run_wait_failed(int e);
+
+/* ---- app_run_cmd.c: the command thread ---- */
+
+/* Starts it (after the recorder): false when it could not be. */
+bool app_run_cmd_start(struct app_run *run);
+/* After the recorder stopped: refuses further commands, runs (or refuses)
+ * what is queued, reports the last snapshots and joins the thread. Any
+ * time after app_run_cmd_start; idempotent. */
+void app_run_cmd_stop(struct app_run *run);
+/* Submits command *c (any thread, never waits): `done` (may be NULL) gets
+ * its result. A refusal (too many waiting, stopped) is told to `done`,
+ * counted and said once a second by the command thread. */
+void app_run_submit(struct app_run *run, const struct bt_cmd *c, bt_cmd_done_fn done, void *ctx);
+/* The recorder's on_snapshot callback (writer thread): stores the report
+ * and wakes the command thread. */
+void app_run_on_snapshot(void *ctx, const struct rec_snapshot_done *d);
+/* Bumps the state file's snapshot counter with `result` and `msg`
+ * (command thread; the owner thread before it starts). */
+void app_run_snap_publish(struct app_run *run, const char *result, const char *msg);
+/* The state file's `result` word for a refused trigger (enum rec_trigger). */
+const char *app_run_trigger_result(int t);
 
 /* ---- app_tui.c ---- */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app_snapfile.h"
+#include "rec_cmd.h"
 #include "bt_log.h"
 
 #define KEYS_POLL_MS 100 /* how soon a stop request is seen */
@@ -48,12 +48,12 @@ static void keys_restore(struct app_keys *k)
 		(void)tcsetattr(STDIN_FILENO, TCSANOW, &k->saved); /* nothing else to do if refused */
 }
 
-/* Space: the opposite of the recorder's state now. */
+/* Space: the opposite of the recorder's state when the command runs. */
 static void keys_toggle(struct app_keys *k)
 {
-	struct rec_status st;
-	rec_recorder_get_status(k->rec, &st);
-	(void)kill(getpid(), st.paused ? APP_SIG_RESUME : APP_SIG_PAUSE); /* cannot fail */
+	struct bt_cmd c = rec_cmd_make(REC_CMD_PAUSE_TOGGLE, BT_CMD_FROM_KEY, 0, "Space");
+	if (bt_cmdq_submit(k->cmdq, &c, NULL, NULL, NULL) != BT_OK)
+		return; /* too many waiting: counted, and said by the command thread */
 }
 
 /* Reads what was typed; false at end of input (the terminal went away). */
@@ -95,10 +95,10 @@ static void *keys_main(void *arg)
 	return NULL;
 }
 
-bool app_keys_start(struct app_keys *k, struct rec_recorder *rec)
+bool app_keys_start(struct app_keys *k, struct bt_cmdq *cmdq)
 {
 	memset(k, 0, sizeof *k);
-	k->rec = rec;
+	k->cmdq = cmdq;
 	atomic_init(&k->quit, false);
 	if (!isatty(STDIN_FILENO) || !keys_foreground())
 		return false;

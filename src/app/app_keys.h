@@ -2,8 +2,8 @@
  * recorder has it: Space pauses and resumes. Only when stdin is a terminal
  * and this process is in its foreground: a thread ("app-keys") switches it
  * to non-canonical, no-echo input (signals still on: Ctrl-C stops as
- * always) and turns each Space into APP_SIG_PAUSE or APP_SIG_RESUME for
- * the signal loop (app_run_take_signal), so the pause state has one owner.
+ * always) and submits each Space as REC_CMD_PAUSE_TOGGLE to the
+ * recorder's command queue (rec_cmd.h), whose thread owns the pause state.
  * The thread gives the terminal its settings back before it ends; its
  * owner (app_run_headless) starts and joins it, also after a stop signal.
  * After Ctrl-Z and `fg` the shell may have reset the terminal: the thread
@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <termios.h>
 
-#include "rec_recorder.h"
+#include "bt_cmdq.h"
 
 struct app_keys {
-	struct rec_recorder *rec;
+	struct bt_cmdq *cmdq;
 	pthread_t thread;
 	bool started;
 	atomic_bool quit;
@@ -30,7 +30,7 @@ struct app_keys {
 
 /* Starts the key thread when stdin is a terminal and we are its
  * foreground; false (nothing started, stop is a no-op) otherwise. */
-bool app_keys_start(struct app_keys *k, struct rec_recorder *rec);
+bool app_keys_start(struct app_keys *k, struct bt_cmdq *cmdq);
 /* Stops and joins the thread, which restores the terminal first. */
 void app_keys_stop(struct app_keys *k);
 

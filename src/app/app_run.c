@@ -145,6 +145,11 @@ static void app_run_summary(struct app_run *run)
 	if (st.repeated != 0)
 		printf("Repeated transient-local messages written: %llu\n",
 		       (unsigned long long)st.repeated);
+	struct bt_cmdq_stats cs;
+	bt_cmdq_get_stats(run->cmdq, &cs);
+	if (cs.refused_full != 0)
+		printf("Commands: %llu run, %llu refused because too many were waiting\n",
+		       (unsigned long long)cs.submitted, (unsigned long long)cs.refused_full);
 	size_t n = rec_topics_count(t);
 	for (size_t i = 0; i < n; i++) {
 		struct rec_topic *tp = rec_topics_get(t, i);
@@ -186,10 +191,13 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	run->all_sigs = run->sigs;
 	sigaddset(&run->all_sigs, SIGUSR1);
 	sigaddset(&run->all_sigs, APP_SIG_SNAPSHOT);
+	/* No longer sent by us; still taken, so that a stray one does not end
+	 * the recording (the default action) as it never did. */
 	sigaddset(&run->all_sigs, SIGUSR2);
 	sigaddset(&run->all_sigs, APP_SIG_PAUSE);
 	sigaddset(&run->all_sigs, APP_SIG_RESUME);
-	if (pthread_mutex_init(&run->done_mu, NULL) != 0)
+	if (pthread_mutex_init(&run->done_mu, NULL) != 0 ||
+	    pthread_mutex_init(&run->say_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	atomic_init(&run->finished, false);
 	atomic_init(&run->stop_t0, 0);
@@ -200,7 +208,13 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	run->tty_saved = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &run->tty) == 0;
 	c->ro.on_snapshot = app_run_on_snapshot;
 	c->ro.on_snapshot_ctx = run;
-	if (!app_run_log_open(run)) {
+	run->cmdq = bt_cmdq_new(BT_CMDQ_CAPACITY_DEFAULT);
+	c->ro.cmdq = run->cmdq;
+	if (run->cmdq == NULL || !app_run_log_open(run)) {
+		if (run->cmdq == NULL)
+			app_error("out of memory");
+		bt_cmdq_free(run->cmdq);
+		pthread_mutex_destroy(&run->say_mu);
 		pthread_mutex_destroy(&run->done_mu);
 		return APP_EXIT_ERROR;
 	}
@@ -218,19 +232,30 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	run->snap.paused = c->ro.start_paused;
 	app_run_snap_publish(run, "ready", "recording");
 	run->t0 = bt_time_monotonic_ns();
+	if (!app_run_cmd_start(run)) {
+		app_error("cannot start the command thread");
+		struct bt_error e = {0};
+		(void)app_run_stop(run, &e); /* failing anyway: its error would be a second */
+		app_run_end(run);
+		return APP_EXIT_ERROR;
+	}
 	return 0;
 }
 
 void app_run_end(struct app_run *run)
 {
+	app_run_cmd_stop(run);
 	app_snapfile_remove();
 	rec_recorder_free(run->rec);
 	run->rec = NULL;
+	bt_cmdq_free(run->cmdq); /* after the recorder: its services submit to it */
+	run->cmdq = NULL;
 	app_hook_free(run->hook); /* after the recorder: its writer feeds the hook */
 	run->hook = NULL;
 	free(run->loss);
 	run->loss = NULL;
 	app_run_log_end(run);
+	pthread_mutex_destroy(&run->say_mu);
 	pthread_mutex_destroy(&run->done_mu);
 	/* A trigger that came too late must not kill us once unblocked. */
 	struct timespec zero = {0, 0};
@@ -249,6 +274,7 @@ bt_status app_run_stop(struct app_run *run, struct bt_error *err)
 
 int app_run_report(struct app_run *run, bt_status st, const struct bt_error *err)
 {
+	app_run_cmd_stop(run); /* the last snapshots said and counted */
 	app_run_summary(run);
 	fflush(stdout);
 	struct rec_status rs;

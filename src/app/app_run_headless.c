@@ -108,7 +108,7 @@ int app_run_headless(struct app_run *run)
 	       c->ro.snapshot_mode ? "; snapshot: kill -USR1 or bagtop snapshot --pid" : "");
 	struct app_keys keys = {.started = false};
 	/* Like rosbag2's "Press SPACE for pausing/resuming", once. */
-	if (!c->no_keys && app_keys_start(&keys, run->rec))
+	if (!c->no_keys && app_keys_start(&keys, run->cmdq))
 		printf("Press SPACE to pause/resume recording (or bagtop pause|resume --pid %ld)\n",
 		       (long)getpid());
 	fflush(stdout);
@@ -123,6 +123,5 @@ int app_run_headless(struct app_run *run)
 	bt_status st = app_run_stop(run, &err);
 	if (watching)
 		pthread_join(watcher, NULL);
-	app_run_snap_done(run); /* one finished while stopping */
 	return app_run_report(run, st, &err);
 }

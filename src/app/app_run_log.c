@@ -3,7 +3,9 @@
  * user (stdout or the live view's event line, and the log file).
  *
  * Threads: the sink runs on any thread, under bt_log's lock; app_run_say on
- * the thread that handles signals or the UI thread (app__run.h). */
+ * any (app__run.h). say_mu guards the live view's event queue pointer
+ * (app_run_set_events) and is taken after bt_log's lock, never around
+ * I/O. */
 #include "app__run.h"
 
 #include <errno.h>
@@ -42,9 +44,12 @@ static void app_log_write(struct app_run *run, const char *what, const char *tex
 		char msg[TUI_EVENT_TEXT_MAX];
 		snprintf(msg, sizeof msg, "cannot write the log file %s: %s (said once)",
 			 run->cfg->log_file, strerror(errno));
-		if (run->events != NULL)
+		pthread_mutex_lock(&run->say_mu);
+		bool shown = run->events != NULL;
+		if (shown)
 			tui_events_push(run->events, now, TUI_SEV_WARN, msg);
-		else
+		pthread_mutex_unlock(&run->say_mu);
+		if (!shown)
 			fprintf(stderr, "bagtop: warning: %s\n", msg);
 	}
 	clearerr(run->log);
@@ -95,7 +100,9 @@ void app_run_set_events(struct app_run *run, struct tui_events *events)
 {
 	/* No sink call may be under way while the queue changes. */
 	bt_log_set_sink(NULL, NULL);
+	pthread_mutex_lock(&run->say_mu);
 	run->events = events;
+	pthread_mutex_unlock(&run->say_mu);
 	bt_log_set_sink(app_run_log_sink, run);
 }
 
@@ -107,10 +114,14 @@ void app_run_say(struct app_run *run, enum tui_severity sev, const char *fmt, ..
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	app_log_write(run, "event", text);
-	if (run->events != NULL) {
+	/* Locked: the live view may end (and free its queue) meanwhile. */
+	pthread_mutex_lock(&run->say_mu);
+	bool shown = run->events != NULL;
+	if (shown)
 		tui_events_push(run->events, bt_time_realtime_ns(), sev, text);
+	pthread_mutex_unlock(&run->say_mu);
+	if (shown)
 		return;
-	}
 	char el[32];
 	app_run_elapsed(run, bt_time_monotonic_ns(), el, sizeof el);
 	printf("[%s] %s\n", el, text);

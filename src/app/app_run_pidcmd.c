@@ -1,199 +1,67 @@
-/* app_run_pidcmd — the recorder's side of `bagtop snapshot|pause|resume`
- * (app_pidcmd.h is the requester's side) and of kill -USR1: takes the
- * signals, triggers snapshots and pauses, reports finished snapshots, and
- * answers in the state file and the requesters' own files
- * (app_snapfile.h).
+/* app_run_pidcmd — the signals a recording takes, turned into commands on
+ * the command queue (app_run_cmd.c runs them): kill -USR1 (a snapshot),
+ * APP_SIG_SNAPSHOT / APP_SIG_PAUSE / APP_SIG_RESUME from `bagtop
+ * snapshot|pause|resume --pid` (app_pidcmd.h is the requester's side); and
+ * the answer to a `bagtop snapshot` in its own file (app_snapfile.h).
  *
- * Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and the pause / resume
- * / snapshot-request signals are blocked (app_run_start) before the
- * recorder starts its threads (they inherit the mask) and received in one
- * place with sigtimedwait; nothing runs in a signal handler. The stop
- * signals are returned to the caller.
+ * Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1 and the pause / resume /
+ * snapshot-request signals are blocked (app_run_start) before the recorder
+ * starts its threads (they inherit the mask) and received in one place with
+ * sigtimedwait; nothing runs in a signal handler. The stop signals are
+ * returned to the caller.
  *
- * Threads: everything here runs on the thread that takes the signals
- * (headless: main; live view: its signal thread), except
- * app_run_on_snapshot, which the writer thread calls. */
+ * Threads: app_run_take_signal runs on the thread that takes the signals
+ * (headless: main; live view: its signal thread); app_pid_answer on the
+ * command thread (or on that one, for a command refused at once). */
 #include "app__run.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "app.h"
-#include "bt_fmt.h"
 #include "bt_log.h"
-#include "bt_mem.h"
+#include "rec_cmd.h"
 
-/* ---- snapshots ---- */
-
-void app_run_snap_publish(struct app_run *run, const char *result, const char *msg)
+/* A `bagtop snapshot` request's result, answered in the requester's own
+ * file: what its trigger did, or once written the snapshot's file. */
+static void app_pid_answer(void *ctx, const struct bt_cmd *c, const struct bt_cmd_result *r)
 {
-	run->snap.seq++;
-	snprintf(run->snap.result, sizeof run->snap.result, "%s", result);
-	snprintf(run->snap.message, sizeof run->snap.message, "%s", msg);
-	struct bt_error e = {0};
-	if (app_snapfile_write(&run->snap, &e) != BT_OK)
-		bt_log_warn("snapshot state for `bagtop snapshot`: %s", e.msg);
-}
-
-static const char *const app_trigger_results[] = {
-	[REC_TRIGGER_STARTED] = "started", [REC_TRIGGER_EMPTY] = "empty",
-	[REC_TRIGGER_BUSY] = "busy", [REC_TRIGGER_STOPPING] = "stopping",
-	[REC_TRIGGER_NOT_SNAPSHOT] = "not-snapshot"};
-
-/* Triggers a snapshot and says what the trigger did; *id: the snapshot's
- * id when it started. */
-static enum rec_trigger app_snap_start(struct app_run *run, uint64_t *id)
-{
-	enum rec_trigger t = rec_recorder_snapshot(run->rec, id);
-	app_run_say(run, t == REC_TRIGGER_STARTED ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
-		    rec_trigger_str(t));
-	return t;
-}
-
-/* SIGUSR1 (and the TUI's `s`). */
-void app_run_snap_trigger(struct app_run *run)
-{
-	uint64_t id = 0;
-	enum rec_trigger t = app_snap_start(run, &id);
-	if (t != REC_TRIGGER_STARTED) /* else: when it is written */
-		app_run_snap_publish(run, app_trigger_results[t], rec_trigger_str(t));
-}
-
-/* Answers one `bagtop snapshot` in its own file. */
-static void app_snap_answer(pid_t to, uint64_t request, const char *result, uint64_t messages,
-			    const char *file, const char *msg)
-{
-	struct app_snapstate a = {.request = request, .messages = messages};
+	(void)ctx;
+	struct app_snapstate a = {.request = c->tag, .messages = r->messages};
+	bool trigger = r->outcome == BT_CMD_REFUSED && r->value > REC_TRIGGER_STARTED;
+	const char *result = r->outcome == BT_CMD_DONE ? "ok"
+			     : trigger                 ? app_run_trigger_result((int)r->value)
+						       : "failed";
 	snprintf(a.result, sizeof a.result, "%s", result);
-	snprintf(a.file, sizeof a.file, "%s", file);
-	snprintf(a.message, sizeof a.message, "%s", msg);
+	snprintf(a.file, sizeof a.file, "%s", r->file);
+	snprintf(a.message, sizeof a.message, "%s",
+		 trigger ? rec_trigger_str((enum rec_trigger)r->value) : r->reason);
 	struct bt_error e = {0};
-	if (app_snapfile_answer_write(to, &a, &e) != BT_OK)
-		bt_log_warn("answer to `bagtop snapshot` (process %ld): %s", (long)to, e.msg);
+	if (app_snapfile_answer_write((pid_t)c->origin.pid, &a, &e) != BT_OK)
+		bt_log_warn("answer to `bagtop snapshot` (process %ld): %s", c->origin.pid, e.msg);
 }
 
-void app_run_snap_request(struct app_run *run, pid_t from, uint64_t request)
+/* One command signal, from process `from`. */
+static void app_sig_command(struct app_run *run, int sig, const siginfo_t *si)
 {
-	uint64_t id = 0;
-	enum rec_trigger t = app_snap_start(run, &id);
-	if (t != REC_TRIGGER_STARTED) {
-		app_snap_answer(from, request, app_trigger_results[t], 0, "", rec_trigger_str(t));
-		app_run_snap_publish(run, app_trigger_results[t], rec_trigger_str(t));
-	} else if (run->n_reqs < APP_SNAP_REQ_MAX) {
-		run->reqs[run->n_reqs++] = (struct app_snap_req){from, request, id};
-	} else { /* it is written all the same; this requester is not told where */
-		app_snap_answer(from, request, "failed", 0, "",
-				"snapshot started, but too many requests are waiting to be "
-				"answered");
+	long from = (long)si->si_pid;
+	struct bt_cmd c;
+	if (sig == SIGUSR1) {
+		c = rec_cmd_make(REC_CMD_SNAPSHOT, BT_CMD_FROM_SIGNAL, from, "SIGUSR1 from pid %ld",
+				 from);
+		app_run_submit(run, &c, NULL, NULL);
+	} else if (sig == APP_SIG_SNAPSHOT) {
+		c = rec_cmd_make(REC_CMD_SNAPSHOT, BT_CMD_FROM_PIDCMD, from,
+				 "snapshot --pid from pid %ld", from);
+		c.tag = (uint64_t)(unsigned)si->si_value.sival_int; /* its request number */
+		app_run_submit(run, &c, app_pid_answer, NULL);
+	} else {
+		bool pause = sig == APP_SIG_PAUSE;
+		c = rec_cmd_make(pause ? REC_CMD_PAUSE : REC_CMD_RESUME, BT_CMD_FROM_PIDCMD, from,
+				 "%s --pid from pid %ld", pause ? "pause" : "resume", from);
+		app_run_submit(run, &c, NULL, NULL);
 	}
-}
-
-/* Answers the requests that started snapshot `d->id` (or an earlier one,
- * which no report will come for). */
-static void app_snap_answer_done(struct app_run *run, const struct rec_snapshot_done *d,
-				 const char *msg)
-{
-	size_t kept = 0;
-	for (size_t i = 0; i < run->n_reqs; i++) {
-		struct app_snap_req *q = &run->reqs[i];
-		if (q->id > d->id) {
-			run->reqs[kept++] = *q;
-			continue;
-		}
-		bool ok = q->id == d->id && d->status == BT_OK;
-		app_snap_answer(q->pid, q->request, ok ? "ok" : "failed", ok ? d->messages : 0,
-				q->id == d->id ? run->snap.file : "",
-				q->id == d->id ? msg : "snapshot not reported");
-	}
-	run->n_reqs = kept;
-}
-
-/* The writer thread finished a snapshot: hand it to the run loop. */
-void app_run_on_snapshot(void *ctx, const struct rec_snapshot_done *d)
-{
-	struct app_run *run = ctx;
-	pthread_mutex_lock(&run->done_mu);
-	if (run->n_done == APP_SNAP_DONE_MAX) { /* the oldest's requests: "not reported" */
-		memmove(run->done, run->done + 1, (APP_SNAP_DONE_MAX - 1) * sizeof *run->done);
-		run->n_done--;
-	}
-	run->done[run->n_done++] = *d;
-	pthread_mutex_unlock(&run->done_mu);
-	kill(getpid(), SIGUSR2); /* blocked everywhere: the run loop takes it */
-}
-
-static bool app_snap_done_pop(struct app_run *run, struct rec_snapshot_done *d)
-{
-	pthread_mutex_lock(&run->done_mu);
-	bool any = run->n_done > 0;
-	if (any) {
-		*d = run->done[0];
-		memmove(run->done, run->done + 1, --run->n_done * sizeof *run->done);
-	}
-	pthread_mutex_unlock(&run->done_mu);
-	return any;
-}
-
-static void app_snap_report(struct app_run *run, const struct rec_snapshot_done *d)
-{
-	run->snap_count += d->status == BT_OK;
-	char msg[sizeof run->snap.message];
-	if (d->status == BT_OK)
-		snprintf(msg, sizeof msg, "snapshot %llu: %llu message%s written to %s/%s",
-			 (unsigned long long)d->id, (unsigned long long)d->messages,
-			 bt_fmt_s(d->messages), run->bag, d->file);
-	else
-		snprintf(msg, sizeof msg, "snapshot %llu failed: %s", (unsigned long long)d->id,
-			 bt_status_str(d->status));
-	app_run_say(run, d->status == BT_OK ? TUI_SEV_INFO : TUI_SEV_ERROR, "%s", msg);
-	run->snap.messages = d->messages;
-	/* `bagtop snapshot` runs elsewhere: give it an absolute path. */
-	char *rel = bt_xasprintf("%s/%s", run->bag, d->file);
-	char *abs = realpath(rel, NULL);
-	snprintf(run->snap.file, sizeof run->snap.file, "%s", abs != NULL ? abs : rel);
-	free(abs);
-	free(rel);
-	app_snap_answer_done(run, d, msg);
-	app_run_snap_publish(run, d->status == BT_OK ? "ok" : "failed", msg);
-}
-
-/* SIGUSR2: report the finished snapshots, oldest first. */
-void app_run_snap_done(struct app_run *run)
-{
-	struct rec_snapshot_done d;
-	while (app_snap_done_pop(run, &d))
-		app_snap_report(run, &d);
-}
-
-/* ---- pause and resume ---- */
-
-static void app_state_publish(struct app_run *run)
-{
-	struct bt_error e = {0};
-	if (app_snapfile_write(&run->snap, &e) != BT_OK)
-		bt_log_warn("state for `bagtop pause` and `bagtop resume`: %s", e.msg);
-}
-
-void app_run_set_paused(struct app_run *run, bool paused, pid_t from)
-{
-	struct rec_status st;
-	rec_recorder_get_status(run->rec, &st);
-	rec_recorder_pause(run->rec, paused);
-	char by[48] = "";
-	if (from > 0 && from != getpid())
-		snprintf(by, sizeof by, " (asked by process %ld)", (long)from);
-	if (st.paused == paused)
-		app_run_say(run, TUI_SEV_INFO, "recording already %s%s",
-			    paused ? "paused" : "running", by);
-	else
-		app_run_say(run, TUI_SEV_INFO, "recording %s%s", paused ? "paused" : "resumed", by);
-	run->snap.paused = paused;
-	run->snap.pause_seq++;
-	app_state_publish(run);
 }
 
 /* A signal wait that failed (not a timeout, not an interruption): said
@@ -213,15 +81,10 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 	int sig = sigtimedwait(&run->all_sigs, &si, wait);
 	if (sig < 0 && errno != EAGAIN && errno != EINTR)
 		app_run_wait_failed(errno);
-	if (sig == SIGUSR1)
-		app_run_snap_trigger(run);
-	else if (sig == APP_SIG_SNAPSHOT)
-		app_run_snap_request(run, si.si_pid, (uint64_t)(unsigned)si.si_value.sival_int);
-	else if (sig == SIGUSR2)
-		app_run_snap_done(run);
-	else if (sig == APP_SIG_PAUSE || sig == APP_SIG_RESUME)
-		app_run_set_paused(run, sig == APP_SIG_PAUSE, si.si_pid);
-	else if (sig > 0)
+	if (sig == SIGUSR1 || sig == APP_SIG_SNAPSHOT || sig == APP_SIG_PAUSE ||
+	    sig == APP_SIG_RESUME)
+		app_sig_command(run, sig, &si);
+	else if (sig > 0 && sig != SIGUSR2) /* SIGUSR2: taken, nothing to do */
 		return sig;
 	return 0;
 }

@@ -4,12 +4,12 @@
  * UI (main) thread owns the terminal.
  *
  * Threads, all started and joined here:
- *  - main: tui_run (fill, command, done).
- *  - "app-signals": SIGINT/SIGTERM/SIGHUP start the stop; SIGUSR1 triggers
- *    a snapshot (the `s` key raises it too, so one thread owns the
- *    snapshot state); SIGUSR2 reports a finished snapshot; the pause and
- *    resume signals (`bagtop pause|resume`; the `p` key raises them too)
- *    pause or resume; --duration.
+ *  - main: tui_run (fill, command, done). The view's commands go to the
+ *    recorder's command queue (app_run_submit), whose thread runs them and
+ *    says each one with its result; but `q`, which starts the stop here.
+ *  - "app-signals": SIGINT/SIGTERM/SIGHUP start the stop; SIGUSR1 and the
+ *    snapshot, pause and resume signals (`bagtop snapshot|pause|resume`)
+ *    become commands (app_run_take_signal); --duration.
  *  - "app-stop": rec_recorder_stop, which finishes the bag; the view shows
  *    "finishing bag" until it is done.
  * What is said to the user goes through the event queue (tui_events). */
@@ -26,6 +26,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_cmd.h"
 #include "tui_run.h"
 #include "tui_stderr.h"
 
@@ -36,7 +37,6 @@ struct app_tui {
 	struct rec_rate_total write_rate;
 	atomic_bool stop_started;
 	atomic_bool quit; /* the signal thread may go */
-	atomic_bool snap_then_quit; /* quit confirmed with `s`: the signal thread's job */
 	pthread_mutex_t stop_mu; /* guards starting the stopper */
 	pthread_t stopper, signals;
 	bool stopper_started, signals_started;
@@ -78,25 +78,14 @@ static void app_tui_begin_stop(struct app_tui *t, const char *why)
 	app_tui_stop_request(t, why, true);
 }
 
-/* Quit with `s` in snapshot mode: the buffer is written as a snapshot,
- * then the bag finished (closing the buffer ends a post window early; the
- * snapshot triggered before is still written). On the signal thread, which
- * owns the snapshot state. One still being written is waited for (10 s at
- * most): the trigger would be refused. */
-static void app_tui_snap_then_quit(struct app_tui *t)
+/* REC_CMD_SNAPSHOT_STOP's result (command thread): the snapshot is
+ * triggered (or refused), now the bag is finished. A q pressed while it
+ * waited has started the stop already: this is not a second request. */
+static void app_tui_snapped(void *ctx, const struct bt_cmd *c, const struct bt_cmd_result *r)
 {
-	struct rec_status st;
-	int64_t end = bt_time_monotonic_ns() + INT64_C(10000000000);
-	for (rec_recorder_get_status(t->run->rec, &st);
-	     st.snapshot_busy && bt_time_monotonic_ns() < end;
-	     rec_recorder_get_status(t->run->rec, &st)) {
-		struct timespec ts = {0, 20000000L};
-		nanosleep(&ts, NULL);
-	}
-	app_run_snap_trigger(t->run);
-	/* A q pressed while waiting has started the stop already: this is not
-	 * a second request. */
-	app_tui_stop_request(t, "quit after a snapshot", false);
+	(void)c;
+	(void)r;
+	app_tui_stop_request(ctx, "quit after a snapshot", false);
 }
 
 static void *app_tui_signals(void *arg)
@@ -110,8 +99,6 @@ static void *app_tui_signals(void *arg)
 		int sig = app_run_take_signal(run, &ts);
 		if (sig > 0)
 			app_tui_begin_stop(t, strsignal(sig));
-		if (atomic_exchange(&t->snap_then_quit, false))
-			app_tui_snap_then_quit(t);
 		if (duration > 0 && !atomic_load(&t->stop_started) &&
 		    bt_time_monotonic_ns() - run->t0 >= duration)
 			app_tui_begin_stop(t, "--duration reached");
@@ -228,61 +215,38 @@ static void app_tui_fill(void *ctx, struct tui_model *m)
 
 /* ---- commands ---- */
 
-static void app_tui_mark(struct app_tui *t, uint32_t id, uint32_t depth)
+/* The view's command as the recorder's, with the key that asked. */
+static bool app_tui_cmd(const struct tui_cmd *cmd, struct bt_cmd *c)
 {
-	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
-	const char *name = id < rec_topics_count(tt) ? rec_topics_get(tt, id)->name : "?";
-	if (rec_recorder_set_repeat(t->run->rec, id, depth) != BT_OK)
-		app_run_say(t->run, TUI_SEV_WARN, "%s: cannot repeat %u message%s", name, depth,
-			    bt_fmt_s(depth));
-	else if (depth == 0)
-		app_run_say(t->run, TUI_SEV_INFO, "%s: no longer repeated", name);
-	else
-		app_run_say(t->run, TUI_SEV_INFO, "%s: its last %u message%s start every file%s",
-			    name, depth, depth == 1 ? "" : "s",
-			    t->run->cfg->ro.snapshot_mode ? " and snapshot" : "");
-}
-
-static void app_tui_toggle(struct app_tui *t, uint32_t id)
-{
-	const struct rec_topics *tt = rec_recorder_topics(t->run->rec);
-	if (id >= rec_topics_count(tt))
-		return;
-	struct rec_topic *tp = rec_topics_get(tt, id);
-	bool on = !atomic_load(&tp->enabled);
-	rec_recorder_set_topic_enabled(t->run->rec, id, on);
-	app_run_say(t->run, TUI_SEV_INFO, "%s: recording %s", tp->name, on ? "on" : "off");
+	static const struct {
+		enum rec_cmd_kind kind;
+		const char *key;
+	} map[] = {
+		[TUI_CMD_SNAPSHOT] = {REC_CMD_SNAPSHOT, "s"},
+		[TUI_CMD_TOGGLE_TOPIC] = {REC_CMD_TOGGLE_TOPIC, "Space"},
+		[TUI_CMD_MARK_TL] = {REC_CMD_MARK_TL, "t"},
+		[TUI_CMD_PAUSE_TOGGLE] = {REC_CMD_PAUSE_TOGGLE, "p"},
+		[TUI_CMD_SPLIT] = {REC_CMD_SPLIT, "n"},
+		[TUI_CMD_SNAPSHOT_QUIT] = {REC_CMD_SNAPSHOT_STOP, "s at the quit prompt"},
+	};
+	if ((size_t)cmd->kind >= sizeof map / sizeof map[0] || map[cmd->kind].key == NULL)
+		return false;
+	*c = rec_cmd_make(map[cmd->kind].kind, BT_CMD_FROM_KEY, 0, "%s", map[cmd->kind].key);
+	c->arg[0] = cmd->topic_id;
+	c->arg[1] = cmd->depth;
+	return true;
 }
 
 static void app_tui_command(void *ctx, const struct tui_cmd *cmd)
 {
 	struct app_tui *t = ctx;
-	struct rec_status st;
-	switch (cmd->kind) {
-	case TUI_CMD_SNAPSHOT:
-		kill(getpid(), SIGUSR1); /* the signal thread owns snapshot state */
-		break;
-	case TUI_CMD_TOGGLE_TOPIC: app_tui_toggle(t, cmd->topic_id); break;
-	case TUI_CMD_MARK_TL: app_tui_mark(t, cmd->topic_id, cmd->depth); break;
-	case TUI_CMD_PAUSE_TOGGLE:
-		/* The signal thread owns the pause state (and `bagtop pause`'s
-		 * answer): it pauses or resumes and says so. */
-		rec_recorder_get_status(t->run->rec, &st);
-		(void)kill(getpid(), st.paused ? APP_SIG_RESUME : APP_SIG_PAUSE); /* to ourselves */
-		break;
-	case TUI_CMD_SPLIT:
-		if (t->run->cfg->ro.snapshot_mode) {
-			app_run_say(t->run, TUI_SEV_WARN, "no split in snapshot mode: every "
-				    "snapshot gets a file of its own");
-			break;
-		}
-		rec_recorder_split(t->run->rec);
-		app_run_say(t->run, TUI_SEV_INFO, "split requested");
-		break;
-	case TUI_CMD_QUIT: app_tui_begin_stop(t, "quit"); break;
-	case TUI_CMD_SNAPSHOT_QUIT: atomic_store(&t->snap_then_quit, true); break;
-	default: break;
-	}
+	struct bt_cmd c;
+	if (cmd->kind == TUI_CMD_QUIT)
+		app_tui_begin_stop(t, "quit"); /* not a command: nothing may hold it up */
+	else if (cmd->kind == TUI_CMD_SNAPSHOT_QUIT && app_tui_cmd(cmd, &c))
+		app_run_submit(t->run, &c, app_tui_snapped, t);
+	else if (app_tui_cmd(cmd, &c))
+		app_run_submit(t->run, &c, NULL, NULL);
 }
 
 static bool app_tui_done(void *ctx)
@@ -307,7 +271,6 @@ int app_tui_run(struct app_run *run)
 	struct app_tui t = {.run = run};
 	atomic_init(&t.stop_started, false);
 	atomic_init(&t.quit, false);
-	atomic_init(&t.snap_then_quit, false);
 	if (pthread_mutex_init(&t.stop_mu, NULL) != 0)
 		abort(); /* cannot fail on Linux */
 	struct tui_events *events = tui_events_new();
@@ -340,6 +303,5 @@ int app_tui_run(struct app_run *run)
 		fprintf(stderr, "bagtop: %s; going on without the live view\n", err.msg);
 		return -1;
 	}
-	app_run_snap_done(run);
 	return app_run_report(run, t.stop_status, &t.stop_err);
 }
