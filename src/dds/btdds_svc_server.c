@@ -89,6 +89,18 @@ void btdds_svc_server_counts(const struct btdds_svc_server *s, uint64_t out[BTDD
 		out[i] = atomic_load_explicit(&s->counts[i], memory_order_relaxed);
 }
 
+size_t btdds_svc_server_entities(const struct btdds_svc_server *s, dds_entity_t *out,
+				 size_t cap)
+{
+	for (size_t i = 0; i < s->n_svc; i++) {
+		if (2 * i < cap)
+			out[2 * i] = s->svc[i].reader;
+		if (2 * i + 1 < cap)
+			out[2 * i + 1] = s->svc[i].writer;
+	}
+	return 2 * s->n_svc;
+}
+
 /* Counts one request of `service` under reason c; the first of each
  * reason but the normal ones is said once. */
 static void svc_count(struct btdds_svc_server *s, size_t service, enum btdds_svc_count c)

@@ -128,6 +128,12 @@ BT_MUST_CHECK bt_status btdds_svc_server_refuse(struct btdds_svc_server *s, uint
 /* The counters now (relaxed reads). Any thread. */
 void btdds_svc_server_counts(const struct btdds_svc_server *s,
 			     uint64_t out[BTDDS_SVC_N_COUNTS]);
+/* The server's readers and writers (each service's request reader, then
+ * its reply writer) into out[0..cap): what a ROS 2 node lists as its own
+ * in the graph (ros_discovery_info) so that `ros2 node info` shows the
+ * services. Returns how many there are (2 per service). Any thread. */
+size_t btdds_svc_server_entities(const struct btdds_svc_server *s, dds_entity_t *out,
+				 size_t cap);
 /* A few words for counter c ("truncated header"). */
 const char *btdds_svc_count_str(enum btdds_svc_count c);
 
