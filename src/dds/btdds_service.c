@@ -92,18 +92,32 @@ dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX])
 	return rc;
 }
 
+dds_return_t btdds_svc_topics(dds_entity_t pp, const char *service, const char *type,
+			      const char *key, dds_entity_t *rq_topic, dds_entity_t *rr_topic,
+			      dds_qos_t **qos)
+{
+	char *rq = btdds_svc_topic(service, true), *rr = btdds_svc_topic(service, false);
+	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
+	char id[BTDDS_SVC_ID_MAX];
+	dds_return_t rc = tq && tr ? btdds_svc_new_id(pp, id) : DDS_RETCODE_BAD_PARAMETER;
+	if (rc >= 0)
+		*rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
+	if (rc >= 0)
+		*rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
+	*qos = rc >= 0 ? btdds_svc_qos(key, id) : NULL;
+	free(rq);
+	free(rr);
+	free(tq);
+	free(tr);
+	return rc < 0 ? rc : 0;
+}
+
 static bt_status svc_entities(struct btdds_svc_client *c, dds_entity_t pp, const char *type,
 			      struct bt_error *err)
 {
-	char *rq = btdds_svc_topic(c->service, true), *rr = btdds_svc_topic(c->service, false);
-	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
-	char id[BTDDS_SVC_ID_MAX];
-	dds_return_t rc = btdds_svc_new_id(pp, id);
-	if (rc == 0)
-		c->rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
-	if (rc >= 0)
-		c->rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
-	dds_qos_t *q = rc >= 0 ? btdds_svc_qos("clientid", id) : NULL;
+	dds_qos_t *q = NULL;
+	dds_return_t rc =
+		btdds_svc_topics(pp, c->service, type, "clientid", &c->rq_topic, &c->rr_topic, &q);
 	if (rc >= 0)
 		c->writer = rc = dds_create_writer(pp, c->rq_topic, q, NULL);
 	if (rc >= 0)
@@ -119,10 +133,6 @@ static bt_status svc_entities(struct btdds_svc_client *c, dds_entity_t pp, const
 		rc = dds_get_instance_handle(c->writer, &ih);
 	c->guid = ih;
 	dds_delete_qos(q);
-	free(rq);
-	free(rr);
-	free(tq);
-	free(tr);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "client of %s: %s", c->service,
 				  dds_strretcode(rc));

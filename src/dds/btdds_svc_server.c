@@ -118,22 +118,14 @@ static void svc_count(struct btdds_svc_server *s, size_t service, enum btdds_svc
 static bt_status svc_entry_make(struct svc_entry *e, dds_entity_t pp,
 				const struct btdds_svc_def *d, struct bt_error *err)
 {
-	char *tq = btdds_svc_type(d->type, true), *tr = btdds_svc_type(d->type, false);
-	if (tq == NULL || tr == NULL) {
-		free(tq);
-		free(tr);
+	char *probe = btdds_svc_type(d->type, true);
+	bool typed = probe != NULL;
+	free(probe);
+	if (!typed)
 		return bt_err_set(err, BT_ERR_USAGE, "'%s' is not a service type", d->type);
-	}
-	char *rq = btdds_svc_topic(d->name, true), *rr = btdds_svc_topic(d->name, false);
-	char id[BTDDS_SVC_ID_MAX];
 	dds_qos_t *q = NULL;
-	dds_return_t rc = btdds_svc_new_id(pp, id);
-	if (rc >= 0) {
-		q = btdds_svc_qos("serviceid", id);
-		e->rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
-	}
-	if (rc >= 0)
-		e->rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
+	dds_return_t rc =
+		btdds_svc_topics(pp, d->name, d->type, "serviceid", &e->rq_topic, &e->rr_topic, &q);
 	if (rc >= 0)
 		e->reader = rc = dds_create_reader(pp, e->rq_topic, q, NULL);
 	if (rc >= 0)
@@ -141,10 +133,6 @@ static bt_status svc_entry_make(struct svc_entry *e, dds_entity_t pp,
 	if (rc >= 0)
 		e->cond = rc = dds_create_readcondition(e->reader, DDS_ANY_STATE);
 	dds_delete_qos(q);
-	free(rq);
-	free(rr);
-	free(tq);
-	free(tr);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "service %s: %s", d->name, dds_strretcode(rc));
 	return BT_OK;
