@@ -84,7 +84,8 @@ static void rec_svc_request(void *ctx, const struct btdds_svc_request *rq)
 	struct rec_svc *sv = ctx;
 	struct bt_cmd cmd = rec_cmd_make(rec_svc_kind(sv->rb2[rq->service]), BT_CMD_FROM_SERVICE,
 					 0, "%s from client %s", sv->names[rq->service],
-					 rq->clientid[0] ? rq->clientid : "?");
+					 rq->clientid[0] ? rq->clientid + strspn(rq->clientid, " ")
+							 : "?");
 	cmd.tag = rq->ticket;
 	pthread_mutex_lock(&sv->link->mu);
 	sv->link->refs++;
