@@ -23,6 +23,8 @@ struct rec_svc_link {
 };
 
 struct rec_svc {
+	void (*on_entity)(void *ctx, dds_entity_t e, bool add);
+	void *on_entity_ctx;
 	struct bt_cmdq *cmdq;
 	struct rec_svc_link *link;
 	const struct btdds_rb2_svc *rb2[REC_SVC_MAX];
@@ -96,6 +98,15 @@ static void rec_svc_request(void *ctx, const struct btdds_svc_request *rq)
 		bt_log_debug("%s: command refused at submit", sv->names[rq->service]);
 }
 
+/* Tells on_entity of every reader and writer of the server. */
+static void rec_svc_entities(struct rec_svc *sv, struct btdds_svc_server *server, bool add)
+{
+	dds_entity_t e[2 * REC_SVC_MAX];
+	size_t n = btdds_svc_server_entities(server, e, 2 * REC_SVC_MAX);
+	for (size_t i = 0; sv->on_entity != NULL && i < n && i < 2 * REC_SVC_MAX; i++)
+		sv->on_entity(sv->on_entity_ctx, e[i], add);
+}
+
 static void rec_svc_free(struct rec_svc *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)
@@ -113,6 +124,8 @@ bt_status rec_svc_start(const struct rec_svc_options *o, struct rec_svc **out,
 		return bt_err_set(err, BT_ERR_USAGE, "'%s' is not a node name", o->node_name);
 	struct rec_svc *sv = bt_xcalloc(1, sizeof *sv);
 	sv->cmdq = o->cmdq;
+	sv->on_entity = o->on_entity;
+	sv->on_entity_ctx = o->on_entity_ctx;
 	sv->link = bt_xcalloc(1, sizeof *sv->link);
 	pthread_mutex_init(&sv->link->mu, NULL);
 	sv->link->refs = 1;
@@ -136,6 +149,7 @@ bt_status rec_svc_start(const struct rec_svc_options *o, struct rec_svc **out,
 		return st;
 	}
 	sv->link->server = server;
+	rec_svc_entities(sv, server, true);
 	*out = sv;
 	return BT_OK;
 }
@@ -167,6 +181,7 @@ void rec_svc_stop(struct rec_svc *sv)
 	struct btdds_svc_server *server = sv->link->server;
 	sv->link->server = NULL;
 	pthread_mutex_unlock(&sv->link->mu);
+	rec_svc_entities(sv, server, false);
 	uint64_t c[BTDDS_SVC_N_COUNTS];
 	btdds_svc_server_stop(server, c);
 	rec_svc_say(c);

@@ -34,6 +34,12 @@ struct rec_svc_options {
 	struct bt_cmdq *cmdq;  /* borrowed; outlives rec_svc_stop */
 	const char *node_name; /* "rosbag2_recorder" (btdds_rb2_node_name_ok) */
 	bool humble;           /* only what Humble's recorder serves */
+	/* Called with each of the services' readers and writers once they
+	 * exist (add true) and before they are deleted (add false), on the
+	 * owner thread: a ROS 2 node lists them as its own in the graph so
+	 * that `ros2 node info` shows the services. NULL: none. */
+	void (*on_entity)(void *ctx, dds_entity_t e, bool add);
+	void *on_entity_ctx;
 };
 
 struct rec_svc;
