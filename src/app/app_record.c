@@ -19,6 +19,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "btdds_rosbag2.h"
 #include "rec_guard.h"
 
 #define APP_RATE_MIN_HZ 0.001 /* a status every 1000 s */
@@ -35,6 +36,7 @@ void app_record_cfg_init(struct app_record_cfg *c)
 	memset(c, 0, sizeof *c);
 	app_writer_cfg_init(&c->w);
 	c->ro.domain_id = REC_DOMAIN_DEFAULT;
+	c->ro.node_name = BTDDS_RB2_RECORDER;
 	c->ro.max_cache_size = APP_DEFAULT_CACHE;
 	c->update_rate = 1.0;
 	c->stop_timeout_ns = APP_DEFAULT_STOP_TIMEOUT_NS;
@@ -205,6 +207,14 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_MIN_FREE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	case APP_R_THROTTLE: return app_r_throttle(cmd, c, arg);
+	case APP_R_NODE_NAME:
+		if (!btdds_rb2_node_name_ok(arg))
+			return app_usage_error(cmd, "--node-name wants a ROS node name (letters, "
+					       "digits, _; not starting with a digit), got '%s'",
+					       arg);
+		c->ro.node_name = arg;
+		return 0;
+	case APP_R_NO_REMOTE: c->no_remote = true; return 0;
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
 }
@@ -239,6 +249,9 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	if (rc != 0)
 		return rc;
 	c->ro.env = &c->env;
+	if (c->no_remote)
+		c->ro.node_name = NULL;
+	c->ro.services_humble = c->w.compat.compat == BAG_COMPAT_HUMBLE;
 	if (c->snapshot_timing && !c->ro.snapshot_mode)
 		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
 				       "--snapshot-mode");

@@ -35,6 +35,8 @@ enum {
 	APP_R_HOOK_TIMEOUT,
 	APP_R_MIN_FREE,
 	APP_R_THROTTLE,
+	APP_R_NODE_NAME,
+	APP_R_NO_REMOTE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -122,7 +124,14 @@ enum {
 	 "record at most RATE of the topics it names (10Hz, 0.5Hz, 500KiB/s, 2MB/s = 2 MiB/s), "   \
 	 "evenly spread; the rest is counted as throttled, not lost; repeatable, the first "       \
 	 "match wins",                                                                             \
-	 APP_R_THROTTLE}
+	 APP_R_THROTTLE},                                                                          \
+	{"node-name", 0, "NAME",                                                                   \
+	 "serve rosbag2's recorder services as node /NAME (default rosbag2_recorder): "            \
+	 "/NAME/snapshot, split_bagfile, pause, resume, is_paused (--compat humble: snapshot)",    \
+	 APP_R_NODE_NAME},                                                                         \
+	{"no-remote-control", 0, NULL,                                                             \
+	 "serve no services: nobody on the DDS domain can snapshot, split or pause this recorder", \
+	 APP_R_NO_REMOTE}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;
@@ -161,6 +170,7 @@ struct app_record_cfg {
 	struct rec_throttle_spec *throttle_specs;
 	size_t n_throttle;
 	struct rec_throttle *throttle;
+	bool no_remote; /* --no-remote-control: ro.node_name NULL */
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

@@ -11,6 +11,8 @@
  *    nowhere; the discovery thread queues topics for it.
  *  - "rec-xtypes" (rec_xtypes): resolves plain DDS types' XTypes type
  *    objects; the discovery thread queues topics for it.
+ *  - "btdds-svc" (rec_svc): rosbag2's services; it only submits commands
+ *    to the command queue.
  * Locks: rec_sub.sn_lock guards only the sequence-number table and is
  * released before the cache is touched; no two locks are ever held. */
 #ifndef REC__RECORDER_H
@@ -27,6 +29,7 @@
 #include "rec_rates.h"
 #include "rec_recorder.h"
 #include "rec_stats_pub.h"
+#include "rec_svc.h"
 #include "rec_typedesc.h"
 #include "rec_xtypes.h"
 
@@ -109,6 +112,7 @@ struct rec_recorder {
 	struct rec_stats_pub *stats; /* NULL when off or it could not start */
 	struct rec_typedesc *typedesc; /* NULL when it could not start */
 	struct rec_xtypes *xtypes;   /* NULL when it could not start */
+	struct rec_svc *svc;         /* the services; NULL when none */
 	dds_entity_t pp;
 	dds_guid_t own_guid;
 	dds_entity_t pub_reader; /* DCPSPublication */

@@ -135,6 +135,23 @@ static void rec_start_xtypes(struct rec_recorder *r)
 	}
 }
 
+/* Remote control is a bonus too: when the services cannot start (DDS
+ * refused), recording goes on without them, said once. */
+static void rec_start_svc(struct rec_recorder *r)
+{
+	if (r->opt.node_name == NULL || r->opt.cmdq == NULL)
+		return;
+	struct rec_svc_options o = {.pp = r->pp,
+				    .cmdq = r->opt.cmdq,
+				    .node_name = r->opt.node_name,
+				    .humble = r->opt.services_humble};
+	struct bt_error e;
+	if (rec_svc_start(&o, &r->svc, &e) != BT_OK) {
+		bt_log_warn("no remote control (rosbag2's services): %s", e.msg);
+		r->svc = NULL;
+	}
+}
+
 static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 {
 	r->topics = rec_topics_new();
@@ -175,6 +192,8 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 		st = rec_discovery_start(r, err);
 	if (st == BT_OK)
 		rec_start_stats(r);
+	if (st == BT_OK)
+		rec_start_svc(r);
 	return st;
 }
 
@@ -369,6 +388,9 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 		bt_status first = BT_OK;
 		struct bt_error e = {0};
 		r->stopped = true;
+		/* First: no new command comes from the network while stopping. */
+		rec_svc_stop(r->svc);
+		r->svc = NULL;
 		rec_discovery_stop(r);
 		/* Before the consumer: it posts definitions to it. */
 		rec_typedesc_stop(r->typedesc);

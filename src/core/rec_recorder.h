@@ -4,7 +4,8 @@
  * into the cache; the consumer thread that writes the bag; a thread
  * ("rec-xtypes") that resolves plain DDS types' XTypes type objects.
  *
- * Shutdown (rec_recorder_stop, idempotent), in this order: discovery thread
+ * Shutdown (rec_recorder_stop, idempotent), in this order: services stopped
+ * (rec_svc: no new command from the network) → discovery thread
  * joined → get_type_description thread joined (rec_typedesc) → XTypes thread
  * joined (after its lookup in progress, at most REC_XTYPES_CALL_NS) → readers
  * deleted (in-flight callbacks finish) → cache closed →
@@ -92,6 +93,12 @@ struct rec_recorder_options {
 	 * after rec_recorder_free by the caller, whose thread consumes it.
 	 * NULL: no remote control. */
 	struct bt_cmdq *cmdq;
+	/* rosbag2's recorder services (rec_svc.h) under this node name, on
+	 * the recorder's participant, submitting to `cmdq`: NULL (or no
+	 * cmdq) serves nothing (--no-remote-control). services_humble: only
+	 * what Humble's recorder serves. */
+	const char *node_name;
+	bool services_humble;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */

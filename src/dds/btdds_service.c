@@ -69,7 +69,7 @@ struct btdds_svc_client {
 	char *service;
 };
 
-static dds_qos_t *svc_qos(const char *clientid)
+dds_qos_t *btdds_svc_qos(const char *key, const char *id)
 {
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
@@ -78,26 +78,46 @@ static dds_qos_t *svc_qos(const char *clientid)
 	dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_INFINITY);
 	dds_qset_writer_data_lifecycle(q, false);
 	char ud[BTDDS_SVC_ID_MAX + 16];
-	int n = snprintf(ud, sizeof ud, "clientid=%s;", clientid);
+	int n = snprintf(ud, sizeof ud, "%s=%s;", key, id);
 	dds_qset_userdata(q, ud, (size_t)n);
 	return q;
+}
+
+dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX])
+{
+	dds_guid_t g;
+	dds_return_t rc = dds_get_guid(pp, &g);
+	if (rc == 0)
+		btdds_svc_id(&g, atomic_fetch_add(&svc_id_counter, 1u) + 1u, out);
+	return rc;
+}
+
+dds_return_t btdds_svc_topics(dds_entity_t pp, const char *service, const char *type,
+			      const char *key, dds_entity_t *rq_topic, dds_entity_t *rr_topic,
+			      dds_qos_t **qos)
+{
+	char *rq = btdds_svc_topic(service, true), *rr = btdds_svc_topic(service, false);
+	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
+	char id[BTDDS_SVC_ID_MAX];
+	dds_return_t rc = tq && tr ? btdds_svc_new_id(pp, id) : DDS_RETCODE_BAD_PARAMETER;
+	if (rc >= 0)
+		*rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
+	if (rc >= 0)
+		*rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
+	*qos = rc >= 0 ? btdds_svc_qos(key, id) : NULL;
+	free(rq);
+	free(rr);
+	free(tq);
+	free(tr);
+	return rc < 0 ? rc : 0;
 }
 
 static bt_status svc_entities(struct btdds_svc_client *c, dds_entity_t pp, const char *type,
 			      struct bt_error *err)
 {
-	char *rq = btdds_svc_topic(c->service, true), *rr = btdds_svc_topic(c->service, false);
-	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
-	dds_guid_t g;
-	char id[BTDDS_SVC_ID_MAX];
-	dds_return_t rc = dds_get_guid(pp, &g);
-	if (rc == 0) {
-		btdds_svc_id(&g, atomic_fetch_add(&svc_id_counter, 1u) + 1u, id);
-		c->rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
-	}
-	if (rc >= 0)
-		c->rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
-	dds_qos_t *q = rc >= 0 ? svc_qos(id) : NULL;
+	dds_qos_t *q = NULL;
+	dds_return_t rc =
+		btdds_svc_topics(pp, c->service, type, "clientid", &c->rq_topic, &c->rr_topic, &q);
 	if (rc >= 0)
 		c->writer = rc = dds_create_writer(pp, c->rq_topic, q, NULL);
 	if (rc >= 0)
@@ -113,10 +133,6 @@ static bt_status svc_entities(struct btdds_svc_client *c, dds_entity_t pp, const
 		rc = dds_get_instance_handle(c->writer, &ih);
 	c->guid = ih;
 	dds_delete_qos(q);
-	free(rq);
-	free(rr);
-	free(tq);
-	free(tr);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "client of %s: %s", c->service,
 				  dds_strretcode(rc));

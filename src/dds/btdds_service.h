@@ -36,6 +36,23 @@ char *btdds_svc_type(const char *type, bool request);
 void btdds_svc_id(const dds_guid_t *participant, uint32_t counter,
 		  char out[BTDDS_SVC_ID_MAX]);
 
+/* rmw's service QoS (reliable, volatile, keep-last 10, automatic
+ * liveliness, no autodispose) with USER_DATA "<key>=<id>;" (key
+ * "clientid" or "serviceid"). Caller deletes it. */
+dds_qos_t *btdds_svc_qos(const char *key, const char *id);
+/* A new process-wide unique id of participant pp (btdds_svc_id with the
+ * next counter, as rmw's get_unique_csid). Returns dds_get_guid's code. */
+dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX]);
+
+/* What a client and a server of `service` (type `type`) both make on pp:
+ * its request and reply topics (raw, keyless) and rmw's QoS with a new id
+ * under `key` (*qos: caller deletes; NULL on error). 0, or the first
+ * negative DDS code (DDS_RETCODE_BAD_PARAMETER for a bad type name);
+ * topics made before an error are set, for the caller to delete. */
+dds_return_t btdds_svc_topics(dds_entity_t pp, const char *service, const char *type,
+			      const char *key, dds_entity_t *rq_topic, dds_entity_t *rr_topic,
+			      dds_qos_t **qos);
+
 /* The request header every request and reply starts with. */
 void btdds_svc_put_header(struct btdds_cdr_wr *w, uint64_t guid, int64_t seq);
 /* Reads it; false (and the reader failed) when the sample is too short. */

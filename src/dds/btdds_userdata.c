@@ -89,3 +89,26 @@ enum btdds_ud btdds_userdata_typehash(const void *ud, size_t n, char out[BTDDS_T
 	memcpy(out, hash, sizeof hash);
 	return BTDDS_UD_HASH;
 }
+
+bool btdds_userdata_value(const void *ud, size_t n, const char *key, char *out, size_t cap)
+{
+	const char *s = ud;
+	size_t klen = strlen(key);
+	if (n > BTDDS_USERDATA_MAX || cap == 0)
+		return false;
+	for (size_t i = 0; i < n;) {
+		const char *semi = memchr(s + i, ';', n - i);
+		size_t len = semi ? (size_t)(semi - (s + i)) : n - i;
+		const char *e = s + i;
+		if (len > klen && e[klen] == '=' && memcmp(e, key, klen) == 0) {
+			size_t vlen = len - klen - 1;
+			if (vlen >= cap || memchr(e + klen + 1, '\0', vlen) != NULL)
+				return false;
+			memcpy(out, e + klen + 1, vlen);
+			out[vlen] = '\0';
+			return true;
+		}
+		i += len + 1;
+	}
+	return false;
+}

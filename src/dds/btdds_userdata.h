@@ -6,6 +6,7 @@
 #ifndef BTDDS_USERDATA_H
 #define BTDDS_USERDATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bt_status.h"
@@ -28,5 +29,12 @@ enum btdds_ud {
  * control bytes; typehash at most once. */
 enum btdds_ud btdds_userdata_typehash(const void *ud, size_t n, char out[BTDDS_TYPEHASH_LEN + 1],
 				      struct bt_error *err);
+
+/* The value of entry `key` in a `key=value;` list (`n` bytes at `ud`), as
+ * rmw_dds_common's parser reads it (entries split at ';', key and value at
+ * the first '='; the last entry needs no ';'): true and the value in `out`
+ * (NUL-terminated) when the key is there and its value fits in cap - 1
+ * bytes and has no NUL; false otherwise, also beyond BTDDS_USERDATA_MAX. */
+bool btdds_userdata_value(const void *ud, size_t n, const char *key, char *out, size_t cap);
 
 #endif

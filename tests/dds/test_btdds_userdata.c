@@ -104,12 +104,49 @@ static void test_hostile(void **state)
 	assert_int_equal(parse("\0", 1, out, &err), BTDDS_UD_BAD);
 }
 
+static bool value(const char *s, size_t n, const char *key, char *out, size_t cap)
+{
+	char *copy = n ? malloc(n) : NULL; /* exactly n bytes, as above */
+	if (n)
+		memcpy(copy, s, n);
+	bool r = btdds_userdata_value(copy, n, key, out, cap);
+	free(copy);
+	return r;
+}
+
+#define VALUE(lit, key, out) value(lit, sizeof lit - 1, key, out, sizeof out)
+
+/* btdds_userdata_value: the clientid a reply is gated on. */
+static void test_value(void **state)
+{
+	(void)state;
+	char out[64];
+	assert_true(VALUE("clientid= 1.f.2.3;typehash=x;", "clientid", out));
+	assert_string_equal(out, " 1.f.2.3");
+	assert_true(VALUE("enclave=/;clientid=ab", "clientid", out)); /* no final ';' */
+	assert_string_equal(out, "ab");
+	assert_true(VALUE("clientid=;", "clientid", out));
+	assert_string_equal(out, "");
+	assert_false(VALUE("serviceid=1;", "clientid", out));
+	assert_false(VALUE("xclientid=1;", "clientid", out));
+	assert_false(VALUE("clientid", "clientid", out));
+	assert_false(value(NULL, 0, "clientid", out, sizeof out));
+	char small[4];
+	assert_false(VALUE("clientid=abcd;", "clientid", small)); /* does not fit */
+	assert_false(VALUE("clientid=a\0b;", "clientid", out));  /* a NUL inside */
+	char big[BTDDS_USERDATA_MAX + 16];
+	memset(big, 'a', sizeof big);
+	memcpy(big, "clientid=1;", 11);
+	assert_false(value(big, sizeof big, "clientid", out, sizeof out));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,166 @@
+/* bagtop call: one of rosbag2's recorder or player services (btdds_rosbag2),
+ * called the way `ros2 service call` does on rmw_cyclonedds, without ROS:
+ * against a bagtop recorder or a rosbag2 one on any machine of the domain. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "app_ros_env.h"
+#include "bt_parse.h"
+#include "btdds_rosbag2.h"
+
+enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT };
+
+static const struct app_opt call_opts[] = {
+	{"node", 0, "NAME",
+	 "the node whose service to call (default rosbag2_recorder; rosbag2_player for the "
+	 "player's verbs)",
+	 CALL_NODE},
+	{"domain", 0, "ID", "DDS domain id (default: ROS_DOMAIN_ID, else 0)", CALL_DOMAIN},
+	{"timeout", 0, "SECONDS",
+	 "give up after SECONDS without the service or its reply (default 10)", CALL_TIMEOUT},
+};
+
+struct call_ctx {
+	const struct app_cmd *cmd;
+	const char *node;
+	uint32_t domain;
+	int64_t timeout_ns;
+};
+
+static int call_opt(void *arg, const struct app_opt *o, const char *val)
+{
+	struct call_ctx *c = arg;
+	uint64_t u;
+	switch (o->id) {
+	case CALL_NODE:
+		if (!btdds_rb2_node_name_ok(val))
+			return app_usage_error(c->cmd, "--node wants a ROS node name (letters, digits, "
+					       "_; not starting with a digit), got '%s'", val);
+		c->node = val;
+		return 0;
+	case CALL_DOMAIN:
+		if (bt_parse_u64(val, 0, 232, &u) != BT_OK) /* as record's --domain */
+			return app_usage_error(c->cmd, "--domain wants 0..232, got '%s'", val);
+		c->domain = (uint32_t)u;
+		return 0;
+	default: /* CALL_TIMEOUT */
+		if (bt_parse_seconds(val, &c->timeout_ns) != BT_OK || c->timeout_ns <= 0)
+			return app_usage_error(c->cmd, "--timeout wants seconds above 0, got '%s'",
+					       val);
+		return 0;
+	}
+}
+
+/* The verb's argument, if it takes one: 0 or a usage exit. */
+static int call_arg(const struct app_cmd *cmd, const struct btdds_rb2_svc *s, int n,
+		    char **operands, struct btdds_rb2_arg *a)
+{
+	bool wants = s->req == BTDDS_RB2_REQ_F64 || s->req == BTDDS_RB2_REQ_U64 ||
+		     s->req == BTDDS_RB2_REQ_TIME;
+	if (n != (wants ? 2 : 1))
+		return app_usage_error(cmd, wants ? "%s wants one argument" : "%s takes no argument",
+				       s->verb);
+	if (s->req == BTDDS_RB2_REQ_F64 &&
+	    (bt_parse_decimal(operands[1], 0.0, 1e9, &a->f64) != BT_OK || a->f64 <= 0.0))
+		return app_usage_error(cmd, "set-rate wants a rate above 0, got '%s'", operands[1]);
+	if (s->req == BTDDS_RB2_REQ_U64 && bt_parse_u64(operands[1], 0, UINT64_MAX, &a->u64) != BT_OK)
+		return app_usage_error(cmd, "burst wants a message count (0: the whole bag), got '%s'",
+				       operands[1]);
+	if (s->req == BTDDS_RB2_REQ_TIME && (bt_parse_seconds(operands[1], &a->ns) != BT_OK ||
+					     a->ns < 0 || a->ns / 1000000000 > INT32_MAX))
+		return app_usage_error(cmd, "seek wants a time in seconds since the epoch (the "
+				       "bag's clock), got '%s'", operands[1]);
+	return 0;
+}
+
+/* Prints the reply: exit 0, or 1 when it says success false. */
+static int call_print(const struct btdds_rb2_svc *s, const char *service,
+		      const struct btdds_rb2_reply *r)
+{
+	switch (s->resp) {
+	case BTDDS_RB2_RESP_SUCCESS:
+		if (!r->flag) {
+			app_error("%s: success: false", service);
+			return APP_EXIT_ERROR;
+		}
+		printf("success: true\n");
+		return APP_EXIT_OK;
+	case BTDDS_RB2_RESP_PAUSED:
+		printf("paused: %s\n", r->flag ? "true" : "false");
+		return APP_EXIT_OK;
+	case BTDDS_RB2_RESP_RATE:
+		printf("rate: %g\n", r->rate);
+		return APP_EXIT_OK;
+	case BTDDS_RB2_RESP_BURST:
+		printf("actually_burst: %" PRIu64 "\n", r->u64);
+		return APP_EXIT_OK;
+	case BTDDS_RB2_RESP_EMPTY:
+		break;
+	}
+	printf("done\n");
+	return APP_EXIT_OK;
+}
+
+static int call_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	struct call_ctx c = {.cmd = cmd, .domain = UINT32_MAX,
+			     .timeout_ns = INT64_C(10) * 1000000000};
+	int first;
+	int rc = app_opts_parse(cmd, argc, argv, call_opt, &c, &first);
+	if (rc != 0)
+		return rc < 0 ? APP_EXIT_OK : rc;
+	if (first >= argc)
+		return app_usage_error(cmd, "which service? (snapshot, split, pause, resume, "
+				       "is-paused, or a player's verb)");
+	const struct btdds_rb2_svc *s = btdds_rb2_find(argv[first]);
+	if (s == NULL)
+		return app_usage_error(cmd, "no service verb '%s'", argv[first]);
+	struct btdds_rb2_arg a = {0};
+	if ((rc = call_arg(cmd, s, argc - first, argv + first, &a)) != 0)
+		return rc;
+	if (c.node == NULL)
+		c.node = (s->on & BTDDS_RB2_ON_RECORDER) ? BTDDS_RB2_RECORDER : BTDDS_RB2_PLAYER;
+	struct btdds_env env;
+	if ((rc = app_ros_env_read(cmd, &env, &c.domain)) != 0) {
+		btdds_env_fini(&env);
+		return rc;
+	}
+	struct btdds_rb2_reply r;
+	struct bt_error err = {0};
+	char service[2 * BTDDS_RB2_NODE_MAX];
+	snprintf(service, sizeof service, "/%s/%s", c.node, s->name);
+	bt_status st = btdds_rosbag2_call(c.domain, &env, c.node, s, &a, c.timeout_ns, &r, &err);
+	btdds_env_fini(&env);
+	if (st == BT_ERR_NOTFOUND) {
+		app_error("no service %s within the timeout", service);
+		return APP_EXIT_ERROR;
+	}
+	if (st == BT_ERR_STATE) {
+		app_error("%s: no reply within the timeout (refused, or busy)", service);
+		return APP_EXIT_ERROR;
+	}
+	if (st != BT_OK) {
+		app_error("%s", err.msg);
+		return st == BT_ERR_DDS ? APP_EXIT_DDS : APP_EXIT_ERROR;
+	}
+	return call_print(s, service, &r);
+}
+
+const struct app_cmd app_cmd_call = {
+	"call", "VERB [ARG]",
+	"Call a rosbag2 recorder's or player's service over DDS (snapshot, split, ...).",
+	"\nRecorder verbs (node rosbag2_recorder, bagtop's or rosbag2's):\n"
+	"  snapshot, split, pause, resume, is-paused\n"
+	"Player verbs (node rosbag2_player): pause, resume, toggle-paused,\n"
+	"  is-paused, get-rate, set-rate RATE, play-next, burst N, seek SECONDS,\n"
+	"  play, stop\n"
+	"Waits for the service and its reply (--timeout), prints the reply\n"
+	"(\"success: true\", \"paused: false\", \"done\") and exits 0; exits 1 with\n"
+	"the reason when there is no such service, no reply, or success: false.\n"
+	"The service's node must run on rmw_cyclonedds (or be bagtop).\n",
+	call_opts, sizeof call_opts / sizeof call_opts[0], call_run};

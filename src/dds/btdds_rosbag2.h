@@ -1,0 +1,90 @@
+/* btdds_rosbag2 — rosbag2's recorder and player services (rosbag2_interfaces,
+ * jazzy; ../shared/docs/ROS2_SERVICES_OVER_DDS.md §4): their names, types
+ * and body layouts, shared by the recorder's server (rec_svc) and `bagtop
+ * call`, and the call itself (a client, btdds_service). The table and the
+ * encoders are pure; btdds_rosbag2_call joins a domain. This header does not
+ * include dds/dds.h: the app calls it. */
+#ifndef BTDDS_ROSBAG2_H
+#define BTDDS_ROSBAG2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bt_status.h"
+#include "btdds_env.h"
+
+#define BTDDS_RB2_RECORDER "rosbag2_recorder" /* ros2 bag record's default --node-name */
+#define BTDDS_RB2_PLAYER "rosbag2_player"
+#define BTDDS_RB2_NODE_MAX 256
+
+/* What a request carries after the header. */
+enum btdds_rb2_req {
+	BTDDS_RB2_REQ_EMPTY, /* uint8 structure_needs_at_least_one_member */
+	BTDDS_RB2_REQ_F64,   /* SetRate: float64 rate */
+	BTDDS_RB2_REQ_U64,   /* Burst: uint64 num_messages */
+	BTDDS_RB2_REQ_TIME,  /* Seek: builtin_interfaces/Time time (int32 sec, uint32 nanosec) */
+	BTDDS_RB2_REQ_PLAY,  /* Play: Time start_offset, Duration playback_duration,
+			      * Time playback_until_timestamp */
+};
+
+/* What its response carries after the header. */
+enum btdds_rb2_resp {
+	BTDDS_RB2_RESP_EMPTY,   /* uint8 structure_needs_at_least_one_member */
+	BTDDS_RB2_RESP_SUCCESS, /* bool success */
+	BTDDS_RB2_RESP_PAUSED,  /* bool paused */
+	BTDDS_RB2_RESP_RATE,    /* float64 rate */
+	BTDDS_RB2_RESP_BURST,   /* uint64 actually_burst */
+};
+
+#define BTDDS_RB2_ON_RECORDER 1u
+#define BTDDS_RB2_ON_PLAYER 2u
+
+struct btdds_rb2_svc {
+	const char *verb; /* bagtop call's ("is-paused") */
+	const char *name; /* the node's private service (~/is_paused) */
+	const char *type; /* "rosbag2_interfaces/srv/IsPaused" */
+	unsigned on;      /* BTDDS_RB2_ON_*: whose service it is */
+	bool recorder_humble; /* Humble's recorder offers it too */
+	enum btdds_rb2_req req;
+	enum btdds_rb2_resp resp;
+};
+
+/* The services of either node, NULL-verb terminated. */
+extern const struct btdds_rb2_svc btdds_rb2_svcs[];
+/* The entry of `verb` (bagtop call's word), or NULL. */
+const struct btdds_rb2_svc *btdds_rb2_find(const char *verb);
+/* The entry of the recorder's service `name` ("split_bagfile"), or NULL. */
+const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name);
+/* Bytes a request body of kind `req` has at least. */
+size_t btdds_rb2_req_size(enum btdds_rb2_req req);
+/* True when `name` is a valid ROS node name (letters, digits and '_', not
+ * starting with a digit, at most BTDDS_RB2_NODE_MAX - 1 characters). */
+bool btdds_rb2_node_name_ok(const char *name);
+
+/* A request's argument (what the kind uses of it). */
+struct btdds_rb2_arg {
+	double f64;
+	uint64_t u64;
+	int64_t ns; /* Seek's time, ns since the epoch (>= 0) */
+};
+
+/* A decoded response. */
+struct btdds_rb2_reply {
+	bool flag;    /* success / paused */
+	double rate;  /* get_rate */
+	uint64_t u64; /* burst */
+};
+
+/* Calls service `svc` of node `node` on `domain_id` (UINT32_MAX: the
+ * default, as btdds_participant_create) with `arg`, waiting up to
+ * `timeout_ns` for the service and its reply. BT_OK: *out decoded.
+ * BT_ERR_NOTFOUND: no such service within the timeout; BT_ERR_STATE: no
+ * reply in time; BT_ERR_FORMAT: a reply not of the type; BT_ERR_DDS: DDS
+ * would not start. *err says which in one line. */
+BT_MUST_CHECK bt_status btdds_rosbag2_call(uint32_t domain_id, const struct btdds_env *env,
+					   const char *node, const struct btdds_rb2_svc *svc,
+					   const struct btdds_rb2_arg *arg, int64_t timeout_ns,
+					   struct btdds_rb2_reply *out, struct bt_error *err);
+
+#endif
