@@ -18,6 +18,7 @@ extern const struct app_cmd app_cmd_snapshot;
 extern const struct app_cmd app_cmd_pause;
 extern const struct app_cmd app_cmd_resume;
 extern const struct app_cmd app_cmd_stats;
+extern const struct app_cmd app_cmd_call;
 
 /* Prints "bagtop: error: <msg>" on stderr: the one line a failure gives. */
 void app_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -12,7 +12,7 @@
 static const struct app_cmd *const app_cmds[] = {&app_cmd_record, &app_cmd_demo, &app_cmd_info, &app_cmd_check,
 						 &app_cmd_reindex, &app_cmd_convert, &app_cmd_snapshot,
 						 &app_cmd_pause, &app_cmd_resume,
-						 &app_cmd_stats};
+						 &app_cmd_stats, &app_cmd_call};
 #define APP_N_CMDS (sizeof app_cmds / sizeof app_cmds[0])
 
 void app_error(const char *fmt, ...)

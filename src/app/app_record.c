@@ -19,6 +19,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "btdds_node.h"
 #include "rec_guard.h"
 
 #define APP_RATE_MIN_HZ 0.001 /* a status every 1000 s */
@@ -28,6 +29,7 @@
  * point cloud): a warning, not a refusal (small tests are legitimate). */
 #define APP_SMALL_CACHE (UINT64_C(1024) * 1024)
 #define APP_DEFAULT_STOP_TIMEOUT_NS (INT64_C(30) * 1000000000)
+#define APP_DEFAULT_NODE_NAME "rosbag2_recorder" /* ros2 bag record's --node-name */
 #define APP_DEFAULT_HOOK_TIMEOUT_NS (INT64_C(30) * 1000000000)
 
 void app_record_cfg_init(struct app_record_cfg *c)
@@ -205,6 +207,13 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_MIN_FREE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	case APP_R_THROTTLE: return app_r_throttle(cmd, c, arg);
+	case APP_R_NODE_NAME:
+		if (!btdds_node_name_valid(arg))
+			return app_usage_error(cmd, "--node-name wants a ROS 2 node name (letters, "
+					       "digits, '_', not starting with a digit), got '%s'", arg);
+		c->node_name = arg;
+		return 0;
+	case APP_R_NO_REMOTE: c->no_remote_control = true; return 0;
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
 }
@@ -262,6 +271,11 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 		c->ro.min_free_space = rec_guard_default(parent);
 		free(parent);
 	}
+	/* As rosbag2's recorder: a node with its events; without remote
+	 * control, no node (and no services), the events still told. */
+	c->ro.node_name = c->node_name ? c->node_name : APP_DEFAULT_NODE_NAME;
+	c->ro.node = !c->no_remote_control;
+	c->ro.events = true;
 	c->ro.stats_rate = c->update_rate;
 	c->ro.version = BAGTOP_VERSION;
 	c->ro.repeat = c->repeat;

@@ -35,6 +35,8 @@ enum {
 	APP_R_HOOK_TIMEOUT,
 	APP_R_MIN_FREE,
 	APP_R_THROTTLE,
+	APP_R_NODE_NAME,
+	APP_R_NO_REMOTE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -124,6 +126,17 @@ enum {
 	 "match wins",                                                                             \
 	 APP_R_THROTTLE}
 
+/* The recorder as a ROS 2 node (record only). */
+#define APP_RECORD_NODE_ROWS                                                                     \
+	{"node-name", 0, "NAME",                                                                   \
+	 "the recorder's ROS 2 node name, in ros2 node list and in its events (default "           \
+	 "rosbag2_recorder)",                                                                      \
+	 APP_R_NODE_NAME},                                                                         \
+	{"no-remote-control", 0, NULL,                                                             \
+	 "no ROS 2 node and no services: nobody on the domain can control the recorder (its "      \
+	 "events/write_split and events/rosbag2_messages_lost are still published)",               \
+	 APP_R_NO_REMOTE}
+
 struct app_record_cfg {
 	struct app_writer_cfg w;
 	struct rec_recorder_options ro;
@@ -161,6 +174,10 @@ struct app_record_cfg {
 	struct rec_throttle_spec *throttle_specs;
 	size_t n_throttle;
 	struct rec_throttle *throttle;
+	/* --node-name (borrowed from argv; default rosbag2_recorder) and
+	 * --no-remote-control: ro.node_name, ro.node. */
+	const char *node_name;
+	bool no_remote_control;
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

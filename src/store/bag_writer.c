@@ -280,10 +280,14 @@ static void bw_say_closed(struct bag_writer *w)
 		if (f->closed != BW_DONE && f->closed != BW_FAILED)
 			continue;
 		char *path = bt_fs_join(w->dir, f->rel_path);
-		struct bag_file_closed c = {path, f->seq, f->count,
-					    w->closing && i == w->n_files - 1, f->closed == BW_DONE};
+		bool final = w->closing && i == w->n_files - 1;
+		char *next = i + 1 < w->n_files ? bt_fs_join(w->dir, w->files[i + 1].name) : NULL;
+		struct bag_file_closed c = {.path = path, .seq = f->seq, .messages = f->count,
+					    .final = final, .opened = final ? NULL : next,
+					    .ok = f->closed == BW_DONE};
 		f->closed = BW_SAID;
 		w->on_file_closed(w->on_file_closed_ctx, &c);
+		free(next);
 		free(path);
 	}
 }

@@ -123,6 +123,9 @@ struct bag_file_closed {
 	size_t seq;        /* the N of its name */
 	uint64_t messages; /* in it */
 	bool final;        /* closed by bag_writer_close, not by a split */
+	/* The file opened in its place by the split that closed it,
+	 * "<bag>/<name>" as it was opened; NULL when final. */
+	const char *opened;
 	bool ok;           /* false: its close failed (disk full...), it may be incomplete */
 };
 
