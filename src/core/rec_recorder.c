@@ -121,6 +121,10 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	if (rec_files_told(r)) {
 		wo.on_file_closed = rec_on_file_closed;
 		wo.on_file_closed_ctx = r;
+		/* Each snapshot's file is closed as written (rec_consumer's
+		 * close_snapshot_files): the one opened after the last is
+		 * empty at the end. */
+		wo.drop_empty_last = r->opt.snapshot_mode;
 	}
 	if (st == BT_OK)
 		st = bag_writer_open(&wo, &r->writer, err);

@@ -114,6 +114,10 @@ struct bag_writer_options {
 	 * Not for a file max_bag_files deleted before that. NULL: nothing is
 	 * said. */
 	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
+	/* At close, a last file without messages (the one a split opened after
+	 * the last snapshot, when snapshot files are closed as written) is
+	 * deleted, not kept as an empty file of the bag; never the only one. */
+	bool drop_empty_last;
 	void *on_file_closed_ctx;
 };
 

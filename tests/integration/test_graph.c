@@ -260,6 +260,7 @@ static void test_snapshot_event(void **state)
 	rec_stop(&r, SIGINT);
 	watch_until(&w, &w.split, 2, 1.5);
 	assert_int_equal(w.split.n, 1); /* the empty file told no event */
+	assert_int_equal(count_files(r.dir), 1); /* and is gone */
 	rec_expect_count(r.dir, "/g", 40);
 	watch_close(&w);
 	rec_free(&r);
