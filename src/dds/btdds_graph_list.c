@@ -235,7 +235,8 @@ bt_status btdds_graph_list(dds_entity_t pp, int64_t wait_ns, struct btdds_graph_
 	for (size_t i = 0; i < s.list.n; i++)
 		if (s.list.e[i].recorder || s.list.e[i].player)
 			s.list.e[k++] = s.list.e[i];
-	qsort(s.list.e, k, sizeof *s.list.e, gl_cmp_entry);
+	if (k > 1)
+		qsort(s.list.e, k, sizeof *s.list.e, gl_cmp_entry);
 	*out = s.list.e;
 	*n = k;
 	return BT_OK;
