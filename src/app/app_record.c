@@ -19,6 +19,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "btdds_node.h"
 #include "btdds_rosbag2.h"
 #include "rec_guard.h"
 
@@ -36,7 +37,6 @@ void app_record_cfg_init(struct app_record_cfg *c)
 	memset(c, 0, sizeof *c);
 	app_writer_cfg_init(&c->w);
 	c->ro.domain_id = REC_DOMAIN_DEFAULT;
-	c->ro.node_name = BTDDS_RB2_RECORDER;
 	c->ro.max_cache_size = APP_DEFAULT_CACHE;
 	c->update_rate = 1.0;
 	c->stop_timeout_ns = APP_DEFAULT_STOP_TIMEOUT_NS;
@@ -208,13 +208,12 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	case APP_R_THROTTLE: return app_r_throttle(cmd, c, arg);
 	case APP_R_NODE_NAME:
-		if (!btdds_rb2_node_name_ok(arg))
-			return app_usage_error(cmd, "--node-name wants a ROS node name (letters, "
-					       "digits, _; not starting with a digit), got '%s'",
-					       arg);
-		c->ro.node_name = arg;
+		if (!btdds_node_name_valid(arg))
+			return app_usage_error(cmd, "--node-name wants a ROS 2 node name (letters, "
+					       "digits, '_', not starting with a digit), got '%s'", arg);
+		c->node_name = arg;
 		return 0;
-	case APP_R_NO_REMOTE: c->no_remote = true; return 0;
+	case APP_R_NO_REMOTE: c->no_remote_control = true; return 0;
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
 }
@@ -249,8 +248,6 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	if (rc != 0)
 		return rc;
 	c->ro.env = &c->env;
-	if (c->no_remote)
-		c->ro.node_name = NULL;
 	c->ro.services_humble = c->w.compat.compat == BAG_COMPAT_HUMBLE;
 	if (c->snapshot_timing && !c->ro.snapshot_mode)
 		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
@@ -275,6 +272,11 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 		c->ro.min_free_space = rec_guard_default(parent);
 		free(parent);
 	}
+	/* As rosbag2's recorder: a node with its events; without remote
+	 * control, no node (and no services), the events still told. */
+	c->ro.node_name = c->node_name ? c->node_name : BTDDS_RB2_RECORDER;
+	c->ro.node = !c->no_remote_control;
+	c->ro.events = true;
 	c->ro.stats_rate = c->update_rate;
 	c->ro.version = BAGTOP_VERSION;
 	c->ro.repeat = c->repeat;

@@ -124,13 +124,19 @@ enum {
 	 "record at most RATE of the topics it names (10Hz, 0.5Hz, 500KiB/s, 2MB/s = 2 MiB/s), "   \
 	 "evenly spread; the rest is counted as throttled, not lost; repeatable, the first "       \
 	 "match wins",                                                                             \
-	 APP_R_THROTTLE},                                                                          \
+	 APP_R_THROTTLE}
+
+/* The recorder as a ROS 2 node (record only). */
+#define APP_RECORD_NODE_ROWS                                                                     \
 	{"node-name", 0, "NAME",                                                                   \
-	 "serve rosbag2's recorder services as node /NAME (default rosbag2_recorder): "            \
-	 "/NAME/snapshot, split_bagfile, pause, resume, is_paused (--compat humble: snapshot)",    \
+	 "the recorder's ROS 2 node name (default rosbag2_recorder): in ros2 node list, its "      \
+	 "events, and its services /NAME/snapshot, split_bagfile, pause, resume, is_paused "       \
+	 "(--compat humble: snapshot)",                                                            \
 	 APP_R_NODE_NAME},                                                                         \
 	{"no-remote-control", 0, NULL,                                                             \
-	 "serve no services: nobody on the DDS domain can snapshot, split or pause this recorder", \
+	 "no ROS 2 node and no services: nobody on the DDS domain can snapshot, split or pause "   \
+	 "the recorder (its events/write_split and events/rosbag2_messages_lost are still "       \
+	 "published)",                                                                             \
 	 APP_R_NO_REMOTE}
 
 struct app_record_cfg {
@@ -170,7 +176,10 @@ struct app_record_cfg {
 	struct rec_throttle_spec *throttle_specs;
 	size_t n_throttle;
 	struct rec_throttle *throttle;
-	bool no_remote; /* --no-remote-control: ro.node_name NULL */
+	/* --node-name (borrowed from argv; default rosbag2_recorder) and
+	 * --no-remote-control: ro.node_name, ro.node. */
+	const char *node_name;
+	bool no_remote_control;
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

@@ -9,11 +9,16 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_call_list.h"
 #include "app_ros_env.h"
 #include "bt_parse.h"
+#include "btdds_node.h"
 #include "btdds_rosbag2.h"
 
-enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT };
+enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT, CALL_LIST };
+
+#define CALL_TIMEOUT_NS (INT64_C(10) * 1000000000)
+#define CALL_LIST_WAIT_NS (INT64_C(2) * 1000000000)
 
 static const struct app_opt call_opts[] = {
 	{"node", 0, "NAME",
@@ -22,14 +27,20 @@ static const struct app_opt call_opts[] = {
 	 CALL_NODE},
 	{"domain", 0, "ID", "DDS domain id (default: ROS_DOMAIN_ID, else 0)", CALL_DOMAIN},
 	{"timeout", 0, "SECONDS",
-	 "give up after SECONDS without the service or its reply (default 10)", CALL_TIMEOUT},
+	 "give up after SECONDS without the service or its reply (default 10); with --list, "
+	 "watch discovery this long (default 2)",
+	 CALL_TIMEOUT},
+	{"list", 0, NULL,
+	 "list the rosbag2 recorders and players on the domain: node name, kind, services",
+	 CALL_LIST},
 };
 
 struct call_ctx {
 	const struct app_cmd *cmd;
 	const char *node;
+	bool list;
 	uint32_t domain;
-	int64_t timeout_ns;
+	int64_t timeout_ns; /* 0: not given */
 };
 
 static int call_opt(void *arg, const struct app_opt *o, const char *val)
@@ -38,7 +49,7 @@ static int call_opt(void *arg, const struct app_opt *o, const char *val)
 	uint64_t u;
 	switch (o->id) {
 	case CALL_NODE:
-		if (!btdds_rb2_node_name_ok(val))
+		if (!btdds_node_name_valid(val))
 			return app_usage_error(c->cmd, "--node wants a ROS node name (letters, digits, "
 					       "_; not starting with a digit), got '%s'", val);
 		c->node = val;
@@ -48,6 +59,7 @@ static int call_opt(void *arg, const struct app_opt *o, const char *val)
 			return app_usage_error(c->cmd, "--domain wants 0..232, got '%s'", val);
 		c->domain = (uint32_t)u;
 		return 0;
+	case CALL_LIST: c->list = true; return 0;
 	default: /* CALL_TIMEOUT */
 		if (bt_parse_seconds(val, &c->timeout_ns) != BT_OK || c->timeout_ns <= 0)
 			return app_usage_error(c->cmd, "--timeout wants seconds above 0, got '%s'",
@@ -106,14 +118,31 @@ static int call_print(const struct btdds_rb2_svc *s, const char *service,
 	return APP_EXIT_OK;
 }
 
+/* --list: the recorders and players on the domain. */
+static int call_list(struct call_ctx *c, int operands)
+{
+	if (operands != 0 || c->node != NULL)
+		return app_usage_error(c->cmd, "--list takes no verb and no --node");
+	struct btdds_env env;
+	int rc = app_ros_env_read(c->cmd, &env, &c->domain);
+	if (rc == 0)
+		rc = app_call_list(c->cmd, c->domain, &env,
+				   c->timeout_ns ? c->timeout_ns : CALL_LIST_WAIT_NS);
+	btdds_env_fini(&env);
+	return rc;
+}
+
 static int call_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	struct call_ctx c = {.cmd = cmd, .domain = UINT32_MAX,
-			     .timeout_ns = INT64_C(10) * 1000000000};
+	struct call_ctx c = {.cmd = cmd, .domain = UINT32_MAX};
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, call_opt, &c, &first);
 	if (rc != 0)
 		return rc < 0 ? APP_EXIT_OK : rc;
+	if (c.list)
+		return call_list(&c, argc - first);
+	if (c.timeout_ns == 0)
+		c.timeout_ns = CALL_TIMEOUT_NS;
 	if (first >= argc)
 		return app_usage_error(cmd, "which service? (snapshot, split, pause, resume, "
 				       "is-paused, or a player's verb)");
@@ -152,7 +181,7 @@ static int call_run(const struct app_cmd *cmd, int argc, char **argv)
 }
 
 const struct app_cmd app_cmd_call = {
-	"call", "VERB [ARG]",
+	"call", "VERB [ARG] | --list",
 	"Call a rosbag2 recorder's or player's service over DDS (snapshot, split, ...).",
 	"\nRecorder verbs (node rosbag2_recorder, bagtop's or rosbag2's):\n"
 	"  snapshot, split, pause, resume, is-paused\n"
@@ -162,5 +191,7 @@ const struct app_cmd app_cmd_call = {
 	"Waits for the service and its reply (--timeout), prints the reply\n"
 	"(\"success: true\", \"paused: false\", \"done\") and exits 0; exits 1 with\n"
 	"the reason when there is no such service, no reply, or success: false.\n"
-	"The service's node must run on rmw_cyclonedds (or be bagtop).\n",
+	"The service's node must run on rmw_cyclonedds (or be bagtop).\n"
+	"--list prints one line per recorder or player found on the domain: its\n"
+	"node name, its kind and the rosbag2 services it serves.\n",
 	call_opts, sizeof call_opts / sizeof call_opts[0], call_run};

@@ -25,6 +25,7 @@
 
 #include "rec_cache.h"
 #include "rec_consumer.h"
+#include "rec_events.h"
 #include "rec_qos.h"
 #include "rec_rates.h"
 #include "rec_recorder.h"
@@ -113,6 +114,8 @@ struct rec_recorder {
 	struct rec_typedesc *typedesc; /* NULL when it could not start */
 	struct rec_xtypes *xtypes;   /* NULL when it could not start */
 	struct rec_svc *svc;         /* the services; NULL when none */
+	struct btdds_node *node;     /* opt.node_name's, or NULL */
+	struct rec_events *events;   /* opt.events and started, else NULL */
 	dds_entity_t pp;
 	dds_guid_t own_guid;
 	dds_entity_t pub_reader; /* DCPSPublication */

@@ -116,6 +116,10 @@ struct rec_consumer {
 	bool failed; /* a write failed: count the rest as lost_write */
 	struct rec_guard guard; /* --min-free-space */
 	bool file_has_data; /* snapshot mode: split before the next snapshot */
+	/* Snapshot mode, close_snapshot_files: the snapshot's file was closed
+	 * and the next (empty) one waits; the status keeps naming the
+	 * snapshot's file (and its figures) until the next snapshot. */
+	bool hold_file;
 	struct rec_repeat_seen *seen; /* repeated copies in the current file */
 	/* handles .. sent: fixed at REC_TOPICS_MAX entries, allocated once at
 	 * start so the data path never allocates for them (8192 topics:
@@ -167,6 +171,8 @@ static void cons_publish_topic_file(struct rec_consumer *c, uint32_t i)
  * figures there too. */
 static void cons_publish_file(struct rec_consumer *c)
 {
+	if (c->hold_file)
+		return;
 	struct bag_writer_stats ws;
 	bag_writer_get_stats(c->opt.writer, &ws);
 	/* The path changes only with the index: copy it only then. */
@@ -645,6 +651,7 @@ static void cons_write_free(struct rec_consumer *c, struct rec_batch *b)
 static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t id)
 {
 	struct bag_writer_stats before, after;
+	c->hold_file = false;
 	if (c->file_has_data)
 		cons_split(c);
 	bag_writer_get_stats(c->opt.writer, &before);
@@ -667,7 +674,7 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 	if (c->opt.close_snapshot_files) {
 		cons_split(c);
 		c->file_has_data = false;
-		cons_publish_file(c);
+		c->hold_file = true;
 	}
 	rec_snap_release(c->opt.snap);
 	if (c->opt.on_snapshot != NULL)

@@ -66,7 +66,8 @@ struct rec_consumer_options {
 	void *ctx;
 	/* Snapshot mode: close each snapshot's file as soon as it is written
 	 * (a split), not when the next snapshot begins, so that the file is
-	 * finished (the writer's on_file_closed) while the next waits. */
+	 * finished (the writer's on_file_closed) while the next waits; the
+	 * status (rec_consumer_file) names the snapshot's file meanwhile. */
 	bool close_snapshot_files;
 	/* The free-space guard (rec_guard.h): below min_free bytes free on
 	 * guard_dir's filesystem, the current file is closed (a split; not in

@@ -9,9 +9,12 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "bag_compat.h"
 #include "btdds_participant.h"
 #include "rec__recorder.h"
 #include "btdds_names.h"
+
+#define REC_EVENTS_PERIOD_NS INT64_C(1000000000) /* one loss event a second at most */
 
 static bt_status rec_join_domain(struct rec_recorder *r, struct bt_error *err)
 {
@@ -47,8 +50,53 @@ static void rec_on_file_closed(void *ctx, const struct bag_file_closed *f)
 	struct rec_recorder *r = ctx;
 	if (r->opt.snapshot_mode && f->messages == 0 && f->ok)
 		return; /* waited for a snapshot that did not come */
+	if (r->events != NULL)
+		rec_events_file_closed(r->events, f->path, f->opened);
 	const char *reason = r->opt.snapshot_mode ? "snapshot" : f->final ? "close" : "split";
-	r->opt.on_file_closed(r->opt.on_file_closed_ctx, f, reason);
+	if (r->opt.on_file_closed != NULL)
+		r->opt.on_file_closed(r->opt.on_file_closed_ctx, f, reason);
+}
+
+/* The node and its events tell others what the recorder does: when they
+ * cannot start, recording goes on without them (a warning says so). */
+static void rec_start_node(struct rec_recorder *r)
+{
+	struct bt_error e;
+	if (r->opt.node && r->opt.node_name != NULL &&
+	    btdds_node_new(r->pp, "/", r->opt.node_name,
+			   r->opt.writer.compat == BAG_COMPAT_HUMBLE ? BTDDS_GID_SIZE_HUMBLE
+								    : BTDDS_GID_SIZE_IRON,
+			   &r->node, &e) != BT_OK) {
+		bt_log_warn("no ROS 2 node /%s: %s", r->opt.node_name, e.msg);
+		r->node = NULL;
+	}
+}
+
+static void rec_start_events(struct rec_recorder *r)
+{
+	if (!r->opt.events || r->opt.node_name == NULL)
+		return;
+	char *fqn = bt_xasprintf("/%s", r->opt.node_name);
+	struct rec_events_options o = {.pp = r->pp, .node = r->node, .node_fqn = fqn,
+				       .split_node_name = r->opt.writer.compat == BAG_COMPAT_JAZZY,
+				       .topics = r->topics, .lost_period_ns = REC_EVENTS_PERIOD_NS};
+	struct bt_error e;
+	if (rec_events_start(&o, &r->events, &e) != BT_OK) {
+		bt_log_warn("no rosbag2 events: %s", e.msg);
+		r->events = NULL;
+	}
+	free(fqn);
+}
+
+struct btdds_node *rec_recorder_node(const struct rec_recorder *r)
+{
+	return r->node;
+}
+
+/* Whether finished files are told to anyone: the hook or the events. */
+static bool rec_files_told(const struct rec_recorder *r)
+{
+	return r->opt.on_file_closed != NULL || (r->opt.events && r->opt.node_name != NULL);
 }
 
 static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
@@ -61,6 +109,8 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	}
 	if (st == BT_OK)
 		st = rec_join_domain(r, err);
+	if (st == BT_OK)
+		rec_start_node(r);
 	/* Repeated transient-local messages start every split file; in
 	 * snapshot mode the snapshot merge places them instead. */
 	struct bag_writer_options wo = r->opt.writer;
@@ -68,9 +118,13 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 		wo.on_split = rec_on_split;
 		wo.on_split_ctx = r;
 	}
-	if (r->opt.on_file_closed != NULL) {
+	if (rec_files_told(r)) {
 		wo.on_file_closed = rec_on_file_closed;
 		wo.on_file_closed_ctx = r;
+		/* Each snapshot's file is closed as written (rec_consumer's
+		 * close_snapshot_files): the one opened after the last is
+		 * empty at the end. */
+		wo.drop_empty_last = r->opt.snapshot_mode;
 	}
 	if (st == BT_OK)
 		st = bag_writer_open(&wo, &r->writer, err);
@@ -135,16 +189,31 @@ static void rec_start_xtypes(struct rec_recorder *r)
 	}
 }
 
+/* The node lists the services' readers and writers (they are its own). */
+static void rec_svc_entity(void *ctx, dds_entity_t e, bool add)
+{
+	struct rec_recorder *r = ctx;
+	if (r->node == NULL)
+		return;
+	struct bt_error err;
+	if (!add)
+		btdds_node_remove_entity(r->node, e);
+	else if (btdds_node_add_entity(r->node, e, &err) != BT_OK)
+		bt_log_warn("the node does not list a service endpoint: %s", err.msg); /* it still answers */
+}
+
 /* Remote control is a bonus too: when the services cannot start (DDS
  * refused), recording goes on without them, said once. */
 static void rec_start_svc(struct rec_recorder *r)
 {
-	if (r->opt.node_name == NULL || r->opt.cmdq == NULL)
+	if (!r->opt.node || r->opt.node_name == NULL || r->opt.cmdq == NULL)
 		return;
 	struct rec_svc_options o = {.pp = r->pp,
 				    .cmdq = r->opt.cmdq,
 				    .node_name = r->opt.node_name,
-				    .humble = r->opt.services_humble};
+				    .humble = r->opt.services_humble,
+				    .on_entity = rec_svc_entity,
+				    .on_entity_ctx = r};
 	struct bt_error e;
 	if (rec_svc_start(&o, &r->svc, &e) != BT_OK) {
 		bt_log_warn("no remote control (rosbag2's services): %s", e.msg);
@@ -180,9 +249,11 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 					  .tl = r->tl,
 					  .on_snapshot = r->opt.on_snapshot,
 					  .ctx = r->opt.on_snapshot_ctx,
-					  .close_snapshot_files = r->opt.on_file_closed != NULL,
+					  .close_snapshot_files = rec_files_told(r),
 					  .guard_dir = r->opt.writer.uri,
 					  .min_free = r->opt.min_free_space};
+	/* Before the consumer: its writer tells the events of files. */
+	rec_start_events(r);
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
 	if (st == BT_OK)
 		rec_start_typedesc(r);
@@ -416,6 +487,12 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 			first = rec_keep_first(first, st, &r->stop_err, &e);
 			r->writer = NULL;
 		}
+		/* The last file's event and the last losses, then the node's
+		 * entities go, the node last. */
+		rec_events_free(r->events);
+		r->events = NULL;
+		btdds_node_free(r->node);
+		r->node = NULL;
 		rec_stats_pub_write_final(r->stats); /* final counts, state stopped */
 		rec_stats_pub_free(r->stats);
 		r->stats = NULL;

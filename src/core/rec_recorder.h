@@ -26,6 +26,7 @@
 #include "bt_cmdq.h"
 #include "bt_status.h"
 #include "btdds_participant.h"
+#include "btdds_node.h"
 #include "rec_consumer.h"
 #include "rec_rates.h"
 #include "rec_select.h"
@@ -85,6 +86,18 @@ struct rec_recorder_options {
 	/* The free-space guard (rec_guard.h, rec_consumer_options): bytes
 	 * that must stay free on the bag's filesystem; 0 = no guard. */
 	uint64_t min_free_space;
+	/* The recorder's ROS 2 node name, in the root namespace
+	 * ("rosbag2_recorder"); NULL: neither node nor events. */
+	const char *node_name;
+	/* Be that node in the graph (ros_discovery_info, btdds_node.h, with
+	 * the Gid layout of writer.compat) and serve its services: its events'
+	 * writers and its services' readers and writers are listed by it, its
+	 * capture readers never are. */
+	bool node;
+	/* rosbag2's events (rec_events.h: events/write_split,
+	 * events/rosbag2_messages_lost) with node_name "/" + node_name, node
+	 * or not. */
+	bool events;
 	/* --throttle (rec_throttle.h): borrowed, outlives the recording; NULL
 	 * = none. Each topic takes its first matching rule when discovered. */
 	const struct rec_throttle *throttle;
@@ -93,11 +106,10 @@ struct rec_recorder_options {
 	 * after rec_recorder_free by the caller, whose thread consumes it.
 	 * NULL: no remote control. */
 	struct bt_cmdq *cmdq;
-	/* rosbag2's recorder services (rec_svc.h) under this node name, on
-	 * the recorder's participant, submitting to `cmdq`: NULL (or no
-	 * cmdq) serves nothing (--no-remote-control). services_humble: only
-	 * what Humble's recorder serves. */
-	const char *node_name;
+	/* With `node` and `cmdq`: rosbag2's recorder services (rec_svc.h)
+	 * under node_name, on the recorder's participant, listed by the node,
+	 * submitting to `cmdq` (without: none, --no-remote-control).
+	 * services_humble: only what Humble's recorder serves. */
 	bool services_humble;
 };
 
@@ -192,6 +204,11 @@ BT_MUST_CHECK bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_erro
  * counting it lost_abandoned (and `abandoned` in the status); the stop then
  * finishes at once, metadata included. Cannot be undone. */
 void rec_recorder_abandon(struct rec_recorder *r);
+/* The recorder's ROS 2 node (opt.node_name), for more entities to list
+ * (its services); NULL when it has none. Valid until rec_recorder_stop,
+ * which frees it after the events' writers: entities listed by others
+ * must be taken off (btdds_node_remove_entity) and deleted before. */
+struct btdds_node *rec_recorder_node(const struct rec_recorder *r);
 /* Stops if needed, then frees. */
 void rec_recorder_free(struct rec_recorder *r);
 

@@ -9,6 +9,7 @@
 #include "bt_buf.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "btdds_node.h"
 #include "btdds_rosbag2.h"
 #include "btdds_svc_server.h"
 #include "rec_cmd.h"
@@ -120,7 +121,7 @@ bt_status rec_svc_start(const struct rec_svc_options *o, struct rec_svc **out,
 {
 	static const char *const names[REC_SVC_MAX] = {"snapshot", "split_bagfile", "pause",
 						       "resume", "is_paused"};
-	if (!btdds_rb2_node_name_ok(o->node_name))
+	if (!btdds_node_name_valid(o->node_name))
 		return bt_err_set(err, BT_ERR_USAGE, "'%s' is not a node name", o->node_name);
 	struct rec_svc *sv = bt_xcalloc(1, sizeof *sv);
 	sv->cmdq = o->cmdq;

@@ -32,7 +32,7 @@
 struct rec_svc_options {
 	dds_entity_t pp;
 	struct bt_cmdq *cmdq;  /* borrowed; outlives rec_svc_stop */
-	const char *node_name; /* "rosbag2_recorder" (btdds_rb2_node_name_ok) */
+	const char *node_name; /* "rosbag2_recorder" (btdds_node_name_valid) */
 	bool humble;           /* only what Humble's recorder serves */
 	/* Called with each of the services' readers and writers once they
 	 * exist (add true) and before they are deleted (add false), on the

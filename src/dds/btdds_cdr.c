@@ -215,6 +215,11 @@ void btdds_cdr_put_string(struct btdds_cdr_wr *w, const char *s)
 	cdr_put(w, s, n);
 }
 
+void btdds_cdr_put_bytes(struct btdds_cdr_wr *w, const void *p, size_t n)
+{
+	cdr_put(w, p, n);
+}
+
 void btdds_cdr_wr_finish(struct btdds_cdr_wr *w)
 {
 	cdr_align(w, 4);

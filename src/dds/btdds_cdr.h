@@ -71,6 +71,8 @@ void btdds_cdr_put_u8(struct btdds_cdr_wr *w, uint8_t v);
 void btdds_cdr_put_u32(struct btdds_cdr_wr *w, uint32_t v);
 void btdds_cdr_put_u64(struct btdds_cdr_wr *w, uint64_t v);
 void btdds_cdr_put_string(struct btdds_cdr_wr *w, const char *s);
+/* `n` raw bytes, unaligned (a char[n] / octet[n] array). */
+void btdds_cdr_put_bytes(struct btdds_cdr_wr *w, const void *p, size_t n);
 /* Pads the sample to a multiple of 4 bytes, as rmw_cyclonedds does (the
  * padding count stays 0 in the header, as rmw writes it). */
 void btdds_cdr_wr_finish(struct btdds_cdr_wr *w);

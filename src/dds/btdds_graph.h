@@ -32,4 +32,17 @@ BT_MUST_CHECK bt_status btdds_graph_writer_node(const void *data, size_t n,
 						const unsigned char gid[BTDDS_GID_SIZE],
 						char fqn[BTDDS_NODE_FQN_MAX], struct bt_error *err);
 
+/* One node of a sample: its fully qualified name and the gids of its
+ * writers (n_writers * gid_size bytes, pointing into the sample). */
+typedef void (*btdds_graph_node_fn)(void *arg, const char *fqn, const unsigned char *writers,
+				    size_t n_writers, size_t gid_size);
+
+/* Calls fn for every node of the sample, in either layout: Iron's (16-byte
+ * gids) or Humble's (24), whichever decodes the whole sample (the two never
+ * both do: the sample must end within its padding). *gid_size (may be
+ * NULL) says which. BT_ERR_FORMAT (*err says why) when neither does; fn is
+ * called only for a sample that decodes. */
+BT_MUST_CHECK bt_status btdds_graph_nodes(const void *data, size_t n, btdds_graph_node_fn fn,
+					  void *arg, size_t *gid_size, struct bt_error *err);
+
 #endif

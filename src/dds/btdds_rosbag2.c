@@ -68,20 +68,6 @@ size_t btdds_rb2_req_size(enum btdds_rb2_req req)
 	return 1;
 }
 
-bool btdds_rb2_node_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-	if (n == 0 || n >= BTDDS_RB2_NODE_MAX || (name[0] >= '0' && name[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
-}
-
 /* builtin_interfaces Time/Duration: int32 sec, uint32 nanosec. */
 static void rb2_put_time(struct btdds_cdr_wr *w, int64_t ns)
 {

@@ -58,9 +58,6 @@ const struct btdds_rb2_svc *btdds_rb2_find(const char *verb);
 const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name);
 /* Bytes a request body of kind `req` has at least. */
 size_t btdds_rb2_req_size(enum btdds_rb2_req req);
-/* True when `name` is a valid ROS node name (letters, digits and '_', not
- * starting with a digit, at most BTDDS_RB2_NODE_MAX - 1 characters). */
-bool btdds_rb2_node_name_ok(const char *name);
 
 /* A request's argument (what the kind uses of it). */
 struct btdds_rb2_arg {

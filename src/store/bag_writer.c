@@ -9,6 +9,7 @@
  * writer's thread, which alone writes metadata.yaml. */
 #include "bag_writer.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -118,6 +119,7 @@ struct bag_writer {
 	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
 	void *on_file_closed_ctx;
 	bool closing; /* in bag_writer_close */
+	bool drop_empty_last; /* bag_writer_options.drop_empty_last */
 	struct bt_buf zrepeat; /* a repeated message compressed (MESSAGE mode) */
 	const atomic_bool *cancel; /* bag_writer_set_cancel; NULL: never */
 	size_t fcomp_cancelled;    /* FILE compressions it cancelled */
@@ -280,10 +282,14 @@ static void bw_say_closed(struct bag_writer *w)
 		if (f->closed != BW_DONE && f->closed != BW_FAILED)
 			continue;
 		char *path = bt_fs_join(w->dir, f->rel_path);
-		struct bag_file_closed c = {path, f->seq, f->count,
-					    w->closing && i == w->n_files - 1, f->closed == BW_DONE};
+		bool final = w->closing && i == w->n_files - 1;
+		char *next = i + 1 < w->n_files ? bt_fs_join(w->dir, w->files[i + 1].name) : NULL;
+		struct bag_file_closed c = {.path = path, .seq = f->seq, .messages = f->count,
+					    .final = final, .opened = final ? NULL : next,
+					    .ok = f->closed == BW_DONE};
 		f->closed = BW_SAID;
 		w->on_file_closed(w->on_file_closed_ctx, &c);
+		free(next);
 		free(path);
 	}
 }
@@ -1114,6 +1120,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->config = bw_config(o, &w->n_config);
 	w->on_split = o->on_split;
 	w->on_split_ctx = o->on_split_ctx;
+	w->drop_empty_last = o->drop_empty_last;
 	w->on_file_closed = o->on_file_closed;
 	w->on_file_closed_ctx = o->on_file_closed_ctx;
 	w->max_size = o->max_bagfile_size;
@@ -1229,6 +1236,34 @@ static void bw_say_cancelled(const struct bag_writer *w)
 			    n == 1 ? "" : "s", n == 1 ? "s" : "", w->dir, n == 1 ? "it" : "them");
 }
 
+/* drop_empty_last: the file the split after the last snapshot opened,
+ * still empty at the end, is deleted rather than kept (closed and told as
+ * an empty file of the bag). True when it was. */
+static bool bw_drop_empty_last(struct bag_writer *w)
+{
+	struct bw_file *f = &w->files[w->n_files - 1];
+	if (!w->drop_empty_last || w->n_files < 2 || f->count != 0 || w->failed)
+		return false;
+	/* Closed cleanly first: no journal left behind. */
+	if (bag_storage_close(w->store, NULL) != BT_OK)
+		bt_log_debug("%s: the empty last file did not close cleanly", f->name);
+	w->store = NULL;
+	char *path = bt_fs_join(w->dir, f->name);
+	if (unlink(path) != 0)
+		bt_log_warn("%s: empty, not deleted: %s", path, strerror(errno));
+	static const char *const side[] = {"-journal", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
+		char *p = bt_xasprintf("%s%s", path, side[i]);
+		if (unlink(p) != 0 && errno != ENOENT)
+			bt_log_warn("%s: not deleted: %s", p, strerror(errno));
+		free(p);
+	}
+	free(path);
+	bw_file_fini(f);
+	w->n_files--;
+	return true;
+}
+
 bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 {
 	struct bt_error local;
@@ -1239,7 +1274,7 @@ bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)
 	if (w->in_txn)
 		w->store->ops->batch_abort(w->store);
 	w->in_txn = false;
-	if (w->store)
+	if (w->store && !bw_drop_empty_last(w))
 		st = bw_close_file(w, &local);
 	if (w->fcomp)
 		while (bag_fcomp_pending(w->fcomp) || bw_poll_fcomp(w, false))

@@ -114,6 +114,10 @@ struct bag_writer_options {
 	 * Not for a file max_bag_files deleted before that. NULL: nothing is
 	 * said. */
 	void (*on_file_closed)(void *ctx, const struct bag_file_closed *f);
+	/* At close, a last file without messages (the one a split opened after
+	 * the last snapshot, when snapshot files are closed as written) is
+	 * deleted, not kept as an empty file of the bag; never the only one. */
+	bool drop_empty_last;
 	void *on_file_closed_ctx;
 };
 
@@ -123,6 +127,9 @@ struct bag_file_closed {
 	size_t seq;        /* the N of its name */
 	uint64_t messages; /* in it */
 	bool final;        /* closed by bag_writer_close, not by a split */
+	/* The file opened in its place by the split that closed it,
+	 * "<bag>/<name>" as it was opened; NULL when final. */
+	const char *opened;
 	bool ok;           /* false: its close failed (disk full...), it may be incomplete */
 };
 
