@@ -29,7 +29,7 @@
  * (app_snapfile_answer_path), in the same format, with `request N`: the
  * outcome of this request's trigger ("busy" only when another snapshot was
  * being written at that moment), or, once written, the snapshot's file.
- * The requester removes it. SIGUSR1 (kill -USR1, the `s` key) stays as
+ * The requester removes it. SIGUSR1 (kill -USR1) stays as
  * it was: answered through the state file's seq. */
 #ifndef APP_SNAPFILE_H
 #define APP_SNAPFILE_H

@@ -54,7 +54,7 @@ static void *app_tui_stopper(void *arg)
 	return NULL;
 }
 
-/* Starts finishing the bag, once; from the UI or the signal thread. A
+/* Starts finishing the bag, once; from the UI, signal or command thread. A
  * second request abandons what is not written yet, unless `may_abandon` is
  * false (a request the user did not repeat). */
 static void app_tui_stop_request(struct app_tui *t, const char *why, bool may_abandon)
