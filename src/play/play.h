@@ -141,8 +141,8 @@ struct play;
 /* Opens the bag, resolves the selection, window, remaps and QoS, joins the
  * domain, creates the writers and starts the threads (paused when
  * start_paused). Errors: BT_ERR_USAGE (an option: an unknown topic in
- * topics, a bad remap rule, a bad regex, a window that selects nothing
- * valid, an unknown topic or bad profile in the overrides file), the
+ * topics, a bad remap rule, a bad regex, a rate out of range, --end
+ * before --start, a bad profile in the overrides file), the
  * reader's error naming the file (a bag that does not open; with strict,
  * also a bag with a missing, truncated or corrupt file), BT_ERR_DDS (exit
  * status 3). Without strict, a damaged bag opens what can be read and
@@ -160,7 +160,8 @@ bool play_done(const struct play *p);
 bool play_wait(struct play *p, int64_t timeout_ns);
 /* Waits until DONE, joins the threads and releases DDS and the bag (see
  * the teardown above). Returns BT_OK, or the first error (a read error
- * mid-bag with strict, a write that failed on DDS) with *err filled.
+ * mid-bag with strict) with *err filled; writes DDS refused are counted
+ * (play_topic_view.failed), not errors.
  * Idempotent: later calls return the first call's result. The view stays
  * readable until play_free. */
 BT_MUST_CHECK bt_status play_join(struct play *p, struct bt_error *err);

@@ -11,6 +11,8 @@ F=${BAGTOP_FIXTURES:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-play-bags-XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../integration/proc_lib.sh
+. "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
 
 play() { # play OUT ARGS...: bounded, status in $rc
 	out=$1
@@ -79,6 +81,25 @@ head -c 3000 "$T/d/$f0" >"$T/trunc/x.db3"
 play "$T/out" "$T/trunc/x.db3" --domain 6
 [ "$rc" = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q "x.db3.*nothing played" "$T/out" ||
 	{ cat "$T/out"; fail "truncated: exit $rc"; }
+
+# ---- a stop stops at once: SIGINT while playing slowly, SIGTERM while paused ----
+for how in "INT -r 0.01" "TERM -p"; do
+	sig=${how%% *}
+	"$B" play "$T/d" --no-tui --disable-keyboard-controls --domain 6 ${how#* } \
+		>"$T/stop.out" 2>&1 &
+	pid=$!
+	wait_for "$T/stop.out" '^Playing' 100
+	sleep 0.5
+	kill -"$sig" "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 20 ] || { kill -KILL "$pid"; fail "SIG$sig: not stopped within 2 s"; }
+		sleep 0.1
+	done
+	wait "$pid" || { cat "$T/stop.out"; fail "SIG$sig: exit $?"; }
+	grep -q '^Played' "$T/stop.out" || { cat "$T/stop.out"; fail "SIG$sig: no summary"; }
+done
 
 # ---- usage errors ----
 usage() {
