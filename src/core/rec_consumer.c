@@ -680,7 +680,7 @@ static void cons_run_snapshots(struct rec_consumer *c)
 	uint64_t id;
 	while (rec_snap_take_wait(c->opt.snap, CONS_WAIT_NS, &b, &id)) {
 		cons_commands(c);
-		if (b.count != 0)
+		if (id != 0) /* may be empty: a window after the trigger only */
 			cons_snapshot(c, &b, id);
 		cons_publish_file(c);
 	}

@@ -23,6 +23,8 @@
  * (the grace lets in messages stamped before the end but pushed just
  * after). From then on messages go to the buffer again. Post messages are
  * moved to the snapshot file, so they are not part of the next snapshot.
+ * A trigger also flips an empty buffer when some topic's window reaches
+ * after it (its file then starts with the post list).
  *
  * A message larger than max_bytes is refused (BT_ERR_TOOBIG, freed and
  * counted in `toobig`), as rosbag2 does: keeping it would break the memory
@@ -33,6 +35,20 @@
  * rec_cache); while a snapshot is being written its batch (<= max_bytes)
  * is the consumer's and the buffer fills again, so the peak is twice the
  * bound, plus the post list (<= max_bytes) when a window is open.
+ *
+ * Per-topic windows (--snapshot-window, --snapshot-topic-cache): each
+ * topic may have its own window around a trigger at T — `before_ns` (kept
+ * while recv_time >= newest - before_ns, and exactly >= T - before_ns in
+ * the snapshot; 0: the topic is not buffered at all) and `after_ns` (its
+ * messages up to T + after_ns join the post list) — and its own byte bound,
+ * in the buffer and in the post list. Topics without one take the global
+ * max_duration_ns / post_ns. The buffer is a queue per topic: a topic's
+ * own bound evicts its own oldest, the global bound the oldest of all (by
+ * recv_time), time its own older than its window. The snapshot is sorted
+ * by recv_time (stable: equal times keep the topic order, then arrival).
+ * Memory cutting a window short is remembered per topic (the newest
+ * message evicted for bytes, the oldest refused in the post list) and
+ * rec_snap_cover_get reports how much of each window the file covers.
  *
  * Thread-safety: push, trigger, wake, close and the getters from any
  * thread; take_wait, post_take and release from the one consumer thread.
@@ -55,6 +71,22 @@ struct rec_snap_options {
 	size_t max_bytes;        /* > 0: the bound of the buffer (and the post list) */
 	int64_t max_duration_ns; /* 0: no time bound */
 	int64_t post_ns;         /* 0: no post window */
+};
+
+#define REC_SNAP_ALL INT64_MAX /* a before_ns without a bound */
+
+/* One topic's window around a trigger and its own memory bound. */
+struct rec_snap_window {
+	int64_t before_ns; /* 0: nothing before the trigger; REC_SNAP_ALL: no bound */
+	int64_t after_ns;  /* 0: nothing after */
+	size_t max_bytes;  /* its bound in the buffer and the post list; 0: none */
+};
+
+/* A topic whose window memory cut short in a snapshot. */
+struct rec_snap_cover {
+	uint32_t topic;
+	int64_t before_ns, after_ns;           /* its window */
+	int64_t before_kept_ns, after_kept_ns; /* how much of each the file covers */
 };
 
 /* What a trigger did. A dedicated result (not bt_status): the UI needs to
@@ -94,6 +126,9 @@ struct rec_snap;
 struct rec_snap *rec_snap_new(const struct rec_snap_options *opt);
 /* Frees the snap and every message still in it. No thread may use it. */
 void rec_snap_free(struct rec_snap *s);
+/* Sets `topic`'s window (copied), before its first push (a window changed
+ * later applies to the messages pushed from then on). Any thread. */
+void rec_snap_topic_set(struct rec_snap *s, uint32_t topic, const struct rec_snap_window *w);
 
 /* Takes ownership of m (m->recv_time set). BT_OK: buffered (older messages
  * may have been evicted) or in the post list. BT_ERR_TOOBIG: larger than
@@ -108,17 +143,26 @@ enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns
 const char *rec_snap_trigger_str(enum rec_snap_trigger_result r);
 
 /* Consumer only. Waits up to timeout_ns for a triggered snapshot, a
- * wake-up or close, and moves the held snapshot into *out (count 0: none;
- * *id its id, may be NULL). The snapshot stays busy until rec_snap_release.
+ * wake-up or close, and moves the held snapshot into *out, sorted by
+ * recv_time (*id its id, 0: none handed out; may be NULL). A snapshot may
+ * have no message before the trigger (count 0, id > 0) when some topic's
+ * window is after it only. The snapshot stays busy until rec_snap_release.
  * Returns false once closed with no snapshot left to hand out. */
 bool rec_snap_take_wait(struct rec_snap *s, int64_t timeout_ns, struct rec_batch *out,
 			uint64_t *id);
 /* Consumer only, after take_wait handed out a snapshot. Moves the post
- * messages gathered so far into *out (arrival order) and returns true while
+ * messages gathered so far into *out (sorted by recv_time) and returns true while
  * the window is open (call again later); returns false when it is over —
  * *out then holds the last ones — or when there is no window (post_ns 0).
  * now_ns: CLOCK_REALTIME. Close ends the window. */
 bool rec_snap_post_take(struct rec_snap *s, int64_t now_ns, struct rec_batch *out);
+/* Consumer only, after post_take returned false and before release: the
+ * topics of the snapshot whose window memory cut short (their own byte
+ * bound or the global one evicted messages inside the window before the
+ * trigger, or the post list refused some inside it after), at most `max`
+ * of them into out (ascending topic order not promised). Returns how many
+ * there are (may exceed max). */
+size_t rec_snap_cover_get(struct rec_snap *s, struct rec_snap_cover *out, size_t max);
 /* Consumer only: the snapshot file is finished (or failed); triggers are
  * accepted again. Call after post_take returned false; a window still open
  * is closed and its messages freed (counted in post_discarded). */
