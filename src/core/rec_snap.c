@@ -74,6 +74,7 @@ struct rec_snap {
 	int64_t held_t;           /* its trigger time */
 	struct rec_batch post;    /* the post window's messages */
 	uint64_t post_gen;        /* bumped when the post list is emptied */
+	uint32_t arrival;         /* the next push's rec_msg.arrival */
 	int64_t newest;           /* max recv_time in the buffer */
 	int64_t max_after;        /* the longest after-window of any topic */
 	size_t after_only;        /* topics whose window starts at the trigger */
@@ -359,6 +360,7 @@ bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m)
 		s->toobig++;
 		st = BT_ERR_TOOBIG;
 	} else {
+		m->arrival = s->arrival++;
 		st = snap_post_push(s, m);
 		if (st == BT_ERR_NOTFOUND) {
 			snap_buffer(s, m, &gone);
@@ -492,7 +494,16 @@ static struct timespec snap_deadline(int64_t ns)
 	return ts;
 }
 
-/* Stable merge sort of a list of n messages by recv_time. */
+/* Does x come before y: an earlier recv_time, or the same and pushed
+ * before (wrap-safe within 2^31 arrivals)? */
+static bool snap_before(const struct rec_msg *x, const struct rec_msg *y)
+{
+	if (x->recv_time != y->recv_time)
+		return x->recv_time < y->recv_time;
+	return (int32_t)(x->arrival - y->arrival) < 0;
+}
+
+/* Merge sort of a list of n messages by recv_time, then arrival. */
 static struct rec_msg *snap_sort(struct rec_msg *head, size_t n)
 {
 	if (n < 2)
@@ -506,7 +517,7 @@ static struct rec_msg *snap_sort(struct rec_msg *head, size_t n)
 	b = snap_sort(b, n - n / 2);
 	struct rec_msg *out = NULL, **p = &out;
 	while (a != NULL && b != NULL) {
-		struct rec_msg **from = b->recv_time < a->recv_time ? &b : &a; /* ties: a */
+		struct rec_msg **from = snap_before(b, a) ? &b : &a;
 		*p = *from;
 		*from = (*from)->next;
 		p = &(*p)->next;

@@ -45,7 +45,7 @@
  * max_duration_ns / post_ns. The buffer is a queue per topic: a topic's
  * own bound evicts its own oldest, the global bound the oldest of all (by
  * recv_time), time its own older than its window. The snapshot is sorted
- * by recv_time (stable: equal times keep the topic order, then arrival).
+ * by recv_time (equal times in arrival order).
  * Memory cutting a window short is remembered per topic (the newest
  * message evicted for bytes, the oldest refused in the post list) and
  * rec_snap_cover_get reports how much of each window the file covers.
