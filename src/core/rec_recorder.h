@@ -38,6 +38,7 @@ struct rec_repeat_topic {
 };
 
 struct rec_throttle;
+struct rec_snapwin;
 
 struct rec_recorder_options {
 	uint32_t domain_id;
@@ -86,6 +87,10 @@ struct rec_recorder_options {
 	/* --throttle (rec_throttle.h): borrowed, outlives the recording; NULL
 	 * = none. Each topic takes its first matching rule when discovered. */
 	const struct rec_throttle *throttle;
+	/* Snapshot mode: --snapshot-window / --snapshot-topic-cache
+	 * (rec_snapwin.h): borrowed, outlives the recording; NULL = none. Each
+	 * topic takes its window when discovered. */
+	const struct rec_snapwin *snapwin;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */
