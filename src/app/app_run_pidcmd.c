@@ -150,6 +150,9 @@ static void app_snap_report(struct app_run *run, const struct rec_snapshot_done 
 		snprintf(msg, sizeof msg, "snapshot %llu failed: %s", (unsigned long long)d->id,
 			 bt_status_str(d->status));
 	app_run_say(run, d->status == BT_OK ? TUI_SEV_INFO : TUI_SEV_ERROR, "%s", msg);
+	if (d->coverage[0] != '\0') /* memory ran out inside some topic's window */
+		app_run_say(run, TUI_SEV_WARN, "snapshot %llu: windows cut short by memory: %s",
+			    (unsigned long long)d->id, d->coverage);
 	run->snap.messages = d->messages;
 	/* `bagtop snapshot` runs elsewhere: give it an absolute path. */
 	char *rel = bt_xasprintf("%s/%s", run->bag, d->file);

@@ -582,7 +582,9 @@ static bool snap_cover_one(const struct rec_snap *s, uint32_t id, struct rec_sna
 	int64_t T = s->held_t;
 	*c = (struct rec_snap_cover){id, w.before_ns, w.after_ns, w.before_ns, w.after_ns};
 	bool cut = false;
-	if (t->held_cut_listed && t->held_cut >= snap_sub(T, w.before_ns)) {
+	/* Without a time bound, the buffer is whatever memory holds: no cut. */
+	if (t->held_cut_listed && w.before_ns != REC_SNAP_ALL &&
+	    t->held_cut >= snap_sub(T, w.before_ns)) {
 		c->before_kept_ns = t->held_cut >= T ? 0 : T - t->held_cut;
 		cut = true;
 	}

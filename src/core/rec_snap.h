@@ -85,7 +85,7 @@ struct rec_snap_window {
 /* A topic whose window memory cut short in a snapshot. */
 struct rec_snap_cover {
 	uint32_t topic;
-	int64_t before_ns, after_ns;           /* its window */
+	int64_t before_ns, after_ns;           /* its window (before: never REC_SNAP_ALL) */
 	int64_t before_kept_ns, after_kept_ns; /* how much of each the file covers */
 };
 
@@ -163,6 +163,13 @@ bool rec_snap_post_take(struct rec_snap *s, int64_t now_ns, struct rec_batch *ou
  * of them into out (ascending topic order not promised). Returns how many
  * there are (may exceed max). */
 size_t rec_snap_cover_get(struct rec_snap *s, struct rec_snap_cover *out, size_t max);
+/* rec_snap_cover_get as one line for the log and the metadata, the
+ * topics named from `topics`: "/cam: before 1.2 s of 3 s (40%); /imu:
+ * after 0.1 s of 1 s (10%)" (shortened with "... N more" to fit len).
+ * Returns false, buf "", when every window is complete. */
+struct rec_topics;
+bool rec_snap_cover_describe(struct rec_snap *s, const struct rec_topics *topics, char *buf,
+			     size_t len);
 /* Consumer only: the snapshot file is finished (or failed); triggers are
  * accepted again. Call after post_take returned false; a window still open
  * is closed and its messages freed (counted in post_discarded). */
