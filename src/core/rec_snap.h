@@ -131,9 +131,11 @@ void rec_snap_free(struct rec_snap *s);
 void rec_snap_topic_set(struct rec_snap *s, uint32_t topic, const struct rec_snap_window *w);
 
 /* Takes ownership of m (m->recv_time set). BT_OK: buffered (older messages
- * may have been evicted) or in the post list. BT_ERR_TOOBIG: larger than
- * max_bytes, freed. BT_ERR_FULL: the post list is full, freed.
- * BT_ERR_STATE: closed, freed. The caller counts refusals as lost. */
+ * may have been evicted; a topic whose window starts at the trigger is not
+ * buffered: freed, counted evicted) or in the post list. BT_ERR_TOOBIG:
+ * larger than max_bytes or its topic's own bound, freed. BT_ERR_FULL: the
+ * post list (or the topic's share of it) is full, freed. BT_ERR_STATE:
+ * closed, freed. The caller counts refusals as lost. */
 bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m);
 /* Any thread. now_ns: CLOCK_REALTIME (recv_time's clock), the start of the
  * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). */
