@@ -57,6 +57,8 @@ void app_record_cfg_fini(struct app_record_cfg *c)
 	defs_source_free(c->defs);
 	free(c->throttle_specs);
 	rec_throttle_free(c->throttle);
+	free(c->snapwin_specs);
+	rec_snapwin_free(c->snapwin);
 	memset(c, 0, sizeof *c);
 }
 
@@ -114,6 +116,21 @@ static int app_r_throttle(const struct app_cmd *cmd, struct app_record_cfg *c, c
 	c->throttle_specs = bt_xrealloc(c->throttle_specs,
 					(c->n_throttle + 1) * sizeof *c->throttle_specs);
 	c->throttle_specs[c->n_throttle++] = sp;
+	return 0;
+}
+
+/* One --snapshot-window or --snapshot-topic-cache argument (checked
+ * against the others by app_record_finish). */
+static int app_r_snapwin(const struct app_cmd *cmd, struct app_record_cfg *c, int id,
+			 const char *arg)
+{
+	struct rec_snapwin_spec sp;
+	struct bt_error err;
+	if (rec_snapwin_parse(arg, id == APP_R_SNAP_TOPIC_CACHE, &sp, &err) != BT_OK)
+		return app_usage_error(cmd, "%s", err.msg);
+	c->snapwin_specs = bt_xrealloc(c->snapwin_specs,
+				       (c->n_snapwin + 1) * sizeof *c->snapwin_specs);
+	c->snapwin_specs[c->n_snapwin++] = sp;
 	return 0;
 }
 
@@ -214,6 +231,8 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 		c->node_name = arg;
 		return 0;
 	case APP_R_NO_REMOTE: c->no_remote_control = true; return 0;
+	case APP_R_SNAP_WINDOW:
+	case APP_R_SNAP_TOPIC_CACHE: return app_r_snapwin(cmd, c, o->id, arg);
 	default: return app_writer_opt(cmd, &c->w, o, arg);
 	}
 }
@@ -249,8 +268,9 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 		return rc;
 	c->ro.env = &c->env;
 	c->ro.services_humble = c->w.compat.compat == BAG_COMPAT_HUMBLE;
-	if (c->snapshot_timing && !c->ro.snapshot_mode)
-		return app_usage_error(cmd, "--snapshot-duration and --snapshot-post need "
+	if ((c->snapshot_timing || c->n_snapwin != 0) && !c->ro.snapshot_mode)
+		return app_usage_error(cmd, "--snapshot-duration, --snapshot-post, "
+				       "--snapshot-window and --snapshot-topic-cache need "
 				       "--snapshot-mode");
 	if ((c->hook_jobs_given || c->hook_timeout_given) && c->hook_cmd == NULL)
 		return app_usage_error(cmd, "--on-file-closed-jobs and --on-file-closed-timeout "
@@ -263,6 +283,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	if (rec_throttle_new(c->throttle_specs, c->n_throttle, &c->throttle, &err) != BT_OK)
 		return app_usage_error(cmd, "%s", err.msg);
 	c->ro.throttle = c->throttle;
+	if (rec_snapwin_new(c->snapwin_specs, c->n_snapwin, c->ro.max_cache_size, &c->snapwin,
+			    &err) != BT_OK)
+		return app_usage_error(cmd, "%s", err.msg);
+	c->ro.snapwin = c->snapwin;
 	rc = app_record_defs(cmd, c);
 	if (rc != 0)
 		return rc;

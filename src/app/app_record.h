@@ -8,6 +8,7 @@
 #include "app_writer_opts.h"
 #include "btdds_env.h"
 #include "rec_recorder.h"
+#include "rec_snapwin.h"
 #include "rec_throttle.h"
 
 enum {
@@ -37,6 +38,8 @@ enum {
 	APP_R_THROTTLE,
 	APP_R_NODE_NAME,
 	APP_R_NO_REMOTE,
+	APP_R_SNAP_WINDOW,
+	APP_R_SNAP_TOPIC_CACHE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -88,6 +91,15 @@ enum {
 	 "snapshot mode: keep at most SECONDS of messages (0 = size only)", APP_R_SNAP_DURATION},  \
 	{"snapshot-post", 0, "SECONDS",                                                            \
 	 "snapshot mode: the messages of SECONDS after a trigger join its file", APP_R_SNAP_POST}, \
+	{"snapshot-window", 0, "TOPIC_OR_REGEX=BEFORE[:AFTER]",                                    \
+	 "snapshot mode: the topics it names keep BEFORE seconds before a trigger (0 = none) "    \
+	 "and AFTER after it (0 = none; default --snapshot-post); repeatable, the first match "    \
+	 "wins; others take --snapshot-duration / --snapshot-post",                                \
+	 APP_R_SNAP_WINDOW},                                                                       \
+	{"snapshot-topic-cache", 0, "TOPIC_OR_REGEX=BYTES",                                        \
+	 "snapshot mode: the topics it names keep at most BYTES each in memory (within "           \
+	 "--max-cache-size); a window cut short is reported; repeatable, the first match wins",   \
+	 APP_R_SNAP_TOPIC_CACHE},                                                                  \
 	{"repeat-transient-local", 0, "TOPIC[=N]...",                                             \
 	 "write these topics' last N messages (default 1) at the start of every file and into "    \
 	 "every snapshot",                                                                         \
@@ -180,6 +192,11 @@ struct app_record_cfg {
 	 * --no-remote-control: ro.node_name, ro.node. */
 	const char *node_name;
 	bool no_remote_control;
+	/* --snapshot-window / --snapshot-topic-cache: parsed (patterns point
+	 * into argv), compiled by app_record_finish (ro.snapwin points there). */
+	struct rec_snapwin_spec *snapwin_specs;
+	size_t n_snapwin;
+	struct rec_snapwin *snapwin;
 };
 
 void app_record_cfg_init(struct app_record_cfg *c);

@@ -106,6 +106,11 @@ static void runcmd_snapshot(struct app_run *run, const struct bt_cmd *c, uint64_
 		return;
 	}
 	run->reqs[run->n_reqs++] = (struct app_snap_req){*c, ticket, id};
+	/* Said now: the file comes only after the after-window (seconds). */
+	char from[BT_CMD_DETAIL_MAX + 16];
+	bt_cmd_origin_str(&c->origin, from, sizeof from);
+	app_run_say(run, TUI_SEV_INFO, "snapshot %llu started (requested by %s)",
+		    (unsigned long long)id, from);
 }
 
 /* The writer thread finished a snapshot: hand it to the command thread. */
@@ -181,6 +186,9 @@ static void runcmd_snap_report(struct app_run *run, const struct rec_snapshot_do
 	if (!answered) /* no command started it (cannot be): said all the same */
 		app_run_say(run, d->status == BT_OK ? TUI_SEV_INFO : TUI_SEV_ERROR, "%s", r.reason);
 	app_snap_answer_done(run, d, &r);
+	if (d->coverage[0] != '\0') /* memory ran out inside some topic's window */
+		app_run_say(run, TUI_SEV_WARN, "snapshot %llu: windows cut short by memory: %s",
+			    (unsigned long long)d->id, d->coverage);
 	app_run_snap_publish(run, d->status == BT_OK ? "ok" : "failed", r.reason);
 }
 

@@ -112,6 +112,7 @@ struct rec_consumer {
 	struct cons_def_req *def_reqs; /* also under qos_mu, flagged by qos_pending */
 	size_t n_def_reqs, cap_def_reqs;
 	/* Consumer thread only. */
+	bool cover_said; /* said once: the layout has no custom_data */
 	unsigned seen_gen;
 	bool failed; /* a write failed: count the rest as lost_write */
 	struct rec_guard guard; /* --min-free-space */
@@ -647,6 +648,21 @@ static void cons_write_free(struct rec_consumer *c, struct rec_batch *b)
 	*b = (struct rec_batch){0};
 }
 
+/* Which windows memory cut short, into d->coverage and the metadata's
+ * custom_data (before the file is closed: its metadata.yaml has it). */
+static void cons_snapshot_cover(struct rec_consumer *c, struct rec_snapshot_done *d)
+{
+	if (!rec_snap_cover_describe(c->opt.snap, c->opt.topics, d->coverage, sizeof d->coverage))
+		return;
+	char key[sizeof d->file + 32];
+	snprintf(key, sizeof key, "snapshot_coverage.%s", d->file);
+	struct bt_error e = {0};
+	if (bag_writer_set_custom(c->opt.writer, key, d->coverage, &e) != BT_OK && !c->cover_said) {
+		bt_log_info("snapshot coverage not in the metadata: %s", e.msg);
+		c->cover_said = true;
+	}
+}
+
 /* Writes snapshot `id` into a file of its own, then its post window. */
 static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t id)
 {
@@ -669,8 +685,9 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 	cons_publish_file(c);
 	bag_writer_get_stats(c->opt.writer, &after);
 	struct rec_snapshot_done d = {.id = id, .messages = after.messages - before.messages};
-	d.status = rec_consumer_error(c, NULL);
 	snprintf(d.file, sizeof d.file, "%s", bag_writer_current_file(c->opt.writer));
+	cons_snapshot_cover(c, &d);
+	d.status = rec_consumer_error(c, NULL);
 	if (c->opt.close_snapshot_files) {
 		cons_split(c);
 		c->file_has_data = false;
@@ -687,7 +704,7 @@ static void cons_run_snapshots(struct rec_consumer *c)
 	uint64_t id;
 	while (rec_snap_take_wait(c->opt.snap, CONS_WAIT_NS, &b, &id)) {
 		cons_commands(c);
-		if (b.count != 0)
+		if (id != 0) /* may be empty: a window after the trigger only */
 			cons_snapshot(c, &b, id);
 		cons_publish_file(c);
 	}

@@ -46,6 +46,10 @@ struct rec_snapshot_done {
 	bt_status status;  /* BT_OK, or the write error (message in rec_consumer_error) */
 	uint64_t messages; /* written to the file, repeated copies and post window included */
 	char file[4096];   /* the storage file holding it */
+	/* "" when every topic's window is complete; else which windows memory
+	 * cut short (rec_snap_cover_describe), also in the metadata's
+	 * custom_data under "snapshot_coverage.FILE". */
+	char coverage[1024];
 };
 
 struct rec_consumer_options {

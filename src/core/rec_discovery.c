@@ -18,6 +18,7 @@
 #include "btdds_env.h"
 #include "rec__recorder.h"
 #include "btdds_names.h"
+#include "rec_snapwin.h"
 
 #define DISC_BATCH 64
 #define DISC_TICK DDS_MSECS(200)
@@ -62,6 +63,21 @@ static void disc_throttle(struct rec_recorder *r, struct rec_topic *tp)
 	}
 }
 
+/* Snapshot mode: the topic's window (--snapshot-window and
+ * --snapshot-topic-cache, else the global ones), before any reader of it
+ * exists. */
+static void disc_snap_window(struct rec_recorder *r, struct rec_topic *tp)
+{
+	struct rec_snap_window w;
+	if (r->snap == NULL ||
+	    !rec_snapwin_find(r->opt.snapwin, tp->dds_name, tp->is_ros ? tp->name : NULL,
+			      r->opt.snapshot_duration_ns, r->opt.snapshot_post_ns, &w))
+		return;
+	rec_snap_topic_set(r->snap, tp->index, &w);
+	char buf[96];
+	bt_log_info("snapshot window of %s: %s", tp->name, rec_snapwin_str(&w, buf, sizeof buf));
+}
+
 static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
 	bool keyed = (ep->key.v[15] & 0x3f) == ENTITYKIND_WRITER_WITH_KEY;
@@ -83,6 +99,7 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 		s->selected = disc_mark_repeat(r, tp) || s->selected;
 		atomic_store(&tp->enabled, s->selected);
 		disc_throttle(r, tp);
+		disc_snap_window(r, tp);
 		bt_log_debug("discovered %s [%s]%s", tp->name, tp->type,
 			     s->selected ? "" : " (not selected)");
 	}

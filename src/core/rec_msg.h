@@ -20,6 +20,7 @@ struct rec_msg {
 	int64_t source_time;  /* the writer's source timestamp, ns since the epoch */
 	int64_t writer_sn;    /* RTPS writer sequence number or REC_SN_UNKNOWN */
 	bool repeat;          /* a repeated transient-local copy (rec_tl), not an arrival */
+	uint32_t arrival;     /* rec_snap's arrival count (wraps): orders equal recv_times */
 	size_t len;
 	unsigned char *data; /* len bytes */
 	/* Frees the message; NULL for rec_msg_new's single allocation. */

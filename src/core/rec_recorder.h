@@ -41,6 +41,7 @@ struct rec_repeat_topic {
 };
 
 struct rec_throttle;
+struct rec_snapwin;
 
 struct rec_recorder_options {
 	uint32_t domain_id;
@@ -111,6 +112,10 @@ struct rec_recorder_options {
 	 * submitting to `cmdq` (without: none, --no-remote-control).
 	 * services_humble: only what Humble's recorder serves. */
 	bool services_humble;
+	/* Snapshot mode: --snapshot-window / --snapshot-topic-cache
+	 * (rec_snapwin.h): borrowed, outlives the recording; NULL = none. Each
+	 * topic takes its window when discovered. */
+	const struct rec_snapwin *snapwin;
 };
 
 /* What a snapshot trigger did (rec_recorder_snapshot). */

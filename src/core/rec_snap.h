@@ -23,6 +23,8 @@
  * (the grace lets in messages stamped before the end but pushed just
  * after). From then on messages go to the buffer again. Post messages are
  * moved to the snapshot file, so they are not part of the next snapshot.
+ * A trigger also flips an empty buffer when some topic's window reaches
+ * after it (its file then starts with the post list).
  *
  * A message larger than max_bytes is refused (BT_ERR_TOOBIG, freed and
  * counted in `toobig`), as rosbag2 does: keeping it would break the memory
@@ -33,6 +35,20 @@
  * rec_cache); while a snapshot is being written its batch (<= max_bytes)
  * is the consumer's and the buffer fills again, so the peak is twice the
  * bound, plus the post list (<= max_bytes) when a window is open.
+ *
+ * Per-topic windows (--snapshot-window, --snapshot-topic-cache): each
+ * topic may have its own window around a trigger at T — `before_ns` (kept
+ * while recv_time >= newest - before_ns, and exactly >= T - before_ns in
+ * the snapshot; 0: the topic is not buffered at all) and `after_ns` (its
+ * messages up to T + after_ns join the post list) — and its own byte bound,
+ * in the buffer and in the post list. Topics without one take the global
+ * max_duration_ns / post_ns. The buffer is a queue per topic: a topic's
+ * own bound evicts its own oldest, the global bound the oldest of all (by
+ * recv_time), time its own older than its window. The snapshot is sorted
+ * by recv_time (equal times in arrival order).
+ * Memory cutting a window short is remembered per topic (the newest
+ * message evicted for bytes, the oldest refused in the post list) and
+ * rec_snap_cover_get reports how much of each window the file covers.
  *
  * Thread-safety: push, trigger, wake, close and the getters from any
  * thread; take_wait, post_take and release from the one consumer thread.
@@ -55,6 +71,22 @@ struct rec_snap_options {
 	size_t max_bytes;        /* > 0: the bound of the buffer (and the post list) */
 	int64_t max_duration_ns; /* 0: no time bound */
 	int64_t post_ns;         /* 0: no post window */
+};
+
+#define REC_SNAP_ALL INT64_MAX /* a before_ns without a bound */
+
+/* One topic's window around a trigger and its own memory bound. */
+struct rec_snap_window {
+	int64_t before_ns; /* 0: nothing before the trigger; REC_SNAP_ALL: no bound */
+	int64_t after_ns;  /* 0: nothing after */
+	size_t max_bytes;  /* its bound in the buffer and the post list; 0: none */
+};
+
+/* A topic whose window memory cut short in a snapshot. */
+struct rec_snap_cover {
+	uint32_t topic;
+	int64_t before_ns, after_ns;           /* its window (before: never REC_SNAP_ALL) */
+	int64_t before_kept_ns, after_kept_ns; /* how much of each the file covers */
 };
 
 /* What a trigger did. A dedicated result (not bt_status): the UI needs to
@@ -94,11 +126,16 @@ struct rec_snap;
 struct rec_snap *rec_snap_new(const struct rec_snap_options *opt);
 /* Frees the snap and every message still in it. No thread may use it. */
 void rec_snap_free(struct rec_snap *s);
+/* Sets `topic`'s window (copied), before its first push (a window changed
+ * later applies to the messages pushed from then on). Any thread. */
+void rec_snap_topic_set(struct rec_snap *s, uint32_t topic, const struct rec_snap_window *w);
 
 /* Takes ownership of m (m->recv_time set). BT_OK: buffered (older messages
- * may have been evicted) or in the post list. BT_ERR_TOOBIG: larger than
- * max_bytes, freed. BT_ERR_FULL: the post list is full, freed.
- * BT_ERR_STATE: closed, freed. The caller counts refusals as lost. */
+ * may have been evicted; a topic whose window starts at the trigger is not
+ * buffered: freed, counted evicted) or in the post list. BT_ERR_TOOBIG:
+ * larger than max_bytes or its topic's own bound, freed. BT_ERR_FULL: the
+ * post list (or the topic's share of it) is full, freed. BT_ERR_STATE:
+ * closed, freed. The caller counts refusals as lost. */
 bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m);
 /* Any thread. now_ns: CLOCK_REALTIME (recv_time's clock), the start of the
  * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). */
@@ -108,17 +145,33 @@ enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns
 const char *rec_snap_trigger_str(enum rec_snap_trigger_result r);
 
 /* Consumer only. Waits up to timeout_ns for a triggered snapshot, a
- * wake-up or close, and moves the held snapshot into *out (count 0: none;
- * *id its id, may be NULL). The snapshot stays busy until rec_snap_release.
+ * wake-up or close, and moves the held snapshot into *out, sorted by
+ * recv_time (*id its id, 0: none handed out; may be NULL). A snapshot may
+ * have no message before the trigger (count 0, id > 0) when some topic's
+ * window is after it only. The snapshot stays busy until rec_snap_release.
  * Returns false once closed with no snapshot left to hand out. */
 bool rec_snap_take_wait(struct rec_snap *s, int64_t timeout_ns, struct rec_batch *out,
 			uint64_t *id);
 /* Consumer only, after take_wait handed out a snapshot. Moves the post
- * messages gathered so far into *out (arrival order) and returns true while
+ * messages gathered so far into *out (sorted by recv_time) and returns true while
  * the window is open (call again later); returns false when it is over —
  * *out then holds the last ones — or when there is no window (post_ns 0).
  * now_ns: CLOCK_REALTIME. Close ends the window. */
 bool rec_snap_post_take(struct rec_snap *s, int64_t now_ns, struct rec_batch *out);
+/* Consumer only, after post_take returned false and before release: the
+ * topics of the snapshot whose window memory cut short (their own byte
+ * bound or the global one evicted messages inside the window before the
+ * trigger, or the post list refused some inside it after), at most `max`
+ * of them into out (ascending topic order not promised). Returns how many
+ * there are (may exceed max). */
+size_t rec_snap_cover_get(struct rec_snap *s, struct rec_snap_cover *out, size_t max);
+/* rec_snap_cover_get as one line for the log and the metadata, the
+ * topics named from `topics`: "/cam: before 1.2 s of 3 s (40%); /imu:
+ * after 0.1 s of 1 s (10%)" (shortened with "... N more" to fit len).
+ * Returns false, buf "", when every window is complete. */
+struct rec_topics;
+bool rec_snap_cover_describe(struct rec_snap *s, const struct rec_topics *topics, char *buf,
+			     size_t len);
 /* Consumer only: the snapshot file is finished (or failed); triggers are
  * accepted again. Call after post_take returned false; a window still open
  * is closed and its messages freed (counted in post_discarded). */

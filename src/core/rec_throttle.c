@@ -9,7 +9,7 @@
 #include "bt_fmt.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
-#include "rec_select.h"
+#include "rec_rules.h"
 
 #define THROTTLE_MAX_BPS ((uint64_t)1 << 40) /* 1 TiB/s: above, absurd */
 /* A cost never beyond this (ns), so the bucket's time cannot overflow
@@ -17,8 +17,8 @@
 #define THROTTLE_MAX_COST_NS 1e18
 
 struct rec_throttle {
-	struct rec_throttle_spec *specs;
-	struct rec_select **match;
+	struct rec_throttle_spec *specs; /* patterns: the rules' */
+	struct rec_rules *rules;
 	size_t n;
 };
 
@@ -60,21 +60,22 @@ static bool throttle_parse_bps(const char *r, double *out)
 bt_status rec_throttle_parse(const char *arg, struct rec_throttle_spec *out,
 			     struct bt_error *err)
 {
-	const char *eq = strrchr(arg, '=');
-	if (eq == NULL || eq == arg)
-		return bt_err_set(err, BT_ERR_USAGE,
-				  "--throttle '%s': want TOPIC_OR_REGEX=RATE (e.g. /imu=10Hz)", arg);
-	struct rec_throttle_spec s = {.pattern = arg, .pattern_len = (size_t)(eq - arg)};
-	if (throttle_parse_hz(eq + 1, &s.rate))
+	struct rec_throttle_spec s = {.pattern = arg};
+	const char *rate;
+	bt_status st = rec_rules_split(arg, "throttle", "RATE", "/imu=10Hz", &s.pattern_len, &rate,
+				       err);
+	if (st != BT_OK)
+		return st;
+	if (throttle_parse_hz(rate, &s.rate))
 		s.bytes = false;
-	else if (throttle_parse_bps(eq + 1, &s.rate))
+	else if (throttle_parse_bps(rate, &s.rate))
 		s.bytes = true;
 	else
 		return bt_err_set(err, BT_ERR_USAGE,
 				  "--throttle '%s': bad rate '%s': want a message rate above 0 "
 				  "and at most 1e9 (10Hz, 0.5Hz) or a byte rate above 0 "
 				  "(500KiB/s, 2MB/s = 2 MiB/s)",
-				  arg, eq + 1);
+				  arg, rate);
 	*out = s;
 	return BT_OK;
 }
@@ -87,17 +88,15 @@ bt_status rec_throttle_new(const struct rec_throttle_spec *v, size_t n,
 		return BT_OK;
 	struct rec_throttle *t = bt_xcalloc(1, sizeof *t);
 	t->specs = bt_xcalloc(n, sizeof *t->specs);
-	t->match = bt_xcalloc(n, sizeof *t->match);
 	for (; t->n < n; t->n++) {
-		char *pat = bt_xstrndup(v[t->n].pattern, v[t->n].pattern_len);
-		bt_status st = rec_select_new_pattern(pat, "--throttle", &t->match[t->n], err);
-		t->specs[t->n] = v[t->n];
-		t->specs[t->n].pattern = pat;
+		bt_status st = rec_rules_add(&t->rules, v[t->n].pattern, v[t->n].pattern_len,
+					     "--throttle", err);
 		if (st != BT_OK) {
-			t->n++;
 			rec_throttle_free(t);
 			return st;
 		}
+		t->specs[t->n] = v[t->n];
+		t->specs[t->n].pattern = rec_rules_pattern(t->rules, t->n);
 	}
 	*out = t;
 	return BT_OK;
@@ -107,11 +106,7 @@ void rec_throttle_free(struct rec_throttle *t)
 {
 	if (t == NULL)
 		return;
-	for (size_t i = 0; i < t->n; i++) {
-		rec_select_free(t->match[i]);
-		free((char *)t->specs[i].pattern);
-	}
-	free(t->match);
+	rec_rules_free(t->rules);
 	free(t->specs);
 	free(t);
 }
@@ -119,10 +114,8 @@ void rec_throttle_free(struct rec_throttle *t)
 const struct rec_throttle_spec *rec_throttle_find(const struct rec_throttle *t,
 						  const char *dds_name, const char *ros_name)
 {
-	for (size_t i = 0; t != NULL && i < t->n; i++)
-		if (t->match[i] != NULL && rec_select_match(t->match[i], dds_name, ros_name))
-			return &t->specs[i];
-	return NULL;
+	long i = t != NULL ? rec_rules_find(t->rules, dds_name, ros_name) : -1;
+	return i >= 0 ? &t->specs[i] : NULL;
 }
 
 const char *rec_throttle_rate_str(const struct rec_throttle_spec *s, char *buf, size_t len)

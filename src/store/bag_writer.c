@@ -664,6 +664,16 @@ bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
+bt_status bag_writer_set_custom(struct bag_writer *w, const char *key, const char *value,
+				struct bt_error *err)
+{
+	if (bag_compat_metadata_version(w->compat) < BAG_MDV_CUSTOM_DATA)
+		return bt_err_set(err, BT_ERR_STATE, "%s's metadata has no custom_data",
+				  bag_compat_name(w->compat));
+	bag_kv_set(&w->custom, &w->n_custom, key, value);
+	return BT_OK;
+}
+
 bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const char *encoding,
 				  const char *text, const char *source, struct bt_error *err)
 {

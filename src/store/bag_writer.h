@@ -178,6 +178,12 @@ BT_MUST_CHECK bt_status bag_writer_add_topic(struct bag_writer *w, const struct 
 BT_MUST_CHECK bt_status bag_writer_set_topic_qos(struct bag_writer *w, uint32_t handle,
 						 const struct bag_qos *profiles, size_t n,
 						 struct bt_error *err);
+/* Sets custom_data's KEY to VALUE (both copied; added when new), written
+ * with the next metadata.yaml (each split and the close). BT_ERR_STATE when
+ * the bag's layout (--compat) has no custom_data. Same thread as
+ * bag_writer_write. */
+BT_MUST_CHECK bt_status bag_writer_set_custom(struct bag_writer *w, const char *key,
+					      const char *value, struct bt_error *err);
 /* A message definition known only after its type's topics were added
  * (a node's get_type_description answered): type `type`'s encoding and
  * text (copied) replace the empty ones at once in the current file's

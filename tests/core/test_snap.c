@@ -137,12 +137,13 @@ static void test_snap_time_bound(void **state)
 	rec_snap_get_stats(s, &st);
 	assert_int_equal(st.evicted, 5); /* 0..40; 50 is exactly on the edge: kept */
 	assert_int_equal(st.fill_count, 6);
-	/* A late arrival stamped 40 waits at the back (eviction is from the
-	 * front, in arrival order)... */
+	/* A late arrival stamped 40 of another topic waits in its own queue
+	 * (time eviction trims the pushed topic, and one other in turn)... */
 	assert_int_equal(rec_snap_push(s, msg(1, 40, 10, 40)), BT_OK);
 	rec_snap_get_stats(s, &st);
 	assert_int_equal(st.evicted, 5);
-	/* ...and goes with the rest once it is at the front: 200 keeps >= 150. */
+	/* ...and goes when the next push's turn comes to topic 1: 200 keeps
+	 * >= 150. */
 	assert_int_equal(rec_snap_push(s, msg(0, 200, 10, 200)), BT_OK);
 	rec_snap_get_stats(s, &st);
 	assert_int_equal(st.evicted, 12);
@@ -325,7 +326,7 @@ static void test_snap_post(void **state)
 	assert_int_equal(b.count, 0);
 	rec_snap_release(s);
 	b = trigger_take(s, 20000, 2);
-	int64_t w4[] = {5, 8};
+	int64_t w4[] = {8, 5}; /* by recv_time, not arrival */
 	check_free(&b, w4, 2);
 	rec_snap_release(s);
 	rec_snap_free(s);
@@ -378,6 +379,128 @@ static void test_snap_post_limits(void **state)
 	assert_false(rec_snap_post_take(s, 2000002, &b));
 	assert_int_equal(b.count, 1);
 	rec_msg_free_list(b.head);
+	rec_snap_release(s);
+	rec_snap_free(s);
+}
+
+/* ---- per-topic windows ---- */
+
+static void topic_set(struct rec_snap *s, uint32_t topic, int64_t before, int64_t after,
+		      size_t max_bytes)
+{
+	struct rec_snap_window w = {before, after, max_bytes};
+	rec_snap_topic_set(s, topic, &w);
+}
+
+/* Each topic keeps only its own window, evicted by its own time and byte
+ * bound; the snapshot holds exactly each window around T, sorted by
+ * recv_time; coverage says where memory cut a window short. */
+static void test_snap_topic_windows(void **state)
+{
+	(void)state;
+	/* Global: 50 ns before, nothing after; 10000 bytes. */
+	struct rec_snap *s = snap_new(10000, 50, 0);
+	topic_set(s, 1, 40, 30, 100); /* 40 before, 30 after, 100 bytes of its own */
+	topic_set(s, 2, 0, 40, 0);    /* after the trigger only */
+	/* Topic 3: the defaults (50 before, 0 after). */
+	for (int64_t t = 0; t <= 100; t += 10) {
+		assert_int_equal(rec_snap_push(s, msg(3, 3000 + t, 10, t)), BT_OK);
+		assert_int_equal(rec_snap_push(s, msg(1, 1000 + t, 30, t)), BT_OK);
+		assert_int_equal(rec_snap_push(s, msg(2, 2000 + t, 10, t)), BT_OK);
+	}
+	/* 3: 0..40 out by time; 1: its own 100 bytes keep 80, 90, 100 (70 is
+	 * the last evicted for bytes, inside its window); 2: never kept. */
+	assert_int_equal(rec_snap_topic_evicted(s, 3), 5);
+	assert_int_equal(rec_snap_topic_evicted(s, 1), 8);
+	assert_int_equal(rec_snap_topic_evicted(s, 2), 11);
+	assert_int_equal(rec_snap_fill(s), 6 * 10 + 3 * 30);
+	/* A topic-1 message larger than its own bound: refused. */
+	assert_int_equal(rec_snap_push(s, msg(1, 1, 101, 100)), BT_ERR_TOOBIG);
+	/* The trigger at 105 trims 3 to >= 55 (50 goes). */
+	struct rec_batch b = trigger_take(s, 105, 1);
+	int64_t want[] = {3060, 3070, 3080, 1080, 3090, 1090, 3100, 1100}; /* ties: arrival */
+	check_free(&b, want, 8);
+	assert_int_equal(rec_snap_topic_evicted(s, 3), 6);
+	/* After: 1 up to 135 (its own 100 bytes: 60 + 50 does not fit), 2 up
+	 * to 145, 3 not at all (to the buffer for the next snapshot). */
+	assert_int_equal(rec_snap_push(s, msg(2, 2101, 10, 101)), BT_OK); /* before T: dropped */
+	assert_int_equal(rec_snap_push(s, msg(1, 1110, 30, 110)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(3, 3111, 10, 111)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(2, 2120, 10, 120)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(1, 1130, 30, 130)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(1, 1132, 50, 132)), BT_ERR_FULL);
+	assert_int_equal(rec_snap_push(s, msg(1, 1136, 30, 136)), BT_OK); /* buffer */
+	assert_int_equal(rec_snap_push(s, msg(2, 2145, 10, 145)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(2, 2146, 10, 146)), BT_OK); /* dropped */
+	assert_true(rec_snap_post_take(s, 146, &b));
+	int64_t post[] = {1110, 2120, 1130, 2145};
+	check_free(&b, post, 4);
+	assert_false(rec_snap_post_take(s, 145 + REC_SNAP_POST_GRACE_NS + 1, &b));
+	assert_int_equal(b.count, 0);
+	/* Only topic 1 was cut: 105 - 70 = 35 of 40 before, 132 - 105 = 27
+	 * of 30 after. */
+	struct rec_snap_cover c[4];
+	assert_int_equal(rec_snap_cover_get(s, c, 4), 1);
+	assert_int_equal(c[0].topic, 1);
+	assert_int_equal(c[0].before_ns, 40);
+	assert_int_equal(c[0].before_kept_ns, 35);
+	assert_int_equal(c[0].after_ns, 30);
+	assert_int_equal(c[0].after_kept_ns, 27);
+	rec_snap_release(s);
+	assert_int_equal(rec_snap_cover_get(s, c, 4), 0); /* forgotten */
+	/* The next snapshot: 3's 111 and 1's 136 (within 40 of 140). */
+	b = trigger_take(s, 140, 2);
+	int64_t next[] = {3111, 1136};
+	check_free(&b, next, 2);
+	assert_false(rec_snap_post_take(s, 140 + 40 + REC_SNAP_POST_GRACE_NS + 1, &b));
+	assert_int_equal(rec_snap_cover_get(s, c, 4), 0);
+	rec_snap_release(s);
+	rec_snap_free(s);
+}
+
+/* The global bound evicts the oldest message of all topics (by recv_time),
+ * and cuts that topic's window; a window outside the evicted message is
+ * not reported. An empty buffer still triggers when a topic's window is
+ * after the trigger only. */
+static void test_snap_topic_global(void **state)
+{
+	(void)state;
+	struct rec_snap *s = snap_new(100, 0, 0);
+	topic_set(s, 0, 1000, 0, 0);
+	topic_set(s, 1, 5, 0, 0);
+	assert_int_equal(rec_snap_push(s, msg(0, 1, 40, 10)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(1, 2, 40, 5)), BT_OK); /* late, older */
+	assert_int_equal(rec_snap_push(s, msg(0, 3, 40, 20)), BT_OK); /* evicts 2 */
+	assert_int_equal(rec_snap_topic_evicted(s, 1), 1);
+	assert_int_equal(rec_snap_push(s, msg(1, 4, 40, 30)), BT_OK); /* evicts 1 */
+	assert_int_equal(rec_snap_topic_evicted(s, 0), 1);
+	struct rec_batch b = trigger_take(s, 30, 1);
+	int64_t want[] = {3, 4};
+	check_free(&b, want, 2);
+	struct rec_batch post;
+	assert_false(rec_snap_post_take(s, 30, &post));
+	/* 0 was cut at 10 (20 of 1000 covered); 1's cut (5) is outside its
+	 * window [25, 30]. */
+	struct rec_snap_cover c[2];
+	assert_int_equal(rec_snap_cover_get(s, c, 2), 1);
+	assert_int_equal(c[0].topic, 0);
+	assert_int_equal(c[0].before_kept_ns, 20);
+	assert_int_equal(c[0].after_kept_ns, 0);
+	rec_snap_release(s);
+	/* After-only topic: an empty buffer is a snapshot (its post list). */
+	assert_int_equal(rec_snap_trigger(s, 40, NULL), REC_SNAP_EMPTY);
+	topic_set(s, 2, 0, 10, 0);
+	struct rec_snap_trigger_info info;
+	assert_int_equal(rec_snap_trigger(s, 40, &info), REC_SNAP_TRIGGERED);
+	assert_int_equal(info.count, 0);
+	uint64_t id = 0;
+	assert_true(rec_snap_take_wait(s, 1000 * MS, &b, &id));
+	assert_int_equal(id, 2);
+	assert_int_equal(b.count, 0);
+	assert_int_equal(rec_snap_push(s, msg(2, 5, 10, 45)), BT_OK);
+	assert_false(rec_snap_post_take(s, 50 + REC_SNAP_POST_GRACE_NS + 1, &post));
+	int64_t pw[] = {5};
+	check_free(&post, pw, 1);
 	rec_snap_release(s);
 	rec_snap_free(s);
 }
@@ -616,6 +739,8 @@ int main(void)
 		cmocka_unit_test(test_snap_wait),
 		cmocka_unit_test(test_snap_post),
 		cmocka_unit_test(test_snap_post_limits),
+		cmocka_unit_test(test_snap_topic_windows),
+		cmocka_unit_test(test_snap_topic_global),
 		cmocka_unit_test(test_snap_concurrent),
 		cmocka_unit_test(test_snap_concurrent_post),
 	};
