@@ -92,6 +92,9 @@ static void play_summary(struct play *p)
 	printf("Played %llu message%s on %zu topic%s, %llu late (> 1 ms), max %.1f ms late\n",
 	       (unsigned long long)v.published, bt_fmt_s(v.published), n, bt_fmt_s(n),
 	       (unsigned long long)v.late, (double)v.max_late_ns / 1e6);
+	printf("Lateness: p50 %lld us, p99 %lld us, max %lld us\n",
+	       (long long)(v.late_p50_ns / 1000), (long long)(v.late_p99_ns / 1000),
+	       (long long)(v.max_late_ns / 1000));
 	if (v.failed)
 		printf("%llu write%s failed\n", (unsigned long long)v.failed, bt_fmt_s(v.failed));
 	fflush(stdout);

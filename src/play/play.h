@@ -238,6 +238,9 @@ struct play_view {
 	uint64_t total;
 	uint64_t late;
 	int64_t max_late_ns;
+	/* How late the timed writes went out, p50 and p99 (within 1 µs under
+	 * 1 ms, bt_lathist.h); steps and bursts are not timed. */
+	int64_t late_p50_ns, late_p99_ns;
 	uint64_t failed;
 	uint32_t clock_published; /* /clock messages (mod 2^32) */
 	size_t n_topics;          /* in the player (may exceed the array given) */

@@ -19,6 +19,7 @@
 
 #include "bag_reader.h"
 #include "bag_types.h"
+#include "bt_lathist.h"
 #include "bt_rate.h"
 #include "play.h"
 #include "play_sched.h"
@@ -89,11 +90,15 @@ struct play {
 	uint32_t loop_index;
 	uint32_t steps; /* play_next requests not yet published */
 	bool reader_waiting; /* the reader ended its pass and waits for a seek */
+	bool reader_full;    /* the reader waits for room in the queue */
 	char warning[256];
 	bt_status result;
 	struct bt_error err;
 	_Atomic int state; /* enum play_state */
 	_Atomic uint32_t clock_published;
+
+	/* How late each timed write went out (the publishing thread adds). */
+	struct bt_lathist late_hist;
 
 	pthread_mutex_t view_mu; /* the rates; never taken with mu */
 	int64_t started_wall;

@@ -181,6 +181,7 @@ bt_status play_start(const struct play_options *opt, struct play **out, struct b
 	struct play *p = bt_xcalloc(1, sizeof *p);
 	player_copy_options(p, opt);
 	player_init_sync(p);
+	bt_lathist_init(&p->late_hist);
 	atomic_store(&p->state, PLAY_STATE_DONE);
 	bt_status st = player_open(p, err);
 	if (st == BT_OK)

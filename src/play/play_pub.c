@@ -34,11 +34,18 @@ static void pub_pop_locked(struct play *p, struct play_msg *m)
 	p->q_count--;
 	p->q_bytes -= m->len;
 	m->next = NULL;
-	pthread_cond_signal(&p->cv_reader);
+	/* A reader waiting for room is woken once half the queue is free, not
+	 * at every message: it refills in a run, and neither thread pays a
+	 * wake-up per message at full speed. */
+	if (p->reader_full && (p->q_count <= p->o.read_ahead_count / 2 &&
+			       p->q_bytes <= p->o.read_ahead_bytes / 2)) {
+		p->reader_full = false;
+		pthread_cond_signal(&p->cv_reader);
+	}
 }
 
-static void pub_count(struct play_topic *t, const struct play_msg *m, int64_t late, bool timed,
-		      dds_return_t rc)
+static void pub_count(struct play *p, struct play_topic *t, const struct play_msg *m,
+		      int64_t late, bool timed, dds_return_t rc)
 {
 	if (rc < 0) {
 		atomic_fetch_add_explicit(&t->failed, 1, memory_order_relaxed);
@@ -48,6 +55,7 @@ static void pub_count(struct play_topic *t, const struct play_msg *m, int64_t la
 	atomic_fetch_add_explicit(&t->bytes, m->len, memory_order_relaxed);
 	if (!timed)
 		return;
+	bt_lathist_add(&p->late_hist, late);
 	if (late > PLAY_LATE_NS)
 		atomic_fetch_add_explicit(&t->late, 1, memory_order_relaxed);
 	if (late > atomic_load_explicit(&t->max_late, memory_order_relaxed))
@@ -61,7 +69,7 @@ static void pub_write(struct play *p, struct play_msg *m, int64_t deadline, bool
 	if (!atomic_load_explicit(&t->muted, memory_order_relaxed)) {
 		int64_t late = timed ? bt_time_monotonic_ns() - deadline : 0;
 		dds_return_t rc = btdds_raw_write(t->writer, m->data, m->len);
-		pub_count(t, m, late, timed, rc);
+		pub_count(p, t, m, late, timed, rc);
 	}
 	free(m);
 }

@@ -29,8 +29,10 @@ static bool rd_push(struct rd_ctx *c, struct play_msg *m)
 	struct play *p = c->p;
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && p->gen == c->gen && p->q_count > 0 &&
-	       (p->q_count >= p->o.read_ahead_count || p->q_bytes + m->len > p->o.read_ahead_bytes))
+	       (p->q_count >= p->o.read_ahead_count || p->q_bytes + m->len > p->o.read_ahead_bytes)) {
+		p->reader_full = true; /* the publisher wakes it when half is free */
 		pthread_cond_wait(&p->cv_reader, &p->mu);
+	}
 	bool keep = !p->stop && p->gen == c->gen;
 	if (keep) {
 		m->gen = c->gen;
@@ -39,9 +41,10 @@ static bool rd_push(struct rd_ctx *c, struct play_msg *m)
 		else
 			p->head = m;
 		p->tail = m;
-		p->q_count++;
+		/* the publisher waits for a message only when there is none */
+		if (p->q_count++ == 0)
+			pthread_cond_signal(&p->cv_pub);
 		p->q_bytes += m->len;
-		pthread_cond_signal(&p->cv_pub);
 	}
 	bool stop = p->stop;
 	pthread_mutex_unlock(&p->mu);

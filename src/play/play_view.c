@@ -88,4 +88,9 @@ void play_view_get(struct play *p, struct play_view *v, struct play_topic_view *
 			topics[i] = tv;
 	}
 	pthread_mutex_unlock(&p->view_mu);
+	/* bucket edges: never above what was seen */
+	v->late_p50_ns = bt_lathist_quantile(&p->late_hist, 0.5);
+	v->late_p99_ns = bt_lathist_quantile(&p->late_hist, 0.99);
+	v->late_p50_ns = v->late_p50_ns < v->max_late_ns ? v->late_p50_ns : v->max_late_ns;
+	v->late_p99_ns = v->late_p99_ns < v->max_late_ns ? v->late_p99_ns : v->max_late_ns;
 }
