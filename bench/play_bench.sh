@@ -1,0 +1,160 @@
+#!/bin/sh
+# play_bench — bagtop play against ceilings measured in the same run.
+#
+# The bags are recorded here first, by bagtop record, from ddsperf pub
+# (topic DDSPerfRDataKS), so that ddsperf sub receives what bagtop plays.
+#   (a) timing: a bag of 1 KiB messages at 1 kHz and one at 10 kHz played at
+#       rate 1 into ddsperf sub; the lateness of each message (p50/p99/max,
+#       from bagtop play's summary) next to a bare clock_nanosleep loop at
+#       the same rate (build/bench/sleep_bench), the ceiling.
+#   (b) top speed: a bag of 1 KiB messages played with --rate 1000 into
+#       ddsperf sub, messages/s received, against ddsperf pub size 1KiB into
+#       the same ddsperf sub (target >= 0.8).
+#   (c) 1 MiB: a bag of 1 MiB messages played with --rate 1000, bytes/s
+#       received, against ddsperf pub size 1MiB.
+# Rates are what ddsperf sub counted over the publishing side's wall time.
+# Not a test: it exits non-zero only when something failed to run.
+#
+# DDS stays on loopback: CYCLONEDDS_URI defaults to the repository's
+# loopback-only config, and the script re-runs itself in a network namespace
+# that has only loopback when the system allows it.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD="$ROOT/build"
+SECS=4
+DIR=${TMPDIR:-/tmp}
+DOMAIN=218
+
+usage() {
+	cat <<EOF
+usage: bench/play_bench.sh [--build DIR] [--seconds N] [--dir DIR] [--domain ID]
+  --build    the build tree (default build/): its src/app/bagtop and bench/sleep_bench
+  --seconds  length of each recorded bag and of each ceiling run (default 4)
+  --dir      where the bags are written (default \$TMPDIR or /tmp)
+  --domain   DDS domain id (default 218)
+EOF
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) BUILD=$2; shift 2 ;;
+	--seconds) SECS=$2; shift 2 ;;
+	--dir) DIR=$2; shift 2 ;;
+	--domain) DOMAIN=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+BAGTOP="$BUILD/src/app/bagtop"
+SLEEP_BENCH="$BUILD/bench/sleep_bench"
+
+export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
+if [ -z "${PLAY_BENCH_NS:-}" ]; then
+	export PLAY_BENCH_NS=1
+	if unshare -rn true 2>/dev/null; then
+		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" \
+			--build "$BUILD" --seconds "$SECS" --dir "$DIR" --domain "$DOMAIN"
+	fi
+	echo "play_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
+fi
+
+command -v ddsperf >/dev/null || { echo "play_bench: ddsperf not found (cyclonedds-tools)" >&2; exit 1; }
+[ -x "$BAGTOP" ] || { echo "play_bench: $BAGTOP is not built" >&2; exit 1; }
+[ -x "$SLEEP_BENCH" ] || { echo "play_bench: $SLEEP_BENCH is not built" >&2; exit 1; }
+WORK=$(mktemp -d "$DIR/play_bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+now() { date +%s.%N; }
+
+# record_bag NAME "PUB ARGS": bagtop records what ddsperf pub sends for SECS.
+record_bag() {
+	timeout $((SECS + 60)) "$BAGTOP" record --no-tui -o "$WORK/$1" --domain "$DOMAIN" \
+		DDSPerfRDataKS >"$WORK/$1.rec" 2>&1 &
+	rp=$!
+	sleep 1.5
+	# shellcheck disable=SC2086 # the pub arguments are words on purpose
+	timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub $2 >/dev/null 2>&1 || true
+	sleep 0.5
+	kill -INT "$rp" 2>/dev/null || true
+	wait "$rp" || { echo "play_bench: recording $1 failed:" >&2; cat "$WORK/$1.rec" >&2; exit 1; }
+	n=$(awk '$1 == "DDSPerfRDataKS" && $3 == "recorded" { print $2 }' "$WORK/$1.rec")
+	echo "  bag $1: ${n:-?} messages of ddsperf pub $2"
+}
+
+# sub_start SECONDS: ddsperf sub in the background, its output in sub.out.
+sub_start() {
+	timeout $(($1 + 20)) ddsperf -i "$DOMAIN" -D "$1" sub >"$WORK/sub.out" 2>&1 &
+	sp=$!
+	sleep 1
+}
+# sub_count: what the last ddsperf sub received in all.
+sub_count() {
+	wait "$sp" || true
+	awk '/ total / { for (i = 1; i <= NF; i++) if ($i == "total") t = $(i + 1) } END { print t + 0 }' \
+		"$WORK/sub.out"
+}
+
+# play BAG [ARGS…]: plays into the running sub; prints the wall seconds.
+play() {
+	bag=$1; shift
+	t0=$(now)
+	timeout 300 "$BAGTOP" play --no-tui --domain "$DOMAIN" "$@" "$WORK/$bag" \
+		>"$WORK/play.out" 2>&1 || { echo "play_bench: play $bag failed:" >&2; cat "$WORK/play.out" >&2; exit 1; }
+	echo "$(now) $t0" | awk '{ printf "%.3f", $1 - $2 }'
+}
+
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
+
+echo "play_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start, $SECS s bags, dir $DIR"
+echo "recording the bags:"
+record_bag hz1k "1000Hz size 1KiB"
+record_bag hz10k "10kHz size 1KiB"
+record_bag full1k "size 1KiB"
+record_bag full1m "40Hz size 1MiB"
+
+echo
+echo "== (a) timing, 1 KiB at the recorded pace =="
+for bag in hz1k hz10k; do
+	hz=1000; [ "$bag" = hz10k ] && hz=10000
+	"$SLEEP_BENCH" "$hz" "$SECS"
+	sub_start $((SECS + 8))
+	play "$bag" >/dev/null
+	got=$(sub_count)
+	late=$(grep -m1 '^Lateness:' "$WORK/play.out" || echo "(no lateness line in the summary)")
+	echo "bagtop play $bag: $late; ddsperf sub received $got"
+done
+
+echo
+echo "== (b) top speed, 1 KiB, --rate 1000 =="
+sub_start $((SECS + 3))
+timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub size 1KiB >/dev/null 2>&1 || true
+a=$(sub_count)
+ra=$(echo "$a $SECS" | awk '{ printf "%.0f", $1 / $2 }')
+echo "A ddsperf pub -> sub: $a messages in $SECS s, $ra msgs/s"
+sub_start 120
+w=$(play full1k --rate 1000)
+sleep 1.5
+kill -INT "$sp" 2>/dev/null || true
+b=$(sub_count)
+rb=$(echo "$b $w" | awk '{ printf "%.0f", $2 ? $1 / $2 : 0 }')
+echo "B bagtop play -> sub: $b messages in $w s, $rb msgs/s"
+echo "1 KiB top speed: play/ddsperf pub $(ratio "$rb" "$ra") (target >= 0.8)"
+
+echo
+echo "== (c) 1 MiB, --rate 1000 =="
+sub_start $((SECS + 3))
+timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub size 1MiB >/dev/null 2>&1 || true
+a=$(sub_count)
+ra=$(echo "$a $SECS" | awk '{ printf "%.1f", $1 * 1.048576 / $2 }')
+echo "A ddsperf pub -> sub: $a messages in $SECS s, $ra MB/s"
+sub_start 120
+w=$(play full1m --rate 1000)
+sleep 1.5
+kill -INT "$sp" 2>/dev/null || true
+b=$(sub_count)
+rb=$(echo "$b $w" | awk '{ printf "%.1f", $2 ? $1 * 1.048576 / $2 : 0 }')
+echo "B bagtop play -> sub: $b messages in $w s, $rb MB/s"
+echo "1 MiB: play/ddsperf pub $(ratio "$rb" "$ra")"
+echo
+echo "play_bench: load average $(cut -d' ' -f1 /proc/loadavg) at end"
