@@ -193,15 +193,13 @@ static bt_status bsm_open(const char *path, enum bag_storage_mode mode, struct b
 	return BT_OK;
 }
 
+/* No fsync, as with sqlite3's default (synchronous OFF) and rosbag2's
+ * plugin (fclose): a process that dies keeps what reached the kernel; an
+ * fdatasync here made every close (every split) wait for the disk. */
 static bt_status bsm_close(struct bag_storage *s, struct bt_error *err)
 {
 	struct bsm *b = bsm(s);
-	bt_status st = BT_OK;
-	if (b->w) {
-		st = mcap_writer_flush(b->w, true, err);
-		bt_status cs = mcap_writer_close(b->w, st == BT_OK ? err : NULL);
-		st = st == BT_OK ? cs : st;
-	}
+	bt_status st = b->w ? mcap_writer_close(b->w, err) : BT_OK;
 	bsm_free(b);
 	return st;
 }

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "bt_fs.h"
@@ -178,6 +179,31 @@ static bt_status w_drain(struct mcap_writer *w, struct bt_error *err)
 	return st;
 }
 
+/* What waits in `out`, then p: one writev, so that a large piece (a
+ * chunk's records, a large message) costs one system call. */
+static bt_status w_drain_with(struct mcap_writer *w, const void *p, size_t n, struct bt_error *err)
+{
+	struct iovec iov[2] = {{w->out.data, w->out.len}, {(void *)p, n}};
+	struct iovec *v = iov[0].iov_len ? iov : iov + 1;
+	int nv = iov[0].iov_len ? 2 : 1;
+	while (nv > 0) {
+		ssize_t k = writev(w->fd, v, nv);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return w_fail(w, err, k < 0 ? errno : EIO, "write");
+		size_t left = (size_t)k;
+		for (; nv > 0 && left >= v->iov_len; nv--, v++)
+			left -= v->iov_len;
+		if (nv > 0) {
+			v->iov_base = (char *)v->iov_base + left;
+			v->iov_len -= left;
+		}
+	}
+	bt_buf_reset(&w->out);
+	return BT_OK;
+}
+
 /* Every byte of the file goes through here, in order. `data` says whether
  * it belongs to the data section (DataEnd's CRC). */
 static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data,
@@ -188,10 +214,8 @@ static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data
 	if (data && w->o.enable_data_crc)
 		w->data_crc = mcap_crc32(w->data_crc, p, n);
 	w->pos += n;
-	if (n >= W_OUT_FLUSH) {
-		bt_status st = w_drain(w, err);
-		return st != BT_OK ? st : w_write_all(w, p, n, err);
-	}
+	if (n >= W_OUT_FLUSH)
+		return w_drain_with(w, p, n, err);
 	if (bt_buf_append(&w->out, p, n) != BT_OK)
 		return bt_err_set(err, BT_ERR_NOMEM, "MCAP writer: out of memory");
 	return w->out.len >= W_OUT_FLUSH ? w_drain(w, err) : BT_OK;
@@ -466,7 +490,11 @@ static bt_status w_compress(struct mcap_writer *w, const void **p, size_t *n, co
 	return BT_OK;
 }
 
-static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
+/* Closes the open chunk, whose records are w->chunk followed by `tail`
+ * (tail_len bytes, the data of its last message, written from where the
+ * caller has it rather than copied; only when not compressing). */
+static bt_status w_chunk_close_tail(struct mcap_writer *w, const void *tail, size_t tail_len,
+				    struct bt_error *err)
 {
 	if (w->chunk.len == 0)
 		return BT_OK;
@@ -476,26 +504,33 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 	bt_status st = w_compress(w, &p, &n, &comp, err);
 	if (st != BT_OK)
 		return st;
-	uint32_t crc = w->o.no_chunk_crc ? 0 : mcap_crc32(0, w->chunk.data, w->chunk.len);
+	uint64_t usize = w->chunk.len + tail_len;
+	uint32_t crc = 0;
+	if (!w->o.no_chunk_crc)
+		crc = mcap_crc32(0, w->chunk.data, w->chunk.len);
+	if (!w->o.no_chunk_crc && tail_len) /* crc32(crc, NULL, 0) would restart it */
+		crc = mcap_crc32(crc, tail, tail_len);
 	size_t clen = strlen(comp);
 	uint8_t pre[MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4 + 8 + 8];
 	uint8_t *q = pre;
 	*q++ = MCAP_OP_CHUNK;
-	mcap_put_u64(q, 8 * 3 + 4 + 4 + clen + 8 + n);
+	mcap_put_u64(q, 8 * 3 + 4 + 4 + clen + 8 + n + tail_len);
 	mcap_put_u64(q + 8, w->chunk_start);
 	mcap_put_u64(q + 16, w->chunk_end);
-	mcap_put_u64(q + 24, w->chunk.len);
+	mcap_put_u64(q + 24, usize);
 	mcap_put_u32(q + 32, crc);
 	mcap_put_u32(q + 36, (uint32_t)clen);
 	uint64_t start = w->pos;
 	st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
 	if (st == BT_OK && clen)
 		st = w_put(w, comp, clen, true, err);
-	mcap_put_u64(pre, n);
+	mcap_put_u64(pre, n + tail_len);
 	if (st == BT_OK)
 		st = w_put(w, pre, 8, true, err);
 	if (st == BT_OK)
 		st = w_put(w, p, n, true, err);
+	if (st == BT_OK)
+		st = w_put(w, tail, tail_len, true, err);
 	if (st != BT_OK)
 		return st;
 	uint64_t length = w->pos - start, mi_len = 0;
@@ -503,13 +538,18 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 	if (!w->o.no_message_index)
 		st = w_message_indexes(w, &offsets, &mi_len, err);
 	if (st == BT_OK)
-		st = w_chunk_index(w, start, length, &offsets, mi_len, comp, n, w->chunk.len, err);
+		st = w_chunk_index(w, start, length, &offsets, mi_len, comp, n + tail_len, usize, err);
 	bt_buf_fini(&offsets);
 	w->n_chunks++;
 	bt_buf_reset(&w->chunk);
 	w->chunk_msgs = 0;
 	w->chunk_start = w->chunk_end = 0;
 	return st;
+}
+
+static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
+{
+	return w_chunk_close_tail(w, NULL, 0, err);
 }
 
 static bt_status w_index_push(struct w_channel *c, uint64_t log_time, uint64_t off)
@@ -564,20 +604,28 @@ bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t
 			w_stats(w, c, log_time);
 		return st;
 	}
+	/* A large message that fills the chunk goes to the file from where
+	 * the caller has it: the chunk closes after it anyway, so the file is
+	 * the same, and the copy into the chunk is saved. */
 	uint64_t off = w->chunk.len;
-	if (bt_buf_reserve(&w->chunk, sizeof pre + len) != BT_OK ||
+	bool through = w->o.compression == MCAP_COMPRESSION_NONE && len >= W_OUT_FLUSH &&
+		       off + sizeof pre + len >= w->o.chunk_size;
+	size_t copy = through ? 0 : len;
+	if (bt_buf_reserve(&w->chunk, sizeof pre + copy) != BT_OK ||
 	    (!w->o.no_message_index && w_index_push(c, log_time, off) != BT_OK))
 		return w_nomem(err); /* nothing appended yet: the chunk is unchanged */
 	memcpy(w->chunk.data + w->chunk.len, pre, sizeof pre);
-	if (len)
-		memcpy(w->chunk.data + w->chunk.len + sizeof pre, data, len);
-	w->chunk.len += sizeof pre + len;
+	if (copy)
+		memcpy(w->chunk.data + w->chunk.len + sizeof pre, data, copy);
+	w->chunk.len += sizeof pre + copy;
 	if (w->chunk_msgs == 0 || log_time < w->chunk_start)
 		w->chunk_start = log_time;
 	if (w->chunk_msgs == 0 || log_time > w->chunk_end)
 		w->chunk_end = log_time;
 	w->chunk_msgs++;
 	w_stats(w, c, log_time);
+	if (through)
+		return w_chunk_close_tail(w, data, len, err);
 	return w->chunk.len >= w->o.chunk_size ? w_chunk_close(w, err) : BT_OK;
 }
 
