@@ -294,9 +294,13 @@ static bt_status bsm_write_metadata(struct bag_storage *s, const struct bag_meta
 	return st;
 }
 
+/* The batch's message data stays valid until its commit or abort (the
+ * storage contract): the writer borrows it, and a chunk that fills
+ * during the batch goes to the kernel from where the messages are. */
 static bt_status bsm_batch_begin(struct bag_storage *s, struct bt_error *err)
 {
-	(void)s, (void)err;
+	(void)err;
+	mcap_writer_borrow_begin(bsm(s)->w);
 	return BT_OK;
 }
 
@@ -342,6 +346,7 @@ static bt_status bsm_flush_due(struct bsm *b, struct bt_error *err)
 
 static bt_status bsm_batch_commit(struct bag_storage *s, struct bt_error *err)
 {
+	mcap_writer_borrow_end(bsm(s)->w);
 	return bsm_flush_due(bsm(s), err);
 }
 
@@ -350,10 +355,11 @@ static bt_status bsm_flush(struct bag_storage *s, struct bt_error *err)
 	return bsm_flush_due(bsm(s), err);
 }
 
-/* Nothing to undo: an append-only file keeps what was written. */
+/* Nothing to undo: an append-only file keeps what was written (the
+ * borrowed data copied in, as the caller takes it back). */
 static void bsm_batch_abort(struct bag_storage *s)
 {
-	(void)s;
+	mcap_writer_borrow_end(bsm(s)->w);
 }
 
 /* rosbag2 counts the bytes written; the open chunk is counted as it will

@@ -390,7 +390,7 @@ static void test_unknown_opcodes_and_padding(void **state)
  * buffer) and some not; one large first thing in a chunk. */
 static size_t lg_len(uint32_t i)
 {
-	static const size_t lens[] = {100, 70000, 200, 300000, 65536, 10, 131000, 0};
+	static const size_t lens[] = {100, 70000, 1000, 300000, 65536, 10, 131000, 5000};
 	return lens[i % 8] + i;
 }
 
@@ -400,7 +400,10 @@ static void lg_fill(uint32_t i, uint8_t *buf)
 		buf[k] = (uint8_t)(i * 13 + k * 7 + (k >> 9));
 }
 
-static void lg_write(const char *path, enum mcap_compression comp, uint8_t *buf)
+/* Writes the LG_N messages; with `borrow`, in batches of 5 lent to the
+ * writer (borrow_begin .. borrow_end), each from its own buffer, which is
+ * overwritten once the batch is over: the file must not see that. */
+static void lg_write(const char *path, enum mcap_compression comp, bool borrow)
 {
 	struct mcap_writer_options o;
 	mcap_writer_options_init(&o);
@@ -414,13 +417,26 @@ static void lg_write(const char *path, enum mcap_compression comp, uint8_t *buf)
 	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "t", &err), BT_OK);
 	assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", 0, NULL, 0, &a, &err), BT_OK);
 	assert_int_equal(mcap_writer_add_channel(w, "/b", "cdr", 0, NULL, 0, &b, &err), BT_OK);
+	uint8_t *bufs[5];
+	for (int k = 0; k < 5; k++)
+		assert_non_null(bufs[k] = malloc(LG_MAX));
 	for (uint32_t i = 0; i < LG_N; i++) {
+		if (borrow && i % 5 == 0)
+			mcap_writer_borrow_begin(w);
+		uint8_t *buf = bufs[i % 5];
 		lg_fill(i, buf);
 		assert_int_equal(mcap_writer_write(w, i % 3 ? a : b, i, 1000 - i * 7 % 50, i, buf,
 						   lg_len(i), &err),
 				 BT_OK);
+		if (borrow && (i % 5 == 4 || i == LG_N - 1)) {
+			mcap_writer_borrow_end(w);
+			for (int k = 0; k < 5; k++)
+				memset(bufs[k], 0xAA, LG_MAX);
+		}
 	}
 	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+	for (int k = 0; k < 5; k++)
+		free(bufs[k]);
 }
 
 /* What a streamed read sees: per chunk its times and uncompressed size,
@@ -458,25 +474,31 @@ static void lg_stream(const char *path, struct bt_buf *out)
 	mcap_reader_close(r);
 }
 
-/* The file the writer sends large messages of from the caller's buffer
- * (no compression) has the same chunks, message offsets and bytes as the
- * zstd one (whose chunks are built by copying), CRCs right; and reads back
- * through its indexes. */
+/* The files the writer sends message data of from the caller's buffers
+ * (no compression: large messages that fill a chunk, and lent ones) have
+ * the same chunks, message offsets and bytes as the zstd one (whose chunks
+ * are built by copying), CRCs right, the lent buffers' later bytes not in
+ * them; and read back through their indexes. */
 static void test_large_messages(void **state)
 {
 	const char *dir = *state;
 	uint8_t *buf = malloc(LG_MAX);
 	assert_non_null(buf);
-	char plain[4096], zstd[4096];
+	char plain[4096], lent[4096], zstd[4096];
 	snprintf(plain, sizeof plain, "%s/large.mcap", dir);
+	snprintf(lent, sizeof lent, "%s/large_lent.mcap", dir);
 	snprintf(zstd, sizeof zstd, "%s/large_zstd.mcap", dir);
-	lg_write(plain, MCAP_COMPRESSION_NONE, buf);
-	lg_write(zstd, MCAP_COMPRESSION_ZSTD, buf);
-	struct bt_buf a = BT_BUF_INIT, b = BT_BUF_INIT;
+	lg_write(plain, MCAP_COMPRESSION_NONE, false);
+	lg_write(lent, MCAP_COMPRESSION_NONE, true);
+	lg_write(zstd, MCAP_COMPRESSION_ZSTD, true);
+	struct bt_buf a = BT_BUF_INIT, b = BT_BUF_INIT, c = BT_BUF_INIT;
 	lg_stream(plain, &a);
+	lg_stream(lent, &c);
 	lg_stream(zstd, &b);
 	assert_string_equal(a.data, b.data);
+	assert_string_equal(c.data, b.data);
 	assert_true(strstr(a.data, "chunk") != NULL);
+	assert_true(tu_files_equal(plain, lent));
 
 	struct mcap_reader *r;
 	struct bt_error err;
@@ -499,6 +521,7 @@ static void test_large_messages(void **state)
 	mcap_reader_close(r);
 	bt_buf_fini(&a);
 	bt_buf_fini(&b);
+	bt_buf_fini(&c);
 	free(buf);
 }
 
