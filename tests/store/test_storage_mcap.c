@@ -4,7 +4,8 @@
  * preset: chunks or none, their compression); the once-a-second flush (at
  * a commit and when idle) that bounds what a kill loses; the split size
  * counting the open chunk; info from the summary's message indexes, not
- * the chunks; option errors naming the key. No DDS. */
+ * the chunks; offered QoS that change (the next file's channel has them);
+ * option errors naming the key. No DDS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,6 +434,77 @@ static void test_info_from_index(void **state)
 	free(dir);
 }
 
+/* ---- offered QoS that change while recording ---- */
+
+/* The offered_qos_profiles of channel `topic` in MCAP file `f` (malloc'ed). */
+static char *qos_of_channel(const char *f, const char *topic)
+{
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	const struct mcap_summary *sum = mcap_reader_summary(r);
+	char *qos = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < sum->n_channels; i++) {
+		const struct mcap_channel *c = &sum->channels[i];
+		if (c->topic.len != strlen(topic) || memcmp(c->topic.p, topic, c->topic.len))
+			continue;
+		struct mcap_map m = c->metadata;
+		struct mcap_str k, v;
+		while (mcap_map_next_str(&m, &k, &v))
+			if (k.len == 20 && !memcmp(k.p, "offered_qos_profiles", 20))
+				qos = bt_xstrndup((const char *)v.p, v.len);
+		n++;
+	}
+	assert_int_equal(n, 1); /* one channel a topic, whatever changed */
+	assert_non_null(qos);
+	mcap_reader_close(r);
+	return qos;
+}
+
+/* A second publisher's QoS, learned while a file is open: that file's
+ * channel keeps the profiles it was created with (as rosbag2's plugin,
+ * which never changes a channel), the next file's channel has the new
+ * ones, and metadata.yaml says the newest; check passes. */
+static void test_qos_change(void **state)
+{
+	char *dir = bt_xasprintf("%s/qos", (const char *)*state);
+	uint32_t h[RT_TOPICS];
+	struct bag_writer *w = rt_open(dir, NULL, NULL, 0, 0, h);
+	rt_write(w, h, 0, 60);
+	struct bag_qos q[2];
+	bag_qos_default(&q[0]);
+	bag_qos_default(&q[1]);
+	q[0].durability = BAG_DURABILITY_VOLATILE;
+	q[1].durability = BAG_DURABILITY_TRANSIENT_LOCAL;
+	struct bt_error err;
+	assert_int_equal(bag_writer_set_topic_qos(w, h[0], q, 2, &err), BT_OK);
+	rt_write(w, h, 60, 120);
+	assert_int_equal(bag_writer_split(w, &err), BT_OK);
+	rt_write(w, h, 120, 180);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+
+	char *f0 = bt_xasprintf("%s/qos_0.mcap", dir), *f1 = bt_xasprintf("%s/qos_1.mcap", dir);
+	char *q0 = qos_of_channel(f0, "/a"), *q1 = qos_of_channel(f1, "/a");
+	assert_null(strstr(q0, "transient_local"));
+	assert_non_null(strstr(q1, "transient_local"));
+	assert_non_null(strstr(q1, "volatile"));
+	char *yaml = bt_xasprintf("%s/metadata.yaml", dir), *text = NULL;
+	size_t len = 0;
+	assert_int_equal(bt_fs_read_all(yaml, 1 << 20, &text, &len, &err), BT_OK);
+	assert_non_null(strstr(text, "transient_local"));
+	if (bag_check(dir, rt_report, dir) != 0)
+		fail_msg("a bag whose QoS changed: bag_check found problems");
+	free(text);
+	free(yaml);
+	free(q0);
+	free(q1);
+	free(f0);
+	free(f1);
+	free(dir);
+}
+
 /* ---- options: unknown keys, bad values, another backend's preset ---- */
 
 static void test_option_errors(void **state)
@@ -492,6 +564,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_split_size, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_split_and_rotate, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_qos_change, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_info_from_index, tu_scratch_setup,
 						tu_scratch_teardown),
