@@ -9,19 +9,14 @@ set -u
 . "$(dirname "$0")/tmux_lib.sh"
 tmux_test_dir mcaptui
 SOCK="bagtop-test-$$"
-PUB=""
-cleanup() {
-	tm kill-server 2>/dev/null
-	[ -n "$PUB" ] && kill $PUB 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+PUBS=""
+trap tmux_cleanup EXIT
 # The Written figure of the header line ("Written 7.8 KiB").
 written() { screen | sed -n 's/.*Written \([0-9.]* [KMG]*i*B\).*/\1/p' | head -n 1; }
 size_of() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
 "$P" --domain 77 --topic rt/alpha --type string --count 20000 --rate 200 >/dev/null 2>&1 &
-PUB=$!
+PUBS=$!
 tm new-session -d -x 80 -y 24 \
 	"env TERM=screen $B record -a -s mcap --domain 77 -o $T/bag --log-file $T/log; echo \$? > $T/exit; sleep 60"
 wait_for 5 on_screen /alpha || fail "no /alpha within 5 s"

@@ -14,6 +14,13 @@ tmux_test_dir() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-$1-XXXXXX")
 }
 tm() { tmux -L "$SOCK" "$@"; }
+# A cleanup for `trap tmux_cleanup EXIT`: the tmux server, the publishers
+# whose pids are in $PUBS, the scratch directory.
+tmux_cleanup() {
+	tm kill-server 2>/dev/null
+	[ -n "${PUBS:-}" ] && kill $PUBS 2>/dev/null
+	rm -rf "$T"
+}
 screen() { tm capture-pane -p; }
 fail() {
 	echo "FAIL: $*"

@@ -83,6 +83,30 @@ static void rt_check_message(const struct mcap_message *m)
 	assert_memory_equal(m->data.p, buf, n);
 }
 
+/* Reads every message of indexed reader r in log_time order, each handed
+ * to check(m, arg); returns how many. */
+static uint32_t rt_each_message(struct mcap_reader *r,
+				void (*check)(const struct mcap_message *m, void *arg), void *arg)
+{
+	struct bt_error err;
+	assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
+	uint32_t n = 0;
+	for (bool end = false;;) {
+		struct mcap_message m;
+		assert_int_equal(mcap_reader_messages_next(r, &m, &end, &err), BT_OK);
+		if (end)
+			return n;
+		check(&m, arg);
+		n++;
+	}
+}
+
+static void rt_check_any(const struct mcap_message *m, void *arg)
+{
+	(void)arg;
+	rt_check_message(m);
+}
+
 static void rt_streamed(const char *path)
 {
 	struct mcap_reader *r;
@@ -225,17 +249,7 @@ static void test_summary_parts(void **state)
 		assert_int_equal(s->has_statistics, part != 2);
 		assert_int_equal(s->n_metadata, part == 4 ? 0 : 1);
 		assert_int_equal(s->n_attachments, part == 5 ? 0 : 1);
-		assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
-		uint32_t n = 0;
-		for (bool end = false;;) {
-			struct mcap_message m;
-			assert_int_equal(mcap_reader_messages_next(r, &m, &end, &err), BT_OK);
-			if (end)
-				break;
-			rt_check_message(&m);
-			n++;
-		}
-		assert_int_equal(n, RT_N);
+		assert_int_equal(rt_each_message(r, rt_check_any, NULL), RT_N);
 		assert_int_equal(s->n_channels, RT_CHANNELS);
 		mcap_reader_close(r);
 	}
@@ -439,6 +453,15 @@ static void lg_write(const char *path, enum mcap_compression comp, bool borrow)
 		free(bufs[k]);
 }
 
+/* Message m has the bytes lg_fill gives it (arg: a scratch buffer). */
+static void lg_check(const struct mcap_message *m, void *arg)
+{
+	uint8_t *buf = arg;
+	lg_fill(m->sequence, buf);
+	assert_int_equal(m->data.len, lg_len(m->sequence));
+	assert_memory_equal(m->data.p, buf, m->data.len);
+}
+
 /* What a streamed read sees: per chunk its times and uncompressed size,
  * per message its fields and a checksum of its bytes, in file order. */
 static void lg_stream(const char *path, struct bt_buf *out)
@@ -505,19 +528,7 @@ static void test_large_messages(void **state)
 	assert_int_equal(mcap_reader_open(&r, plain, &err), BT_OK);
 	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
 	assert_true(mcap_reader_summary(r)->from_summary);
-	assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
-	uint32_t n = 0;
-	for (bool end = false;;) {
-		struct mcap_message m;
-		assert_int_equal(mcap_reader_messages_next(r, &m, &end, &err), BT_OK);
-		if (end)
-			break;
-		lg_fill(m.sequence, buf);
-		assert_int_equal(m.data.len, lg_len(m.sequence));
-		assert_memory_equal(m.data.p, buf, m.data.len);
-		n++;
-	}
-	assert_int_equal(n, LG_N);
+	assert_int_equal(rt_each_message(r, lg_check, buf), LG_N);
 	mcap_reader_close(r);
 	bt_buf_fini(&a);
 	bt_buf_fini(&b);
