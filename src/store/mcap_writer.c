@@ -759,7 +759,10 @@ void mcap_writer_borrow_end(struct mcap_writer *w)
 	w->borrowing = false;
 	if (w->n_refs == 0)
 		return;
-	if (w->failed) { /* nothing more is written: forget them */
+	/* After a failed write nothing more is written: forget them. (Without
+	 * the room, a chunk close failed half-way: the same.) */
+	if (w->failed || w->chunk.cap <= w->chunk_len) {
+		w->failed = true;
 		w->n_refs = 0;
 		return;
 	}
