@@ -124,7 +124,10 @@ struct bag_storage_ops {
 				    struct bt_error *err);
 	/* A batch is the unit of commit: messages written between begin and
 	 * commit become durable (and visible to a reader) together, or none
-	 * do (abort, or a crash before commit; see append_only). */
+	 * do (abort, or a crash before commit; see append_only). The data
+	 * given to write stays valid and unchanged until the batch's commit
+	 * or abort returns: a backend may point at it until then (mcap does,
+	 * to write a chunk without copying its messages). */
 	bt_status (*batch_begin)(struct bag_storage *s, struct bt_error *err);
 	bt_status (*write)(struct bag_storage *s, int64_t topic_id, int64_t timestamp,
 			   const void *data, size_t len, struct bt_error *err);

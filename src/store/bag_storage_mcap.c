@@ -193,15 +193,13 @@ static bt_status bsm_open(const char *path, enum bag_storage_mode mode, struct b
 	return BT_OK;
 }
 
+/* No fsync, as with sqlite3's default (synchronous OFF) and rosbag2's
+ * plugin (fclose): a process that dies keeps what reached the kernel; an
+ * fdatasync here made every close (every split) wait for the disk. */
 static bt_status bsm_close(struct bag_storage *s, struct bt_error *err)
 {
 	struct bsm *b = bsm(s);
-	bt_status st = BT_OK;
-	if (b->w) {
-		st = mcap_writer_flush(b->w, true, err);
-		bt_status cs = mcap_writer_close(b->w, st == BT_OK ? err : NULL);
-		st = st == BT_OK ? cs : st;
-	}
+	bt_status st = b->w ? mcap_writer_close(b->w, err) : BT_OK;
 	bsm_free(b);
 	return st;
 }
@@ -296,9 +294,13 @@ static bt_status bsm_write_metadata(struct bag_storage *s, const struct bag_meta
 	return st;
 }
 
+/* The batch's message data stays valid until its commit or abort (the
+ * storage contract): the writer borrows it, and a chunk that fills
+ * during the batch goes to the kernel from where the messages are. */
 static bt_status bsm_batch_begin(struct bag_storage *s, struct bt_error *err)
 {
-	(void)s, (void)err;
+	(void)err;
+	mcap_writer_borrow_begin(bsm(s)->w);
 	return BT_OK;
 }
 
@@ -344,6 +346,7 @@ static bt_status bsm_flush_due(struct bsm *b, struct bt_error *err)
 
 static bt_status bsm_batch_commit(struct bag_storage *s, struct bt_error *err)
 {
+	mcap_writer_borrow_end(bsm(s)->w);
 	return bsm_flush_due(bsm(s), err);
 }
 
@@ -352,10 +355,11 @@ static bt_status bsm_flush(struct bag_storage *s, struct bt_error *err)
 	return bsm_flush_due(bsm(s), err);
 }
 
-/* Nothing to undo: an append-only file keeps what was written. */
+/* Nothing to undo: an append-only file keeps what was written (the
+ * borrowed data copied in, as the caller takes it back). */
 static void bsm_batch_abort(struct bag_storage *s)
 {
-	(void)s;
+	mcap_writer_borrow_end(bsm(s)->w);
 }
 
 /* rosbag2 counts the bytes written; the open chunk is counted as it will
@@ -422,31 +426,83 @@ struct bsm_tally {
 	int64_t min, max;
 };
 
-/* One pass over the messages, by channel id (*t[id], *n ids): first, as
- * the pass may meet schemas and channels the summary did not repeat. */
+/* Counts a message of channel `id` at log_time `lt` in *t (*n ids, *cap). */
+static void bsm_tally_one(struct bsm_tally **t, size_t *n, size_t *cap, uint16_t id, uint64_t lt)
+{
+	if (id >= *n) {
+		bt_xgrow((void **)t, cap, (size_t)id + 1, sizeof **t);
+		memset(*t + *n, 0, ((size_t)id + 1 - *n) * sizeof **t);
+		*n = (size_t)id + 1;
+	}
+	struct bsm_tally *c = &(*t)[id];
+	int64_t ts = lt > INT64_MAX ? INT64_MAX : (int64_t)lt;
+	if (!c->count || ts < c->min)
+		c->min = ts;
+	if (!c->count || ts > c->max)
+		c->max = ts;
+	c->count++;
+}
+
+/* The tally from the summary: every chunk's Message Index records (16
+ * bytes a message, no chunk read). *used false when the file does not
+ * index every message that way (no summary, no statistics, chunks or
+ * message indexes missing, messages outside chunks, definitions only in
+ * the chunks): the caller reads the messages then. */
+static bt_status bsm_tally_indexed(struct bsm *b, struct bsm_tally **t, size_t *n, size_t *cap,
+				   bool *used, struct bt_error *err)
+{
+	const struct mcap_summary *sum = mcap_reader_summary(b->r);
+	*used = false;
+	/* The summary repeats every schema and channel (else the chunks hold
+	 * some: the read meets them) and indexes every chunk. */
+	const struct mcap_statistics *stat = &sum->statistics;
+	if (!sum->from_summary || !sum->has_statistics || stat->chunk_count != sum->n_chunks ||
+	    stat->schema_count != sum->n_schemas || stat->channel_count != sum->n_channels)
+		return BT_OK;
+	uint64_t seen = 0;
+	for (size_t i = 0; i < sum->n_chunks; i++) {
+		const struct mcap_chunk_ref *c = &sum->chunks[i];
+		uint64_t at = c->offset + c->length, end = at + c->mi_length;
+		while (at < end) {
+			struct mcap_record rec;
+			bt_status st = mcap_reader_record_at(b->r, at, &rec, err);
+			if (st != BT_OK)
+				return st;
+			if (rec.opcode != MCAP_OP_MESSAGE_INDEX)
+				return BT_OK; /* not what the index says: read the messages */
+			const struct mcap_message_index *mi = &rec.u.message_index;
+			for (uint64_t k = 0; k < mi->count; k++)
+				bsm_tally_one(t, n, cap, mi->channel_id,
+					      mcap_get_u64(mi->entries + 16 * k));
+			seen += mi->count;
+			at += MCAP_RECORD_PREFIX + rec.length;
+		}
+	}
+	*used = seen == stat->message_count;
+	return BT_OK;
+}
+
+/* Count and time range by channel id (*t[id], *n ids): from the message
+ * indexes when they cover every message, else one pass over the messages
+ * (first, as the pass may meet schemas and channels the summary did not
+ * repeat). */
 static bt_status bsm_tally(struct bsm *b, struct bsm_tally **t, size_t *n, struct bt_error *err)
 {
 	size_t cap = 0;
 	*t = NULL;
 	*n = 0;
 	b->reading = false;
-	bt_status st = mcap_reader_messages_begin(b->r, err);
+	bool used = false;
+	bt_status st = bsm_tally_indexed(b, t, n, &cap, &used, err);
+	if (st != BT_OK || used)
+		return st;
+	if (*t)
+		memset(*t, 0, *n * sizeof **t);
+	st = mcap_reader_messages_begin(b->r, err);
 	struct mcap_message m;
 	bool end = false;
-	while (st == BT_OK && (st = mcap_reader_messages_next(b->r, &m, &end, err)) == BT_OK && !end) {
-		if (m.channel_id >= *n) {
-			bt_xgrow((void **)t, &cap, (size_t)m.channel_id + 1, sizeof **t);
-			memset(*t + *n, 0, ((size_t)m.channel_id + 1 - *n) * sizeof **t);
-			*n = (size_t)m.channel_id + 1;
-		}
-		struct bsm_tally *c = &(*t)[m.channel_id];
-		int64_t ts = m.log_time > INT64_MAX ? INT64_MAX : (int64_t)m.log_time;
-		if (!c->count || ts < c->min)
-			c->min = ts;
-		if (!c->count || ts > c->max)
-			c->max = ts;
-		c->count++;
-	}
+	while (st == BT_OK && (st = mcap_reader_messages_next(b->r, &m, &end, err)) == BT_OK && !end)
+		bsm_tally_one(t, n, &cap, m.channel_id, m.log_time);
 	return st;
 }
 

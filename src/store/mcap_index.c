@@ -93,11 +93,12 @@ static bt_status x_add_def(struct mcap_reader *r, const struct mcap_record *v,
 }
 
 static bt_status x_add_chunk(struct mcap_reader *r, uint64_t off, uint64_t len, uint64_t start,
-			     uint64_t end, size_t *cap, struct bt_error *err)
+			     uint64_t end, uint64_t mi_length, size_t *cap, struct bt_error *err)
 {
 	if (!x_grow((void **)&r->sum.chunks, r->sum.n_chunks, cap, sizeof *r->sum.chunks))
 		return x_nomem(err);
-	r->sum.chunks[r->sum.n_chunks++] = (struct mcap_chunk_ref){off, len, start, end};
+	r->sum.chunks[r->sum.n_chunks++] =
+		(struct mcap_chunk_ref){off, len, start, end, mi_length};
 	return BT_OK;
 }
 
@@ -216,8 +217,12 @@ static bt_status x_summary_record(struct mcap_reader *r, const struct mcap_recor
 		if (c->chunk_start_offset < 2 * MCAP_MAGIC_LEN || c->chunk_length < MCAP_RECORD_PREFIX ||
 		    c->chunk_start_offset > data_end || c->chunk_length > data_end - c->chunk_start_offset)
 			return bt_err_set(err, BT_ERR_FORMAT, "a chunk index points outside the data");
+		/* Message indexes outside the data section: not used (0) */
+		uint64_t chunk_end = c->chunk_start_offset + c->chunk_length;
+		uint64_t mi = c->message_index_length <= data_end - chunk_end
+				      ? c->message_index_length : 0;
 		return x_add_chunk(r, c->chunk_start_offset, c->chunk_length, c->message_start_time,
-				   c->message_end_time, &caps->chunks, err);
+				   c->message_end_time, mi, &caps->chunks, err);
 	}
 	case MCAP_OP_METADATA_INDEX:
 		st = x_keep(r, v->opcode, v->body, v->length, &rec, err);
@@ -323,7 +328,7 @@ static bt_status x_scan_record(struct mcap_reader *r, const struct mcap_item *it
 		return it->in_chunk ? BT_OK : x_push_loose(r, it, err);
 	case MCAP_OP_CHUNK:
 		return x_add_chunk(r, it->offset, MCAP_RECORD_PREFIX + v->length,
-				   v->u.chunk.message_start_time, v->u.chunk.message_end_time,
+				   v->u.chunk.message_start_time, v->u.chunk.message_end_time, 0,
 				   &caps->chunks, err);
 	case MCAP_OP_METADATA:
 		st = x_keep(r, v->opcode, v->body, v->length, &rec, err);

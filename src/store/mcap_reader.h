@@ -91,6 +91,9 @@ BT_MUST_CHECK bt_status mcap_reader_recover(struct mcap_reader *r, struct mcap_r
 struct mcap_chunk_ref {
 	uint64_t offset, length;       /* of the Chunk record */
 	uint64_t start, end;           /* message log_time range */
+	/* Bytes of the chunk's Message Index records, right after it, as its
+	 * chunk index says (0: none, or not known: found by scanning) */
+	uint64_t mi_length;
 };
 
 /* Everything known about the file once indexed. Schemas and channels are

@@ -11,8 +11,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "bt_fs.h"
@@ -20,6 +22,9 @@
 #include "mcap_record.h"
 
 #define W_OUT_FLUSH (64u * 1024u)
+/* While borrowing, message data of at least this many bytes is pointed at,
+ * not copied: below it, a copy costs less than a writev piece. */
+#define W_REF_MIN 512u
 
 static const uint8_t w_pad[3] = {0x01, 0xff, 0xff};
 
@@ -34,6 +39,14 @@ struct w_channel {
 	size_t idx_n, idx_cap;
 };
 
+/* Message data the open chunk points at instead of holding a copy: `len`
+ * bytes at p come after byte `at` of the chunk buffer. */
+struct w_ref {
+	size_t at;
+	const void *p;
+	size_t len;
+};
+
 struct mcap_writer {
 	int fd;
 	struct mcap_writer_options o;
@@ -41,6 +54,13 @@ struct mcap_writer {
 	uint64_t pos; /* file offset of the next byte (out included) */
 	uint32_t data_crc;
 	struct bt_buf out, rec, chunk, zbuf;
+	/* The open chunk's records are `chunk` with the refs' bytes spliced
+	 * in: chunk_len bytes in all (chunk.len when there are no refs). */
+	uint64_t chunk_len;
+	struct w_ref *refs;
+	size_t n_refs, cap_refs;
+	struct iovec *iov; /* 2 * cap_refs + 1: the chunk's pieces for writev */
+	bool borrowing;    /* between borrow_begin and borrow_end */
 	uint64_t chunk_start, chunk_end, chunk_msgs;
 	struct w_schema *schemas;
 	size_t n_schemas;
@@ -178,6 +198,40 @@ static bt_status w_drain(struct mcap_writer *w, struct bt_error *err)
 	return st;
 }
 
+/* Writes the nv pieces at v (changed: partial writes advance them). */
+static bt_status w_writev_all(struct mcap_writer *w, struct iovec *v, size_t nv,
+			      struct bt_error *err)
+{
+	while (nv > 0 && v->iov_len == 0)
+		v++, nv--;
+	while (nv > 0) {
+		ssize_t k = writev(w->fd, v, nv < IOV_MAX ? (int)nv : IOV_MAX);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return w_fail(w, err, k < 0 ? errno : EIO, "write");
+		size_t left = (size_t)k;
+		for (; nv > 0 && left >= v->iov_len; nv--, v++)
+			left -= v->iov_len;
+		if (nv > 0) {
+			v->iov_base = (char *)v->iov_base + left;
+			v->iov_len -= left;
+		}
+	}
+	return BT_OK;
+}
+
+/* What waits in `out`, then p: one writev, so that a large piece (a
+ * chunk's records, a large message) costs one system call. */
+static bt_status w_drain_with(struct mcap_writer *w, const void *p, size_t n, struct bt_error *err)
+{
+	struct iovec iov[2] = {{w->out.data, w->out.len}, {(void *)p, n}};
+	bt_status st = w_writev_all(w, iov, 2, err);
+	if (st == BT_OK)
+		bt_buf_reset(&w->out);
+	return st;
+}
+
 /* Every byte of the file goes through here, in order. `data` says whether
  * it belongs to the data section (DataEnd's CRC). */
 static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data,
@@ -188,13 +242,36 @@ static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data
 	if (data && w->o.enable_data_crc)
 		w->data_crc = mcap_crc32(w->data_crc, p, n);
 	w->pos += n;
-	if (n >= W_OUT_FLUSH) {
-		bt_status st = w_drain(w, err);
-		return st != BT_OK ? st : w_write_all(w, p, n, err);
-	}
+	if (n >= W_OUT_FLUSH)
+		return w_drain_with(w, p, n, err);
 	if (bt_buf_append(&w->out, p, n) != BT_OK)
 		return bt_err_set(err, BT_ERR_NOMEM, "MCAP writer: out of memory");
 	return w->out.len >= W_OUT_FLUSH ? w_drain(w, err) : BT_OK;
+}
+
+/* w_put of the nv pieces iov[1..nv] (iov[0] is free for `out`), in as few
+ * writev calls as IOV_MAX allows. */
+static bt_status w_put_iov(struct mcap_writer *w, struct iovec *iov, size_t nv, bool data,
+			   struct bt_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 1; i <= nv; i++) {
+		if (data && w->o.enable_data_crc && iov[i].iov_len)
+			w->data_crc = mcap_crc32(w->data_crc, iov[i].iov_base, iov[i].iov_len);
+		n += iov[i].iov_len;
+	}
+	if (n < W_OUT_FLUSH || nv == 1) {
+		bt_status st = BT_OK;
+		for (size_t i = 1; st == BT_OK && i <= nv; i++)
+			st = w_put(w, iov[i].iov_base, iov[i].iov_len, false, err);
+		return st;
+	}
+	w->pos += n;
+	iov[0] = (struct iovec){w->out.data, w->out.len};
+	bt_status st = w_writev_all(w, iov, nv + 1, err);
+	if (st == BT_OK)
+		bt_buf_reset(&w->out);
+	return st;
 }
 
 static bt_status w_nomem(struct bt_error *err)
@@ -304,6 +381,8 @@ void mcap_writer_abandon(struct mcap_writer *w)
 	}
 	free(w->schemas);
 	free(w->channels);
+	free(w->refs);
+	free(w->iov);
 	struct bt_buf *bufs[] = {&w->out, &w->rec, &w->chunk, &w->zbuf,
 				 &w->chunk_idx, &w->meta_idx, &w->att_idx};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -319,7 +398,7 @@ uint64_t mcap_writer_bytes(const struct mcap_writer *w)
 
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w)
 {
-	return w->chunk.len;
+	return w->chunk_len;
 }
 
 /* ---- schemas and channels ---- */
@@ -329,8 +408,15 @@ uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w)
 static bt_status w_def(struct mcap_writer *w, uint8_t op, const struct bt_buf *body,
 		       struct bt_error *err)
 {
-	if (!w->o.no_chunking)
-		return w_record(&w->chunk, op, body, false) == BT_OK ? BT_OK : w_nomem(err);
+	if (!w->o.no_chunking) {
+		/* At the chunk's end, with room for what is lent (borrow_end) */
+		size_t old = w->chunk.len, lent = (size_t)w->chunk_len - old;
+		if (bt_buf_reserve(&w->chunk, lent + MCAP_RECORD_PREFIX + body->len) != BT_OK ||
+		    w_record(&w->chunk, op, body, false) != BT_OK)
+			return w_nomem(err);
+		w->chunk_len += w->chunk.len - old;
+		return BT_OK;
+	}
 	bt_buf_reset(&w->rec);
 	if (bt_buf_append(&w->rec, body->data, body->len) != BT_OK)
 		return w_nomem(err);
@@ -466,36 +552,86 @@ static bt_status w_compress(struct mcap_writer *w, const void **p, size_t *n, co
 	return BT_OK;
 }
 
+/* The open chunk's records as pieces iov[1..*nv]: the buffer's bytes with
+ * the refs' bytes between them. */
+static void w_chunk_pieces(struct mcap_writer *w, size_t *nv)
+{
+	size_t k = 1, from = 0;
+	for (size_t i = 0; i < w->n_refs; i++) {
+		const struct w_ref *r = &w->refs[i];
+		w->iov[k++] = (struct iovec){w->chunk.data + from, r->at - from};
+		w->iov[k++] = (struct iovec){(void *)r->p, r->len};
+		from = r->at;
+	}
+	w->iov[k] = (struct iovec){w->chunk.data + from, w->chunk.len - from};
+	*nv = k;
+}
+
+static uint32_t w_pieces_crc(const struct iovec *iov, size_t nv)
+{
+	uint32_t crc = 0;
+	for (size_t i = 1; i <= nv; i++)
+		if (iov[i].iov_len) /* crc32(crc, NULL, 0) would restart it */
+			crc = mcap_crc32(crc, iov[i].iov_base, iov[i].iov_len);
+	return crc;
+}
+
+static void w_chunk_reset(struct mcap_writer *w)
+{
+	w->n_chunks++;
+	bt_buf_reset(&w->chunk);
+	w->chunk_len = 0;
+	w->n_refs = 0;
+	w->chunk_msgs = 0;
+	w->chunk_start = w->chunk_end = 0;
+}
+
+/* Writes the open chunk (the refs' bytes from where they are: no
+ * compression then), its message indexes and its chunk index entry. */
 static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 {
-	if (w->chunk.len == 0)
+	if (w->chunk_len == 0)
 		return BT_OK;
-	const void *p;
-	size_t n;
-	const char *comp;
-	bt_status st = w_compress(w, &p, &n, &comp, err);
-	if (st != BT_OK)
-		return st;
-	uint32_t crc = w->o.no_chunk_crc ? 0 : mcap_crc32(0, w->chunk.data, w->chunk.len);
+	size_t nv = 1;
+	const char *comp = "";
+	struct iovec one[2];
+	struct iovec *iov = one;
+	if (w->n_refs) {
+		w_chunk_pieces(w, &nv);
+		iov = w->iov;
+	} else {
+		const void *p;
+		size_t n;
+		bt_status st = w_compress(w, &p, &n, &comp, err);
+		if (st != BT_OK)
+			return st;
+		one[1] = (struct iovec){(void *)p, n};
+	}
+	uint64_t csize = 0;
+	for (size_t i = 1; i <= nv; i++)
+		csize += iov[i].iov_len;
+	uint32_t crc = 0;
+	if (!w->o.no_chunk_crc)
+		crc = *comp ? mcap_crc32(0, w->chunk.data, w->chunk.len) : w_pieces_crc(iov, nv);
 	size_t clen = strlen(comp);
 	uint8_t pre[MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4 + 8 + 8];
 	uint8_t *q = pre;
 	*q++ = MCAP_OP_CHUNK;
-	mcap_put_u64(q, 8 * 3 + 4 + 4 + clen + 8 + n);
+	mcap_put_u64(q, 8 * 3 + 4 + 4 + clen + 8 + csize);
 	mcap_put_u64(q + 8, w->chunk_start);
 	mcap_put_u64(q + 16, w->chunk_end);
-	mcap_put_u64(q + 24, w->chunk.len);
+	mcap_put_u64(q + 24, w->chunk_len);
 	mcap_put_u32(q + 32, crc);
 	mcap_put_u32(q + 36, (uint32_t)clen);
 	uint64_t start = w->pos;
-	st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
+	bt_status st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
 	if (st == BT_OK && clen)
 		st = w_put(w, comp, clen, true, err);
-	mcap_put_u64(pre, n);
+	mcap_put_u64(pre, csize);
 	if (st == BT_OK)
 		st = w_put(w, pre, 8, true, err);
 	if (st == BT_OK)
-		st = w_put(w, p, n, true, err);
+		st = w_put_iov(w, iov, nv, true, err);
 	if (st != BT_OK)
 		return st;
 	uint64_t length = w->pos - start, mi_len = 0;
@@ -503,13 +639,29 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 	if (!w->o.no_message_index)
 		st = w_message_indexes(w, &offsets, &mi_len, err);
 	if (st == BT_OK)
-		st = w_chunk_index(w, start, length, &offsets, mi_len, comp, n, w->chunk.len, err);
+		st = w_chunk_index(w, start, length, &offsets, mi_len, comp, csize, w->chunk_len,
+				   err);
 	bt_buf_fini(&offsets);
-	w->n_chunks++;
-	bt_buf_reset(&w->chunk);
-	w->chunk_msgs = 0;
-	w->chunk_start = w->chunk_end = 0;
+	w_chunk_reset(w);
 	return st;
+}
+
+/* Room for one more ref (and its writev pieces). */
+static bt_status w_ref_room(struct mcap_writer *w)
+{
+	if (w->n_refs < w->cap_refs)
+		return BT_OK;
+	size_t cap = w->cap_refs ? 2 * w->cap_refs : 64;
+	struct w_ref *r = realloc(w->refs, cap * sizeof *r);
+	if (!r)
+		return BT_ERR_NOMEM;
+	w->refs = r;
+	struct iovec *v = realloc(w->iov, (2 * cap + 1) * sizeof *v);
+	if (!v)
+		return BT_ERR_NOMEM;
+	w->iov = v;
+	w->cap_refs = cap;
+	return BT_OK;
 }
 
 static bt_status w_index_push(struct w_channel *c, uint64_t log_time, uint64_t off)
@@ -564,21 +716,69 @@ bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t
 			w_stats(w, c, log_time);
 		return st;
 	}
-	uint64_t off = w->chunk.len;
-	if (bt_buf_reserve(&w->chunk, sizeof pre + len) != BT_OK ||
+	/* Data is pointed at, not copied, when the chunk is not compressed
+	 * and either the caller lends it (borrowing) or it is a large message
+	 * that fills the chunk: the chunk is closed after it in this call,
+	 * and the file is the same. */
+	uint64_t off = w->chunk_len, grown = off + sizeof pre + len;
+	bool plain = w->o.compression == MCAP_COMPRESSION_NONE;
+	bool through = plain && len >= W_OUT_FLUSH && grown >= w->o.chunk_size;
+	bool ref = through || (plain && w->borrowing && len >= W_REF_MIN);
+	/* Room for every byte of the chunk, lent ones included, so that
+	 * borrow_end can copy them in without allocating. */
+	size_t room = through ? sizeof pre : (size_t)(grown - w->chunk.len);
+	if (bt_buf_reserve(&w->chunk, room) != BT_OK || (ref && w_ref_room(w) != BT_OK) ||
 	    (!w->o.no_message_index && w_index_push(c, log_time, off) != BT_OK))
 		return w_nomem(err); /* nothing appended yet: the chunk is unchanged */
 	memcpy(w->chunk.data + w->chunk.len, pre, sizeof pre);
-	if (len)
-		memcpy(w->chunk.data + w->chunk.len + sizeof pre, data, len);
-	w->chunk.len += sizeof pre + len;
+	w->chunk.len += sizeof pre;
+	if (ref)
+		w->refs[w->n_refs++] = (struct w_ref){w->chunk.len, data, len};
+	else if (len)
+		memcpy(w->chunk.data + w->chunk.len, data, len);
+	w->chunk.len += ref ? 0 : len;
+	w->chunk_len = grown;
 	if (w->chunk_msgs == 0 || log_time < w->chunk_start)
 		w->chunk_start = log_time;
 	if (w->chunk_msgs == 0 || log_time > w->chunk_end)
 		w->chunk_end = log_time;
 	w->chunk_msgs++;
 	w_stats(w, c, log_time);
-	return w->chunk.len >= w->o.chunk_size ? w_chunk_close(w, err) : BT_OK;
+	return w->chunk_len >= w->o.chunk_size ? w_chunk_close(w, err) : BT_OK;
+}
+
+void mcap_writer_borrow_begin(struct mcap_writer *w)
+{
+	w->borrowing = true;
+}
+
+/* Copies the lent bytes into the chunk buffer, in place from the end
+ * (each piece moves right, to where it belongs): the room was reserved. */
+void mcap_writer_borrow_end(struct mcap_writer *w)
+{
+	w->borrowing = false;
+	if (w->n_refs == 0)
+		return;
+	/* After a failed write nothing more is written: forget them. (Without
+	 * the room, a chunk close failed half-way: the same.) */
+	if (w->failed || w->chunk.cap <= w->chunk_len) {
+		w->failed = true;
+		w->n_refs = 0;
+		return;
+	}
+	char *b = w->chunk.data;
+	size_t src = w->chunk.len, dst = (size_t)w->chunk_len;
+	for (size_t i = w->n_refs; i-- > 0;) {
+		const struct w_ref *r = &w->refs[i];
+		size_t tail = src - r->at;
+		memmove(b + dst - tail, b + r->at, tail);
+		dst -= tail;
+		memcpy(b + dst - r->len, r->p, r->len);
+		dst -= r->len;
+		src = r->at;
+	}
+	w->chunk.len = (size_t)w->chunk_len;
+	w->n_refs = 0;
 }
 
 /* ---- metadata and attachments ---- */

@@ -6,7 +6,9 @@
  *
  * Threads: a writer is used by one thread at a time; writers are independent.
  * Buffers: every pointer passed in is only read during the call (data is
- * copied into the open chunk or written out); the writer owns its memory.
+ * copied into the open chunk or written out; message data lent between
+ * borrow_begin and borrow_end is read until borrow_end); the writer owns
+ * its memory.
  * Errors: every function returns a bt_status and fills *err. After an I/O
  * error the writer refuses further writes (BT_ERR_STATE) but can still be
  * closed; what reached the file before stays valid up to the last complete
@@ -101,12 +103,25 @@ BT_MUST_CHECK bt_status mcap_writer_add_channel(struct mcap_writer *w, const cha
 						const char *const *meta, size_t n_meta,
 						uint16_t *id, struct bt_error *err);
 
-/* Writes one Message on a channel added before; copies data. Closes and
- * writes the chunk when it reaches chunk_size. */
+/* Writes one Message on a channel added before; copies data (or points at
+ * it while borrowing). Closes and writes the chunk when it reaches
+ * chunk_size; a message of 64 KiB or more that fills the chunk is written
+ * from data then, not copied. */
 BT_MUST_CHECK bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id,
 					  uint32_t sequence, uint64_t log_time,
 					  uint64_t publish_time, const void *data, size_t len,
 					  struct bt_error *err);
+
+/* From borrow_begin to borrow_end the caller lends the data it passes to
+ * mcap_writer_write: it stays valid and unchanged until borrow_end returns,
+ * and the writer may point at it instead of copying it (messages of 512
+ * bytes and more, chunks not compressed), so that a chunk goes to the
+ * kernel in one writev from where the messages are. borrow_end copies
+ * into the open chunk what it still points at; it allocates nothing (the
+ * room is reserved as messages are written) and cannot fail. The file is
+ * the same either way. */
+void mcap_writer_borrow_begin(struct mcap_writer *w);
+void mcap_writer_borrow_end(struct mcap_writer *w);
 
 /* Writes a Metadata record (outside chunks) with n key/value pairs. */
 BT_MUST_CHECK bt_status mcap_writer_add_metadata(struct mcap_writer *w, const char *name,

@@ -22,6 +22,13 @@ tmux_cleanup() {
 	rm -rf "$T"
 }
 tm() { tmux -L "$SOCK" "$@"; }
+# A cleanup for `trap tmux_cleanup EXIT`: the tmux server, the publishers
+# whose pids are in $PUBS, the scratch directory.
+tmux_cleanup() {
+	tm kill-server 2>/dev/null
+	[ -n "${PUBS:-}" ] && kill $PUBS 2>/dev/null
+	rm -rf "$T"
+}
 screen() { tm capture-pane -p; }
 fail() {
 	echo "FAIL: $*"

@@ -5,8 +5,9 @@
  * attachment. Each file is read streamed (every record, CRCs checked),
  * indexed (messages in log_time order, each the bytes written, statistics)
  * and walked by recover. Also: the rosbag2 option names, a file flushed but
- * not closed (what a crash leaves) read back by recover and the scan, and
- * unknown opcodes and padding passed over. */
+ * not closed (what a crash leaves) read back by recover and the scan,
+ * unknown opcodes and padding passed over, and large messages (the writer
+ * writes those that fill a chunk from the caller's buffer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,30 @@ static void rt_check_message(const struct mcap_message *m)
 	assert_int_equal(m->channel_id, 1 + m->sequence % RT_CHANNELS);
 	assert_int_equal(m->data.len, n);
 	assert_memory_equal(m->data.p, buf, n);
+}
+
+/* Reads every message of indexed reader r in log_time order, each handed
+ * to check(m, arg); returns how many. */
+static uint32_t rt_each_message(struct mcap_reader *r,
+				void (*check)(const struct mcap_message *m, void *arg), void *arg)
+{
+	struct bt_error err;
+	assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
+	uint32_t n = 0;
+	for (bool end = false;;) {
+		struct mcap_message m;
+		assert_int_equal(mcap_reader_messages_next(r, &m, &end, &err), BT_OK);
+		if (end)
+			return n;
+		check(&m, arg);
+		n++;
+	}
+}
+
+static void rt_check_any(const struct mcap_message *m, void *arg)
+{
+	(void)arg;
+	rt_check_message(m);
 }
 
 static void rt_streamed(const char *path)
@@ -224,17 +249,7 @@ static void test_summary_parts(void **state)
 		assert_int_equal(s->has_statistics, part != 2);
 		assert_int_equal(s->n_metadata, part == 4 ? 0 : 1);
 		assert_int_equal(s->n_attachments, part == 5 ? 0 : 1);
-		assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
-		uint32_t n = 0;
-		for (bool end = false;;) {
-			struct mcap_message m;
-			assert_int_equal(mcap_reader_messages_next(r, &m, &end, &err), BT_OK);
-			if (end)
-				break;
-			rt_check_message(&m);
-			n++;
-		}
-		assert_int_equal(n, RT_N);
+		assert_int_equal(rt_each_message(r, rt_check_any, NULL), RT_N);
 		assert_int_equal(s->n_channels, RT_CHANNELS);
 		mcap_reader_close(r);
 	}
@@ -379,6 +394,148 @@ static void test_unknown_opcodes_and_padding(void **state)
 	mcap_reader_close(r);
 }
 
+/* ---- large messages: written from the caller's buffer ---- */
+
+#define LG_N 24u
+#define LG_MAX (300u * 1024u)
+
+/* Message i's length: small ones between large ones, some of which fill
+ * the 128 KiB chunk (the writer sends those straight from the caller's
+ * buffer) and some not; one large first thing in a chunk. */
+static size_t lg_len(uint32_t i)
+{
+	static const size_t lens[] = {100, 70000, 1000, 300000, 65536, 10, 131000, 5000};
+	return lens[i % 8] + i;
+}
+
+static void lg_fill(uint32_t i, uint8_t *buf)
+{
+	for (size_t k = 0; k < lg_len(i); k++)
+		buf[k] = (uint8_t)(i * 13 + k * 7 + (k >> 9));
+}
+
+/* Writes the LG_N messages; with `borrow`, in batches of 5 lent to the
+ * writer (borrow_begin .. borrow_end), each from its own buffer, which is
+ * overwritten once the batch is over: the file must not see that. */
+static void lg_write(const char *path, enum mcap_compression comp, bool borrow)
+{
+	struct mcap_writer_options o;
+	mcap_writer_options_init(&o);
+	o.chunk_size = 128u * 1024u;
+	o.compression = comp;
+	o.no_chunk_crc = false;
+	o.enable_data_crc = true;
+	struct mcap_writer *w;
+	struct bt_error err;
+	uint16_t a, b;
+	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "t", &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", 0, NULL, 0, &a, &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/b", "cdr", 0, NULL, 0, &b, &err), BT_OK);
+	uint8_t *bufs[5];
+	for (int k = 0; k < 5; k++)
+		assert_non_null(bufs[k] = malloc(LG_MAX));
+	for (uint32_t i = 0; i < LG_N; i++) {
+		if (borrow && i % 5 == 0)
+			mcap_writer_borrow_begin(w);
+		uint8_t *buf = bufs[i % 5];
+		lg_fill(i, buf);
+		assert_int_equal(mcap_writer_write(w, i % 3 ? a : b, i, 1000 - i * 7 % 50, i, buf,
+						   lg_len(i), &err),
+				 BT_OK);
+		if (borrow && (i % 5 == 4 || i == LG_N - 1)) {
+			mcap_writer_borrow_end(w);
+			for (int k = 0; k < 5; k++)
+				memset(bufs[k], 0xAA, LG_MAX);
+		}
+	}
+	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+	for (int k = 0; k < 5; k++)
+		free(bufs[k]);
+}
+
+/* Message m has the bytes lg_fill gives it (arg: a scratch buffer). */
+static void lg_check(const struct mcap_message *m, void *arg)
+{
+	uint8_t *buf = arg;
+	lg_fill(m->sequence, buf);
+	assert_int_equal(m->data.len, lg_len(m->sequence));
+	assert_memory_equal(m->data.p, buf, m->data.len);
+}
+
+/* What a streamed read sees: per chunk its times and uncompressed size,
+ * per message its fields and a checksum of its bytes, in file order. */
+static void lg_stream(const char *path, struct bt_buf *out)
+{
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
+	for (bool end = false;;) {
+		struct mcap_item it;
+		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
+			fail_msg("%s: %s", path, err.msg); /* chunk and data CRCs checked */
+		if (end)
+			break;
+		char line[160];
+		const struct mcap_record *rec = &it.rec;
+		if (rec->opcode == MCAP_OP_CHUNK)
+			snprintf(line, sizeof line, "chunk %llu %llu %llu\n",
+				 (unsigned long long)rec->u.chunk.message_start_time,
+				 (unsigned long long)rec->u.chunk.message_end_time,
+				 (unsigned long long)rec->u.chunk.uncompressed_size);
+		else if (rec->opcode == MCAP_OP_MESSAGE)
+			snprintf(line, sizeof line, "msg %u %u %llu @%llu %llu %08x\n",
+				 rec->u.message.channel_id, rec->u.message.sequence,
+				 (unsigned long long)rec->u.message.log_time,
+				 (unsigned long long)it.offset,
+				 (unsigned long long)rec->u.message.data.len,
+				 mcap_crc32(0, rec->u.message.data.p, rec->u.message.data.len));
+		else
+			continue;
+		assert_int_equal(bt_buf_puts(out, line), BT_OK);
+	}
+	mcap_reader_close(r);
+}
+
+/* The files the writer sends message data of from the caller's buffers
+ * (no compression: large messages that fill a chunk, and lent ones) have
+ * the same chunks, message offsets and bytes as the zstd one (whose chunks
+ * are built by copying), CRCs right, the lent buffers' later bytes not in
+ * them; and read back through their indexes. */
+static void test_large_messages(void **state)
+{
+	const char *dir = *state;
+	uint8_t *buf = malloc(LG_MAX);
+	assert_non_null(buf);
+	char plain[4096], lent[4096], zstd[4096];
+	snprintf(plain, sizeof plain, "%s/large.mcap", dir);
+	snprintf(lent, sizeof lent, "%s/large_lent.mcap", dir);
+	snprintf(zstd, sizeof zstd, "%s/large_zstd.mcap", dir);
+	lg_write(plain, MCAP_COMPRESSION_NONE, false);
+	lg_write(lent, MCAP_COMPRESSION_NONE, true);
+	lg_write(zstd, MCAP_COMPRESSION_ZSTD, true);
+	struct bt_buf a = BT_BUF_INIT, b = BT_BUF_INIT, c = BT_BUF_INIT;
+	lg_stream(plain, &a);
+	lg_stream(lent, &c);
+	lg_stream(zstd, &b);
+	assert_string_equal(a.data, b.data);
+	assert_string_equal(c.data, b.data);
+	assert_true(strstr(a.data, "chunk") != NULL);
+	assert_true(tu_files_equal(plain, lent));
+
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, plain, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	assert_true(mcap_reader_summary(r)->from_summary);
+	assert_int_equal(rt_each_message(r, lg_check, buf), LG_N);
+	mcap_reader_close(r);
+	bt_buf_fini(&a);
+	bt_buf_fini(&b);
+	bt_buf_fini(&c);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +547,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flushed_not_closed, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_opcodes_and_padding, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_large_messages, tu_scratch_setup,
 						tu_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

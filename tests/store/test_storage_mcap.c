@@ -3,7 +3,9 @@
  * size, read back in timestamp order, bag_check passes, the files show the
  * preset: chunks or none, their compression); the once-a-second flush (at
  * a commit and when idle) that bounds what a kill loses; the split size
- * counting the open chunk; option errors naming the key. No DDS. */
+ * counting the open chunk; info from the summary's message indexes, not
+ * the chunks; offered QoS that change (the next file's channel has them);
+ * option errors naming the key. No DDS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,6 +377,134 @@ static void test_damaged_inside(void **state)
 	free(dir);
 }
 
+/* ---- info from the summary: the chunks are not read ---- */
+
+/* bagtop info's counts and times come from the message indexes the
+ * summary points at: with every chunk's records overwritten (check finds
+ * them broken), info says the same as before; and a file without a
+ * summary is still read message by message. */
+static void test_info_from_index(void **state)
+{
+	char *dir = bt_xasprintf("%s/idx", (const char *)*state);
+	struct bag_kv kv = {(char *)"chunkSize", (char *)"8192"};
+	uint32_t h[RT_TOPICS];
+	struct bag_writer *w = rt_open(dir, NULL, &kv, 1, 0, h);
+	rt_write(w, h, 0, RT_MSGS);
+	struct bt_error err;
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	char *before = NULL, *after = NULL, *out = NULL;
+	assert_int_equal(tu_bagtop(&before, "info", "-v", dir, NULL), 0);
+
+	char *f = bt_xasprintf("%s/idx_0.mcap", dir);
+	struct mcap_reader *r;
+	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	const struct mcap_summary *sum = mcap_reader_summary(r);
+	assert_true(sum->n_chunks > 10);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(bt_fs_read_all(f, 1 << 24, &text, &len, &err), BT_OK);
+	for (size_t i = 0; i < sum->n_chunks; i++) { /* the records, after the chunk's fields */
+		size_t from = (size_t)sum->chunks[i].offset + MCAP_RECORD_PREFIX + 48;
+		memset(text + from, 0xff, (size_t)(sum->chunks[i].offset + sum->chunks[i].length) - from);
+	}
+	mcap_reader_close(r);
+	tu_write_file(f, text, len);
+	assert_int_equal(tu_bagtop(&after, "info", "-v", dir, NULL), 0);
+	assert_string_equal(after, before);
+	assert_int_not_equal(tu_bagtop(&out, "check", dir, NULL), 0);
+	free(out);
+	free(after);
+	free(before);
+	free(text);
+	free(f);
+	free(dir);
+
+	dir = bt_xasprintf("%s/nosum", (const char *)*state);
+	kv = (struct bag_kv){(char *)"noSummary", (char *)"true"};
+	w = rt_open(dir, NULL, &kv, 1, 0, h);
+	rt_write(w, h, 0, RT_MSGS);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	assert_int_equal(tu_bagtop(&out, "info", dir, NULL), 0);
+	char want[64];
+	snprintf(want, sizeof want, "Messages:          %d", RT_MSGS);
+	if (!strstr(out, want))
+		fail_msg("info on a file without a summary:\n%s", out);
+	free(out);
+	free(dir);
+}
+
+/* ---- offered QoS that change while recording ---- */
+
+/* The offered_qos_profiles of channel `topic` in MCAP file `f` (malloc'ed). */
+static char *qos_of_channel(const char *f, const char *topic)
+{
+	struct mcap_reader *r;
+	struct bt_error err;
+	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
+	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
+	const struct mcap_summary *sum = mcap_reader_summary(r);
+	char *qos = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < sum->n_channels; i++) {
+		const struct mcap_channel *c = &sum->channels[i];
+		if (c->topic.len != strlen(topic) || memcmp(c->topic.p, topic, c->topic.len))
+			continue;
+		struct mcap_map m = c->metadata;
+		struct mcap_str k, v;
+		while (mcap_map_next_str(&m, &k, &v))
+			if (k.len == 20 && !memcmp(k.p, "offered_qos_profiles", 20))
+				qos = bt_xstrndup((const char *)v.p, v.len);
+		n++;
+	}
+	assert_int_equal(n, 1); /* one channel a topic, whatever changed */
+	assert_non_null(qos);
+	mcap_reader_close(r);
+	return qos;
+}
+
+/* A second publisher's QoS, learned while a file is open: that file's
+ * channel keeps the profiles it was created with (as rosbag2's plugin,
+ * which never changes a channel), the next file's channel has the new
+ * ones, and metadata.yaml says the newest; check passes. */
+static void test_qos_change(void **state)
+{
+	char *dir = bt_xasprintf("%s/qos", (const char *)*state);
+	uint32_t h[RT_TOPICS];
+	struct bag_writer *w = rt_open(dir, NULL, NULL, 0, 0, h);
+	rt_write(w, h, 0, 60);
+	struct bag_qos q[2];
+	bag_qos_default(&q[0]);
+	bag_qos_default(&q[1]);
+	q[0].durability = BAG_DURABILITY_VOLATILE;
+	q[1].durability = BAG_DURABILITY_TRANSIENT_LOCAL;
+	struct bt_error err;
+	assert_int_equal(bag_writer_set_topic_qos(w, h[0], q, 2, &err), BT_OK);
+	rt_write(w, h, 60, 120);
+	assert_int_equal(bag_writer_split(w, &err), BT_OK);
+	rt_write(w, h, 120, 180);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+
+	char *f0 = bt_xasprintf("%s/qos_0.mcap", dir), *f1 = bt_xasprintf("%s/qos_1.mcap", dir);
+	char *q0 = qos_of_channel(f0, "/a"), *q1 = qos_of_channel(f1, "/a");
+	assert_null(strstr(q0, "transient_local"));
+	assert_non_null(strstr(q1, "transient_local"));
+	assert_non_null(strstr(q1, "volatile"));
+	char *yaml = bt_xasprintf("%s/metadata.yaml", dir), *text = NULL;
+	size_t len = 0;
+	assert_int_equal(bt_fs_read_all(yaml, 1 << 20, &text, &len, &err), BT_OK);
+	assert_non_null(strstr(text, "transient_local"));
+	if (bag_check(dir, rt_report, dir) != 0)
+		fail_msg("a bag whose QoS changed: bag_check found problems");
+	free(text);
+	free(yaml);
+	free(q0);
+	free(q1);
+	free(f0);
+	free(f1);
+	free(dir);
+}
+
 /* ---- options: unknown keys, bad values, another backend's preset ---- */
 
 static void test_option_errors(void **state)
@@ -434,6 +564,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_split_size, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_split_and_rotate, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_qos_change, tu_scratch_setup,
+						tu_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_info_from_index, tu_scratch_setup,
 						tu_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_inside, tu_scratch_setup,
 						tu_scratch_teardown),
