@@ -50,6 +50,27 @@ f1=$(ls "$T/d" | grep '_1\.db3$')
 [ -n "$f1" ] || { ls "$T/d"; fail "the demo bag has no second file"; }
 in1=$(sqlite3 "$T/d/$f1" 'SELECT count(*) FROM messages')
 
+# the options through the command line: a selection; a window played twice
+n_chatter=$(sqlite3 "$T"/d/*_0.db3 "SELECT count(*) FROM messages m JOIN topics t ON \
+	m.topic_id = t.id WHERE t.name = '/chatter'")
+for f in "$T"/d/*_[1-9].db3; do
+	n_chatter=$((n_chatter + $(sqlite3 "$f" "SELECT count(*) FROM messages m JOIN topics t \
+		ON m.topic_id = t.id WHERE t.name = '/chatter'")))
+done
+play "$T/out" "$T/d" -r 100 --domain 6 --topics /chatter /imu -x '^/imu$' -m /chatter:=/talk
+[ "$rc" = 0 ] && [ "$(played "$T/out")" = "$n_chatter" ] ||
+	{ cat "$T/out"; fail "--topics/-x: not the $n_chatter /chatter messages"; }
+t0=$(sqlite3 "$T"/d/*_0.db3 'SELECT min(timestamp) FROM messages')
+in_win=0
+for f in "$T"/d/*.db3; do
+	in_win=$((in_win + $(sqlite3 "$f" "SELECT count(*) FROM messages WHERE timestamp \
+		BETWEEN $t0 + 500000000 AND $t0 + 1000000000")))
+done
+play "$T/out" "$T/d" -r 100 --domain 6 --start-offset 0.5 --playback-duration 0.5 \
+	--loop-count 2
+[ "$rc" = 0 ] && [ "$(played "$T/out")" = $((2 * in_win)) ] ||
+	{ cat "$T/out"; fail "window twice: not 2 x $in_win"; }
+
 cp -r "$T/d" "$T/missing"
 rm "$T/missing/$f1"
 play "$T/out" "$T/missing" -r 1000 --domain 6
