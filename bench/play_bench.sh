@@ -6,7 +6,7 @@
 #   (a) timing: a bag of 1 KiB messages at 1 kHz and one at 10 kHz played at
 #       rate 1 into ddsperf sub; the lateness of each message (p50/p99/max,
 #       from bagtop play's summary) next to a bare clock_nanosleep loop at
-#       the same rate (build/bench/sleep_bench), the ceiling.
+#       the same rate (build/tests/tools/sleep_jitter), the ceiling.
 #   (b) top speed: a bag of 1 KiB messages played with --rate 1000 into
 #       ddsperf sub, messages/s received, against ddsperf pub size 1KiB into
 #       the same ddsperf sub (target >= 0.8).
@@ -29,7 +29,7 @@ DOMAIN=218
 usage() {
 	cat <<EOF
 usage: bench/play_bench.sh [--build DIR] [--seconds N] [--dir DIR] [--domain ID]
-  --build    the build tree (default build/): its src/app/bagtop and bench/sleep_bench
+  --build    the build tree (default build/): its src/app/bagtop and tests/tools/sleep_jitter
   --seconds  length of each recorded bag and of each ceiling run (default 4)
   --dir      where the bags are written (default \$TMPDIR or /tmp)
   --domain   DDS domain id (default 218)
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 BAGTOP="$BUILD/src/app/bagtop"
-SLEEP_BENCH="$BUILD/bench/sleep_bench"
+SLEEP_JITTER="$BUILD/tests/tools/sleep_jitter"
 
 export CYCLONEDDS_URI="${CYCLONEDDS_URI:-file://$ROOT/tests/cyclonedds-loopback.xml}"
 if [ -z "${PLAY_BENCH_NS:-}" ]; then
@@ -61,7 +61,7 @@ fi
 
 command -v ddsperf >/dev/null || { echo "play_bench: ddsperf not found (cyclonedds-tools)" >&2; exit 1; }
 [ -x "$BAGTOP" ] || { echo "play_bench: $BAGTOP is not built" >&2; exit 1; }
-[ -x "$SLEEP_BENCH" ] || { echo "play_bench: $SLEEP_BENCH is not built" >&2; exit 1; }
+[ -x "$SLEEP_JITTER" ] || { echo "play_bench: $SLEEP_JITTER is not built" >&2; exit 1; }
 WORK=$(mktemp -d "$DIR/play_bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
@@ -117,7 +117,7 @@ echo
 echo "== (a) timing, 1 KiB at the recorded pace =="
 for bag in hz1k hz10k; do
 	hz=1000; [ "$bag" = hz10k ] && hz=10000
-	"$SLEEP_BENCH" "$hz" "$SECS"
+	"$SLEEP_JITTER" "$hz" "$SECS"
 	sub_start $((SECS + 8))
 	play "$bag" >/dev/null
 	got=$(sub_count)

@@ -5,7 +5,10 @@
 #
 # `bagtop record --snapshot-mode --max-cache-size SIZE` is fed by tpub
 # (--size bytes at --rate Hz) until the buffer is full, then `bagtop
-# snapshot --pid` is timed while tpub keeps publishing; the recorder's
+# snapshot --pid` is timed while tpub keeps publishing; once the buffer is
+# full again, `bagtop call snapshot` (rosbag2's Snapshot service over DDS,
+# a new participant that first discovers the recorder) is timed: until its
+# reply, and until the file's last write (its mtime). The recorder's
 # summary says what was lost in the recorder (target: 0).
 #
 # DDS stays on loopback: CYCLONEDDS_URI defaults to the repository's
@@ -86,6 +89,14 @@ sleep "$FILL"
 T0=$(date +%s%N)
 FILE=$("$BAGTOP" snapshot --pid "$REC" --timeout 120)
 T1=$(date +%s%N)
+sleep "$FILL"
+T2=$(date +%s%N)
+"$BAGTOP" call snapshot --domain "$DOMAIN" --timeout 120 >"$WORK/call.out" 2>&1 ||
+	{ echo "snapshot_bench: bagtop call snapshot failed:" >&2; cat "$WORK/call.out" >&2; }
+T3=$(date +%s%N)
+# the largest file but the first snapshot's (an empty one waits for the next)
+FILE2=$(ls -S "$WORK"/bag/*.db3 | grep -v -x -F "$(realpath "$FILE")" | head -1)
+T2F=$(stat -c %.9Y "$FILE2" | tr -d .)
 sleep 1
 kill "$PUB" 2>/dev/null || true
 PUB=""
@@ -102,5 +113,9 @@ echo "snapshot: $WROTE bytes in $SECS s ($(echo "$WROTE $SECS" | awk '{ printf "
 	"trigger to file complete, as bagtop snapshot saw it)"
 echo "store_bench raw sqlite3, same size: ${RAW:-?} MiB/s;" \
 	"ratio $(echo "$WROTE $SECS ${RAW:-0}" | awk '{ printf "%.2f", $3 ? $1 / $2 / 1048576 / $3 : 0 }')"
+W2=$(du -b "$FILE2" | cut -f1)
+echo "bagtop call snapshot: $W2 bytes; reply after $(echo "$T2 $T3" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }') s," \
+	"file complete after $(echo "$T2 $T2F" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }') s" \
+	"(discovering the recorder's service included; bagtop snapshot --pid above: $SECS s)"
 echo "live recording meanwhile: lost ${LOST:-?} in the recorder (target 0)"
 grep -E "^Recorded|^Snapshot mode" "$WORK/rec.out"
