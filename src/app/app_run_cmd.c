@@ -58,7 +58,11 @@ static void runcmd_end(struct app_run *run, const struct bt_cmd *c, uint64_t tic
 	} else {
 		bt_cmd_line(rec_cmd_name(c->kind), c, r, line, sizeof line);
 	}
-	app_run_say(run, r->outcome == BT_CMD_DONE ? TUI_SEV_INFO : TUI_SEV_WARN, "%s", line);
+	/* A question answered changes nothing: a client polling is_paused
+	 * would fill the log. */
+	if (c->kind != REC_CMD_IS_PAUSED || r->outcome != BT_CMD_DONE)
+		app_run_say(run, r->outcome == BT_CMD_DONE ? TUI_SEV_INFO : TUI_SEV_WARN, "%s",
+			    line);
 	if (ticket != 0)
 		bt_cmdq_finish(run->cmdq, ticket, r);
 }
