@@ -13,18 +13,23 @@ wait_for() {
 	done
 }
 
-# stop_wait PID TENTHS: SIGINT, then waits at most TENTHS tenths of a
-# second for PID to end (SIGKILL and fail after that); its status in $rc.
-stop_wait() {
-	kill -INT "$1"
+# exit_wait PID TENTHS: waits at most TENTHS tenths of a second for PID to
+# end (SIGKILL and fail after that); its status in $rc.
+exit_wait() {
 	_i=0
 	while kill -0 "$1" 2>/dev/null; do
 		_i=$((_i + 1))
-		[ $_i -lt "$2" ] || { kill -KILL "$1"; fail "process $1 did not stop"; }
+		[ $_i -lt "$2" ] || { kill -KILL "$1"; fail "process $1 did not end in time"; }
 		sleep 0.1
 	done
 	wait "$1"
 	rc=$?
+}
+
+# stop_wait PID TENTHS: SIGINT, then exit_wait.
+stop_wait() {
+	kill -INT "$1"
+	exit_wait "$1" "$2"
 }
 
 # proc_scratch NAME: a scratch directory in $T for a script that runs

@@ -8,11 +8,9 @@
 set -u
 B=${BAGTOP_BIN:?}
 F=${BAGTOP_FIXTURES:-}
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-play-bags-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 # shellcheck source=../integration/proc_lib.sh
 . "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+proc_scratch play-bags
 
 play() { # play OUT ARGS...: bounded, status in $rc
 	out=$1
@@ -109,16 +107,12 @@ for how in "INT -r 0.01" "TERM -p"; do
 	"$B" play "$T/d" --no-tui --disable-keyboard-controls --domain 6 ${how#* } \
 		>"$T/stop.out" 2>&1 &
 	pid=$!
+	RECS="$RECS $pid"
 	wait_for "$T/stop.out" '^Playing' 100
 	sleep 0.5
 	kill -"$sig" "$pid"
-	i=0
-	while kill -0 "$pid" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 20 ] || { kill -KILL "$pid"; fail "SIG$sig: not stopped within 2 s"; }
-		sleep 0.1
-	done
-	wait "$pid" || { cat "$T/stop.out"; fail "SIG$sig: exit $?"; }
+	exit_wait "$pid" 20 # 2 s
+	[ "$rc" = 0 ] || { cat "$T/stop.out"; fail "SIG$sig: exit $rc"; }
 	grep -q '^Played' "$T/stop.out" || { cat "$T/stop.out"; fail "SIG$sig: no summary"; }
 done
 

@@ -14,11 +14,9 @@
 set -u
 B=${BAGTOP_BIN:?}
 J=${BAGTOP_SLEEP_JITTER:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/bagtop-test-play-rt-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 # shellcheck source=../integration/proc_lib.sh
 . "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
+proc_scratch play-rt
 command -v sqlite3 >/dev/null || { echo "no sqlite3: skipped"; exit 77; }
 
 # rows "topic ns sha3" in receive order
@@ -37,24 +35,23 @@ span() { # last - first timestamp, ns
 # ---- the round trip, and a late transient-local subscriber ----
 "$B" record -a --no-tui --disable-keyboard-controls --domain 3 -o "$T/rt" >"$T/rec.out" 2>&1 &
 rec=$!
+RECS="$RECS $rec"
 wait_for "$T/rec.out" '^Recording to' 200
 # -d: the recorder discovers the writers before the first message goes out
 "$B" play "$T/demo" --domain 3 --no-tui -d 2 >"$T/play.out" 2>&1 &
 play=$!
+RECS="$RECS $play"
 wait_for "$T/play.out" '^Playing' 200
 "$J" 1000 4 >"$T/jitter.out" 2>&1 & # the delay (2 s) and most of the 3 s bag
 jit=$!
+RECS="$RECS $jit"
 sleep 3 # /map and /tf_static went out at the start (after the delay)
 "$B" record /map /tf_static --no-tui --disable-keyboard-controls --domain 3 -o "$T/late" \
 	>"$T/late.out" 2>&1 &
 late=$!
-i=0
-while kill -0 "$play" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || { kill -KILL "$play"; fail "play did not end"; }
-	sleep 0.1
-done
-wait "$play" || { cat "$T/play.out"; fail "play exit $?"; }
+RECS="$RECS $late"
+exit_wait "$play" 300
+[ "$rc" = 0 ] || { cat "$T/play.out"; fail "play exit $rc"; }
 wait "$jit" || { cat "$T/jitter.out"; fail "sleep_jitter"; }
 cat "$T/play.out"
 sleep 1
@@ -100,6 +97,7 @@ echo "late subscriber: $(wc -l <"$T/tl_got") transient-local messages"
 # ---- --rate 2 ----
 "$B" record -a --no-tui --disable-keyboard-controls --domain 4 -o "$T/r2" >"$T/r2.out" 2>&1 &
 rec=$!
+RECS="$RECS $rec"
 wait_for "$T/r2.out" '^Recording to' 200
 "$B" play "$T/demo" --domain 4 --no-tui -d 2 -r 2 >"$T/p2.out" 2>&1 ||
 	{ cat "$T/p2.out"; fail "play -r 2"; }
