@@ -93,7 +93,9 @@ static void runcmd_snap_refused(struct app_run *run, const struct bt_cmd *c, uin
 static void runcmd_snapshot(struct app_run *run, const struct bt_cmd *c, uint64_t ticket)
 {
 	uint64_t id = 0;
-	enum rec_trigger t = rec_recorder_snapshot(run->rec, &id);
+	struct rec_cmd_snap p;
+	rec_cmd_snap_get(c, &p);
+	enum rec_trigger t = rec_recorder_snapshot_with(run->rec, &p, &id);
 	if (t != REC_TRIGGER_STARTED) {
 		runcmd_snap_refused(run, c, ticket, t);
 		return;

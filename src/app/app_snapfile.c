@@ -10,6 +10,7 @@
 
 #include "bt_buf.h"
 #include "bt_fs.h"
+#include "rec_cmd.h"
 
 #define SNAPFILE_MAGIC "bagtop-snapshot 1"
 
@@ -64,7 +65,7 @@ static bt_status snapfile_write_to(const char *path, const struct app_snapstate 
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = bt_buf_printf(&b, SNAPFILE_MAGIC "\nseq %llu\nresult %s\nmessages %llu\n"
 				     "file %s\nmessage %s\npause_seq %llu\npaused %d\n"
-				     "starttime %llu\nrequests 1\nrequest %llu\n",
+				     "starttime %llu\nrequests 1\nrequest %llu\nparams 1\n",
 				     (unsigned long long)c.seq, c.result,
 				     (unsigned long long)c.messages, c.file, c.message,
 				     (unsigned long long)c.pause_seq, c.paused ? 1 : 0,
@@ -139,6 +140,8 @@ static bt_status snapfile_parse(char *text, struct app_snapstate *s)
 			s->requests = strcmp(val, "1") == 0;
 		} else if (strcmp(line, "request") == 0) {
 			s->request = strtoull(val, NULL, 10);
+		} else if (strcmp(line, "params") == 0) {
+			s->params = strcmp(val, "1") == 0;
 		}
 	}
 	return s->result[0] != '\0' ? BT_OK : BT_ERR_FORMAT;
@@ -191,5 +194,90 @@ bt_status app_snapfile_answer_take(pid_t rec, uint64_t request, struct app_snaps
 		if (st == BT_OK && s->request == request)
 			return BT_OK;
 	}
+	return BT_ERR_NOTFOUND;
+}
+
+#define SNAPREQ_MAGIC "bagtop-snapreq 1"
+
+static void snapreq_path(pid_t rec, pid_t req, const char *dir, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/bagtop-%ld.snapreq-%ld", dir ? dir : snapfile_dir(), (long)rec,
+		 (long)req);
+}
+
+bt_status app_snapfile_request_write(pid_t rec, uint64_t request, const struct rec_cmd_snap *p,
+				     struct bt_error *err)
+{
+	char path[APP_SNAPFILE_PATH_MAX];
+	snapreq_path(rec, getpid(), NULL, path, sizeof path);
+	struct bt_buf b = BT_BUF_INIT;
+	bt_status st = bt_buf_printf(&b, SNAPREQ_MAGIC "\nrequest %llu\nbefore %lld\nafter %lld\n"
+				     "topics %s\nexclude %s\n", (unsigned long long)request,
+				     (long long)p->before_ns, (long long)p->after_ns, p->topics,
+				     p->exclude);
+	if (st == BT_OK)
+		st = bt_fs_write_atomic(path, b.data, b.len, err);
+	else
+		st = bt_err_set(err, st, "out of memory");
+	bt_buf_fini(&b);
+	return st;
+}
+
+void app_snapfile_request_remove(pid_t rec)
+{
+	char path[APP_SNAPFILE_PATH_MAX];
+	snapreq_path(rec, getpid(), NULL, path, sizeof path);
+	(void)unlink(path);
+}
+
+/* A request file's text into *p; false when it is not request `request`. */
+static bool snapreq_parse(char *text, uint64_t request, struct rec_cmd_snap *p)
+{
+	char *save = NULL;
+	char *line = strtok_r(text, "\n", &save);
+	bool ours = false;
+	if (line == NULL || strcmp(line, SNAPREQ_MAGIC) != 0)
+		return false;
+	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+		char *val = strchr(line, ' ');
+		if (val == NULL)
+			continue;
+		*val++ = '\0';
+		if (strcmp(line, "request") == 0)
+			ours = strtoull(val, NULL, 10) == request;
+		else if (strcmp(line, "before") == 0)
+			p->before_ns = strtoll(val, NULL, 10);
+		else if (strcmp(line, "after") == 0)
+			p->after_ns = strtoll(val, NULL, 10);
+		else if (strcmp(line, "topics") == 0)
+			snprintf(p->topics, sizeof p->topics, "%s", val);
+		else if (strcmp(line, "exclude") == 0)
+			snprintf(p->exclude, sizeof p->exclude, "%s", val);
+	}
+	return ours;
+}
+
+bt_status app_snapfile_request_take(pid_t req, uint64_t request, struct rec_cmd_snap *p)
+{
+	static const struct rec_cmd_snap none = {.before_ns = -1, .after_ns = -1};
+	const char *dirs[2] = {getenv("XDG_RUNTIME_DIR"), "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		if (dirs[i] == NULL || dirs[i][0] != '/')
+			continue;
+		char path[APP_SNAPFILE_PATH_MAX];
+		snapreq_path(getpid(), req, dirs[i], path, sizeof path);
+		char *text = NULL;
+		size_t len;
+		if (bt_fs_read_all(path, 1 << 14, &text, &len, NULL) != BT_OK)
+			continue;
+		*p = none;
+		bool ours = snapreq_parse(text, request, p);
+		free(text);
+		if (ours) {
+			(void)unlink(path);
+			return BT_OK;
+		}
+	}
+	*p = none;
 	return BT_ERR_NOTFOUND;
 }

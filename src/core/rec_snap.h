@@ -138,9 +138,30 @@ void rec_snap_topic_set(struct rec_snap *s, uint32_t topic, const struct rec_sna
  * closed, freed. The caller counts refusals as lost. */
 bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m);
 /* Any thread. now_ns: CLOCK_REALTIME (recv_time's clock), the start of the
- * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). */
+ * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). The
+ * windows as configured (rec_snap_trigger_with, NULL params). */
 enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns,
 					      struct rec_snap_trigger_info *info);
+
+/* A trigger's own parameters (`bagtop snapshot --before/--after/--topics/
+ * --exclude`): they only narrow. A topic's window becomes min(its before,
+ * before_ns) / min(its after, after_ns); a topic left out is not in this
+ * snapshot at all: its buffered messages stay in the buffer (the next
+ * snapshot's) and its messages after the trigger too. */
+struct rec_snap_params {
+	int64_t before_ns; /* REC_SNAP_ALL: as configured */
+	int64_t after_ns;  /* REC_SNAP_ALL: as configured */
+	const bool *skip;  /* skip[topic], topic < n_skip: left out; NULL: none */
+	uint32_t n_skip;   /* <= REC_TOPICS_MAX */
+	bool skip_rest;    /* topics >= n_skip (discovered later): left out */
+};
+
+/* rec_snap_trigger with parameters (copied; NULL: as configured). A
+ * snapshot none of whose selected topics has a message before the trigger
+ * nor a window after it is REC_SNAP_EMPTY. */
+enum rec_snap_trigger_result rec_snap_trigger_with(struct rec_snap *s, int64_t now_ns,
+						   const struct rec_snap_params *p,
+						   struct rec_snap_trigger_info *info);
 /* A one-line text for the UI ("snapshot still being written", ...). */
 const char *rec_snap_trigger_str(enum rec_snap_trigger_result r);
 
