@@ -9,6 +9,10 @@
 #      refused (exit 1, "still being written")
 #   3. --exclude /pa --after 0: /pb and /pc, no /pa; /pb was left out of
 #      1, so its messages stayed buffered: all of them since the start
+# A second recorder with --queue-triggers records the same publishers:
+#   4. --after 1 --topics /pa, and 0.3 s later
+#   5. --topics /pc --before 0.5 --after 0: waits until 4 is written, then
+#      runs: its own file, /pc alone, about 0.5 s (25)
 # Bad input: usage errors (exit 2, one line).
 set -u
 B=${BAGTOP_BIN:?}
@@ -31,18 +35,26 @@ usage --pid 1 --topics ''
 usage --pid 1 --exclude ''
 usage --pid 1 --bogus
 usage --before 1
+"$B" record -a -o "$T/u_bag" --queue-triggers >"$T/u" 2>&1
+[ "$?" = 2 ] || { cat "$T/u"; fail "--queue-triggers without --snapshot-mode: not a usage error"; }
 "$B" snapshot --help | grep -q -- '--exclude LIST' || fail "--help: no --exclude"
 
 "$B" record -a --domain 217 -o "$T/bag" --no-tui --disable-keyboard-controls \
 	--snapshot-mode --snapshot-duration 10 --snapshot-post 2 \
 	--log-file "$T/full.txt" >"$T/rec.log" 2>&1 &
 REC=$!
+"$B" record -a --domain 217 -o "$T/bagq" --no-tui --disable-keyboard-controls \
+	--snapshot-mode --snapshot-duration 10 --snapshot-post 2 --queue-triggers \
+	--log-file "$T/fullq.txt" >"$T/recq.log" 2>&1 &
+RECS=$!
 wait_for "$T/rec.log" '^Recording to' 200
+wait_for "$T/recq.log" '^Recording to' 200
 for t in pa pb pc; do
 	"$P" --domain 217 --topic "rt/$t" --type string --count 450 --rate 50 \
-		--wait-readers 1 >"$T/pub_$t.log" 2>&1 &
+		--wait-readers 2 >"$T/pub_$t.log" 2>&1 &
 done
 wait_for "$T/full.txt" 'recording /pc' 100
+wait_for "$T/fullq.txt" 'recording /pc' 100
 sleep 3
 "$B" snapshot --pid "$REC" --before 1 --after 1.5 --topics /pa,rt/pb --exclude /pb \
 	>"$T/s1.out" 2>"$T/s1.err" &
@@ -53,6 +65,16 @@ r=$?
 [ "$r" = 1 ] || { cat "$T/s2.out" "$T/s2.err"; fail "second trigger: exit $r, want 1"; }
 grep -q 'still being written' "$T/s2.err" || { cat "$T/s2.err"; fail "second trigger: reason"; }
 wait "$S1" || { cat "$T/s1.err"; fail "snapshot 1 failed"; }
+"$B" snapshot --pid "$RECS" --after 1 --topics /pa >"$T/s4.out" 2>"$T/s4.err" &
+S4=$!
+sleep 0.3
+"$B" snapshot --pid "$RECS" --topics /pc --before 0.5 --after 0 >"$T/s5.out" 2>"$T/s5.err" ||
+	{ cat "$T/s5.err"; fail "queued trigger: failed"; }
+wait "$S4" || { cat "$T/s4.err"; fail "snapshot 4 failed"; }
+grep -q 'snapshot queued' "$T/recq.log" || fail "the queued trigger is not said"
+stop_wait "$RECS" 300
+RECS=""
+[ "$rc" = 0 ] || fail "record --queue-triggers exit $rc"
 "$B" snapshot --pid "$REC" --exclude /pa --after 0 >"$T/s3.out" 2>"$T/s3.err" ||
 	{ cat "$T/s3.err"; fail "snapshot 3 failed"; }
 stop_wait "$REC" 300
@@ -62,7 +84,8 @@ REC=""
 # per topic: count, first and last sequence number, gaps
 per() {
 	sqlite3 -separator ' ' "$1" "select t.name, cast(substr(m.data, 15, 12) as text)
-		from messages m join topics t on t.id = m.topic_id order by m.id" | tr -d 'x' |
+		from messages m join topics t on t.id = m.topic_id where t.name like '/p%'
+		order by m.id" | tr -d 'x' |
 	awk '{ n[$1]++; s = $2 + 0
 	       if (($1 in l) && s != l[$1] + 1) print "gap", $1, l[$1], s
 	       if (!($1 in f)) f[$1] = s; l[$1] = s }
@@ -82,7 +105,16 @@ c=$(awk '$1 == "/pa" {print $2}' "$T/per1")
 [ "$(cut -d' ' -f1 "$T/per3" | tr '\n' ' ')" = "/pb /pc " ] || fail "snapshot 3: not /pb /pc"
 # /pb: from its first message on (left out of snapshot 1, still buffered)
 [ "$(awk '$1 == "/pb" {print $3}' "$T/per3")" -le 2 ] || fail "snapshot 3: /pb's start missing"
-# /pc: its 10 s (all since the start) up to the trigger, nothing after
-# (--after 0): ends before /pb's... both end at the trigger
+f4=$(cat "$T/s4.out")
+f5=$(cat "$T/s5.out")
+[ -f "$f4" ] && [ -f "$f5" ] && [ "$f4" != "$f5" ] || fail "queued snapshot files: '$f4' '$f5'"
+per "$f4" >"$T/per4"
+per "$f5" >"$T/per5"
+echo "snapshot 4:"; cat "$T/per4"; echo "snapshot 5 (queued):"; cat "$T/per5"
+[ "$(cut -d' ' -f1 "$T/per4" | tr '\n' ' ')" = "/pa " ] || fail "snapshot 4: not /pa alone"
+[ "$(cut -d' ' -f1 "$T/per5" | tr '\n' ' ')" = "/pc " ] || fail "snapshot 5: not /pc alone"
+c=$(awk '$1 == "/pc" {print $2}' "$T/per5")
+[ "$c" -ge 20 ] && [ "$c" -le 30 ] || fail "snapshot 5: $c messages of /pc, want 25 +- 5"
+"$B" check "$T/bagq" >/dev/null || fail "check (queued)"
 "$B" check "$T/bag" >/dev/null || fail "check"
 echo ok
