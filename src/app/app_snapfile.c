@@ -255,11 +255,28 @@ static void snapreq_path(pid_t rec, pid_t req, const char *dir, char *out, size_
 		 (long)req);
 }
 
+/* The directory of recorder rec's state file ($XDG_RUNTIME_DIR or /tmp,
+ * as app_snapfile_read looks): the recorder looks for requests there,
+ * whatever this process's $XDG_RUNTIME_DIR. */
+static const char *snapreq_dir(pid_t rec)
+{
+	const char *dirs[2] = {getenv("XDG_RUNTIME_DIR"), "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		char path[APP_SNAPFILE_PATH_MAX];
+		if (dirs[i] == NULL || dirs[i][0] != '/')
+			continue;
+		app_snapfile_path(rec, dirs[i], path, sizeof path);
+		if (access(path, F_OK) == 0)
+			return dirs[i];
+	}
+	return NULL;
+}
+
 bt_status app_snapfile_request_write(pid_t rec, uint64_t request, const struct rec_cmd_snap *p,
 				     struct bt_error *err)
 {
 	char path[APP_SNAPFILE_PATH_MAX];
-	snapreq_path(rec, getpid(), NULL, path, sizeof path);
+	snapreq_path(rec, getpid(), snapreq_dir(rec), path, sizeof path);
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = bt_buf_printf(&b, SNAPREQ_MAGIC "\nrequest %llu\nbefore %lld\nafter %lld\n"
 				     "topics %s\nexclude %s\n", (unsigned long long)request,
@@ -271,7 +288,7 @@ bt_status app_snapfile_request_write(pid_t rec, uint64_t request, const struct r
 void app_snapfile_request_remove(pid_t rec)
 {
 	char path[APP_SNAPFILE_PATH_MAX];
-	snapreq_path(rec, getpid(), NULL, path, sizeof path);
+	snapreq_path(rec, getpid(), snapreq_dir(rec), path, sizeof path);
 	(void)unlink(path);
 }
 
