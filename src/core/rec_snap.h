@@ -11,7 +11,9 @@
  * consumer takes the held snapshot, writes it (rec_repeat_for_snapshot
  * merges the repeated transient-local messages in) and releases it. Until
  * then further triggers are refused (REC_SNAP_BUSY): one snapshot file at
- * a time, never queued silently.
+ * a time, never queued silently (`record --queue-triggers` queues them
+ * above, in the command thread). A trigger may narrow the windows and leave
+ * topics out (rec_snap_trigger_with, rec_snap_params).
  *
  * Snapshot-post (post_ns > 0): the trigger at time T also opens a post
  * window. Every message pushed with recv_time <= T + post_ns while the
