@@ -102,6 +102,10 @@ struct app_run {
 	size_t n_done;
 	struct app_snapstate snap; /* the state file: `bagtop snapshot|pause|resume` */
 	struct app_snap_req reqs[APP_SNAP_REQ_MAX]; /* waiting for their snapshot */
+	/* --queue-triggers: snapshot commands that came while one was being
+	 * written, run in order once it is (id unused). */
+	struct app_snap_req queued[APP_SNAP_REQ_MAX];
+	size_t n_queued;
 	size_t n_reqs;
 	struct app_snapstop snapstop;
 	uint64_t snap_count; /* snapshots written; read after app_run_cmd_stop */

@@ -17,6 +17,8 @@ static int pidcmd_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct pidcmd_ctx *c = ctx;
 	uint64_t u;
+	if (o->id != APP_PIDCMD_O_PID && o->id != APP_PIDCMD_O_TIMEOUT)
+		return c->a->more(c->a->more_ctx, o, arg);
 	if (o->id == APP_PIDCMD_O_PID) {
 		if (bt_parse_u64(arg, 1, 4194304, &u) != BT_OK)
 			return app_usage_error(c->cmd, "--pid wants a process id, got '%s'", arg);

@@ -18,6 +18,9 @@ enum { APP_PIDCMD_O_PID = 1, APP_PIDCMD_O_TIMEOUT };
 struct app_pidcmd {
 	long pid;
 	int64_t timeout_ns; /* set to the command's default before parsing */
+	/* The command's own options (ids other than APP_PIDCMD_O_*); NULL: none. */
+	app_opt_fn more;
+	void *more_ctx;
 };
 
 /* Parses argv: 0 with *a filled, -1 after --help, or a usage exit status

@@ -211,6 +211,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_NO_TUI: c->no_tui = true; return 0;
 	case APP_R_NO_KEYS: c->no_keys = true; return 0;
 	case APP_R_SNAPSHOT: c->ro.snapshot_mode = true; return 0;
+	case APP_R_QUEUE_TRIGGERS: c->queue_triggers = true; return 0;
 	case APP_R_LOG_FILE: c->log_file = arg; return 0;
 	case APP_R_SNAP_DURATION:
 	case APP_R_SNAP_POST:
@@ -268,10 +269,11 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 		return rc;
 	c->ro.env = &c->env;
 	c->ro.services_humble = c->w.compat.compat == BAG_COMPAT_HUMBLE;
-	if ((c->snapshot_timing || c->n_snapwin != 0) && !c->ro.snapshot_mode)
+	if ((c->snapshot_timing || c->n_snapwin != 0 || c->queue_triggers) &&
+	    !c->ro.snapshot_mode)
 		return app_usage_error(cmd, "--snapshot-duration, --snapshot-post, "
-				       "--snapshot-window and --snapshot-topic-cache need "
-				       "--snapshot-mode");
+				       "--snapshot-window, --snapshot-topic-cache and "
+				       "--queue-triggers need --snapshot-mode");
 	if ((c->hook_jobs_given || c->hook_timeout_given) && c->hook_cmd == NULL)
 		return app_usage_error(cmd, "--on-file-closed-jobs and --on-file-closed-timeout "
 				       "need --on-file-closed");

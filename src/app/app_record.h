@@ -40,6 +40,7 @@ enum {
 	APP_R_NO_REMOTE,
 	APP_R_SNAP_WINDOW,
 	APP_R_SNAP_TOPIC_CACHE,
+	APP_R_QUEUE_TRIGGERS,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -100,6 +101,10 @@ enum {
 	 "snapshot mode: the topics it names keep at most BYTES each in memory (within "           \
 	 "--max-cache-size); a window cut short is reported; repeatable, the first match wins",   \
 	 APP_R_SNAP_TOPIC_CACHE},                                                                  \
+	{"queue-triggers", 0, NULL,                                                                \
+	 "snapshot mode: a trigger while a snapshot is being written waits and runs after it "     \
+	 "(at most 32) instead of being refused",                                                  \
+	 APP_R_QUEUE_TRIGGERS},                                                                    \
 	{"repeat-transient-local", 0, "TOPIC[=N]...",                                             \
 	 "write these topics' last N messages (default 1) at the start of every file and into "    \
 	 "every snapshot",                                                                         \
@@ -164,6 +169,7 @@ struct app_record_cfg {
 	struct rec_repeat_topic *repeat; /* names malloc'ed */
 	size_t n_repeat;
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
+	bool queue_triggers;  /* --queue-triggers: a busy trigger waits (app_run_cmd.c) */
 	const char *log_file; /* borrowed from argv, NULL = none */
 	int64_t duration_ns; /* demo's --duration; 0 = until stopped */
 	/* demo: its own publishers announce no type hash; that says nothing

@@ -97,7 +97,17 @@ static void runcmd_snap_refused(struct app_run *run, const struct bt_cmd *c, uin
 static void runcmd_snapshot(struct app_run *run, const struct bt_cmd *c, uint64_t ticket)
 {
 	uint64_t id = 0;
-	enum rec_trigger t = rec_recorder_snapshot(run->rec, &id);
+	struct rec_cmd_snap p;
+	rec_cmd_snap_get(c, &p);
+	enum rec_trigger t = rec_recorder_snapshot_with(run->rec, &p, &id);
+	if (t == REC_TRIGGER_BUSY && run->cfg->queue_triggers && run->n_queued < APP_SNAP_REQ_MAX) {
+		run->queued[run->n_queued++] = (struct app_snap_req){*c, ticket, 0};
+		char from[BT_CMD_DETAIL_MAX + 16];
+		bt_cmd_origin_str(&c->origin, from, sizeof from);
+		app_run_say(run, TUI_SEV_INFO, "snapshot queued until the one being written is "
+			    "done (requested by %s)", from);
+		return;
+	}
 	if (t != REC_TRIGGER_STARTED) {
 		runcmd_snap_refused(run, c, ticket, t);
 		return;
@@ -196,12 +206,22 @@ static void runcmd_snap_report(struct app_run *run, const struct rec_snapshot_do
 	app_run_snap_publish(run, d->status == BT_OK ? "ok" : "failed", r.reason);
 }
 
-/* Reports the finished snapshots, oldest first. */
+/* Reports the finished snapshots, oldest first; then the oldest queued
+ * trigger runs (--queue-triggers), once no snapshot is being written. */
 static void runcmd_snap_done(struct app_run *run)
 {
 	struct rec_snapshot_done d;
 	while (app_snap_done_pop(run, &d))
 		runcmd_snap_report(run, &d);
+	if (run->n_queued == 0)
+		return;
+	struct rec_status st;
+	rec_recorder_get_status(run->rec, &st);
+	if (st.snapshot_busy)
+		return;
+	struct app_snap_req q = run->queued[0];
+	memmove(run->queued, run->queued + 1, --run->n_queued * sizeof *run->queued);
+	runcmd_snapshot(run, &q.cmd, q.ticket);
 }
 
 /* REC_CMD_SNAPSHOT_STOP: waits (without holding up the other commands)
@@ -382,6 +402,10 @@ static void runcmd_drain(struct app_run *run)
 		runcmd_run(run, &c, ticket); /* the recorder refuses what needs it running */
 	run->snapstop.deadline = 0;
 	runcmd_snapstop_tick(run);
+	for (size_t i = 0; i < run->n_queued; i++)
+		runcmd_snap_refused(run, &run->queued[i].cmd, run->queued[i].ticket,
+				    REC_TRIGGER_STOPPING);
+	run->n_queued = 0;
 	/* Started, never reported (the stop ended them): every one older. */
 	struct rec_snapshot_done none = {.id = UINT64_MAX};
 	app_snap_answer_done(run, &none, NULL);

@@ -55,6 +55,9 @@ static void app_sig_command(struct app_run *run, int sig, const siginfo_t *si)
 		c = rec_cmd_make(REC_CMD_SNAPSHOT, BT_CMD_FROM_PIDCMD, from,
 				 "snapshot --pid from pid %ld", from);
 		c.tag = (uint64_t)(unsigned)si->si_value.sival_int; /* its request number */
+		struct rec_cmd_snap p; /* its parameters, if it wrote any */
+		(void)app_snapfile_request_take((pid_t)from, c.tag, &p); /* none: as configured */
+		rec_cmd_snap_put(&c, &p);
 		app_run_submit(run, &c, app_pid_answer, NULL);
 	} else {
 		bool pause = sig == APP_SIG_PAUSE;

@@ -30,7 +30,19 @@
  * outcome of this request's trigger ("busy" only when another snapshot was
  * being written at that moment), or, once written, the snapshot's file.
  * The requester removes it. SIGUSR1 (kill -USR1) stays as
- * it was: answered through the state file's seq. */
+ * it was: answered through the state file's seq.
+ *
+ * A request's parameters (`bagtop snapshot --before --after --topics
+ * --exclude`; a signal carries only an int) travel in a request file of
+ * the requester's own, written atomically BEFORE the signal is sent:
+ * "bagtop-REC.snapreq-REQ" next to the state file (app_snapfile_request_*),
+ * holding the request number. The recorder takes (reads and removes) it
+ * when the signal with that number arrives; a file with another number (left
+ * by an earlier process with this pid) is ignored. One file per requester
+ * and a requester sends one request at a time, so concurrent requesters
+ * never share a file. The state file says `params 1` when the recorder
+ * reads them: a requester with parameters refuses an older recorder that
+ * would ignore them. */
 #ifndef APP_SNAPFILE_H
 #define APP_SNAPFILE_H
 
@@ -61,7 +73,22 @@ struct app_snapstate {
 	uint64_t starttime; /* 0: unknown */
 	bool requests;      /* the recorder answers APP_SIG_SNAPSHOT */
 	uint64_t request;   /* an answer's request number */
+	bool params;        /* the recorder reads request files (above) */
 };
+
+/* Writes this process's request file for recorder `rec`: request number
+ * `request` and its parameters (rec_cmd.h), atomically. */
+struct rec_cmd_snap;
+BT_MUST_CHECK bt_status app_snapfile_request_write(pid_t rec, uint64_t request,
+						   const struct rec_cmd_snap *p,
+						   struct bt_error *err);
+/* The recorder: takes (reads and removes) requester `req`'s request file
+ * when it is for request number `request`: BT_OK with *p filled; else
+ * BT_ERR_NOTFOUND and *p as configured (no parameters). */
+bt_status app_snapfile_request_take(pid_t req, uint64_t request, struct rec_cmd_snap *p);
+/* The requester: removes its request file (after the answer, or when the
+ * signal could not be sent). */
+void app_snapfile_request_remove(pid_t rec);
 
 /* The state file path for `pid` in directory `dir` (NULL: the writer's
  * choice, $XDG_RUNTIME_DIR or /tmp). */

@@ -9,12 +9,55 @@
 
 #include "app.h"
 #include "app_pidcmd.h"
+#include "rec_snapwin.h"
+#include "bt_parse.h"
 #include "bt_time.h"
+#include "rec_cmd.h"
+
+enum { SNAP_O_BEFORE = APP_PIDCMD_O_TIMEOUT + 1, SNAP_O_AFTER, SNAP_O_TOPICS, SNAP_O_EXCLUDE };
+
+extern const struct app_cmd app_cmd_snapshot;
 
 static const struct app_opt snapshot_opts[] = {
 	{"pid", 'p', "PID", "the recorder's process id (required)", APP_PIDCMD_O_PID},
 	{"timeout", 0, "SECONDS", "give up after SECONDS (default 60)", APP_PIDCMD_O_TIMEOUT},
+	{"before", 0, "SECONDS", "at most SECONDS before the trigger (narrows each topic's window)",
+	 SNAP_O_BEFORE},
+	{"after", 0, "SECONDS", "at most SECONDS after the trigger (narrows each topic's window)",
+	 SNAP_O_AFTER},
+	{"topics", 0, "LIST", "only these topics (comma-separated, recorded or DDS names)",
+	 SNAP_O_TOPICS},
+	{"exclude", 0, "LIST", "not these topics (comma-separated, recorded or DDS names)",
+	 SNAP_O_EXCLUDE},
 };
+
+/* A list option's value: comma-separated names, no newline. */
+static int snapshot_list(const char *opt, const char *arg, char *out, size_t cap)
+{
+	if (arg[0] == '\0' || strchr(arg, '\n') != NULL || strlen(arg) >= cap)
+		return app_usage_error(&app_cmd_snapshot, "%s wants a comma-separated list of "
+				       "topic names (at most %zu bytes), got '%s'", opt, cap - 1,
+				       arg);
+	snprintf(out, cap, "%s", arg);
+	return 0;
+}
+
+/* --before, --after, --topics, --exclude into the rec_cmd_snap ctx. */
+static int snapshot_opt(void *ctx, const struct app_opt *o, const char *arg)
+{
+	struct rec_cmd_snap *p = ctx;
+	if (o->id == SNAP_O_BEFORE || o->id == SNAP_O_AFTER) {
+		int64_t ns;
+		if (bt_parse_seconds(arg, &ns) != BT_OK || ns > REC_SNAPWIN_MAX_NS)
+			return app_usage_error(&app_cmd_snapshot, "--%s wants seconds from 0 to "
+					       "86400, got '%s'", o->lng, arg);
+		*(o->id == SNAP_O_BEFORE ? &p->before_ns : &p->after_ns) = ns;
+		return 0;
+	}
+	if (o->id == SNAP_O_TOPICS)
+		return snapshot_list("--topics", arg, p->topics, sizeof p->topics);
+	return snapshot_list("--exclude", arg, p->exclude, sizeof p->exclude);
+}
 
 /* Waits for the answer: to request number `request`, or (0) the state
  * file's next outcome after `seq0`. */
@@ -41,7 +84,8 @@ static int snapshot_wait(const struct app_pidcmd *a, uint64_t request, uint64_t 
 
 static int snapshot_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	struct app_pidcmd a = {.timeout_ns = INT64_C(60) * 1000000000};
+	struct rec_cmd_snap p = {.before_ns = -1, .after_ns = -1};
+	struct app_pidcmd a = {.timeout_ns = INT64_C(60) * 1000000000, snapshot_opt, &p};
 	int rc = app_pidcmd_parse(cmd, argc, argv, &a);
 	if (rc != 0)
 		return rc < 0 ? APP_EXIT_OK : rc;
@@ -56,8 +100,19 @@ static int snapshot_run(const struct app_cmd *cmd, int argc, char **argv)
 	 * the same pid must not pass for ours. */
 	uint64_t request = 0;
 	int sent;
+	bool has_params = p.before_ns >= 0 || p.after_ns >= 0 || p.topics[0] || p.exclude[0];
+	if (has_params && !st.params) {
+		app_error("process %ld takes no snapshot parameters (--before, --after, --topics, "
+			  "--exclude): an older bagtop", a.pid);
+		return APP_EXIT_ERROR;
+	}
 	if (st.requests) {
 		request = ((uint64_t)bt_time_realtime_ns() & 0x7ffffffe) | 1u;
+		/* The parameters first: the signal's arrival is when they are read. */
+		if (has_params && app_snapfile_request_write((pid_t)a.pid, request, &p, &err) != BT_OK) {
+			app_error("%s", err.msg);
+			return APP_EXIT_ERROR;
+		}
 		union sigval v = {.sival_int = (int)request};
 		sent = sigqueue((pid_t)a.pid, APP_SIG_SNAPSHOT, v);
 	} else {
@@ -65,9 +120,12 @@ static int snapshot_run(const struct app_cmd *cmd, int argc, char **argv)
 	}
 	if (sent != 0) {
 		app_error("cannot signal process %ld: %s", a.pid, strerror(errno));
+		app_snapfile_request_remove((pid_t)a.pid);
 		return APP_EXIT_ERROR;
 	}
-	return snapshot_wait(&a, request, st.seq);
+	rc = snapshot_wait(&a, request, st.seq);
+	app_snapfile_request_remove((pid_t)a.pid); /* not taken: the recorder stopped */
+	return rc;
 }
 
 const struct app_cmd app_cmd_snapshot = {
@@ -76,6 +134,10 @@ const struct app_cmd app_cmd_snapshot = {
 	"\nSignals PID and waits until the snapshot file is complete, then prints\n"
 	"its path. Exits non-zero, with the recorder's reason, when no snapshot\n"
 	"was written for this request (nothing buffered, another one still being\n"
-	"written, not in snapshot mode, the process stopped). Requests made at\n"
-	"the same time each get their own answer.\n",
+	"written and no --queue-triggers, not in snapshot mode, the process\n"
+	"stopped). Requests made at the same time each get their own answer.\n"
+	"\n--before, --after, --topics and --exclude narrow this snapshot only:\n"
+	"a topic's window becomes at most --before seconds before the trigger and\n"
+	"--after seconds after it (never wider than configured); a topic left\n"
+	"out keeps its messages buffered for the next snapshot.\n",
 	snapshot_opts, sizeof snapshot_opts / sizeof snapshot_opts[0], snapshot_run};

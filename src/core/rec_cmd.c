@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const rec_cmd_names[] = {
 	[REC_CMD_SNAPSHOT] = "snapshot",
@@ -31,4 +32,32 @@ struct bt_cmd rec_cmd_make(int kind, enum bt_cmd_origin_kind origin, long pid,
 	vsnprintf(c.origin.detail, sizeof c.origin.detail, detail_fmt, ap);
 	va_end(ap);
 	return c;
+}
+
+void rec_cmd_snap_put(struct bt_cmd *c, const struct rec_cmd_snap *p)
+{
+	c->arg[0] = p->before_ns < 0 ? 0 : (uint64_t)p->before_ns + 1;
+	c->arg[1] = p->after_ns < 0 ? 0 : (uint64_t)p->after_ns + 1;
+	snprintf(c->text, sizeof c->text, "%s\n%s", p->topics, p->exclude);
+}
+
+void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p)
+{
+	p->before_ns = c->arg[0] == 0 ? -1 : (int64_t)(c->arg[0] - 1);
+	p->after_ns = c->arg[1] == 0 ? -1 : (int64_t)(c->arg[1] - 1);
+	size_t n = strcspn(c->text, "\n");
+	snprintf(p->topics, sizeof p->topics, "%.*s", (int)n, c->text);
+	snprintf(p->exclude, sizeof p->exclude, "%s", c->text[n] ? c->text + n + 1 : "");
+}
+
+bool rec_cmd_in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && len != 0 && memcmp(p, name, n) == 0)
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
 }

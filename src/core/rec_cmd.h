@@ -18,13 +18,16 @@
 #ifndef REC_CMD_H
 #define REC_CMD_H
 
+#include <stdbool.h>
+
 #include "bt_cmdq.h"
 
 enum rec_cmd_kind {
 	/* Snapshot mode: write the buffer to a file of its own. Done: `file`
 	 * (absolute path) and `messages`, once written. Refused: nothing
 	 * buffered, another snapshot still being written, stopping, not in
-	 * snapshot mode (`value`: the rec_trigger). Failed: the write failed. */
+	 * snapshot mode (`value`: the rec_trigger). Failed: the write failed.
+	 * Its parameters: rec_cmd_snap (none: as configured). */
 	REC_CMD_SNAPSHOT = 1,
 	/* Close the current storage file and go on in a new one (the bag's
 	 * next split). Done at once (the writer splits next; the new file is
@@ -51,6 +54,25 @@ enum rec_cmd_kind {
 	 * said when written, as REC_CMD_SNAPSHOT's. */
 	REC_CMD_SNAPSHOT_STOP,
 };
+
+/* A snapshot's own parameters, from any origin (`bagtop snapshot --before
+ * --after --topics --exclude`): they narrow the configured windows only
+ * (rec_snap_params). In the command: before/after in arg[0]/arg[1] (0: as
+ * configured, else nanoseconds + 1, so that a command made without them
+ * means "as configured"), the lists in `text` ("TOPICS\nEXCLUDE"). */
+#define REC_CMD_SNAP_LIST_MAX 500
+struct rec_cmd_snap {
+	int64_t before_ns, after_ns;         /* -1: as configured */
+	char topics[REC_CMD_SNAP_LIST_MAX];  /* comma-separated topic names; "": all */
+	char exclude[REC_CMD_SNAP_LIST_MAX]; /* comma-separated topic names; "": none */
+};
+
+/* Puts *p into c (a REC_CMD_SNAPSHOT / REC_CMD_SNAPSHOT_STOP). */
+void rec_cmd_snap_put(struct bt_cmd *c, const struct rec_cmd_snap *p);
+/* Reads c's parameters (all "as configured" when it has none). */
+void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p);
+/* Is `name` one of the comma-separated names of `list`? */
+bool rec_cmd_in_list(const char *list, const char *name);
 
 /* The kind's name in the logs ("snapshot", "split", "pause", …); "?" for
  * an unknown kind. */

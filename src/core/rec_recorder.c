@@ -12,6 +12,7 @@
 #include "bag_compat.h"
 #include "btdds_participant.h"
 #include "rec__recorder.h"
+#include "rec_cmd.h"
 #include "btdds_names.h"
 
 #define REC_EVENTS_PERIOD_NS INT64_C(1000000000) /* one loss event a second at most */
@@ -311,10 +312,45 @@ void rec_recorder_set_topic_enabled(struct rec_recorder *r, size_t index, bool o
 
 enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id)
 {
+	return rec_recorder_snapshot_with(r, NULL, id);
+}
+
+/* The topics p leaves out, into sp; returns sp->skip (the caller's to
+ * free, NULL when p names no topic). */
+static bool *rec_snap_select(struct rec_recorder *r, const struct rec_cmd_snap *p,
+			    struct rec_snap_params *sp)
+{
+	sp->before_ns = p->before_ns < 0 ? REC_SNAP_ALL : p->before_ns;
+	sp->after_ns = p->after_ns < 0 ? REC_SNAP_ALL : p->after_ns;
+	sp->skip_rest = p->topics[0] != '\0';
+	if (p->topics[0] == '\0' && p->exclude[0] == '\0')
+		return NULL;
+	size_t n = rec_topics_count(r->topics);
+	bool *skip = bt_xcalloc(n + 1, sizeof *skip);
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_topic *tp = rec_topics_get(r->topics, i);
+		bool named = p->topics[0] == '\0' || rec_cmd_in_list(p->topics, tp->name) ||
+			     rec_cmd_in_list(p->topics, tp->dds_name);
+		skip[i] = !named || rec_cmd_in_list(p->exclude, tp->name) ||
+			  rec_cmd_in_list(p->exclude, tp->dds_name);
+	}
+	sp->skip = skip;
+	sp->n_skip = (uint32_t)n;
+	return skip;
+}
+
+enum rec_trigger rec_recorder_snapshot_with(struct rec_recorder *r,
+					    const struct rec_cmd_snap *p, uint64_t *id)
+{
 	if (r->snap == NULL)
 		return REC_TRIGGER_NOT_SNAPSHOT;
+	struct rec_snap_params sp = {REC_SNAP_ALL, REC_SNAP_ALL, NULL, 0, false};
+	bool *skip = p != NULL ? rec_snap_select(r, p, &sp) : NULL;
 	struct rec_snap_trigger_info info = {0};
-	switch (rec_snap_trigger(r->snap, bt_time_realtime_ns(), &info)) {
+	enum rec_snap_trigger_result res =
+		rec_snap_trigger_with(r->snap, bt_time_realtime_ns(), &sp, &info);
+	free(skip);
+	switch (res) {
 	case REC_SNAP_TRIGGERED:
 		if (id != NULL)
 			*id = info.id;

@@ -178,6 +178,13 @@ void rec_recorder_split(struct rec_recorder *r);
  * REC_TRIGGER_STARTED, *id (may be NULL) is the snapshot's id, the one
  * on_snapshot reports it with. */
 enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id);
+/* rec_recorder_snapshot with a trigger's own parameters (rec_cmd_snap;
+ * NULL: as configured). A topic is named by its recorded name or its DDS
+ * name; a topic discovered after the trigger is in the snapshot unless
+ * --topics was given. */
+struct rec_cmd_snap;
+enum rec_trigger rec_recorder_snapshot_with(struct rec_recorder *r,
+					    const struct rec_cmd_snap *p, uint64_t *id);
 const char *rec_trigger_str(enum rec_trigger t); /* one line for the user */
 /* Repeats topic `index`'s last `depth` messages at the start of every file
  * and snapshot (0: stop repeating). Any thread. Messages that arrived

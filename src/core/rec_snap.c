@@ -49,6 +49,7 @@ struct snap_topic {
 	bool cut_listed, held_cut_listed, post_cut_listed;
 	int64_t cut, held_cut; /* newest recv_time evicted for bytes */
 	int64_t post_cut;      /* oldest recv_time refused from the post list */
+	bool skip;             /* left out of the held snapshot (id < n_skip) */
 	size_t post_bytes;     /* in the post list, valid while post_gen matches */
 	uint64_t post_gen;
 };
@@ -72,6 +73,9 @@ struct rec_snap {
 	struct rec_batch held;    /* flipped, not yet taken */
 	bool held_ready;          /* flipped, not yet taken (may be empty) */
 	int64_t held_t;           /* its trigger time */
+	int64_t held_before, held_after; /* its trigger's narrowing (REC_SNAP_ALL: none) */
+	uint32_t n_skip;          /* t[id].skip is valid for id < n_skip */
+	bool skip_rest;           /* topics >= n_skip are left out */
 	struct rec_batch post;    /* the post window's messages */
 	uint64_t post_gen;        /* bumped when the post list is emptied */
 	uint32_t arrival;         /* the next push's rec_msg.arrival */
@@ -115,6 +119,7 @@ struct rec_snap *rec_snap_new(const struct rec_snap_options *opt)
 	s->opt = *opt;
 	s->newest = INT64_MIN;
 	s->max_after = opt->post_ns > 0 ? opt->post_ns : 0;
+	s->held_before = s->held_after = REC_SNAP_ALL;
 	s->post_gen = 1;
 	s->t = bt_xcalloc(REC_TOPICS_MAX, sizeof *s->t);
 	snap_ids_init(&s->active);
@@ -154,6 +159,23 @@ static struct rec_snap_window snap_win(const struct rec_snap *s, uint32_t topic)
 		return s->t[topic].w;
 	int64_t d = s->opt.max_duration_ns;
 	return (struct rec_snap_window){d > 0 ? d : REC_SNAP_ALL, s->opt.post_ns, 0};
+}
+
+/* Is topic left out of the held snapshot by its trigger (mu held)? */
+static bool snap_skipped(const struct rec_snap *s, uint32_t topic)
+{
+	return topic < s->n_skip ? s->t[topic].skip : s->skip_rest;
+}
+
+/* The topic's window in the held snapshot: narrowed by its trigger. */
+static struct rec_snap_window snap_hwin(const struct rec_snap *s, uint32_t topic)
+{
+	struct rec_snap_window w = snap_win(s, topic);
+	if (w.before_ns > s->held_before)
+		w.before_ns = s->held_before;
+	if (w.after_ns > s->held_after)
+		w.after_ns = s->held_after;
+	return w;
 }
 
 void rec_snap_topic_set(struct rec_snap *s, uint32_t topic, const struct rec_snap_window *w)
@@ -316,9 +338,9 @@ static void snap_buffer(struct rec_snap *s, struct rec_msg *m, struct rec_msg **
  * BT_ERR_NOTFOUND: not a post message (outside its topic's window). */
 static bt_status snap_post_push(struct rec_snap *s, struct rec_msg *m)
 {
-	if (!s->post_open)
+	if (!s->post_open || snap_skipped(s, m->topic))
 		return BT_ERR_NOTFOUND;
-	struct rec_snap_window w = snap_win(s, m->topic);
+	struct rec_snap_window w = snap_hwin(s, m->topic);
 	if (m->recv_time > snap_add(s->held_t, w.after_ns) ||
 	    m->recv_time < snap_sub(s->held_t, w.before_ns) ||
 	    (w.before_ns == 0 && m->recv_time < s->held_t))
@@ -378,21 +400,56 @@ bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m)
 
 /* ---- triggers ---- */
 
-/* Trims every queue to its window before T (mu held). */
-static void snap_trim_all(struct rec_snap *s, int64_t T, struct rec_msg **gone)
+/* Takes the trigger's parameters for the snapshot it flips (mu held, not
+ * busy: nothing reads them then). */
+static void snap_params_set(struct rec_snap *s, const struct rec_snap_params *p)
 {
+	static const struct rec_snap_params none = {REC_SNAP_ALL, REC_SNAP_ALL, NULL, 0, false};
+	if (p == NULL)
+		p = &none;
+	s->held_before = p->before_ns;
+	s->held_after = p->after_ns;
+	for (uint32_t i = p->n_skip; i < s->n_skip; i++)
+		s->t[i].skip = false;
+	s->n_skip = p->skip != NULL ? p->n_skip : 0;
+	for (uint32_t i = 0; i < s->n_skip; i++)
+		s->t[i].skip = p->skip[i];
+	s->skip_rest = p->skip_rest;
+}
+
+/* Trims every queue to its window before T, a selected topic's as its
+ * trigger narrows it (mu held). Returns the selected topics' messages. */
+static size_t snap_trim_all(struct rec_snap *s, int64_t T, struct rec_msg **gone)
+{
+	size_t n = 0;
 	/* Backwards: an emptied topic is replaced by the last one. */
 	for (size_t i = s->active.n; i-- > 0;) {
 		uint32_t id = s->active.v[i];
-		snap_trim(s, id, snap_sub(T, snap_win(s, id).before_ns), NULL, gone);
+		bool skip = snap_skipped(s, id);
+		int64_t before = skip ? snap_win(s, id).before_ns : snap_hwin(s, id).before_ns;
+		snap_trim(s, id, snap_sub(T, before), NULL, gone);
+		if (!skip)
+			n += s->t[id].q.count;
 	}
+	return n;
 }
 
-/* Moves every queue into `held` and the cuts with them (mu held). */
+/* Moves the selected topics' queues into `held` and the cuts with them;
+ * the left-out ones stay buffered (mu held). */
 static void snap_flip(struct rec_snap *s, int64_t T)
 {
+	size_t kept = 0;
+	s->count = s->bytes = 0;
 	for (size_t i = 0; i < s->active.n; i++) {
-		struct snap_topic *t = &s->t[s->active.v[i]];
+		uint32_t id = s->active.v[i];
+		struct snap_topic *t = &s->t[id];
+		if (snap_skipped(s, id)) {
+			s->active.v[kept++] = id;
+			t->act = (uint32_t)kept;
+			s->count += t->q.count;
+			s->bytes += t->q.bytes;
+			continue;
+		}
 		if (s->held.tail != NULL)
 			s->held.tail->next = t->q.head;
 		else
@@ -403,8 +460,7 @@ static void snap_flip(struct rec_snap *s, int64_t T)
 		t->q = (struct rec_batch){0};
 		t->act = 0;
 	}
-	s->active.n = 0;
-	s->count = s->bytes = 0;
+	s->active.n = kept;
 	for (size_t i = 0; i < s->cut_ids.n; i++) {
 		struct snap_topic *t = &s->t[s->cut_ids.v[i]];
 		t->held_cut = t->cut;
@@ -417,8 +473,15 @@ static void snap_flip(struct rec_snap *s, int64_t T)
 	s->cut_ids.n = 0;
 	s->held_t = T;
 	s->held_ready = true;
-	s->newest = INT64_MIN;
-	atomic_store_explicit(&s->fill, 0, memory_order_relaxed);
+	if (kept == 0)
+		s->newest = INT64_MIN;
+	atomic_store_explicit(&s->fill, s->bytes, memory_order_relaxed);
+}
+
+/* The longest after-window of the snapshot being triggered (mu held). */
+static int64_t snap_after(const struct rec_snap *s)
+{
+	return s->max_after < s->held_after ? s->max_after : s->held_after;
 }
 
 /* Flips the buffer at T and opens the post window (mu held). */
@@ -428,10 +491,10 @@ static void snap_trigger_locked(struct rec_snap *s, int64_t now_ns,
 	snap_flip(s, now_ns);
 	s->busy = true;
 	s->triggered++;
-	if (s->max_after > 0) {
+	if (snap_after(s) > 0) {
 		s->post_open = true;
 		s->post_gen++;
-		s->post_end = snap_add(now_ns, s->max_after);
+		s->post_end = snap_add(now_ns, snap_after(s));
 	}
 	if (info != NULL)
 		*info = (struct rec_snap_trigger_info){s->triggered, s->held.count, s->held.bytes};
@@ -440,6 +503,13 @@ static void snap_trigger_locked(struct rec_snap *s, int64_t now_ns,
 
 enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns,
 					      struct rec_snap_trigger_info *info)
+{
+	return rec_snap_trigger_with(s, now_ns, NULL, info);
+}
+
+enum rec_snap_trigger_result rec_snap_trigger_with(struct rec_snap *s, int64_t now_ns,
+						   const struct rec_snap_params *p,
+						   struct rec_snap_trigger_info *info)
 {
 	enum rec_snap_trigger_result r = REC_SNAP_TRIGGERED;
 	struct rec_msg *gone = NULL;
@@ -450,9 +520,12 @@ enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns
 		s->refused++;
 		r = REC_SNAP_BUSY;
 	} else {
-		snap_trim_all(s, now_ns, &gone);
-		/* Nothing before it and nothing can come after it. */
-		if (s->count == 0 && s->after_only == 0)
+		snap_params_set(s, p);
+		size_t n = snap_trim_all(s, now_ns, &gone);
+		/* Nothing before it and nothing can come after it (a trigger
+		 * with --before 0 makes every topic's window start at it). */
+		bool after = snap_after(s) > 0 && (s->after_only != 0 || s->held_before == 0);
+		if (n == 0 && !after)
 			r = REC_SNAP_EMPTY;
 		else
 			snap_trigger_locked(s, now_ns, info);
@@ -580,8 +653,10 @@ bool rec_snap_post_take(struct rec_snap *s, int64_t now_ns, struct rec_batch *ou
 static bool snap_cover_one(const struct rec_snap *s, uint32_t id, struct rec_snap_cover *c)
 {
 	const struct snap_topic *t = &s->t[id];
-	struct rec_snap_window w = snap_win(s, id);
+	struct rec_snap_window w = snap_hwin(s, id);
 	int64_t T = s->held_t;
+	if (snap_skipped(s, id))
+		return false; /* not in this snapshot */
 	*c = (struct rec_snap_cover){id, w.before_ns, w.after_ns, w.before_ns, w.after_ns};
 	bool cut = false;
 	/* Without a time bound, the buffer is whatever memory holds: no cut. */

@@ -11,7 +11,9 @@
  * consumer takes the held snapshot, writes it (rec_repeat_for_snapshot
  * merges the repeated transient-local messages in) and releases it. Until
  * then further triggers are refused (REC_SNAP_BUSY): one snapshot file at
- * a time, never queued silently.
+ * a time, never queued silently (`record --queue-triggers` queues them
+ * above, in the command thread). A trigger may narrow the windows and leave
+ * topics out (rec_snap_trigger_with, rec_snap_params).
  *
  * Snapshot-post (post_ns > 0): the trigger at time T also opens a post
  * window. Every message pushed with recv_time <= T + post_ns while the
@@ -138,9 +140,30 @@ void rec_snap_topic_set(struct rec_snap *s, uint32_t topic, const struct rec_sna
  * closed, freed. The caller counts refusals as lost. */
 bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m);
 /* Any thread. now_ns: CLOCK_REALTIME (recv_time's clock), the start of the
- * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). */
+ * post window. *info is filled for REC_SNAP_TRIGGERED (may be NULL). The
+ * windows as configured (rec_snap_trigger_with, NULL params). */
 enum rec_snap_trigger_result rec_snap_trigger(struct rec_snap *s, int64_t now_ns,
 					      struct rec_snap_trigger_info *info);
+
+/* A trigger's own parameters (`bagtop snapshot --before/--after/--topics/
+ * --exclude`): they only narrow. A topic's window becomes min(its before,
+ * before_ns) / min(its after, after_ns); a topic left out is not in this
+ * snapshot at all: its buffered messages stay in the buffer (the next
+ * snapshot's) and its messages after the trigger too. */
+struct rec_snap_params {
+	int64_t before_ns; /* REC_SNAP_ALL: as configured */
+	int64_t after_ns;  /* REC_SNAP_ALL: as configured */
+	const bool *skip;  /* skip[topic], topic < n_skip: left out; NULL: none */
+	uint32_t n_skip;   /* <= REC_TOPICS_MAX */
+	bool skip_rest;    /* topics >= n_skip (discovered later): left out */
+};
+
+/* rec_snap_trigger with parameters (copied; NULL: as configured). A
+ * snapshot none of whose selected topics has a message before the trigger
+ * nor a window after it is REC_SNAP_EMPTY. */
+enum rec_snap_trigger_result rec_snap_trigger_with(struct rec_snap *s, int64_t now_ns,
+						   const struct rec_snap_params *p,
+						   struct rec_snap_trigger_info *info);
 /* A one-line text for the UI ("snapshot still being written", ...). */
 const char *rec_snap_trigger_str(enum rec_snap_trigger_result r);
 

@@ -41,6 +41,7 @@
 #define BT_CMD_DETAIL_MAX 96   /* an origin's detail, e.g. "SIGUSR1 from pid 123" */
 #define BT_CMD_REASON_MAX 256  /* a result's reason or note */
 #define BT_CMD_FILE_MAX 4096   /* a result's file (an absolute path) */
+#define BT_CMD_TEXT_MAX 1024   /* a command's text argument */
 
 /* Where a command came from: said with its result in the event log and
  * --log-file. */
@@ -66,6 +67,7 @@ struct bt_cmd {
 	int kind;
 	uint64_t arg[2]; /* e.g. topic index and depth; a count; a time in ns */
 	double real;     /* e.g. a rate */
+	char text[BT_CMD_TEXT_MAX]; /* a text argument as the kind says (NUL-terminated) */
 	struct bt_cmd_origin origin;
 	uint64_t tag;    /* the submitter's own (e.g. a request number); not read */
 };

@@ -458,6 +458,56 @@ static void test_snap_topic_windows(void **state)
 	rec_snap_free(s);
 }
 
+/* rec_snap_trigger_with: the trigger's own before / after narrow every
+ * topic's window; a left-out topic stays buffered (before and after the
+ * trigger) for the next snapshot; --before 0 with an after-window is a
+ * snapshot of what comes after only. */
+static void test_snap_trigger_params(void **state)
+{
+	(void)state;
+	struct rec_snap *s = snap_new(10000, 100, 50); /* 100 before, 50 after */
+	for (int64_t t = 0; t <= 100; t += 10)
+		for (uint32_t topic = 1; topic <= 3; topic++)
+			assert_int_equal(rec_snap_push(s, msg(topic, topic * 1000 + t, 10, t)), BT_OK);
+	bool skip[3] = {false, false, true}; /* topic 2 left out */
+	struct rec_snap_params p = {30, 20, skip, 3, false};
+	struct rec_snap_trigger_info info;
+	assert_int_equal(rec_snap_trigger_with(s, 105, &p, &info), REC_SNAP_TRIGGERED);
+	assert_int_equal(info.count, 6);
+	assert_int_equal(rec_snap_fill(s), 10 * 10); /* topic 2, 10..100 (>= 105 - 100) */
+	struct rec_batch b;
+	uint64_t id = 0;
+	assert_true(rec_snap_take_wait(s, 1000 * MS, &b, &id));
+	int64_t want[] = {1080, 3080, 1090, 3090, 1100, 3100};
+	check_free(&b, want, 6);
+	assert_int_equal(rec_snap_push(s, msg(1, 1110, 10, 110)), BT_OK); /* post */
+	assert_int_equal(rec_snap_push(s, msg(2, 2110, 10, 110)), BT_OK); /* left out: buffer */
+	assert_int_equal(rec_snap_push(s, msg(1, 1125, 10, 125)), BT_OK); /* post: 105 + 20 */
+	assert_int_equal(rec_snap_push(s, msg(3, 3126, 10, 126)), BT_OK); /* after: buffer */
+	assert_false(rec_snap_post_take(s, 125 + REC_SNAP_POST_GRACE_NS + 1, &b));
+	int64_t post[] = {1110, 1125};
+	check_free(&b, post, 2);
+	rec_snap_release(s);
+	/* As configured: topic 2 from 130 - 100 on, and 3's 126. */
+	b = trigger_take(s, 130, 2);
+	int64_t next[] = {2030, 2040, 2050, 2060, 2070, 2080, 2090, 2100, 2110, 3126};
+	check_free(&b, next, 10);
+	assert_false(rec_snap_post_take(s, 130 + 50 + REC_SNAP_POST_GRACE_NS + 1, &b));
+	rec_snap_release(s);
+	/* Nothing before (an empty buffer), 10 after: still a snapshot. */
+	struct rec_snap_params after = {0, 10, NULL, 0, false};
+	assert_int_equal(rec_snap_trigger_with(s, 200, &after, &info), REC_SNAP_TRIGGERED);
+	assert_true(rec_snap_take_wait(s, 1000 * MS, &b, &id));
+	assert_int_equal(b.count, 0);
+	assert_int_equal(rec_snap_push(s, msg(1, 1205, 10, 205)), BT_OK);
+	assert_int_equal(rec_snap_push(s, msg(1, 1211, 10, 211)), BT_OK); /* after 210 */
+	assert_false(rec_snap_post_take(s, 210 + REC_SNAP_POST_GRACE_NS + 1, &b));
+	int64_t last[] = {1205};
+	check_free(&b, last, 1);
+	rec_snap_release(s);
+	rec_snap_free(s);
+}
+
 /* The global bound evicts the oldest message of all topics (by recv_time),
  * and cuts that topic's window; a window outside the evicted message is
  * not reported. An empty buffer still triggers when a topic's window is
@@ -741,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_snap_post_limits),
 		cmocka_unit_test(test_snap_topic_windows),
 		cmocka_unit_test(test_snap_topic_global),
+		cmocka_unit_test(test_snap_trigger_params),
 		cmocka_unit_test(test_snap_concurrent),
 		cmocka_unit_test(test_snap_concurrent_post),
 	};
