@@ -89,3 +89,22 @@ void play_view_get(struct play *p, struct play_view *v, struct play_topic_view *
 	}
 	pthread_mutex_unlock(&p->view_mu);
 }
+
+bool play_paused(struct play *p)
+{
+	return atomic_load(&p->state) == PLAY_STATE_PAUSED;
+}
+
+double play_rate(struct play *p)
+{
+	pthread_mutex_lock(&p->mu);
+	double r = p->sched.rate;
+	pthread_mutex_unlock(&p->mu);
+	return r;
+}
+
+void play_window(const struct play *p, int64_t *start, int64_t *end)
+{
+	*start = p->win_start;
+	*end = p->win_end;
+}
