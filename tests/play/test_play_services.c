@@ -48,9 +48,16 @@ static void player_start(struct player *pl, int domain, const char *extra)
 	pl->pid = rec_spawn(argv, pl->out_path, NULL);
 }
 
-static char *player_out(const struct player *pl)
+/* The ended player's output (shown) says each of want[] (NULL-ended). */
+static void player_said(struct player *pl, const char *const want[])
 {
-	return rec_read(pl->out_path);
+	char *out = rec_read(pl->out_path);
+	printf("%s", out);
+	for (size_t i = 0; want[i] != NULL; i++)
+		if (strstr(out, want[i]) == NULL)
+			fail_msg("the player did not say '%s'", want[i]);
+	free(out);
+	free(pl->out_path);
 }
 
 /* `bagtop call --domain D --timeout T A1 A2 A3 A4` (NULL ends them): its
@@ -296,13 +303,9 @@ static void test_controls(void **state)
 	call_ok(213, "resume", NULL, "done\n");
 	assert_int_equal(rec_wait(pl.pid, 20.0, "bagtop play"), 0);
 	assert_int_equal(counter_after(&c, 0.5), paused + BAG_MSGS);
-	out = player_out(&pl);
-	printf("%s", out);
-	assert_non_null(strstr(out, "service /" NODE "/set_rate from client "));
-	assert_non_null(strstr(out, ": rate 0.75"));
-	assert_non_null(strstr(out, "/burst from client"));
-	free(out);
-	free(pl.out_path);
+	const char *const said[] = {"service /" NODE "/set_rate from client ", ": rate 0.75",
+				    "/burst from client", NULL};
+	player_said(&pl, said);
 	(void)dds_delete(c.pp);
 }
 
@@ -320,13 +323,9 @@ static void test_stop(void **state)
 	double t0 = rec_now();
 	assert_int_equal(rec_wait(pl.pid, 10.0, "bagtop play"), 0);
 	assert_true(rec_now() - t0 < 3.0);
-	char *out = player_out(&pl);
-	printf("%s", out);
-	assert_non_null(strstr(out, "service /" NODE "/stop from client "));
-	assert_non_null(strstr(out, "/play from client "));
-	assert_non_null(strstr(out, "\nPlayed "));
-	free(out);
-	free(pl.out_path);
+	const char *const said[] = {"service /" NODE "/stop from client ", "/play from client ",
+				    "\nPlayed ", NULL};
+	player_said(&pl, said);
 }
 
 /* ---- 215: --no-remote-control ---- */
