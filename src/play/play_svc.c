@@ -41,10 +41,6 @@ struct play_svc {
 	struct btdds_node *node;
 	char *names[PS_N]; /* "/rosbag2_player/pause" */
 	size_t n;
-	/* The burst under way (one at a time, the player says): set before
-	 * play_burst, read when it ends (the player's mutex orders them). */
-	uint64_t burst_ticket;
-	char burst_who[160];
 };
 
 /* ---- replies ---- */
@@ -99,22 +95,33 @@ static void ps_say(const char *who, enum play_result r, const char *ok)
 		bt_log_warn("%s: refused: %s", who, play_result_str(r));
 }
 
+/* A burst under way: what its end answers (freed there). */
+struct ps_burst {
+	struct play_svc *sv;
+	uint64_t ticket;
+	char who[200];
+};
+
 static void ps_burst_done(void *ctx, uint64_t n)
 {
-	struct play_svc *sv = ctx;
-	bt_log_info("%s: %llu message%s published", sv->burst_who, (unsigned long long)n,
+	struct ps_burst *b = ctx;
+	bt_log_info("%s: %llu message%s published", b->who, (unsigned long long)n,
 		    n == 1 ? "" : "s");
-	ps_reply_u64(sv, sv->burst_ticket, n);
+	ps_reply_u64(b->sv, b->ticket, n);
+	free(b);
 }
 
 static void ps_burst(struct play_svc *sv, uint64_t ticket, const char *who,
 		     struct btdds_cdr_rd *body)
 {
 	uint64_t n = btdds_cdr_u64(body);
-	sv->burst_ticket = ticket;
-	snprintf(sv->burst_who, sizeof sv->burst_who, "%s (%llu)", who, (unsigned long long)n);
-	enum play_result r = play_burst(sv->p, n, ps_burst_done, sv);
+	struct ps_burst *b = bt_xcalloc(1, sizeof *b);
+	b->sv = sv;
+	b->ticket = ticket;
+	snprintf(b->who, sizeof b->who, "%s (%llu)", who, (unsigned long long)n);
+	enum play_result r = play_burst(sv->p, n, ps_burst_done, b);
 	if (r != PLAY_OK) { /* rosbag2 answers 0 */
+		free(b);
 		ps_say(who, r, "");
 		ps_reply_u64(sv, ticket, 0);
 	}
