@@ -101,9 +101,8 @@ struct play {
 	pthread_mutex_t view_mu; /* the rates; never taken with mu */
 	int64_t started_wall;
 
-	struct btdds_node *node; /* o.node_name's, or NULL */
-	struct play_svc *svc;    /* its services, or NULL */
-	char *node_name;
+	struct play_svc *svc; /* the node and its services (node_name), or NULL */
+	char *node_name;      /* o.node_name's copy */
 
 	pthread_t reader_thr, pub_thr, clock_thr;
 	bool reader_started, pub_started, clock_started, joined;
