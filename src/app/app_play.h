@@ -20,6 +20,8 @@ struct app_play_cfg {
 	size_t n_remaps;
 	struct btdds_env env;
 	bool no_keys, no_tui;
+	const char *node_name; /* --node-name (argv), NULL: the default */
+	bool no_remote_control;
 };
 
 /* Plays c->po to the end or a stop signal (SIGINT, SIGTERM, SIGHUP) and

@@ -10,6 +10,8 @@
 #include "app_ros_env.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "btdds_node.h"
+#include "btdds_rosbag2.h"
 
 enum {
 	APP_P_RATE = 400,
@@ -36,6 +38,8 @@ enum {
 	APP_P_READ_AHEAD,
 	APP_P_QOS,
 	APP_P_STRICT,
+	APP_P_NODE_NAME,
+	APP_P_NO_REMOTE,
 };
 
 static const struct app_opt play_opts[] = {
@@ -91,6 +95,11 @@ static const struct app_opt play_opts[] = {
 	 APP_P_QOS},
 	{"strict", 0, NULL, "refuse a bag with a missing, truncated or corrupt file",
 	 APP_P_STRICT},
+	{"node-name", 0, "NAME",
+	 "the ROS 2 node the player is, serving rosbag2's player services (default "
+	 "rosbag2_player)",
+	 APP_P_NODE_NAME},
+	{"no-remote-control", 0, NULL, "serve no services and be no ROS 2 node", APP_P_NO_REMOTE},
 };
 
 static void play_push(const char ***v, size_t *n, const char *s)
@@ -204,6 +213,13 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 		return rc;
 	case APP_P_QOS: c->po.qos_overrides_path = arg; return 0;
 	case APP_P_STRICT: c->po.strict = true; return 0;
+	case APP_P_NODE_NAME:
+		if (!btdds_node_name_valid(arg))
+			return app_usage_error(cmd, "--node-name wants a ROS node name (letters, "
+					       "digits, _; not starting with a digit), got '%s'", arg);
+		c->node_name = arg;
+		return 0;
+	case APP_P_NO_REMOTE: c->no_remote_control = true; return 0;
 	default: return app_usage_error(cmd, "unhandled option --%s", o->lng);
 	}
 }
@@ -226,6 +242,11 @@ static int play_finish(struct app_play_cfg *c, int argc, char **argv, int first)
 		return app_usage_error(c->cmd, "--end must be after --start");
 	int rc = app_ros_env_read(c->cmd, &c->env, &c->po.domain_id);
 	c->po.env = &c->env;
+	c->po.node_name = c->no_remote_control ? NULL
+			  : c->node_name	 ? c->node_name
+						 : BTDDS_RB2_PLAYER;
+	const char *distro = getenv("ROS_DISTRO"); /* Humble's player, as record's --compat */
+	c->po.humble = distro != NULL && strcmp(distro, "humble") == 0;
 	return rc;
 }
 
@@ -263,5 +284,10 @@ const struct app_cmd app_cmd_play = {
 	"time (scaled by --rate) on the topic's DDS name and type, so ROS 2\n"
 	"subscribers receive it; writers offer the recorded QoS when every\n"
 	"recorded publisher agreed, else ROS 2's defaults. Without TOPIC,\n"
-	"--topics or -e every topic is played.\n",
+	"--topics or -e every topic is played.\n"
+	"Unless --no-remote-control, the player is the ROS 2 node --node-name\n"
+	"and serves rosbag2's player services (pause, resume, toggle_paused,\n"
+	"is_paused, get_rate, set_rate, play_next, burst, seek, play, stop) to\n"
+	"anyone on the DDS domain (`bagtop call`, `ros2 service call` on\n"
+	"rmw_cyclonedds); each request is said in the event log or on stderr.\n",
 	play_opts, sizeof play_opts / sizeof play_opts[0], play_run};

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_buf.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "btdds_node.h"
@@ -155,25 +154,6 @@ bt_status rec_svc_start(const struct rec_svc_options *o, struct rec_svc **out,
 	return BT_OK;
 }
 
-/* "services: 12 requests received, 10 answered, 2 refused: over the rate". */
-static void rec_svc_say(const uint64_t c[BTDDS_SVC_N_COUNTS])
-{
-	struct bt_buf b = BT_BUF_INIT;
-	bool bad = false;
-	bt_status st = bt_buf_printf(&b, "services: %llu requests received, %llu answered",
-				     (unsigned long long)c[BTDDS_SVC_RECEIVED],
-				     (unsigned long long)c[BTDDS_SVC_ANSWERED]);
-	for (int i = BTDDS_SVC_ANSWERED + 1; i < BTDDS_SVC_N_COUNTS && st == BT_OK; i++)
-		if (c[i] > 0) {
-			bad = true;
-			st = bt_buf_printf(&b, ", %llu %s", (unsigned long long)c[i],
-					   btdds_svc_count_str((enum btdds_svc_count)i));
-		}
-	if (st == BT_OK)
-		bt_log(bad ? BT_LOG_WARN : BT_LOG_INFO, "%s", b.data);
-	bt_buf_fini(&b);
-}
-
 void rec_svc_stop(struct rec_svc *sv)
 {
 	if (sv == NULL)
@@ -185,6 +165,6 @@ void rec_svc_stop(struct rec_svc *sv)
 	rec_svc_entities(sv, server, false);
 	uint64_t c[BTDDS_SVC_N_COUNTS];
 	btdds_svc_server_stop(server, c);
-	rec_svc_say(c);
+	btdds_svc_counts_say(c);
 	rec_svc_free(sv);
 }

@@ -45,12 +45,22 @@ const struct btdds_rb2_svc *btdds_rb2_find(const char *verb)
 	return NULL;
 }
 
-const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name)
+static const struct btdds_rb2_svc *rb2_svc_of(unsigned on, const char *name)
 {
 	for (const struct btdds_rb2_svc *s = btdds_rb2_svcs; s->verb != NULL; s++)
-		if ((s->on & R) && strcmp(s->name, name) == 0)
+		if ((s->on & on) && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
+}
+
+const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name)
+{
+	return rb2_svc_of(R, name);
+}
+
+const struct btdds_rb2_svc *btdds_rb2_player_svc(const char *name)
+{
+	return rb2_svc_of(P, name);
 }
 
 size_t btdds_rb2_req_size(enum btdds_rb2_req req)

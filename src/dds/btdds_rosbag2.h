@@ -56,6 +56,8 @@ extern const struct btdds_rb2_svc btdds_rb2_svcs[];
 const struct btdds_rb2_svc *btdds_rb2_find(const char *verb);
 /* The entry of the recorder's service `name` ("split_bagfile"), or NULL. */
 const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name);
+/* The entry of the player's service `name` ("play_next"), or NULL. */
+const struct btdds_rb2_svc *btdds_rb2_player_svc(const char *name);
 /* Bytes a request body of kind `req` has at least. */
 size_t btdds_rb2_req_size(enum btdds_rb2_req req);
 

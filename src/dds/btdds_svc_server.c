@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_buf.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
@@ -99,6 +100,24 @@ size_t btdds_svc_server_entities(const struct btdds_svc_server *s, dds_entity_t 
 			out[2 * i + 1] = s->svc[i].writer;
 	}
 	return 2 * s->n_svc;
+}
+
+void btdds_svc_counts_say(const uint64_t c[BTDDS_SVC_N_COUNTS])
+{
+	struct bt_buf b = BT_BUF_INIT;
+	bool bad = false;
+	bt_status st = bt_buf_printf(&b, "services: %llu requests received, %llu answered",
+				     (unsigned long long)c[BTDDS_SVC_RECEIVED],
+				     (unsigned long long)c[BTDDS_SVC_ANSWERED]);
+	for (int i = BTDDS_SVC_ANSWERED + 1; i < BTDDS_SVC_N_COUNTS && st == BT_OK; i++)
+		if (c[i] > 0) {
+			bad = true;
+			st = bt_buf_printf(&b, ", %llu %s", (unsigned long long)c[i],
+					   btdds_svc_count_str((enum btdds_svc_count)i));
+		}
+	if (st == BT_OK)
+		bt_log(bad ? BT_LOG_WARN : BT_LOG_INFO, "%s", b.data);
+	bt_buf_fini(&b);
 }
 
 /* Counts one request of `service` under reason c; the first of each

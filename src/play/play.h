@@ -108,6 +108,11 @@ struct play_options {
 	size_t read_ahead_count;  /* --read-ahead-queue-size; 0 = default */
 	size_t read_ahead_bytes;  /* 0 = PLAY_READ_AHEAD_BYTES_DEFAULT */
 	bool strict;              /* --strict: a damaged bag is refused */
+	/* --node-name: the ROS 2 node the player is (btdds_node, listing its
+	 * services) and whose rosbag2 player services it serves (play_svc.h)
+	 * on its participant; NULL: neither (--no-remote-control). */
+	const char *node_name;
+	bool humble; /* the node as Humble's player: its services, its graph layout */
 };
 
 /* Fills *o with the defaults (rate 1, no window, no clock, no wait,
@@ -131,6 +136,7 @@ enum play_result {
 	PLAY_REFUSED_NOT_PAUSED, /* play_next while playing */
 	PLAY_REFUSED_AT_END,     /* play_next with nothing left in the window */
 	PLAY_REFUSED_BAD_VALUE,  /* a rate, time or topic index out of range */
+	PLAY_REFUSED_BUSY,       /* play_burst while another burst is under way */
 };
 
 /* One line for the user ("ok", "not paused", ...). */
@@ -177,6 +183,18 @@ enum play_result play_toggle_pause(struct play *p);
  * stays paused; the schedule moves to its time. Returns when it is queued
  * for the publishing thread (PLAY_OK), not after the write. */
 enum play_result play_next(struct play *p);
+/* Called once when a burst is over, with how many messages it published:
+ * from the publishing thread, or from the thread of the control that ended
+ * it early (pause, resume, seek, restart), never under the player's lock.
+ * Must not block. */
+typedef void (*play_burst_fn)(void *ctx, uint64_t published);
+/* While paused: publishes the next n selected (unmuted) messages (n 0:
+ * every one left in this pass) at once, one after the other, and stays
+ * paused, as rosbag2's Burst. Returns at once; done(ctx, count) tells
+ * when it is over: n published, the end of the window reached, a stop,
+ * or a control that moves or unpauses the schedule. Not PLAY_OK: done
+ * is not called. REFUSED_BUSY while another burst is under way. */
+enum play_result play_burst(struct play *p, uint64_t n, play_burst_fn done, void *ctx);
 /* Sets the rate (PLAY_RATE_MIN..PLAY_RATE_MAX, else BAD_VALUE); takes
  * effect at once (re-anchored at the current bag time). */
 enum play_result play_set_rate(struct play *p, double rate);
@@ -248,6 +266,14 @@ struct play_view {
 	 * what can be read"), or "" */
 	char warning[256];
 };
+
+/* Whether the player is paused now (cheap: no rates sampled). Any thread. */
+bool play_paused(struct play *p);
+/* The rate now. Any thread. */
+double play_rate(struct play *p);
+/* The window played, [*start, *end] in ns since the epoch; fixed after
+ * play_start. */
+void play_window(const struct play *p, int64_t *start, int64_t *end);
 
 /* Number of topics played (selected), fixed after play_start. */
 size_t play_n_topics(const struct play *p);

@@ -88,7 +88,10 @@ struct play {
 	struct play_sched sched;
 	bool loop;
 	uint32_t loop_index;
-	uint32_t steps; /* play_next requests not yet published */
+	uint64_t steps; /* play_next / play_burst messages not yet published */
+	play_burst_fn burst_fn; /* the burst under way, or NULL */
+	void *burst_ctx;
+	uint64_t burst_done;    /* published by it so far */
 	bool reader_waiting; /* the reader ended its pass and waits for a seek */
 	bool reader_full;    /* the reader waits for room in the queue */
 	char warning[256];
@@ -102,6 +105,9 @@ struct play {
 
 	pthread_mutex_t view_mu; /* the rates; never taken with mu */
 	int64_t started_wall;
+
+	struct play_svc *svc; /* the node and its services (node_name), or NULL */
+	char *node_name;      /* o.node_name's copy */
 
 	pthread_t reader_thr, pub_thr, clock_thr;
 	bool reader_started, pub_started, clock_started, joined;
@@ -118,6 +124,18 @@ BT_MUST_CHECK bt_status play_topics_create_writers(struct play *p, struct bt_err
 void *play_reader_main(void *arg);
 void *play_pub_main(void *arg);
 void *play_clock_main(void *arg);
+
+/* A burst's end, taken under mu and told outside it (play_burst_told). */
+struct play_burst_end {
+	play_burst_fn fn; /* NULL: nothing to tell */
+	void *ctx;
+	uint64_t n;
+};
+/* Under mu: when steps ran out (or `force`), ends the burst under way and
+ * returns what to tell; steps are cleared when forced. */
+struct play_burst_end play_burst_take_locked(struct play *p, bool force);
+/* Outside mu: tells it. */
+void play_burst_told(const struct play_burst_end *e);
 
 /* Frees a chain of messages (outside mu). */
 void play_msgs_free(struct play_msg *m);

@@ -18,11 +18,35 @@ static enum play_result ctl_lock(struct play *p)
 	return PLAY_OK;
 }
 
+/* Wakes the threads and unlocks; a burst the control ended (its steps
+ * cleared) is told after. */
 static enum play_result ctl_unlock(struct play *p)
 {
+	struct play_burst_end e = play_burst_take_locked(p, false);
 	pthread_cond_broadcast(&p->cv_pub);
 	pthread_mutex_unlock(&p->mu);
+	play_burst_told(&e);
 	return PLAY_OK;
+}
+
+struct play_burst_end play_burst_take_locked(struct play *p, bool force)
+{
+	struct play_burst_end e = {NULL, NULL, 0};
+	if (force)
+		p->steps = 0;
+	if (p->burst_fn != NULL && p->steps == 0) {
+		e = (struct play_burst_end){p->burst_fn, p->burst_ctx, p->burst_done};
+		p->burst_fn = NULL;
+		p->burst_ctx = NULL;
+		p->burst_done = 0;
+	}
+	return e;
+}
+
+void play_burst_told(const struct play_burst_end *e)
+{
+	if (e->fn != NULL)
+		e->fn(e->ctx, e->n);
 }
 
 static void ctl_set_paused_locked(struct play *p, bool paused)
@@ -73,6 +97,29 @@ enum play_result play_next(struct play *p)
 		p->steps++;
 	ctl_unlock(p);
 	return r;
+}
+
+enum play_result play_burst(struct play *p, uint64_t n, play_burst_fn done, void *ctx)
+{
+	if (ctl_lock(p) != PLAY_OK)
+		return PLAY_REFUSED_DONE;
+	enum play_result r = PLAY_OK;
+	if (!p->sched.paused)
+		r = PLAY_REFUSED_NOT_PAUSED;
+	else if (p->burst_fn != NULL)
+		r = PLAY_REFUSED_BUSY;
+	else if (p->reader_waiting && !p->head)
+		r = PLAY_REFUSED_AT_END;
+	if (r != PLAY_OK) {
+		pthread_mutex_unlock(&p->mu);
+		return r;
+	}
+	/* n 0: the rest of the pass; the pass's end ends the burst. */
+	p->steps = n == 0 || n > UINT64_MAX - p->steps ? UINT64_MAX : p->steps + n;
+	p->burst_fn = done;
+	p->burst_ctx = ctx;
+	p->burst_done = 0;
+	return ctl_unlock(p);
 }
 
 enum play_result play_set_rate(struct play *p, double rate)

@@ -10,8 +10,10 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "btdds_node.h"
 #include "btdds_participant.h"
 #include "play__player.h"
+#include "play_svc.h"
 
 void play_msgs_free(struct play_msg *m)
 {
@@ -55,6 +57,8 @@ static void player_copy_options(struct play *p, const struct play_options *o)
 	p->o = *o;
 	p->bag_path = bt_xstrdup(o->bag_path);
 	p->qos_path = bt_xstrdup(o->qos_overrides_path);
+	p->node_name = bt_xstrdup(o->node_name);
+	p->o.node_name = p->node_name;
 	p->o.bag_path = p->bag_path;
 	p->o.qos_overrides_path = p->qos_path;
 	if (p->o.read_ahead_count == 0)
@@ -176,6 +180,20 @@ static bt_status player_threads(struct play *p, struct bt_error *err)
 	return BT_OK;
 }
 
+/* Remote control is a bonus: when the services cannot start (DDS refused),
+ * playing goes on without them, said once. */
+static void player_services(struct play *p)
+{
+	if (p->node_name == NULL)
+		return;
+	struct play_svc_options o = {p, p->pp, p->node_name, p->o.humble};
+	struct bt_error e;
+	if (play_svc_start(&o, &p->svc, &e) != BT_OK) {
+		bt_log_warn("no remote control (rosbag2's player services): %s", e.msg);
+		p->svc = NULL;
+	}
+}
+
 bt_status play_start(const struct play_options *opt, struct play **out, struct bt_error *err)
 {
 	struct play *p = bt_xcalloc(1, sizeof *p);
@@ -192,8 +210,12 @@ bt_status play_start(const struct play_options *opt, struct play **out, struct b
 		st = btdds_participant_create(p->o.domain_id, p->o.env, &p->pp, err);
 	if (st == BT_OK)
 		st = play_topics_create_writers(p, err);
+	if (st == BT_OK && p->node_name != NULL && !btdds_node_name_valid(p->node_name))
+		st = bt_err_set(err, BT_ERR_USAGE, "'%s' is not a ROS node name", p->node_name);
 	if (st == BT_OK)
 		st = player_threads(p, err);
+	if (st == BT_OK)
+		player_services(p);
 	/* Nothing the options pointed to is kept. */
 	p->o.topics = p->o.exclude_topics = NULL;
 	p->o.regex = p->o.exclude_regex = NULL;
@@ -255,6 +277,8 @@ bt_status play_join(struct play *p, struct bt_error *err)
 		struct play_msg *left = play_queue_take_all(p);
 		pthread_mutex_unlock(&p->mu);
 		play_msgs_free(left);
+		play_svc_stop(p->svc); /* no burst ends after the threads: none left */
+		p->svc = NULL;
 		if (p->pp > 0)
 			(void)btdds_participant_delete(p->pp);
 		p->pp = 0;
@@ -281,5 +305,6 @@ void play_free(struct play *p)
 	pthread_mutex_destroy(&p->view_mu);
 	free(p->bag_path);
 	free(p->qos_path);
+	free(p->node_name);
 	free(p);
 }

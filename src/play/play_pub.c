@@ -111,6 +111,8 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 	if (m->kind == PLAY_MSG_PASS_END) {
 		pub_pop_locked(p, m);
 		bool again = pub_pass_end_locked(p, m);
+		if (again && p->burst_fn != NULL && p->sched.paused)
+			p->steps = 0; /* a burst ends with its pass; told below */
 		free(m);
 		return again ? 0 : -1;
 	}
@@ -125,6 +127,8 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 			return 0;
 		}
 		p->steps--;
+		if (p->burst_fn != NULL)
+			p->burst_done++;
 		p->sched.paused_at = m->t;
 		pub_pop_locked(p, m);
 		*out = m;
@@ -144,6 +148,18 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 	return 1;
 }
 
+/* Under mu: a burst whose steps ran out (all published, or its pass
+ * ended) is told, outside mu. */
+static void pub_burst_check(struct play *p)
+{
+	if (p->burst_fn == NULL || p->steps != 0)
+		return;
+	struct play_burst_end e = play_burst_take_locked(p, false);
+	pthread_mutex_unlock(&p->mu);
+	play_burst_told(&e);
+	pthread_mutex_lock(&p->mu);
+}
+
 /* Playing until the end or a stop; true at the end. */
 static bool pub_loop(struct play *p)
 {
@@ -154,6 +170,8 @@ static bool pub_loop(struct play *p)
 		int64_t deadline = 0;
 		bool timed = false;
 		r = pub_next_locked(p, &m, &deadline, &timed);
+		if (r == 0)
+			pub_burst_check(p);
 		if (r != 1)
 			continue;
 		pthread_mutex_unlock(&p->mu);
@@ -161,6 +179,8 @@ static bool pub_loop(struct play *p)
 			pub_sleep_until(deadline);
 		pub_write(p, m, deadline, timed);
 		pthread_mutex_lock(&p->mu);
+		if (!timed)
+			pub_burst_check(p);
 	}
 	bool end = !p->stop;
 	if (end && p->o.wait_for_acked_ns >= 0)
@@ -217,6 +237,8 @@ void *play_pub_main(void *arg)
 		pub_wait_acks(p);
 	pthread_mutex_lock(&p->mu);
 	play_finish_locked(p);
+	struct play_burst_end e = play_burst_take_locked(p, true); /* the end, a stop */
 	pthread_mutex_unlock(&p->mu);
+	play_burst_told(&e);
 	return NULL;
 }

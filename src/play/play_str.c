@@ -34,6 +34,7 @@ const char *play_result_str(enum play_result r)
 	case PLAY_REFUSED_NOT_PAUSED: return "not paused";
 	case PLAY_REFUSED_AT_END: return "no message left";
 	case PLAY_REFUSED_BAD_VALUE: return "value out of range";
+	case PLAY_REFUSED_BUSY: return "a burst is under way";
 	}
 	return "?";
 }

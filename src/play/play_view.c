@@ -94,3 +94,22 @@ void play_view_get(struct play *p, struct play_view *v, struct play_topic_view *
 	v->late_p50_ns = v->late_p50_ns < v->max_late_ns ? v->late_p50_ns : v->max_late_ns;
 	v->late_p99_ns = v->late_p99_ns < v->max_late_ns ? v->late_p99_ns : v->max_late_ns;
 }
+
+bool play_paused(struct play *p)
+{
+	return atomic_load(&p->state) == PLAY_STATE_PAUSED;
+}
+
+double play_rate(struct play *p)
+{
+	pthread_mutex_lock(&p->mu);
+	double r = p->sched.rate;
+	pthread_mutex_unlock(&p->mu);
+	return r;
+}
+
+void play_window(const struct play *p, int64_t *start, int64_t *end)
+{
+	*start = p->win_start;
+	*end = p->win_end;
+}

@@ -1,0 +1,378 @@
+/* The player's rosbag2 services (play_svc.h) on a real `bagtop play -p`,
+ * driven by `bagtop call` (the real client) and by requests laid out here
+ * in raw bytes from ../shared/docs/ROS2_SERVICES_OVER_DDS.md (encapsulation
+ * header, guid, seq, body; the client's USER_DATA clientid made here;
+ * btdds_raw only carries the bytes). What is published is counted by a
+ * subscriber in this process. The bag: 60 messages at 20 Hz recorded here
+ * (tpub + bagtop record, domain 216). Loopback-only DDS domains:
+ *   213 is-paused, play-next publishes exactly one, set-rate (raw) then
+ *       get-rate, burst 3, resume plays, pause stops, seek moves back,
+ *       the rest played to the end (exit 0); `call --list` lists the player
+ *   214 play plays (from the start), stop ends the player (exit 0, the
+ *       summary); each request said
+ *   215 --no-remote-control: no node, no services */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dds/dds.h>
+
+#include "bt_mem.h"
+#include "btdds_raw.h"
+#include "rec_harness.h"
+#include "test_util.h"
+
+#define NODE "rosbag2_player"
+#define BAG_MSGS 60
+#define TYPE_PFX "rosbag2_interfaces::srv::dds_::"
+
+static struct rec g_bag; /* the recorded bag, made once */
+
+/* ---- the player and bagtop call, as processes ---- */
+
+struct player {
+	pid_t pid;
+	char *out_path;
+};
+
+static void player_start(struct player *pl, int domain, const char *extra)
+{
+	char dom[16];
+	snprintf(dom, sizeof dom, "%d", domain);
+	pl->out_path = bt_xasprintf("%s/play-%d.txt", g_bag.tmp, domain);
+	char *argv[] = {getenv("BAGTOP_BIN"), "play", "--no-tui", "--disable-keyboard-controls",
+			"-p", "--domain", dom, g_bag.dir, (char *)extra, NULL};
+	pl->pid = rec_spawn(argv, pl->out_path, NULL);
+}
+
+/* The ended player's output (shown) says each of want[] (NULL-ended). */
+static void player_said(struct player *pl, const char *const want[])
+{
+	char *out = rec_read(pl->out_path);
+	printf("%s", out);
+	for (size_t i = 0; want[i] != NULL; i++)
+		if (strstr(out, want[i]) == NULL)
+			fail_msg("the player did not say '%s'", want[i]);
+	free(out);
+	free(pl->out_path);
+}
+
+/* `bagtop call --domain D --timeout T A1 A2 A3 A4` (NULL ends them): its
+ * exit status, its output in *out. */
+static int call(int domain, const char *timeout, char **out, const char *a1, const char *a2,
+		const char *a3, const char *a4)
+{
+	char dom[16];
+	snprintf(dom, sizeof dom, "%d", domain);
+	char *path = bt_xasprintf("%s/call.txt", g_bag.tmp);
+	char *argv[] = {getenv("BAGTOP_BIN"), "call", "--domain", dom, "--timeout",
+			(char *)timeout, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+	int rc = rec_wait(rec_spawn(argv, path, NULL), 30.0, "bagtop call");
+	*out = rec_read(path);
+	free(path);
+	return rc;
+}
+
+/* `bagtop call --node rosbag2_player VERB [ARG]` exits 0 and prints `want`. */
+static void call_ok(int domain, const char *verb, const char *arg, const char *want)
+{
+	char *out;
+	int rc = call(domain, "10", &out, "--node", NODE, verb, arg);
+	if (rc != 0 || strcmp(out, want) != 0)
+		fail_msg("bagtop call %s %s: exit %d, said '%s', want '%s'", verb, arg ? arg : "", rc,
+			 out, want);
+	free(out);
+}
+
+/* ---- a subscriber that counts ---- */
+
+struct counter {
+	dds_entity_t pp, rd;
+	unsigned long long n;
+};
+
+static void counter_open(struct counter *c, int domain)
+{
+	memset(c, 0, sizeof *c);
+	c->pp = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
+	assert_true(c->pp > 0);
+	dds_entity_t tp = btdds_raw_topic_create(c->pp, "rt/c", "std_msgs::msg::dds_::String_", false);
+	assert_true(tp > 0);
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
+	dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+	c->rd = dds_create_reader(c->pp, tp, q, NULL);
+	dds_delete_qos(q);
+	assert_true(c->rd > 0);
+}
+
+static bool count_fn(void *arg, const struct btdds_raw_sample *s)
+{
+	(void)s;
+	(*(unsigned long long *)arg)++;
+	return true;
+}
+
+/* The count after `secs` more of taking. */
+static unsigned long long counter_after(struct counter *c, double secs)
+{
+	double end = rec_now() + secs;
+	do {
+		assert_true(btdds_raw_take(c->rd, count_fn, &c->n) >= 0);
+		rec_sleep(0.02);
+	} while (rec_now() < end);
+	return c->n;
+}
+
+/* Waits (15 s at most) until the reader matched the player's writer. */
+static void counter_wait_match(const struct counter *c)
+{
+	double end = rec_now() + 15.0;
+	dds_subscription_matched_status_t st;
+	while (dds_get_subscription_matched_status(c->rd, &st) == 0 && st.current_count == 0) {
+		if (rec_now() > end)
+			fail_msg("the player's writer did not match within 15 s");
+		rec_sleep(0.02);
+	}
+}
+
+/* ---- one request in raw bytes ---- */
+
+/* The clientid as rmw makes it: participant GUID bytes 0..11, a counter
+ * big-endian; hex bytes joined by '.', the first "%2x". */
+static void raw_id(dds_entity_t pp, char *out, size_t cap)
+{
+	dds_guid_t g;
+	assert_int_equal(dds_get_guid(pp, &g), 0);
+	unsigned char b[16];
+	memcpy(b, g.v, 12);
+	b[12] = b[13] = b[14] = 0;
+	b[15] = 1;
+	int n = snprintf(out, cap, "%2x", b[0]);
+	for (int i = 1; i < 16; i++)
+		n += snprintf(out + n, cap - (size_t)n, ".%x", b[i]);
+}
+
+static void put_le(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+struct raw_reply {
+	unsigned char b[64];
+	size_t len;
+};
+
+static bool reply_fn(void *arg, const struct btdds_raw_sample *s)
+{
+	struct raw_reply *r = arg;
+	if (r->len == 0 && s->len <= sizeof r->b) {
+		memcpy(r->b, s->data, s->len);
+		r->len = s->len;
+	}
+	return true;
+}
+
+/* Calls /rosbag2_player/<name> (type <Type>) with body `body` (len bytes,
+ * after the header) and checks the reply: 00 01 00 00, the same guid and
+ * seq, then `want` (want_len bytes), zero padding to a multiple of 4. */
+static void raw_call(int domain, const char *name, const char *type, const void *body,
+		     size_t len, const void *want, size_t want_len)
+{
+	dds_entity_t pp = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
+	assert_true(pp > 0);
+	char rq[128], rr[128], tq[128], tr[128], id[64], ud[96];
+	snprintf(rq, sizeof rq, "rq/" NODE "/%sRequest", name);
+	snprintf(rr, sizeof rr, "rr/" NODE "/%sReply", name);
+	snprintf(tq, sizeof tq, TYPE_PFX "%s_Request_", type);
+	snprintf(tr, sizeof tr, TYPE_PFX "%s_Response_", type);
+	raw_id(pp, id, sizeof id);
+	int n = snprintf(ud, sizeof ud, "clientid=%s;", id);
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 10);
+	dds_qset_userdata(q, ud, (size_t)n);
+	dds_entity_t wr = dds_create_writer(pp, btdds_raw_topic_create(pp, rq, tq, false), q, NULL);
+	dds_entity_t rd = dds_create_reader(pp, btdds_raw_topic_create(pp, rr, tr, false), q, NULL);
+	dds_delete_qos(q);
+	assert_true(wr > 0 && rd > 0);
+	double end = rec_now() + 15.0;
+	dds_publication_matched_status_t ms;
+	while (dds_get_publication_matched_status(wr, &ms) == 0 && ms.current_count == 0) {
+		if (rec_now() > end)
+			fail_msg("%s: no server within 15 s", name);
+		rec_sleep(0.01);
+	}
+	dds_instance_handle_t guid;
+	assert_int_equal(dds_get_instance_handle(wr, &guid), 0);
+	int64_t seq = INT64_C(0x0102030405060708);
+	unsigned char b[64] = {0, 1, 0, 0};
+	put_le(b + 4, guid);
+	put_le(b + 12, (uint64_t)seq);
+	memcpy(b + 20, body, len);
+	size_t total = (20 + len + 3) / 4 * 4;
+	assert_true(btdds_raw_write(wr, b, total) >= 0);
+	struct raw_reply r = {.len = 0};
+	end = rec_now() + 15.0;
+	while (r.len == 0 && rec_now() < end) {
+		assert_true(btdds_raw_take(rd, reply_fn, &r) >= 0);
+		rec_sleep(0.01);
+	}
+	if (r.len == 0)
+		fail_msg("%s: no reply within 15 s", name);
+	assert_int_equal(r.len, (20 + want_len + 3) / 4 * 4);
+	assert_int_equal(r.b[0], 0);
+	assert_int_equal(r.b[1], 1);
+	assert_int_equal(get_le(r.b + 4), guid);
+	assert_int_equal(get_le(r.b + 12), (uint64_t)seq);
+	assert_memory_equal(r.b + 20, want, want_len);
+	for (size_t i = 20 + want_len; i < r.len; i++)
+		assert_int_equal(r.b[i], 0);
+	(void)dds_delete(pp);
+}
+
+static void raw_f64(unsigned char b[8], double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof bits);
+	put_le(b, bits);
+}
+
+/* ---- 213: the controls ---- */
+
+static void test_controls(void **state)
+{
+	(void)state;
+	struct counter c;
+	counter_open(&c, 213);
+	struct player pl;
+	player_start(&pl, 213, NULL);
+	counter_wait_match(&c);
+	call_ok(213, "is-paused", NULL, "paused: true\n");
+	static const unsigned char zero = 0, one = 1;
+	raw_call(213, "is_paused", "IsPaused", &zero, 1, &one, 1);
+	assert_int_equal(counter_after(&c, 1.0), 0); /* paused: nothing */
+
+	call_ok(213, "play-next", NULL, "success: true\n");
+	assert_int_equal(counter_after(&c, 1.0), 1);
+
+	unsigned char rate[8];
+	raw_f64(rate, 0.75);
+	raw_call(213, "set_rate", "SetRate", rate, 8, &one, 1);
+	call_ok(213, "get-rate", NULL, "rate: 0.75\n");
+	raw_f64(rate, 0.0); /* out of range: success false */
+	raw_call(213, "set_rate", "SetRate", rate, 8, &zero, 1);
+	raw_f64(rate, 0.75);
+	raw_call(213, "get_rate", "GetRate", &zero, 1, rate, 8);
+
+	call_ok(213, "burst", "3", "actually_burst: 3\n");
+	assert_int_equal(counter_after(&c, 0.5), 4);
+
+	call_ok(213, "resume", NULL, "done\n");
+	unsigned long long playing = counter_after(&c, 0.3);
+	call_ok(213, "pause", NULL, "done\n");
+	unsigned long long paused = counter_after(&c, 0.3);
+	if (paused <= 4)
+		fail_msg("resume played nothing (%llu, %llu)", playing, paused);
+	if (paused >= BAG_MSGS)
+		fail_msg("the bag ended before the pause (%llu): too slow a machine", paused);
+	assert_int_equal(counter_after(&c, 1.0), paused); /* pause stops */
+	call_ok(213, "is-paused", NULL, "paused: true\n");
+
+	/* --list: the player, by its node name */
+	char *out;
+	assert_int_equal(call(213, "2", &out, "--list", NULL, NULL, NULL), 0);
+	if (!strstr(out, "/" NODE " ") || !strstr(out, "player"))
+		fail_msg("--list: %s", out);
+	free(out);
+
+	/* seek before the bag's start: to the start; the whole bag again */
+	call_ok(213, "seek", "0", "success: true\n");
+	call_ok(213, "resume", NULL, "done\n");
+	assert_int_equal(rec_wait(pl.pid, 20.0, "bagtop play"), 0);
+	assert_int_equal(counter_after(&c, 0.5), paused + BAG_MSGS);
+	const char *const said[] = {"service /" NODE "/set_rate from client ", ": rate 0.75",
+				    "/burst from client", NULL};
+	player_said(&pl, said);
+	(void)dds_delete(c.pp);
+}
+
+/* ---- 214: stop ---- */
+
+static void test_stop(void **state)
+{
+	(void)state;
+	struct player pl;
+	player_start(&pl, 214, NULL);
+	call_ok(214, "play", NULL, "success: true\n"); /* from the start, playing */
+	call_ok(214, "is-paused", NULL, "paused: false\n");
+	call_ok(214, "pause", NULL, "done\n"); /* so that only the stop ends it */
+	call_ok(214, "stop", NULL, "done\n");
+	double t0 = rec_now();
+	assert_int_equal(rec_wait(pl.pid, 10.0, "bagtop play"), 0);
+	assert_true(rec_now() - t0 < 3.0);
+	const char *const said[] = {"service /" NODE "/stop from client ", "/play from client ",
+				    "\nPlayed ", NULL};
+	player_said(&pl, said);
+}
+
+/* ---- 215: --no-remote-control ---- */
+
+static void test_no_remote(void **state)
+{
+	(void)state;
+	struct player pl;
+	player_start(&pl, 215, "--no-remote-control");
+	rec_sleep(1.0);
+	char *out;
+	assert_int_equal(call(215, "2", &out, "--list", NULL, NULL, NULL), 1);
+	free(out);
+	assert_int_equal(call(215, "2", &out, "--node", NODE, "is-paused", NULL), 1);
+	assert_non_null(strstr(out, "no service /" NODE "/is_paused"));
+	free(out);
+	kill(pl.pid, SIGINT);
+	assert_int_equal(rec_wait(pl.pid, 10.0, "bagtop play"), 0);
+	free(pl.out_path);
+}
+
+static int make_bag(void **state)
+{
+	(void)state;
+	char *args[] = {"/c", NULL};
+	char *extra[] = {"--count", "60", "--rate", "20", "--wait-readers", "1", NULL};
+	struct rec_session s = {216, args, NULL, "rt/c", extra, BAG_MSGS};
+	rec_session(&g_bag, &s);
+	rec_expect_count(g_bag.dir, "/c", BAG_MSGS);
+	return 0;
+}
+
+static int free_bag(void **state)
+{
+	(void)state;
+	rec_free(&g_bag);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_controls),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_no_remote),
+	};
+	if (!rec_harness_ready())
+		return 77;
+	return cmocka_run_group_tests_name("play_services", tests, make_bag, free_bag);
+}
