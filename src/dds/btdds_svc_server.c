@@ -104,6 +104,11 @@ size_t btdds_svc_server_entities(const struct btdds_svc_server *s, dds_entity_t 
 
 void btdds_svc_counts_say(const uint64_t c[BTDDS_SVC_N_COUNTS])
 {
+	bool any = false;
+	for (int i = 0; i < BTDDS_SVC_N_COUNTS; i++)
+		any = any || c[i] > 0;
+	if (!any)
+		return; /* nobody called: nothing to tell at every end */
 	struct bt_buf b = BT_BUF_INIT;
 	bool bad = false;
 	bt_status st = bt_buf_printf(&b, "services: %llu requests received, %llu answered",

@@ -136,7 +136,7 @@ size_t btdds_svc_server_entities(const struct btdds_svc_server *s, dds_entity_t 
 				 size_t cap);
 /* Says the final counters through bt_log in one line ("services: 12
  * requests received, 10 answered, 2 refused: over the rate"): a warning
- * when any request was not answered, else info. */
+ * when any request was not answered, else info; nothing when nobody called. */
 void btdds_svc_counts_say(const uint64_t c[BTDDS_SVC_N_COUNTS]);
 /* A few words for counter c ("truncated header"). */
 const char *btdds_svc_count_str(enum btdds_svc_count c);
