@@ -2,15 +2,20 @@
  * thread ("rec-discovery") that follows DCPSPublication and creates,
  * adapts and deletes raw readers; listeners that only take, copy and push
  * into the cache; the consumer thread that writes the bag; a thread
- * ("rec-xtypes") that resolves plain DDS types' XTypes type objects.
+ * ("rec-xtypes") that resolves plain DDS types' XTypes type objects; the
+ * services' thread (rec_svc) and the events' thread (rec_events); the ROS 2
+ * node's sample (btdds_node).
  *
  * Shutdown (rec_recorder_stop, idempotent), in this order: services stopped
- * (rec_svc: no new command from the network) → discovery thread
- * joined → get_type_description thread joined (rec_typedesc) → XTypes thread
- * joined (after its lookup in progress, at most REC_XTYPES_CALL_NS) → readers
- * deleted (in-flight callbacks finish) → cache closed →
- * consumer drains and is joined → bag closed (compression finished, final
- * metadata written atomically) → participant deleted.
+ * (rec_svc: no new command from the network; their endpoints leave the
+ * node) → discovery thread joined → get_type_description thread joined
+ * (rec_typedesc) → XTypes thread joined (after its lookup in progress, at
+ * most REC_XTYPES_CALL_NS) → readers deleted (in-flight callbacks finish) →
+ * cache closed → statistics thread stopped → consumer drains and is joined
+ * → bag closed (compression finished, final metadata written atomically)
+ * → events told (the last file, the last losses) and their thread joined
+ * → node freed (its sample says it is gone) → final statistics sample →
+ * participant deleted.
  *
  * Thread-safety: start/stop/free from the owning thread; the command calls
  * (pause, split, status) from any thread. */
