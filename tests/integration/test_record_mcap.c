@@ -323,7 +323,8 @@ static void test_crash_kill9(void **state)
 	struct rec_pub pub = rec_pub_start(tmp, 56, "rt/crash", pub_args);
 	double t0 = rec_now(), worst = 0;
 	unsigned rounds = 0, most = CRASH_ROUNDS, least = CRASH_MIN_ROUNDS;
-	const char *env = getenv("BAGTOP_CRASH_ROUNDS"); /* fewer, when debugging */
+	/* fewer: when debugging, and in the sanitizer suites (dev.sh asan/tsan) */
+	const char *env = getenv("BAGTOP_CRASH_ROUNDS");
 	if (env && atoi(env) > 0)
 		most = least = (unsigned)atoi(env);
 	while (rounds < most && (rounds < least || rec_now() - t0 < CRASH_BUDGET_S)) {
