@@ -26,8 +26,9 @@
  * Thread-safety: play_start / play_join / play_free from the owning thread.
  * play_request_stop, every control (play_pause ... play_set_topic_muted)
  * and play_view_get from any thread (a UI thread, a signal thread, a
- * service), concurrently; none blocks on I/O or DDS (a control only
- * changes state under the player's mutex and wakes the threads). Not from
+ * service), concurrently; none does I/O or DDS (a control only changes
+ * state under the player's mutex and wakes the threads); a pause waits
+ * for the one write in flight, if any, so nothing goes out after it. Not from
  * a signal handler: turn the signal into a wake-up first.
  *
  * Teardown (play_join): stop requested or the end reached → reader joined
@@ -174,7 +175,7 @@ BT_MUST_CHECK bt_status play_join(struct play *p, struct bt_error *err);
 /* Requests a stop, joins if needed and frees. NULL is fine. */
 void play_free(struct play *p);
 
-/* ---- Controls (any thread; none blocks) ---- */
+/* ---- Controls (any thread; none blocks but a pause, on a write in flight) ---- */
 
 enum play_result play_pause(struct play *p);
 enum play_result play_resume(struct play *p);

@@ -79,6 +79,7 @@ struct play {
 
 	pthread_mutex_t mu;
 	pthread_cond_t cv_pub, cv_reader, cv_done;
+	pthread_cond_t cv_written; /* `writing` went false */
 	/* Under mu: */
 	struct play_msg *head, *tail;
 	size_t q_count, q_bytes;
@@ -94,6 +95,7 @@ struct play {
 	uint64_t burst_done;    /* published by it so far */
 	bool reader_waiting; /* the reader ended its pass and waits for a seek */
 	bool reader_full;    /* the reader waits for room in the queue */
+	bool writing;        /* the publisher writes a message outside mu */
 	char warning[256];
 	bt_status result;
 	struct bt_error err;

@@ -1,6 +1,7 @@
 /* play_ctl — the player's controls (play.h): each changes the state under
  * the mutex, re-anchors the schedule (play_sched) where the timing
- * changes, and wakes the threads. None blocks. */
+ * changes, and wakes the threads. None blocks, but a pause waits for the
+ * one write in flight. */
 #include <math.h>
 
 #include "bt_time.h"
@@ -58,6 +59,10 @@ static void ctl_set_paused_locked(struct play *p, bool paused)
 		play_sched_resume(&p->sched, now);
 	p->steps = 0;
 	atomic_store(&p->state, paused ? PLAY_STATE_PAUSED : PLAY_STATE_PLAYING);
+	/* A write in flight finishes first: once paused is said, nothing more
+	 * goes out (the wait is that one write, its max blocking time at most). */
+	while (paused && p->writing)
+		pthread_cond_wait(&p->cv_written, &p->mu);
 }
 
 enum play_result play_pause(struct play *p)

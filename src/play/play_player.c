@@ -152,6 +152,7 @@ static void player_init_sync(struct play *p)
 	pthread_cond_init(&p->cv_pub, &ca);
 	pthread_cond_init(&p->cv_reader, &ca);
 	pthread_cond_init(&p->cv_done, &ca);
+	pthread_cond_init(&p->cv_written, &ca);
 	pthread_condattr_destroy(&ca);
 }
 
@@ -300,6 +301,7 @@ void play_free(struct play *p)
 	play_topics_free(p);
 	pthread_cond_destroy(&p->cv_pub);
 	pthread_cond_destroy(&p->cv_reader);
+	pthread_cond_destroy(&p->cv_written);
 	pthread_cond_destroy(&p->cv_done);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->view_mu);

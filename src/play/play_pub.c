@@ -160,6 +160,26 @@ static void pub_burst_check(struct play *p)
 	pthread_mutex_lock(&p->mu);
 }
 
+/* Under mu, after the sleep to m's deadline: when a pause, a seek or a
+ * stop came meanwhile, m is not written (back at the head of the queue
+ * for its generation, else freed) and true is returned. */
+static bool pub_put_back_locked(struct play *p, struct play_msg *m)
+{
+	if (!p->sched.paused && m->gen == p->gen && !p->stop)
+		return false;
+	if (m->gen != p->gen || p->stop) {
+		free(m);
+		return true;
+	}
+	m->next = p->head;
+	p->head = m;
+	if (p->tail == NULL)
+		p->tail = m;
+	p->q_count++;
+	p->q_bytes += m->len;
+	return true;
+}
+
 /* Playing until the end or a stop; true at the end. */
 static bool pub_loop(struct play *p)
 {
@@ -177,8 +197,15 @@ static bool pub_loop(struct play *p)
 		pthread_mutex_unlock(&p->mu);
 		if (timed && deadline > bt_time_monotonic_ns())
 			pub_sleep_until(deadline);
+		pthread_mutex_lock(&p->mu);
+		if (timed && pub_put_back_locked(p, m))
+			continue; /* paused, moved or stopped while it waited */
+		p->writing = true; /* a pause waits for it: nothing goes out after */
+		pthread_mutex_unlock(&p->mu);
 		pub_write(p, m, deadline, timed);
 		pthread_mutex_lock(&p->mu);
+		p->writing = false;
+		pthread_cond_broadcast(&p->cv_written);
 		if (!timed)
 			pub_burst_check(p);
 	}
