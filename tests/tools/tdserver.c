@@ -199,6 +199,18 @@ static bool on_request(void *arg, const struct btdds_raw_sample *s)
 	if (strcmp(sv->mode, "never") == 0)
 		return true;
 	build_reply(&sv->o, (const unsigned char *)s->data + 4, sv->mode);
+	/* As rmw waits for the client's reply reader (a volatile reader takes
+	 * nothing written before it matched: under TSan the reply was lost
+	 * twice): at most 2 s, then a moment for the reader's own side. */
+	dds_publication_matched_status_t rm = {0};
+	(void)dds_get_publication_matched_status(sv->reply, &rm);
+	if (rm.current_count == 0) {
+		for (int i = 0; i < 200 && rm.current_count == 0; i++) {
+			dds_sleepfor(DDS_MSECS(10));
+			(void)dds_get_publication_matched_status(sv->reply, &rm);
+		}
+		dds_sleepfor(DDS_MSECS(200));
+	}
 	if (btdds_raw_write(sv->reply, sv->o.b, sv->o.len) < 0)
 		fprintf(stderr, "tdserver: reply not sent\n");
 	return true;
