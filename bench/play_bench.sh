@@ -125,36 +125,30 @@ for bag in hz1k hz10k; do
 	echo "bagtop play $bag: $late; ddsperf sub received $got"
 done
 
-echo
-echo "== (b) top speed, 1 KiB, --rate 1000 =="
-sub_start $((SECS + 3))
-timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub size 1KiB >/dev/null 2>&1 || true
-a=$(sub_count)
-ra=$(echo "$a $SECS" | awk '{ printf "%.0f", $1 / $2 }')
-echo "A ddsperf pub -> sub: $a messages in $SECS s, $ra msgs/s"
-sub_start 120
-w=$(play full1k --rate 1000)
-sleep 1.5
-kill -INT "$sp" 2>/dev/null || true
-b=$(sub_count)
-rb=$(echo "$b $w" | awk '{ printf "%.0f", $2 ? $1 / $2 : 0 }')
-echo "B bagtop play -> sub: $b messages in $w s, $rb msgs/s"
-echo "1 KiB top speed: play/ddsperf pub $(ratio "$rb" "$ra") (target >= 0.8)"
+# speed SIZE BAG SCALE UNIT: ddsperf pub of SIZE into ddsperf sub (A), then
+# BAG played at --rate 1000 into a new sub (B); a received message counts
+# SCALE UNITs (1 msgs, or 1.048576 MB for 1 MiB).
+speed() {
+	sub_start $((SECS + 3))
+	timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub size "$1" >/dev/null 2>&1 || true
+	a=$(sub_count)
+	ra=$(echo "$a $SECS $3" | awk '{ printf "%.1f", $1 * $3 / $2 }')
+	echo "A ddsperf pub -> sub: $a messages in $SECS s, $ra $4/s"
+	sub_start 120
+	w=$(play "$2" --rate 1000)
+	sleep 1.5 # the sub's last count line
+	kill -INT "$sp" 2>/dev/null || true
+	b=$(sub_count)
+	rb=$(echo "$b $w $3" | awk '{ printf "%.1f", $2 ? $1 * $3 / $2 : 0 }')
+	echo "B bagtop play -> sub: $b messages in $w s, $rb $4/s"
+	echo "$1: play/ddsperf pub $(ratio "$rb" "$ra")"
+}
 
 echo
+echo "== (b) top speed, 1 KiB, --rate 1000 (target >= 0.8) =="
+speed 1KiB full1k 1 msgs
+echo
 echo "== (c) 1 MiB, --rate 1000 =="
-sub_start $((SECS + 3))
-timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub size 1MiB >/dev/null 2>&1 || true
-a=$(sub_count)
-ra=$(echo "$a $SECS" | awk '{ printf "%.1f", $1 * 1.048576 / $2 }')
-echo "A ddsperf pub -> sub: $a messages in $SECS s, $ra MB/s"
-sub_start 120
-w=$(play full1m --rate 1000)
-sleep 1.5
-kill -INT "$sp" 2>/dev/null || true
-b=$(sub_count)
-rb=$(echo "$b $w" | awk '{ printf "%.1f", $2 ? $1 * 1.048576 / $2 : 0 }')
-echo "B bagtop play -> sub: $b messages in $w s, $rb MB/s"
-echo "1 MiB: play/ddsperf pub $(ratio "$rb" "$ra")"
+speed 1MiB full1m 1.048576 MB
 echo
 echo "play_bench: load average $(cut -d' ' -f1 /proc/loadavg) at end"
