@@ -4,7 +4,7 @@
  *   app_run.c          the session: start, stop (and abandon), end, report
  *   app_run_log.c      the log sink and app_run_say: what is said, where
  *   app_run_headless.c the loop without the live view: status lines, stop
- *   app_run_loss.c     the loss and split announcer
+ *   app_run_loss.c     the loss and split announcer, the heap trim
  *   app_run_pidcmd.c   the signals: snapshot, pause and resume requests
  *                      (`bagtop snapshot|pause|resume`, kill -USR1) as
  *                      commands
@@ -88,6 +88,7 @@ struct app_run {
 	int64_t loss_t;    /* when the last loss line was said */
 	size_t file_index; /* the storage file last said to be current */
 	bool compat_said;  /* the "use --compat humble" hint was given */
+	int64_t trim_t;    /* when app_run_trim last gave memory back */
 	/* The command queue (rec_cmd.h): made before the recorder, freed
 	 * after it; consumed by the command thread (app_run_cmd.c). */
 	struct bt_cmdq *cmdq;
@@ -166,11 +167,16 @@ void app_run_elapsed(const struct app_run *run, int64_t now, char *el, size_t n)
 /* Headless: status lines until a stop signal or the duration, then stop. */
 int app_run_headless(struct app_run *run);
 
-/* ---- app_run_loss.c: the loss and split announcer ---- */
+/* ---- app_run_loss.c: the loss and split announcer, the heap trim ---- */
 
 /* Says which topics lost messages since the last loss line (one a second
  * at most), and when the bag moved on to another file (a split). */
 void app_run_loss_check(struct app_run *run, int64_t now);
+
+/* Gives the heap's free pages back to the system, every APP_TRIM_PERIOD
+ * at most; called where app_run_loss_check is (the session's periodic
+ * work). */
+void app_run_trim(struct app_run *run, int64_t now);
 
 /* ---- app_run_pidcmd.c: the signals that are commands ---- */
 

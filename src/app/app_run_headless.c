@@ -72,6 +72,7 @@ static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
 			if (rate > 0)
 				app_status_line(run);
 			app_run_loss_check(run, now);
+			app_run_trim(run, now);
 			next += period;
 			if (next < now)
 				next = now + period;

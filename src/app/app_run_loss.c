@@ -1,12 +1,15 @@
 /* app_run_loss — the loss and split announcer: one line naming the
  * topics whose losses started or grew (one a second at most), and one when
- * the bag moved on to another file.
+ * the bag moved on to another file; and, with them, the heap trim.
  *
  * Threads: whichever thread runs the session's periodic work (headless:
  * main; live view: the UI thread); never two at once. */
 #include "app__run.h"
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "bt_buf.h"
 #include "bt_fmt.h"
@@ -110,4 +113,23 @@ void app_run_loss_check(struct app_run *run, int64_t now)
 	else
 		app_run_say(run, TUI_SEV_WARN, "LOST %s", b.data ? b.data : "");
 	bt_buf_fini(&b);
+}
+
+/* Messages are allocated on Cyclone's receive threads and freed on the
+ * writer's, so glibc's per-thread arenas keep freed pages that no thread
+ * reuses soon: over 30 minutes of splitting the RSS crept up ~25 KiB a
+ * minute with a flat live heap (bench/soak.sh; massif). malloc_trim(0)
+ * returns the free pages inside every arena (madvise); two 10-minute soaks
+ * side by side on a loaded machine ended at 19.2 MiB with it and 23.5
+ * without. Other allocators have no such call. */
+#define APP_TRIM_PERIOD_NS (INT64_C(10) * 1000000000)
+
+void app_run_trim(struct app_run *run, int64_t now)
+{
+	if (run->trim_t != 0 && now - run->trim_t < APP_TRIM_PERIOD_NS)
+		return;
+	run->trim_t = now;
+#ifdef __GLIBC__
+	(void)malloc_trim(0); /* returns whether it released anything */
+#endif
 }

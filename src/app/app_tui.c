@@ -208,8 +208,10 @@ static void app_tui_fill(void *ctx, struct tui_model *m)
 	/* The recorder's rates, as the status lines and `bagtop stats` show. */
 	rec_rates_get(rec_recorder_rates(t->run->rec), now, n, app_tui_rate, m, &t->write_rate);
 	app_tui_header(t, &m->hdr, &st, now);
-	if (!atomic_load(&t->stop_started))
+	if (!atomic_load(&t->stop_started)) {
 		app_run_loss_check(t->run, now);
+		app_run_trim(t->run, now);
+	}
 	tui_events_drain(t->run->events, m);
 }
 
