@@ -44,15 +44,15 @@ static void pub_pop_locked(struct play *p, struct play_msg *m)
 	}
 }
 
-static void pub_count(struct play *p, struct play_topic *t, const struct play_msg *m,
-		      int64_t late, bool timed, dds_return_t rc)
+static void pub_count(struct play *p, struct play_topic *t, size_t len, int64_t late,
+		      bool timed, dds_return_t rc)
 {
 	if (rc < 0) {
 		atomic_fetch_add_explicit(&t->failed, 1, memory_order_relaxed);
 		return;
 	}
 	atomic_fetch_add_explicit(&t->published, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->bytes, m->len, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->bytes, len, memory_order_relaxed);
 	if (!timed)
 		return;
 	bt_lathist_add(&p->late_hist, late);
@@ -62,16 +62,35 @@ static void pub_count(struct play *p, struct play_topic *t, const struct play_ms
 		atomic_store_explicit(&t->max_late, late, memory_order_relaxed);
 }
 
-/* Writes m (outside mu) unless its topic is muted. */
-static void pub_write(struct play *p, struct play_msg *m, int64_t deadline, bool timed)
+/* Writes m (outside mu) unless its topic is muted; m is gone after.
+ * Returns whether it wrote (the write may wait in the writer's batch). */
+static bool pub_write(struct play *p, struct play_msg *m, int64_t deadline, bool timed)
 {
 	struct play_topic *t = &p->topics[m->topic];
-	if (!atomic_load_explicit(&t->muted, memory_order_relaxed)) {
-		int64_t late = timed ? bt_time_monotonic_ns() - deadline : 0;
-		dds_return_t rc = btdds_raw_write(t->writer, m->data, m->len);
-		pub_count(p, t, m, late, timed, rc);
+	if (atomic_load_explicit(&t->muted, memory_order_relaxed)) {
+		play_msg_free(m);
+		return false;
 	}
-	free(m);
+	size_t len = m->len; /* m is the sample's: the write gives it up */
+	int64_t late = timed ? bt_time_monotonic_ns() - deadline : 0;
+	dds_return_t rc = btdds_raw_out_write(t->writer, m);
+	pub_count(p, t, len, late, timed, rc);
+	return true;
+}
+
+/* Under mu, after a write on `topic`: is the head message due now, on the
+ * same writer, and nothing (pause, seek, stop) in the way? Then the write
+ * stays in the writer's batch and goes out with the next one's packet;
+ * else it is flushed at once, so a message on time still leaves alone and
+ * at once, and nothing waits in a batch while the publisher waits. */
+static bool pub_more_due_locked(struct play *p, size_t topic)
+{
+	const struct play_msg *h = p->head;
+	if (h == NULL || h->kind != PLAY_MSG_DATA || h->gen != p->gen || h->topic != topic ||
+	    p->stop || p->sched.paused ||
+	    atomic_load_explicit(&p->topics[topic].muted, memory_order_relaxed))
+		return false;
+	return play_sched_deadline(&p->sched, h->t) <= bt_time_monotonic_ns();
 }
 
 /* A PASS_END reached (under mu): the next pass, or the end. Returns false
@@ -105,7 +124,7 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 	}
 	if (m->gen != p->gen) {
 		pub_pop_locked(p, m);
-		free(m);
+		play_msg_free(m);
 		return 0;
 	}
 	if (m->kind == PLAY_MSG_PASS_END) {
@@ -113,12 +132,12 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 		bool again = pub_pass_end_locked(p, m);
 		if (again && p->burst_fn != NULL && p->sched.paused)
 			p->steps = 0; /* a burst ends with its pass; told below */
-		free(m);
+		play_msg_free(m);
 		return again ? 0 : -1;
 	}
 	if (p->topics[m->topic].muted) { /* skipped at once, also when paused */
 		pub_pop_locked(p, m);
-		free(m);
+		play_msg_free(m);
 		return 0;
 	}
 	if (p->sched.paused) {
@@ -168,7 +187,7 @@ static bool pub_put_back_locked(struct play *p, struct play_msg *m)
 	if (!p->sched.paused && m->gen == p->gen && !p->stop)
 		return false;
 	if (m->gen != p->gen || p->stop) {
-		free(m);
+		play_msg_free(m);
 		return true;
 	}
 	m->next = p->head;
@@ -180,12 +199,54 @@ static bool pub_put_back_locked(struct play *p, struct play_msg *m)
 	return true;
 }
 
-/* Playing until the end or a stop; true at the end. */
+/* Under mu: sends what the writes left in *batched's writer (SIZE_MAX:
+ * none), outside mu; only then is the write in flight over (`writing`). */
+static void pub_flush_locked(struct play *p, size_t *batched)
+{
+	if (*batched != SIZE_MAX) {
+		dds_entity_t w = p->topics[*batched].writer;
+		*batched = SIZE_MAX;
+		pthread_mutex_unlock(&p->mu);
+		btdds_raw_flush(w);
+		pthread_mutex_lock(&p->mu);
+	}
+	p->writing = false;
+	pthread_cond_broadcast(&p->cv_written);
+}
+
+/* Under mu: writes m, due at `deadline` (outside mu). A timed write stays
+ * batched (*batched = its topic) for the loop to flush; a step goes out
+ * at once, before its burst is told. */
+static void pub_send_locked(struct play *p, struct play_msg *m, int64_t deadline, bool timed,
+			    size_t *batched)
+{
+	p->writing = true; /* a pause waits for it: nothing goes out after */
+	size_t topic = m->topic;
+	pthread_mutex_unlock(&p->mu);
+	bool wrote = pub_write(p, m, deadline, timed);
+	pthread_mutex_lock(&p->mu);
+	if (wrote)
+		*batched = topic;
+	if (!timed || !wrote) {
+		pub_flush_locked(p, batched);
+		if (!timed)
+			pub_burst_check(p);
+	}
+}
+
+/* Playing until the end or a stop; true at the end. Writes go out in
+ * packets of several while the publisher is behind its schedule (see
+ * pub_more_due_locked): one send per message is what limits its speed. */
 static bool pub_loop(struct play *p)
 {
 	pthread_mutex_lock(&p->mu);
 	int r = 0;
+	size_t batched = SIZE_MAX; /* the topic whose writer holds unsent writes */
 	while (!p->stop && r >= 0) {
+		if (batched != SIZE_MAX && !pub_more_due_locked(p, batched))
+			pub_flush_locked(p, &batched); /* before any wait */
+		if (p->stop)
+			break;
 		struct play_msg *m = NULL;
 		int64_t deadline = 0;
 		bool timed = false;
@@ -194,21 +255,17 @@ static bool pub_loop(struct play *p)
 			pub_burst_check(p);
 		if (r != 1)
 			continue;
-		pthread_mutex_unlock(&p->mu);
-		if (timed && deadline > bt_time_monotonic_ns())
+		if (timed && deadline > bt_time_monotonic_ns()) {
+			pthread_mutex_unlock(&p->mu);
 			pub_sleep_until(deadline);
-		pthread_mutex_lock(&p->mu);
-		if (timed && pub_put_back_locked(p, m))
-			continue; /* paused, moved or stopped while it waited */
-		p->writing = true; /* a pause waits for it: nothing goes out after */
-		pthread_mutex_unlock(&p->mu);
-		pub_write(p, m, deadline, timed);
-		pthread_mutex_lock(&p->mu);
-		p->writing = false;
-		pthread_cond_broadcast(&p->cv_written);
-		if (!timed)
-			pub_burst_check(p);
+			pthread_mutex_lock(&p->mu);
+			if (pub_put_back_locked(p, m))
+				continue; /* paused, moved or stopped while it waited */
+		}
+		pub_send_locked(p, m, deadline, timed, &batched);
 	}
+	if (batched != SIZE_MAX)
+		pub_flush_locked(p, &batched);
 	bool end = !p->stop;
 	if (end && p->o.wait_for_acked_ns >= 0)
 		atomic_store(&p->state, PLAY_STATE_WAITING_ACKS);
