@@ -16,7 +16,9 @@
  * NULL check. Only type_id/type_map/type_info/derive_sertype are left NULL
  * (checked; no type information is offered, so matching is by type name).
  * Only from_ser, from_ser_iov, eqkey, to_untyped, get_size, to_ser_ref/unref
- * and free are on the recording path; the rest exist for completeness. The
+ * and free are on the recording path; the player makes its serdata itself
+ * (btdds_raw_out_new) and writes it with dds_writecdr; the rest exist for
+ * completeness. The
  * typed-sample ops treat a sample as a struct btdds_raw_sample (that is
  * how btdds_raw_write hands bytes to dds_write).
  *
@@ -401,6 +403,13 @@ static const struct ddsi_sertype_ops raw_sertype_ops = {
 dds_entity_t btdds_raw_topic_create(dds_entity_t pp, const char *name, const char *type_name,
 				  bool keyed)
 {
+	return btdds_raw_topic_create_typed(pp, name, type_name, keyed, NULL);
+}
+
+dds_entity_t btdds_raw_topic_create_typed(dds_entity_t pp, const char *name,
+					  const char *type_name, bool keyed,
+					  const struct btdds_raw_type **type)
+{
 	struct ddsi_sertype *st = malloc(sizeof(*st));
 	if (st == NULL)
 		return DDS_RETCODE_OUT_OF_RESOURCES;
@@ -413,6 +422,8 @@ dds_entity_t btdds_raw_topic_create(dds_entity_t pp, const char *name, const cha
 	dds_entity_t tp = dds_create_topic_sertype(pp, name, &st, NULL, NULL, NULL);
 	if (tp < 0)
 		ddsi_sertype_unref(st);
+	else if (type != NULL)
+		*type = (const struct btdds_raw_type *)(const void *)st;
 	return tp;
 }
 
@@ -460,10 +471,52 @@ void btdds_raw_release(void *slot)
 	ddsi_serdata_unref(&d->c);
 }
 
+/* Set once batching is on: btdds_raw_write then flushes its own writes. */
+static atomic_bool raw_batching;
+
+void btdds_raw_batch_enable(void)
+{
+	atomic_store(&raw_batching, true); /* before: no write goes unflushed */
+	dds_write_set_batch(true);
+}
+
+void btdds_raw_flush(dds_entity_t writer)
+{
+	dds_write_flush(writer);
+}
+
 dds_return_t btdds_raw_write(dds_entity_t writer, const void *data, size_t len)
 {
 	struct btdds_raw_sample s = {.data = data, .len = len};
-	return dds_write(writer, &s);
+	dds_return_t rc = dds_write(writer, &s);
+	if (atomic_load_explicit(&raw_batching, memory_order_relaxed))
+		dds_write_flush(writer);
+	return rc;
+}
+
+/* The serdata is made with the writer's own sertype (the one the topic
+ * got), so dds_writecdr takes it as it is, without a conversion. */
+void *btdds_raw_out_new(const struct btdds_raw_type *type, size_t len, void **data)
+{
+	struct raw_serdata *d =
+		raw_new((const struct ddsi_sertype *)(const void *)type, SDK_DATA, len);
+	if (d == NULL)
+		return NULL;
+	*data = d->data;
+	return d->slot.bytes;
+}
+
+dds_return_t btdds_raw_out_write(dds_entity_t writer, void *slot)
+{
+	struct raw_serdata *d = (struct raw_serdata *)(void *)((char *)slot -
+							       offsetof(struct raw_serdata, slot));
+	dds_return_t rc = dds_writecdr(writer, &d->c);
+	/* Once the writer is found, the write consumes the reference also when
+	 * it fails (ERROR, TIMEOUT; no topic filter is ever set on a raw
+	 * topic); a bad writer handle returns before taking it. */
+	if (rc != DDS_RETCODE_OK && rc != DDS_RETCODE_ERROR && rc != DDS_RETCODE_TIMEOUT)
+		ddsi_serdata_unref(&d->c);
+	return rc;
 }
 
 /* When fn asks to stop, the rest of the batch already taken is released

@@ -30,6 +30,15 @@
 dds_entity_t btdds_raw_topic_create(dds_entity_t pp, const char *name, const char *type_name,
 				    bool keyed);
 
+/* A raw topic's type as its writers use it (btdds_raw_out_new). Owned by
+ * the topic: valid while the topic exists. */
+struct btdds_raw_type;
+
+/* btdds_raw_topic_create, also giving the type its writers use in *type. */
+dds_entity_t btdds_raw_topic_create_typed(dds_entity_t pp, const char *name,
+					  const char *type_name, bool keyed,
+					  const struct btdds_raw_type **type);
+
 struct btdds_raw_sample {
 	const void *data; /* received bytes, valid during the callback only */
 	size_t len;
@@ -52,6 +61,27 @@ void btdds_raw_release(void *slot);
 /* Writes `len` bytes (encapsulation header included, as they go on the
  * wire) on a raw topic's writer. Returns dds_write's code. */
 dds_return_t btdds_raw_write(dds_entity_t writer, const void *data, size_t len);
+
+/* A sample made before it is written, on any thread: the bytes are copied
+ * once, into the buffer that goes out, so the writing thread only writes.
+ * Returns BTDDS_RAW_SLOT_SIZE bytes (max_align_t aligned) for the caller's
+ * header, and in *data room for `len` bytes to fill; NULL when out of
+ * memory. Give it to btdds_raw_out_write, or drop it with
+ * btdds_raw_release(slot). */
+void *btdds_raw_out_new(const struct btdds_raw_type *type, size_t len, void **data);
+/* Writes the sample made by btdds_raw_out_new on `writer` (a writer of
+ * the type's topic) and gives it up: slot and header are invalid after,
+ * whatever the outcome. Returns dds_writecdr's code. */
+dds_return_t btdds_raw_out_write(dds_entity_t writer, void *slot);
+
+/* Turns on Cyclone's write batching, for the whole process (Cyclone 0.10
+ * has no per-writer switch): a write may then wait in its writer's packet
+ * until btdds_raw_flush or the packet is full. btdds_raw_write flushes
+ * after each write from then on, so only btdds_raw_out_write batches; any
+ * other dds_write in the process must be followed by dds_write_flush. */
+void btdds_raw_batch_enable(void);
+/* Sends what the writes on `writer` left in its batch (nothing: no-op). */
+void btdds_raw_flush(dds_entity_t writer);
 
 /* Called once per valid sample; return false to stop the take early. */
 typedef bool (*btdds_raw_sample_fn)(void *arg, const struct btdds_raw_sample *s);

@@ -6,13 +6,17 @@
  * play_join (or play_free):
  *  - "play-reader" reads ahead through bag_reader into a queue bounded in
  *    messages (read_ahead_count) and bytes (read_ahead_bytes), so disk
- *    and decompression never stall publishing. A seek, restart or the next
- *    loop makes it reopen/skip; the queue is then flushed.
+ *    and decompression never stall publishing; each message is queued as
+ *    the DDS sample that will go out (btdds_raw_out_new: the one copy). A
+ *    seek, restart or the next loop makes it reopen/skip; the queue is
+ *    then flushed.
  *  - "play-pub" pops the queue and publishes each message's recorded CDR
  *    bytes unchanged (btdds_raw writer on the topic's DDS name and type),
  *    sleeping to absolute deadlines (clock_nanosleep TIMER_ABSTIME on
  *    CLOCK_MONOTONIC): deadline = anchor_wall + (t_bag - anchor_bag) / rate.
- *    A late message does not push the next. Every control that changes
+ *    A late message does not push the next; while the next one is due
+ *    already, writes share packets (Cyclone's write batching, flushed as
+ *    soon as the next one is not due). Every control that changes
  *    the timing (pause/resume, rate, seek, restart, loop) re-anchors the
  *    schedule at the current bag time, so deadlines stay consistent.
  *  - "play-clock" (only with clock_hz > 0) publishes

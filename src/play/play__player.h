@@ -19,6 +19,7 @@
 
 #include "bag_reader.h"
 #include "bag_types.h"
+#include "btdds_raw.h"
 #include "bt_lathist.h"
 #include "bt_rate.h"
 #include "play.h"
@@ -34,7 +35,10 @@ enum play_msg_kind {
 	PLAY_MSG_PASS_END, /* the reader reached the window's end */
 };
 
-/* A queued message: the recorded bytes, copied out of the reader. */
+/* A queued message. DATA: the header of a sample made by the reader
+ * (btdds_raw_out_new: the recorded bytes, copied once, in the buffer that
+ * goes out), so the publisher only writes it; freed by play_msg_free or
+ * given up by the write. PASS_END: malloc'd. */
 struct play_msg {
 	struct play_msg *next;
 	enum play_msg_kind kind;
@@ -43,7 +47,6 @@ struct play_msg {
 	size_t topic; /* index into play.topics */
 	int64_t t;    /* recorded time */
 	size_t len;
-	unsigned char data[];
 };
 
 struct play_topic {
@@ -54,6 +57,7 @@ struct play_topic {
 	bool qos_recorded, qos_overridden;
 	_Atomic uint64_t total; /* in the window (one pass) */
 	dds_entity_t writer;
+	const struct btdds_raw_type *raw_type; /* writer's, for btdds_raw_out_new */
 	_Atomic uint64_t published, bytes, late, failed;
 	_Atomic int64_t max_late;
 	_Atomic uint32_t matched;
@@ -139,6 +143,8 @@ struct play_burst_end play_burst_take_locked(struct play *p, bool force);
 /* Outside mu: tells it. */
 void play_burst_told(const struct play_burst_end *e);
 
+/* Frees one message (outside mu). */
+void play_msg_free(struct play_msg *m);
 /* Frees a chain of messages (outside mu). */
 void play_msgs_free(struct play_msg *m);
 /* Under mu: takes everything queued off the queue and returns it. */

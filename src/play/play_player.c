@@ -15,11 +15,22 @@
 #include "play__player.h"
 #include "play_svc.h"
 
+_Static_assert(sizeof(struct play_msg) <= BTDDS_RAW_SLOT_SIZE,
+	       "a DATA message's header lives in its sample's slot");
+
+void play_msg_free(struct play_msg *m)
+{
+	if (m->kind == PLAY_MSG_DATA)
+		btdds_raw_release(m);
+	else
+		free(m);
+}
+
 void play_msgs_free(struct play_msg *m)
 {
 	while (m) {
 		struct play_msg *n = m->next;
-		free(m);
+		play_msg_free(m);
 		m = n;
 	}
 }
@@ -209,8 +220,13 @@ bt_status play_start(const struct play_options *opt, struct play **out, struct b
 		st = play_topics_build(p, err);
 	if (st == BT_OK)
 		st = btdds_participant_create(p->o.domain_id, p->o.env, &p->pp, err);
-	if (st == BT_OK)
+	if (st == BT_OK) {
+		/* The publisher batches the writes it is behind on (play_pub);
+		 * every other write of this process goes through btdds_raw_write,
+		 * which then flushes its own. */
+		btdds_raw_batch_enable();
 		st = play_topics_create_writers(p, err);
+	}
 	if (st == BT_OK && p->node_name != NULL && !btdds_node_name_valid(p->node_name))
 		st = bt_err_set(err, BT_ERR_USAGE, "'%s' is not a ROS node name", p->node_name);
 	if (st == BT_OK)

@@ -44,15 +44,15 @@ static void pub_pop_locked(struct play *p, struct play_msg *m)
 	}
 }
 
-static void pub_count(struct play *p, struct play_topic *t, const struct play_msg *m,
-		      int64_t late, bool timed, dds_return_t rc)
+static void pub_count(struct play *p, struct play_topic *t, size_t len, int64_t late,
+		      bool timed, dds_return_t rc)
 {
 	if (rc < 0) {
 		atomic_fetch_add_explicit(&t->failed, 1, memory_order_relaxed);
 		return;
 	}
 	atomic_fetch_add_explicit(&t->published, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->bytes, m->len, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->bytes, len, memory_order_relaxed);
 	if (!timed)
 		return;
 	bt_lathist_add(&p->late_hist, late);
@@ -62,16 +62,37 @@ static void pub_count(struct play *p, struct play_topic *t, const struct play_ms
 		atomic_store_explicit(&t->max_late, late, memory_order_relaxed);
 }
 
-/* Writes m (outside mu) unless its topic is muted. */
-static void pub_write(struct play *p, struct play_msg *m, int64_t deadline, bool timed)
+/* Writes m (outside mu) unless its topic is muted; m is gone after.
+ * Returns the monotonic time just before the write (it may wait in the
+ * writer's batch), or 0 when it did not write. */
+static int64_t pub_write(struct play *p, struct play_msg *m, int64_t deadline, bool timed)
 {
 	struct play_topic *t = &p->topics[m->topic];
-	if (!atomic_load_explicit(&t->muted, memory_order_relaxed)) {
-		int64_t late = timed ? bt_time_monotonic_ns() - deadline : 0;
-		dds_return_t rc = btdds_raw_write(t->writer, m->data, m->len);
-		pub_count(p, t, m, late, timed, rc);
+	if (atomic_load_explicit(&t->muted, memory_order_relaxed)) {
+		play_msg_free(m);
+		return 0;
 	}
-	free(m);
+	size_t len = m->len; /* m is the sample's: the write gives it up */
+	int64_t now = bt_time_monotonic_ns();
+	dds_return_t rc = btdds_raw_out_write(t->writer, m);
+	pub_count(p, t, len, timed ? now - deadline : 0, timed, rc);
+	return now;
+}
+
+/* Under mu, after a write on `topic` at `now`: was the head message due
+ * then, on the same writer, and is nothing (pause, seek, stop) in the
+ * way? Then the write stays in the writer's batch and goes out with the
+ * next one's packet; else it is flushed at once, so a message on time
+ * still leaves alone and at once, and nothing waits in a batch while the
+ * publisher waits. */
+static bool pub_more_due_locked(struct play *p, size_t topic, int64_t now)
+{
+	const struct play_msg *h = p->head;
+	if (h == NULL || h->kind != PLAY_MSG_DATA || h->gen != p->gen || h->topic != topic ||
+	    p->stop || p->sched.paused ||
+	    atomic_load_explicit(&p->topics[topic].muted, memory_order_relaxed))
+		return false;
+	return play_sched_deadline(&p->sched, h->t) <= now;
 }
 
 /* A PASS_END reached (under mu): the next pass, or the end. Returns false
@@ -94,9 +115,10 @@ static bool pub_pass_end_locked(struct play *p, const struct play_msg *m)
 }
 
 /* The next thing to do with the head message (under mu): 1 = publish
- * *out now (deadline in *dl, timed or a step), 0 = looked again after
- * waiting, -1 = the end. */
-static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, bool *timed)
+ * *out now (deadline in *dl and the time it was looked at in *now, timed;
+ * or a step), 0 = looked again after waiting, -1 = the end. */
+static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, int64_t *now,
+			   bool *timed)
 {
 	struct play_msg *m = p->head;
 	if (!m) {
@@ -105,7 +127,7 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 	}
 	if (m->gen != p->gen) {
 		pub_pop_locked(p, m);
-		free(m);
+		play_msg_free(m);
 		return 0;
 	}
 	if (m->kind == PLAY_MSG_PASS_END) {
@@ -113,12 +135,12 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 		bool again = pub_pass_end_locked(p, m);
 		if (again && p->burst_fn != NULL && p->sched.paused)
 			p->steps = 0; /* a burst ends with its pass; told below */
-		free(m);
+		play_msg_free(m);
 		return again ? 0 : -1;
 	}
 	if (p->topics[m->topic].muted) { /* skipped at once, also when paused */
 		pub_pop_locked(p, m);
-		free(m);
+		play_msg_free(m);
 		return 0;
 	}
 	if (p->sched.paused) {
@@ -136,8 +158,8 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, b
 		return 1;
 	}
 	int64_t deadline = play_sched_deadline(&p->sched, m->t);
-	int64_t now = bt_time_monotonic_ns();
-	if (deadline - now > PLAY_SPIN_NS) {
+	*now = bt_time_monotonic_ns();
+	if (deadline - *now > PLAY_SPIN_NS) {
 		pub_wait_until(p, deadline - PLAY_SPIN_NS);
 		return 0;
 	}
@@ -168,7 +190,7 @@ static bool pub_put_back_locked(struct play *p, struct play_msg *m)
 	if (!p->sched.paused && m->gen == p->gen && !p->stop)
 		return false;
 	if (m->gen != p->gen || p->stop) {
-		free(m);
+		play_msg_free(m);
 		return true;
 	}
 	m->next = p->head;
@@ -180,35 +202,76 @@ static bool pub_put_back_locked(struct play *p, struct play_msg *m)
 	return true;
 }
 
-/* Playing until the end or a stop; true at the end. */
+/* Under mu: sends what the writes left in *batched's writer (SIZE_MAX:
+ * none), outside mu; only then is the write in flight over (`writing`). */
+static void pub_flush_locked(struct play *p, size_t *batched)
+{
+	if (*batched != SIZE_MAX) {
+		dds_entity_t w = p->topics[*batched].writer;
+		*batched = SIZE_MAX;
+		pthread_mutex_unlock(&p->mu);
+		btdds_raw_flush(w);
+		pthread_mutex_lock(&p->mu);
+	}
+	p->writing = false;
+	pthread_cond_broadcast(&p->cv_written);
+}
+
+/* Under mu: writes m, due at `deadline` (outside mu). A timed write stays
+ * batched (*batched = its topic, *batched_at = when) for the loop to
+ * flush; a step goes out at once, before its burst is told. */
+static void pub_send_locked(struct play *p, struct play_msg *m, int64_t deadline, bool timed,
+			    size_t *batched, int64_t *batched_at)
+{
+	p->writing = true; /* a pause waits for it: nothing goes out after */
+	size_t topic = m->topic;
+	pthread_mutex_unlock(&p->mu);
+	int64_t wrote = pub_write(p, m, deadline, timed);
+	pthread_mutex_lock(&p->mu);
+	if (wrote) {
+		*batched = topic;
+		*batched_at = wrote;
+	}
+	if (!timed || !wrote) {
+		pub_flush_locked(p, batched);
+		if (!timed)
+			pub_burst_check(p);
+	}
+}
+
+/* Playing until the end or a stop; true at the end. Writes go out in
+ * packets of several while the publisher is behind its schedule (see
+ * pub_more_due_locked): one send per message is what limits its speed. */
 static bool pub_loop(struct play *p)
 {
 	pthread_mutex_lock(&p->mu);
 	int r = 0;
+	size_t batched = SIZE_MAX; /* the topic whose writer holds unsent writes */
+	int64_t batched_at = 0;    /* when the last of them was written */
 	while (!p->stop && r >= 0) {
+		if (batched != SIZE_MAX && !pub_more_due_locked(p, batched, batched_at))
+			pub_flush_locked(p, &batched); /* before any wait */
+		if (p->stop)
+			break;
 		struct play_msg *m = NULL;
-		int64_t deadline = 0;
+		int64_t deadline = 0, now = 0;
 		bool timed = false;
-		r = pub_next_locked(p, &m, &deadline, &timed);
+		r = pub_next_locked(p, &m, &deadline, &now, &timed);
 		if (r == 0)
 			pub_burst_check(p);
 		if (r != 1)
 			continue;
-		pthread_mutex_unlock(&p->mu);
-		if (timed && deadline > bt_time_monotonic_ns())
+		if (timed && deadline > now) {
+			pthread_mutex_unlock(&p->mu);
 			pub_sleep_until(deadline);
-		pthread_mutex_lock(&p->mu);
-		if (timed && pub_put_back_locked(p, m))
-			continue; /* paused, moved or stopped while it waited */
-		p->writing = true; /* a pause waits for it: nothing goes out after */
-		pthread_mutex_unlock(&p->mu);
-		pub_write(p, m, deadline, timed);
-		pthread_mutex_lock(&p->mu);
-		p->writing = false;
-		pthread_cond_broadcast(&p->cv_written);
-		if (!timed)
-			pub_burst_check(p);
+			pthread_mutex_lock(&p->mu);
+			if (pub_put_back_locked(p, m))
+				continue; /* paused, moved or stopped while it waited */
+		}
+		pub_send_locked(p, m, deadline, timed, &batched, &batched_at);
 	}
+	if (batched != SIZE_MAX)
+		pub_flush_locked(p, &batched);
 	bool end = !p->stop;
 	if (end && p->o.wait_for_acked_ns >= 0)
 		atomic_store(&p->state, PLAY_STATE_WAITING_ACKS);

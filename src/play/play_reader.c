@@ -49,7 +49,7 @@ static bool rd_push(struct rd_ctx *c, struct play_msg *m)
 	bool stop = p->stop;
 	pthread_mutex_unlock(&p->mu);
 	if (!keep)
-		free(m);
+		play_msg_free(m);
 	return !stop;
 }
 
@@ -130,12 +130,13 @@ static bool rd_message(struct rd_ctx *c, const struct bag_read_msg *m)
 		rd_count(c, topic);
 	if (m->timestamp < c->from)
 		return true;
-	struct play_msg *q = malloc(sizeof *q + m->len);
+	void *data;
+	struct play_msg *q = btdds_raw_out_new(p->topics[topic].raw_type, m->len, &data);
 	if (!q)
 		return true; /* dropped: the publisher counts nothing for it */
 	*q = (struct play_msg){.kind = PLAY_MSG_DATA, .topic = topic, .t = m->timestamp,
 			       .len = m->len};
-	memcpy(q->data, m->data, m->len);
+	memcpy(data, m->data, m->len);
 	return rd_push(c, q);
 }
 

@@ -192,7 +192,8 @@ static void on_matched(dds_entity_t writer, const dds_publication_matched_status
 static dds_entity_t topics_writer(struct play *p, const char *name, const char *type, bool keyed,
 				  const struct bag_qos *q, struct play_topic *t)
 {
-	dds_entity_t tp = btdds_raw_topic_create(p->pp, name, type, keyed);
+	dds_entity_t tp = btdds_raw_topic_create_typed(p->pp, name, type, keyed,
+						       t ? &t->raw_type : NULL);
 	if (tp < 0)
 		return tp;
 	dds_qos_t *qos = dds_create_qos();
