@@ -9,11 +9,6 @@
 #include "btdds_qos_overrides.h"
 #include "test_util.h"
 
-#define REL BAG_RELIABILITY_RELIABLE
-#define BE BAG_RELIABILITY_BEST_EFFORT
-#define TL BAG_DURABILITY_TRANSIENT_LOCAL
-#define VOL BAG_DURABILITY_VOLATILE
-
 static void assert_time(struct bag_qos_time t, uint64_t sec, uint64_t nsec)
 {
 	assert_int_equal(t.sec, sec);
@@ -121,11 +116,14 @@ static void test_overrides_rosbag2_example(void **state)
 
 	const struct bag_qos *q = btdds_qos_overrides_find(o, "rt/topic_name", "/topic_name");
 	assert_qos(q, &(struct bag_qos){.history = BAG_HISTORY_KEEP_LAST, .depth = 10,
-					.reliability = REL, .durability = VOL,
+					.reliability = BAG_RELIABILITY_RELIABLE,
+					.durability = BAG_DURABILITY_VOLATILE,
 					.liveliness = BAG_LIVELINESS_SYSTEM_DEFAULT});
 	assert_qos(btdds_qos_overrides_find(o, "rt/tf_static", "/tf_static"),
-		   &(struct bag_qos){.history = BAG_HISTORY_KEEP_ALL, .reliability = BE,
-				     .durability = TL, .deadline = {2, 500000000},
+		   &(struct bag_qos){.history = BAG_HISTORY_KEEP_ALL,
+				     .reliability = BAG_RELIABILITY_BEST_EFFORT,
+				     .durability = BAG_DURABILITY_TRANSIENT_LOCAL,
+				     .deadline = {2, 500000000},
 				     .liveliness = BAG_LIVELINESS_MANUAL_BY_TOPIC,
 				     .liveliness_lease_duration = {3, 0},
 				     .avoid_ros_namespace_conventions = true});
