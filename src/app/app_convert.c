@@ -15,7 +15,7 @@
 #include "bt_mem.h"
 #include "bt_parse.h"
 #include "btdds_names.h"
-#include "rec_select.h"
+#include "btdds_select.h"
 
 #define CONVERT_BATCH_MSGS 512
 #define CONVERT_BATCH_BYTES ((size_t)8 << 20)
@@ -60,7 +60,7 @@ static bt_status convert_window(const struct app_convert_options *o, const struc
 	return BT_OK;
 }
 
-/* A bag's topic name as rec_select takes it: "/x" is a ROS topic (DDS
+/* A bag's topic name as btdds_select takes it: "/x" is a ROS topic (DDS
  * "rt/x"); any other name is a DDS topic recorded as it is. *dds is
  * malloc'ed; *ros is `name` or NULL. */
 static void convert_names(const char *name, char **dds, const char **ros)
@@ -70,34 +70,34 @@ static void convert_names(const char *name, char **dds, const char **ros)
 	*ros = is_ros ? name : NULL;
 }
 
-static bool convert_selected(const struct rec_select *s, const char *name)
+static bool convert_selected(const struct btdds_select *s, const char *name)
 {
 	if (s == NULL)
 		return true;
 	char *dds;
 	const char *ros;
 	convert_names(name, &dds, &ros);
-	bool take = rec_select_match(s, dds, ros);
+	bool take = btdds_select_match(s, dds, ros);
 	free(dds);
 	return take;
 }
 
 /* Says which --topics names no topic of the bag (a typo copies nothing). */
-static void convert_warn_absent(const struct rec_select *s, const struct bag_reader_topic *t,
+static void convert_warn_absent(const struct btdds_select *s, const struct bag_reader_topic *t,
 				size_t n)
 {
-	for (size_t i = 0; s && i < rec_select_explicit_count(s); i++) {
+	for (size_t i = 0; s && i < btdds_select_explicit_count(s); i++) {
 		bool seen = false;
 		for (size_t k = 0; !seen && k < n; k++) {
 			char *dds;
 			const char *ros;
 			convert_names(t[k].topic.name, &dds, &ros);
-			seen = rec_select_explicit_matches(s, i, dds, ros);
+			seen = btdds_select_explicit_matches(s, i, dds, ros);
 			free(dds);
 		}
 		if (!seen)
 			bt_log_warn("--topics %s: the bag has no such topic",
-				    rec_select_explicit(s, i));
+				    btdds_select_explicit(s, i));
 	}
 }
 

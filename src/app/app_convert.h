@@ -1,6 +1,6 @@
 /* app_convert — `bagtop convert`: copies the messages of a bag (any bag
  * bag_reader opens) into a new bag written by bag_writer, as
- * `ros2 bag convert` does: a topic selection (rec_select, record's rules),
+ * `ros2 bag convert` does: a topic selection (btdds_select, record's rules),
  * a time window, and the writer's options (storage, compression, splits,
  * --compat). Messages, topics (QoS, type hash) and message definitions go
  * through unchanged; the new bag's statistics are those of the copy
@@ -15,7 +15,7 @@
 #include "bag_writer.h"
 #include "bt_status.h"
 
-struct rec_select;
+struct btdds_select;
 
 /* A --start / --end value: ns since the epoch, or (rel) ns after the
  * bag's first message. */
@@ -27,7 +27,7 @@ struct app_convert_time {
 
 struct app_convert_options {
 	const char *in;                   /* bag directory or storage file */
-	const struct rec_select *select;  /* NULL: every topic */
+	const struct btdds_select *select;  /* NULL: every topic */
 	struct app_convert_time start;    /* messages stamped >= start ... */
 	struct app_convert_time end;      /* ... and < end */
 	const struct bag_writer_options *writer; /* writer->uri: OUT, must not exist */

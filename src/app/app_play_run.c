@@ -76,6 +76,23 @@ static void play_status(struct play *p)
 	fflush(stdout);
 }
 
+/* The storage files left out, so that a summary never passes for the
+ * whole bag's. */
+static void play_summary_skipped(const struct play *p)
+{
+	size_t n;
+	const char *const *skipped = play_skipped(p, &n);
+	if (n == 0)
+		return;
+	printf("Skipped %zu file%s that could not be read (not played):", n, bt_fmt_s(n));
+	for (size_t i = 0; i < n; i++) {
+		char path[1024];
+		app_escape(skipped[i], path, sizeof path);
+		printf(" %s", path);
+	}
+	printf("\n");
+}
+
 static void play_summary(struct play *p)
 {
 	size_t n = play_n_topics(p);
@@ -97,6 +114,7 @@ static void play_summary(struct play *p)
 	       (long long)(v.max_late_ns / 1000));
 	if (v.failed)
 		printf("%llu write%s failed\n", (unsigned long long)v.failed, bt_fmt_s(v.failed));
+	play_summary_skipped(p);
 	fflush(stdout);
 	free(t);
 }

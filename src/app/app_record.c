@@ -198,7 +198,7 @@ static int app_r_snapshot(const struct app_cmd *cmd, struct app_record_cfg *c, i
 int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const struct app_opt *o,
 		   const char *arg)
 {
-	struct rec_select_options *s = &c->ro.select;
+	struct btdds_select_options *s = &c->ro.select;
 	switch (o->id) {
 	case APP_R_ALL: s->all = true; return 0;
 	case APP_R_REGEX: s->regex = arg; return 0;

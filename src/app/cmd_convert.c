@@ -12,7 +12,7 @@
 #include "bag_storage.h"
 #include "bt_fmt.h"
 #include "bt_mem.h"
-#include "rec_select.h"
+#include "btdds_select.h"
 
 enum {
 	APP_C_TOPICS = 300,
@@ -73,7 +73,7 @@ static struct app_opt *convert_opts(size_t *n)
 struct convert_ctx {
 	const struct app_cmd *cmd;
 	struct app_writer_cfg w;
-	struct rec_select_options sel;
+	struct btdds_select_options sel;
 	const char **topics, **exclude; /* borrowed from argv */
 	size_t n_topics, n_exclude;
 	const char *start_arg, *end_arg;
@@ -112,7 +112,7 @@ static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 /* The selection: every topic unless --topics or -e names some. A bag holds
  * what was chosen when it was recorded, so hidden topics and DDS services
  * are taken like any other. */
-static int convert_select(struct convert_ctx *c, struct rec_select **out)
+static int convert_select(struct convert_ctx *c, struct btdds_select **out)
 {
 	c->sel.topics = c->topics;
 	c->sel.n_topics = c->n_topics;
@@ -122,7 +122,7 @@ static int convert_select(struct convert_ctx *c, struct rec_select **out)
 	c->sel.include_hidden = true;
 	c->sel.include_services = true;
 	struct bt_error err;
-	if (rec_select_new(&c->sel, out, &err) != BT_OK)
+	if (btdds_select_new(&c->sel, out, &err) != BT_OK)
 		return app_usage_error(c->cmd, "%s", err.msg);
 	return 0;
 }
@@ -142,7 +142,7 @@ static int convert_finish(struct convert_ctx *c, int argc, char **argv, int firs
 	return app_writer_finish(c->cmd, &c->w);
 }
 
-static int convert_go(struct convert_ctx *c, const struct rec_select *sel)
+static int convert_go(struct convert_ctx *c, const struct btdds_select *sel)
 {
 	c->o.select = sel;
 	c->o.writer = &c->w.opt;
@@ -172,14 +172,14 @@ static int convert_run(const struct app_cmd *cmd, int argc, char **argv)
 	app_writer_cfg_init(&c.w);
 	int first;
 	int rc = app_opts_parse(&me, argc, argv, convert_opt, &c, &first);
-	struct rec_select *sel = NULL;
+	struct btdds_select *sel = NULL;
 	if (rc == 0)
 		rc = convert_finish(&c, argc, argv, first);
 	if (rc == 0)
 		rc = convert_select(&c, &sel);
 	if (rc == 0)
 		rc = convert_go(&c, sel);
-	rec_select_free(sel);
+	btdds_select_free(sel);
 	app_writer_cfg_fini(&c.w);
 	free((void *)c.topics);
 	free((void *)c.exclude);

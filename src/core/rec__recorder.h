@@ -23,6 +23,7 @@
 
 #include <dds/dds.h>
 
+#include "btdds_qos_overrides.h"
 #include "rec_cache.h"
 #include "rec_consumer.h"
 #include "rec_events.h"
@@ -98,8 +99,8 @@ struct rec_repeat_name {
 
 struct rec_recorder {
 	struct rec_recorder_options opt;
-	struct rec_select *select;
-	struct rec_qos_overrides *overrides;
+	struct btdds_select *select;
+	struct btdds_qos_overrides *overrides;
 	struct rec_topics *topics;
 	struct rec_rates *rates; /* every rate shown, over one window */
 	struct rec_cache *cache; /* NULL in snapshot mode */

@@ -95,7 +95,7 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 	struct rec_sub *s = r->subs[tp->index];
 	if (s == NULL) {
 		s = r->subs[tp->index] = rec_sub_new(r, tp);
-		s->selected = rec_select_match(r->select, tp->dds_name, tp->is_ros ? tp->name : NULL);
+		s->selected = btdds_select_match(r->select, tp->dds_name, tp->is_ros ? tp->name : NULL);
 		s->selected = disc_mark_repeat(r, tp) || s->selected;
 		atomic_store(&tp->enabled, s->selected);
 		disc_throttle(r, tp);
@@ -152,16 +152,16 @@ static void disc_warn_explicit(struct rec_recorder *r)
 		return;
 	r->explicit_warned = true;
 	size_t n_topics = rec_topics_count(r->topics);
-	for (size_t i = 0; i < rec_select_explicit_count(r->select); i++) {
+	for (size_t i = 0; i < btdds_select_explicit_count(r->select); i++) {
 		bool seen = false;
 		for (size_t k = 0; k < n_topics && !seen; k++) {
 			const struct rec_topic *tp = rec_topics_get(r->topics, k);
-			seen = rec_select_explicit_matches(r->select, i, tp->dds_name,
+			seen = btdds_select_explicit_matches(r->select, i, tp->dds_name,
 							   tp->is_ros ? tp->name : NULL);
 		}
 		if (!seen)
 			bt_log_warn("%s: no publisher seen yet; it is recorded when one appears",
-				    rec_select_explicit(r->select, i));
+				    btdds_select_explicit(r->select, i));
 	}
 }
 

@@ -1,6 +1,7 @@
 /* rec_qos — what the recorder's reader must request so that it matches
  * every publisher of a topic without ever throttling one (rosbag2's QoS
- * adaptation), and rosbag2's --qos-profile-overrides-path YAML file.
+ * adaptation), with a profile from rosbag2's --qos-profile-overrides-path
+ * file (btdds_qos_overrides) applied on top.
  * Pure: no DDS types; the recorder maps these plain structs to dds_qos_t. */
 #ifndef REC_QOS_H
 #define REC_QOS_H
@@ -40,21 +41,6 @@ struct rec_requested {
 /* The default KEEP_LAST depth of recorder readers: deep enough that a
  * transient-local burst and a slow take never overwrite anything. */
 #define REC_QOS_DEFAULT_DEPTH 1000u
-
-struct rec_qos_overrides;
-
-/* Loads rosbag2's override file: a map from topic name to a QoS profile
- * (history, depth, reliability, durability, deadline, lifespan,
- * liveliness, liveliness_lease_duration, avoid_ros_namespace_conventions;
- * times as {sec, nsec}). BT_ERR_USAGE/BT_ERR_FORMAT with a one-line reason
- * naming the file, line and key on bad input; BT_ERR_NOTFOUND/IO when
- * unreadable. */
-BT_MUST_CHECK bt_status rec_qos_overrides_load(const char *path, struct rec_qos_overrides **out,
-					       struct bt_error *err);
-void rec_qos_overrides_free(struct rec_qos_overrides *o);
-/* The override for a topic (ROS name or DDS name), or NULL. */
-const struct bag_qos *rec_qos_overrides_find(const struct rec_qos_overrides *o,
-					     const char *dds_name, const char *ros_name);
 
 /* Adapts to n publishers (n may be 0: defaults) and applies `ovr` (NULL =
  * none): reliable only if every publisher is, transient-local only if

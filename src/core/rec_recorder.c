@@ -102,9 +102,9 @@ static bool rec_files_told(const struct rec_recorder *r)
 
 static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 {
-	bt_status st = rec_select_new(&r->opt.select, &r->select, err);
+	bt_status st = btdds_select_new(&r->opt.select, &r->select, err);
 	if (st == BT_OK && r->opt.qos_overrides_path != NULL) {
-		st = rec_qos_overrides_load(r->opt.qos_overrides_path, &r->overrides, err);
+		st = btdds_qos_overrides_load(r->opt.qos_overrides_path, &r->overrides, err);
 		if (st != BT_OK)
 			(void)bt_err_prefix(err, "QoS overrides");
 	}
@@ -563,7 +563,7 @@ void rec_recorder_free(struct rec_recorder *r)
 	free(r->repeat);
 	rec_rates_free(r->rates);
 	rec_topics_free(r->topics);
-	rec_qos_overrides_free(r->overrides);
-	rec_select_free(r->select);
+	btdds_qos_overrides_free(r->overrides);
+	btdds_select_free(r->select);
 	free(r);
 }

@@ -34,7 +34,7 @@
 #include "btdds_node.h"
 #include "rec_consumer.h"
 #include "rec_rates.h"
-#include "rec_select.h"
+#include "btdds_select.h"
 #include "rec_topics.h"
 
 #define REC_DOMAIN_DEFAULT BTDDS_DOMAIN_DEFAULT /* see btdds_participant_create */
@@ -53,7 +53,7 @@ struct rec_recorder_options {
 	/* The ROS 2 environment the domain is joined with (btdds_participant);
 	 * NULL: Cyclone's own configuration. Read by start only. */
 	const struct btdds_env *env;
-	struct rec_select_options select;
+	struct btdds_select_options select;
 	const char *qos_overrides_path; /* NULL = none */
 	struct bag_writer_options writer;
 	size_t max_cache_size; /* bytes; 0 = write-through */

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "bt_mem.h"
-#include "rec_select.h"
+#include "btdds_select.h"
 
 struct rec_rules {
 	char **pattern;
-	struct rec_select **match;
+	struct btdds_select **match;
 	size_t n, cap;
 };
 
@@ -30,8 +30,8 @@ bt_status rec_rules_add(struct rec_rules **r, const char *pattern, size_t len, c
 			struct bt_error *err)
 {
 	char *pat = bt_xstrndup(pattern, len);
-	struct rec_select *m;
-	bt_status st = rec_select_new_pattern(pat, opt, &m, err);
+	struct btdds_select *m;
+	bt_status st = btdds_select_new_pattern(pat, opt, &m, err);
 	if (st != BT_OK) {
 		free(pat);
 		return st;
@@ -54,7 +54,7 @@ void rec_rules_free(struct rec_rules *r)
 	if (r == NULL)
 		return;
 	for (size_t i = 0; i < r->n; i++) {
-		rec_select_free(r->match[i]);
+		btdds_select_free(r->match[i]);
 		free(r->pattern[i]);
 	}
 	free(r->match);
@@ -65,7 +65,7 @@ void rec_rules_free(struct rec_rules *r)
 long rec_rules_find(const struct rec_rules *r, const char *dds_name, const char *ros_name)
 {
 	for (size_t i = 0; r != NULL && i < r->n; i++)
-		if (r->match[i] != NULL && rec_select_match(r->match[i], dds_name, ros_name))
+		if (r->match[i] != NULL && btdds_select_match(r->match[i], dds_name, ros_name))
 			return (long)i;
 	return -1;
 }

@@ -1,6 +1,6 @@
 /* rec_rules — the TOPIC_OR_REGEX=VALUE options (--throttle,
  * --snapshot-window, --snapshot-topic-cache): an argument split at its
- * last '=', and a list of patterns (each as rec_select_new_pattern: a topic
+ * last '=', and a list of patterns (each as btdds_select_new_pattern: a topic
  * name, or a regex) of which the first that names a topic wins. */
 #ifndef REC_RULES_H
 #define REC_RULES_H

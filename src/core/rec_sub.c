@@ -333,8 +333,8 @@ static void sub_adapt(struct rec_sub *s, struct rec_requested *q)
 {
 	struct rec_offered *off = bt_xcalloc(s->n_pubs + 1, sizeof *off);
 	sub_offered(s, off);
-	const struct bag_qos *ovr = rec_qos_overrides_find(s->r->overrides, s->tp->dds_name,
-							   s->tp->is_ros ? s->tp->name : NULL);
+	const struct bag_qos *ovr = btdds_qos_overrides_find(s->r->overrides, s->tp->dds_name,
+							     s->tp->is_ros ? s->tp->name : NULL);
 	rec_qos_adapt(off, s->n_pubs, ovr, false, q);
 	free(off);
 }

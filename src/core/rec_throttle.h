@@ -38,7 +38,7 @@ struct rec_throttle_spec {
 BT_MUST_CHECK bt_status rec_throttle_parse(const char *arg, struct rec_throttle_spec *out,
 					   struct bt_error *err);
 
-/* The rules, compiled (their patterns as rec_select_new_pattern, copied:
+/* The rules, compiled (their patterns as btdds_select_new_pattern, copied:
  * in the rules, each pattern is NUL-terminated). */
 struct rec_throttle;
 /* BT_ERR_USAGE when a pattern's regex does not compile. n == 0 gives

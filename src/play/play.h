@@ -156,7 +156,8 @@ struct play;
  * before --start, a bad profile in the overrides file), the
  * reader's error naming the file (a bag that does not open; with strict,
  * also a bag with a missing, truncated or corrupt file), BT_ERR_DDS (exit
- * status 3). Without strict, a damaged bag opens what can be read and
+ * status 3). Without strict, a damaged bag opens what can be read, one
+ * line naming each file left out (play_skipped lists them), and
  * play_warning says so. Nothing is left running on error. */
 BT_MUST_CHECK bt_status play_start(const struct play_options *opt, struct play **out,
 				   struct bt_error *err);
@@ -289,5 +290,9 @@ void play_view_get(struct play *p, struct play_view *v, struct play_topic_view *
 		   size_t cap);
 /* The warning of the view (or NULL when none); valid until play_free. */
 const char *play_warning(const struct play *p);
+/* The bag's storage files left out because they could not be read
+ * (missing, truncated, not a database, no permission; never with strict),
+ * paths on disk; *n of them. Set by play_start; valid until play_free. */
+const char *const *play_skipped(const struct play *p, size_t *n);
 
 #endif

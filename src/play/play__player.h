@@ -71,6 +71,8 @@ struct play {
 	char *qos_path;
 	struct bag_reader *rd; /* opened by start; the reader thread's after */
 	unsigned open_flags;   /* bag_reader_open's, for every reopening */
+	char **skipped;        /* storage files that could not be read (set at start) */
+	size_t n_skipped;
 	size_t *topic_of;      /* bag topic index -> play topic, SIZE_MAX: not played */
 	size_t n_bag_topics;
 	struct play_topic *topics;

@@ -118,26 +118,49 @@ static bt_status player_window(struct play *p, struct bt_error *err)
 	return BT_OK;
 }
 
-/* A bag whose metadata.yaml names a file that is missing or does not
- * open: without --strict, the storage files that are there and open are
- * played (found by listing the directory), and the warning says so. */
+/* One line per storage file the reader left out (missing, not a
+ * database, a bad header, no permission), kept for the summary. */
+static void player_note_skipped(struct play *p)
+{
+	size_t n;
+	const struct bag_reader_skip *s = bag_reader_skipped(p->rd, &n);
+	p->skipped = bt_xcalloc(n + 1, sizeof *p->skipped);
+	for (size_t i = 0; i < n; i++) {
+		p->skipped[p->n_skipped++] = bt_xstrdup(s[i].path);
+		char line[BT_ERROR_MSG_MAX + 64];
+		snprintf(line, sizeof line, "%s: playing what can be read", s[i].reason);
+		if (!p->warning[0])
+			play_warn_locked(p, line); /* the view's warning, logged */
+		else
+			bt_log_warn("%s", line);
+	}
+}
+
+/* A bag with files that are missing or cannot be read: without --strict,
+ * the others are played (BAG_READER_SKIP_UNREADABLE), one line naming each
+ * file left out. When metadata.yaml itself is at fault, the storage files
+ * found by listing the directory are played, and the warning says so. */
 static bt_status player_open_lenient(struct play *p, struct bt_error *err)
 {
 	/* --strict: every file checked first (sqlite's quick_check), so a
 	 * corrupt one is refused before anything is played. */
-	p->open_flags = p->o.strict ? BAG_READER_INTEGRITY : 0;
+	p->open_flags = p->o.strict ? BAG_READER_INTEGRITY : BAG_READER_SKIP_UNREADABLE;
 	bt_status st = bag_reader_open(p->bag_path, p->open_flags, &p->rd, err);
+	if (st == BT_OK && !p->o.strict)
+		player_note_skipped(p);
 	if (st == BT_OK || p->o.strict || st == BT_ERR_NOMEM || !err)
 		return st;
 	struct bt_error first = *err;
-	if (bag_reader_open(p->bag_path, BAG_READER_IGNORE_METADATA, &p->rd, err) != BT_OK) {
+	unsigned flags = BAG_READER_IGNORE_METADATA | BAG_READER_SKIP_UNREADABLE;
+	if (bag_reader_open(p->bag_path, flags, &p->rd, err) != BT_OK) {
 		*err = first;
 		return st;
 	}
-	p->open_flags = BAG_READER_IGNORE_METADATA;
+	p->open_flags = flags;
 	char line[BT_ERROR_MSG_MAX + 64];
 	snprintf(line, sizeof line, "%s: playing what can be read", first.msg);
 	play_warn_locked(p, line);
+	player_note_skipped(p);
 	return BT_OK;
 }
 
@@ -321,6 +344,9 @@ void play_free(struct play *p)
 	pthread_cond_destroy(&p->cv_done);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->view_mu);
+	for (size_t i = 0; i < p->n_skipped; i++)
+		free(p->skipped[i]);
+	free(p->skipped);
 	free(p->bag_path);
 	free(p->qos_path);
 	free(p->node_name);

@@ -10,10 +10,10 @@
 #include "bt_mem.h"
 #include "btdds_names.h"
 #include "btdds_qos.h"
+#include "btdds_qos_overrides.h"
 #include "btdds_raw.h"
+#include "btdds_select.h"
 #include "play__player.h"
-#include "rec_qos.h"
-#include "rec_select.h"
 
 static void topic_default_qos(struct bag_qos *q)
 {
@@ -53,7 +53,7 @@ static char *topic_remap(const struct play *p, const char *dds_name)
 }
 
 static void topic_init(struct play *p, struct play_topic *pt, const struct bag_topic *t,
-		       const struct rec_qos_overrides *ovr)
+		       const struct btdds_qos_overrides *ovr)
 {
 	pt->name = bt_xstrdup(t->name);
 	pt->type = bt_xstrdup(t->type);
@@ -68,7 +68,7 @@ static void topic_init(struct play *p, struct play_topic *pt, const struct bag_t
 	 * go to one instance either way (btdds_raw). */
 	pt->keyed = !is_ros;
 	pt->qos_recorded = topic_recorded_qos(t, &pt->qos);
-	const struct bag_qos *o = rec_qos_overrides_find(ovr, dds, is_ros ? t->name : NULL);
+	const struct bag_qos *o = btdds_qos_overrides_find(ovr, dds, is_ros ? t->name : NULL);
 	if (o) {
 		pt->qos = *o;
 		pt->qos_overridden = true;
@@ -77,28 +77,28 @@ static void topic_init(struct play *p, struct play_topic *pt, const struct bag_t
 	bt_rate_init(&pt->rate);
 }
 
-static bt_status topics_check_explicit(const struct play *p, const struct rec_select *sel,
+static bt_status topics_check_explicit(const struct play *p, const struct btdds_select *sel,
 				       const struct bag_reader_topic *bt, size_t n,
 				       struct bt_error *err)
 {
-	for (size_t i = 0; i < rec_select_explicit_count(sel); i++) {
+	for (size_t i = 0; i < btdds_select_explicit_count(sel); i++) {
 		bool found = false;
 		for (size_t j = 0; j < n && !found; j++) {
 			char *dds = btdds_names_dds_topic(bt[j].topic.name);
-			found = rec_select_explicit_matches(sel, i, dds, bt[j].topic.name);
+			found = btdds_select_explicit_matches(sel, i, dds, bt[j].topic.name);
 			free(dds);
 		}
 		if (!found)
 			return bt_err_set(err, BT_ERR_USAGE, "topic %s is not in the bag %s",
-					  rec_select_explicit(sel, i), p->bag_path);
+					  btdds_select_explicit(sel, i), p->bag_path);
 	}
 	return BT_OK;
 }
 
-static bt_status topics_select(const struct play *p, struct rec_select **out,
+static bt_status topics_select(const struct play *p, struct btdds_select **out,
 			       struct bt_error *err)
 {
-	struct rec_select_options so = {
+	struct btdds_select_options so = {
 		.topics = p->o.topics,
 		.n_topics = p->o.n_topics,
 		.all = p->o.n_topics == 0 && (!p->o.regex || !p->o.regex[0]),
@@ -109,7 +109,7 @@ static bt_status topics_select(const struct play *p, struct rec_select **out,
 		.include_hidden = true,
 		.include_services = true,
 	};
-	return rec_select_new(&so, out, err);
+	return btdds_select_new(&so, out, err);
 }
 
 static bt_status topics_check_remaps(const struct play *p, struct bt_error *err)
@@ -123,14 +123,14 @@ static bt_status topics_check_remaps(const struct play *p, struct bt_error *err)
 	return BT_OK;
 }
 
-static void topics_fill(struct play *p, const struct rec_select *sel,
-			const struct bag_reader_topic *bt, const struct rec_qos_overrides *ovr)
+static void topics_fill(struct play *p, const struct btdds_select *sel,
+			const struct bag_reader_topic *bt, const struct btdds_qos_overrides *ovr)
 {
 	p->topics = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topics);
 	p->topic_of = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topic_of);
 	for (size_t j = 0; j < p->n_bag_topics; j++) {
 		char *dds = btdds_names_dds_topic(bt[j].topic.name);
-		bool on = rec_select_match(sel, dds, bt[j].topic.name[0] == '/' ? bt[j].topic.name
+		bool on = btdds_select_match(sel, dds, bt[j].topic.name[0] == '/' ? bt[j].topic.name
 										 : NULL);
 		free(dds);
 		p->topic_of[j] = SIZE_MAX;
@@ -147,22 +147,22 @@ static void topics_fill(struct play *p, const struct rec_select *sel,
 bt_status play_topics_build(struct play *p, struct bt_error *err)
 {
 	const struct bag_reader_topic *bt = bag_reader_topics(p->rd, &p->n_bag_topics);
-	struct rec_select *sel = NULL;
-	struct rec_qos_overrides *ovr = NULL;
+	struct btdds_select *sel = NULL;
+	struct btdds_qos_overrides *ovr = NULL;
 	bt_status st = topics_check_remaps(p, err);
 	if (st == BT_OK)
 		st = topics_select(p, &sel, err);
 	if (st == BT_OK)
 		st = topics_check_explicit(p, sel, bt, p->n_bag_topics, err);
 	if (st == BT_OK && p->qos_path) {
-		st = rec_qos_overrides_load(p->qos_path, &ovr, err);
+		st = btdds_qos_overrides_load(p->qos_path, &ovr, err);
 		if (st == BT_ERR_FORMAT)
 			st = err ? (err->code = BT_ERR_USAGE) : BT_ERR_USAGE;
 	}
 	if (st == BT_OK)
 		topics_fill(p, sel, bt, ovr);
-	rec_qos_overrides_free(ovr);
-	rec_select_free(sel);
+	btdds_qos_overrides_free(ovr);
+	btdds_select_free(sel);
 	return st;
 }
 

@@ -22,6 +22,12 @@ const char *play_warning(const struct play *p)
 	return any ? q->warning : NULL; /* set once, never changed after */
 }
 
+const char *const *play_skipped(const struct play *p, size_t *n)
+{
+	*n = p->n_skipped; /* set by play_start, never changed after */
+	return (const char *const *)p->skipped;
+}
+
 static void view_state(struct play *p, struct play_view *v, int64_t now)
 {
 	pthread_mutex_lock(&p->mu);

@@ -45,6 +45,8 @@ struct bag_reader {
 	size_t n_inflated;
 	char **blank; /* files with no table at all (RECOVER) */
 	size_t n_blank;
+	struct bag_reader_skip *skipped; /* SKIP_UNREADABLE */
+	size_t n_skipped, cap_skipped;
 	struct br_cursor *cursors;
 	bool iterating;
 	size_t last; /* cursor of the message returned last; n_files if none */
@@ -53,6 +55,20 @@ struct bag_reader {
 };
 
 /* ---- listing storage files ---- */
+
+/* Under SKIP_UNREADABLE, notes that the file at `path` is left out for the
+ * reason in *why (a message naming it) and returns BT_OK; otherwise, or
+ * for a want of memory, returns st. */
+static bt_status br_skip(struct bag_reader *r, const char *path, bt_status st,
+			 const struct bt_error *why)
+{
+	if (!(r->flags & BAG_READER_SKIP_UNREADABLE) || st == BT_ERR_NOMEM)
+		return st;
+	bt_xgrow((void **)&r->skipped, &r->cap_skipped, r->n_skipped + 1, sizeof *r->skipped);
+	r->skipped[r->n_skipped++] = (struct bag_reader_skip){bt_xstrdup(path),
+							      bt_xstrdup(why->msg)};
+	return BT_OK;
+}
 
 static struct bag_reader_file *br_add_file(struct bag_reader *r, const char *name, char *path)
 {
@@ -140,9 +156,18 @@ static bt_status br_files_from_metadata(struct bag_reader *r, struct bt_error *e
 	for (size_t i = 0; i < r->md.n_paths; i++) {
 		const char *entry = r->md.relative_file_paths[i];
 		char *path = br_resolve(r, entry);
-		if (!path)
-			return bt_err_set(err, BT_ERR_NOTFOUND, "%s: storage file '%s' listed in "
-					  "metadata.yaml is missing", r->dir, entry);
+		if (!path) {
+			struct bt_error why;
+			bt_status st = bt_err_set(&why, BT_ERR_NOTFOUND, "%s: storage file '%s' "
+						  "listed in metadata.yaml is missing", r->dir,
+						  entry);
+			char *expected = bt_fs_join(r->dir, entry);
+			st = br_skip(r, expected, st, &why);
+			free(expected);
+			if (st != BT_OK)
+				return bt_err_set(err, why.code, "%s", why.msg);
+			continue;
+		}
 		struct bag_reader_file *f = br_add_file(r, entry, path);
 		/* A name no backend knows: the one metadata.yaml names, if any. */
 		if (!f->storage)
@@ -360,12 +385,14 @@ static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f
 		st = s->ops->read_topics(s, &t, &n, &f->orphans, err);
 	if (st != BT_OK)
 		return st;
-	br_take_topics(r, f, t, n);
-	bag_storage_topics_free(t, n);
 	f->schema_version = s->ops->version(s);
 	st = s->ops->read_metadata(s, &f->embedded, &f->has_embedded, err);
 	if (st == BT_OK)
 		st = s->ops->peek_compressed(s, &f->message_compressed, err);
+	/* Last, so that a file failing (and skipped) adds no topic or count. */
+	if (st == BT_OK)
+		br_take_topics(r, f, t, n);
+	bag_storage_topics_free(t, n);
 	return st;
 }
 
@@ -497,14 +524,47 @@ static void br_err_real_names(const struct bag_reader *r, struct bt_error *err)
 	}
 }
 
+/* Summarises every file. Under SKIP_UNREADABLE, one that fails is moved
+ * out to r->skipped, and only a bag left with no file at all (when it had
+ * some) fails, with the first one's reason. */
+static bt_status br_summarise_all(struct bag_reader *r, struct bt_error *err)
+{
+	bool *bad = bt_xcalloc(r->n_files + 1, sizeof *bad);
+	bt_status st = BT_OK;
+	for (size_t i = 0; st == BT_OK && i < r->n_files; i++) {
+		struct bt_error why = {0};
+		st = br_summarise(r, i, &why);
+		if (st == BT_OK)
+			continue;
+		br_err_real_names(r, &why);
+		bad[i] = true;
+		st = br_skip(r, r->files[i].path, st, &why);
+		if (st != BT_OK)
+			bt_err_set(err, why.code, "%s", why.msg);
+	}
+	size_t keep = 0;
+	for (size_t i = 0; st == BT_OK && i < r->n_files; i++) {
+		if (bad[i])
+			br_file_fini(&r->files[i]);
+		else
+			r->files[keep++] = r->files[i];
+	}
+	if (st == BT_OK)
+		r->n_files = keep;
+	free(bad);
+	if (st == BT_OK && keep == 0 && r->n_skipped > 0)
+		st = bt_err_set(err, BT_ERR_FORMAT, "%s", r->skipped[0].reason);
+	return st;
+}
+
 bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **out,
 			  struct bt_error *err)
 {
 	struct bag_reader *r = bt_xcalloc(1, sizeof *r);
 	r->flags = flags;
 	bt_status st = br_open_path(r, path, err);
-	for (size_t i = 0; st == BT_OK && i < r->n_files; i++)
-		st = br_summarise(r, i, err);
+	if (st == BT_OK)
+		st = br_summarise_all(r, err);
 	if (st == BT_OK)
 		br_drop_blank(r);
 	if (st != BT_OK) {
@@ -563,6 +623,11 @@ void bag_reader_close(struct bag_reader *r)
 	for (size_t i = 0; i < r->n_blank; i++)
 		free(r->blank[i]);
 	free(r->blank);
+	for (size_t i = 0; i < r->n_skipped; i++) {
+		free(r->skipped[i].path);
+		free(r->skipped[i].reason);
+	}
+	free(r->skipped);
 	for (size_t i = 0; i < r->n_topics; i++)
 		bag_topic_fini(&r->topics[i].topic);
 	if (r->has_md)
@@ -598,6 +663,12 @@ const char *const *bag_reader_blank(const struct bag_reader *r, size_t *n)
 {
 	*n = r->n_blank;
 	return (const char *const *)r->blank;
+}
+
+const struct bag_reader_skip *bag_reader_skipped(const struct bag_reader *r, size_t *n)
+{
+	*n = r->n_skipped;
+	return r->skipped;
 }
 
 size_t bag_reader_n_files(const struct bag_reader *r)

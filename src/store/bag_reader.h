@@ -37,6 +37,18 @@ enum bag_reader_flags {
 	 * in bag_reader_file.damage: for reindex, which must say what it
 	 * could not recover. */
 	BAG_READER_NOTE_DAMAGE = 1 << 3,
+	/* A storage file that is missing, or that does not open or
+	 * summarise (not a database, a bad header, no permission), is left
+	 * out, its reason kept (bag_reader_skipped), instead of failing the
+	 * open; the open still fails, with the first file's reason, when no
+	 * file is left: for play, which plays what can be read. */
+	BAG_READER_SKIP_UNREADABLE = 1 << 4,
+};
+
+/* A storage file left out by BAG_READER_SKIP_UNREADABLE. */
+struct bag_reader_skip {
+	char *path;   /* where it is (or was expected) on disk */
+	char *reason; /* one line naming the file: why it was left out */
 };
 
 struct bag_reader_file_topic {
@@ -89,7 +101,8 @@ bool bag_reader_is_storage_name(const char *name);
 char *bag_reader_foreign_file(const char *dir);
 
 /* Opens and summarises the bag at `path`. Every storage file must open:
- * a missing, truncated or foreign file is an error naming it. */
+ * a missing, truncated or foreign file is an error naming it (unless
+ * BAG_READER_SKIP_UNREADABLE). */
 BT_MUST_CHECK bt_status bag_reader_open(const char *path, unsigned flags,
 					struct bag_reader **out, struct bt_error *err);
 void bag_reader_close(struct bag_reader *r); /* NULL is fine */
@@ -105,6 +118,9 @@ const struct bag_reader_file *bag_reader_file(const struct bag_reader *r, size_t
 const struct bag_reader_topic *bag_reader_topics(const struct bag_reader *r, size_t *n);
 /* Files left out as blank (BAG_READER_RECOVER only); paths on disk. */
 const char *const *bag_reader_blank(const struct bag_reader *r, size_t *n);
+/* Files left out as unreadable (BAG_READER_SKIP_UNREADABLE only), in the
+ * bag's file order; valid until close. */
+const struct bag_reader_skip *bag_reader_skipped(const struct bag_reader *r, size_t *n);
 /* Totals over all files. */
 uint64_t bag_reader_message_count(const struct bag_reader *r);
 int64_t bag_reader_start(const struct bag_reader *r); /* BAG_TIME_NONE if empty */

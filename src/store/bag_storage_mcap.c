@@ -165,6 +165,18 @@ static bt_status bsm_create(const char *path, const struct bag_storage_options *
 	return BT_OK;
 }
 
+/* A file that does not start with the magic is no MCAP file at all (a
+ * truncated one still does): an error naming it, as sqlite's "not a
+ * database" is, rather than a file of no messages. */
+static bt_status bsm_magic(struct bsm *b, struct bt_error *err)
+{
+	struct bt_error why;
+	bt_status st = mcap_reader_stream_begin(b->r, &why);
+	if (st != BT_OK)
+		return bt_err_set(err, st, "%s: %s", b->path, why.msg);
+	return BT_OK;
+}
+
 /* A file shorter than the magic is one its writer died creating (the
  * writer buffers the Header until its first flush): blank. */
 static bt_status bsm_open(const char *path, enum bag_storage_mode mode, struct bag_storage **out,
@@ -181,6 +193,8 @@ static bt_status bsm_open(const char *path, enum bag_storage_mode mode, struct b
 		return BT_OK;
 	}
 	st = mcap_reader_open(&b->r, path, err);
+	if (st == BT_OK && mode == BAG_STORAGE_READ)
+		st = bsm_magic(b, err); /* RECOVER: the repair says what it finds */
 	if (st == BT_OK && mode == BAG_STORAGE_RECOVER)
 		st = bag_mcap_repair(path, &b->r, err);
 	if (st == BT_OK)

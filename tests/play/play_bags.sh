@@ -4,7 +4,11 @@
 # count. Damaged bags (DDS domain 6): a missing file plays the others and
 # says so, --strict refuses it; a corrupt file plays what can be read and
 # says so, --strict refuses before playing; a file that does not open:
-# one line naming it, nothing played. Usage errors exit 2. Domain 5.
+# one line naming it, nothing played. A file that is there but cannot be
+# read (a bad header: not a database, not MCAP), in sqlite3 and MCAP bags
+# (domain 18): as a missing one, one line naming it, the other files
+# played, the summary names it; --strict refuses. Usage errors exit 2.
+# Domain 5.
 set -u
 B=${BAGTOP_BIN:?}
 F=${BAGTOP_FIXTURES:-}
@@ -86,13 +90,40 @@ dd if=/dev/zero of="$T/corrupt/$f1" bs=1024 seek=$((sz / 1024 / 2)) count=64 con
 play "$T/out" "$T/corrupt" -r 1000 --domain 6
 cat "$T/out"
 [ "$rc" = 0 ] || fail "corrupt file: exit $rc"
-grep -q "$f1.*playing what could be read" "$T/out" || fail "corrupt: no line naming $f1"
+grep -Eq "$f1.*playing what (could|can) be read" "$T/out" || fail "corrupt: no line naming $f1"
 got=$(played "$T/out")
 [ "$got" -gt 0 ] && [ "$got" -lt "$all" ] || fail "corrupt: played $got of $all"
 play "$T/out" "$T/corrupt" -r 1000 --domain 6 --strict
 [ "$rc" = 1 ] || { cat "$T/out"; fail "corrupt --strict: exit $rc"; }
 grep -q "$f1.*nothing played" "$T/out" && ! grep -q '^Played' "$T/out" ||
 	{ cat "$T/out"; fail "corrupt --strict played something"; }
+
+# unreadable: one line naming the file, the others played, the summary
+# names it; --strict refuses. BAG: the bag, F: the file spoilt, N: its count
+unreadable() {
+	bag=$1 f=$2 n=$3 total=$4
+	printf 'garbage!garbage!' | dd of="$bag/$f" conv=notrunc 2>/dev/null
+	play "$T/out" "$bag" -r 1000 --domain 18
+	[ "$rc" = 0 ] || { cat "$T/out"; fail "$f unreadable: exit $rc"; }
+	[ "$(grep -c "$f.*playing what can be read" "$T/out")" = 1 ] ||
+		{ cat "$T/out"; fail "$f unreadable: not one line naming it"; }
+	[ "$(played "$T/out")" = $((total - n)) ] ||
+		{ cat "$T/out"; fail "$f unreadable: not the other files' $((total - n))"; }
+	grep -q "^Skipped 1 file .*$f" "$T/out" || { cat "$T/out"; fail "$f: no summary line"; }
+	play "$T/out" "$bag" -r 1000 --domain 18 --strict
+	[ "$rc" = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q "$f.*nothing played" "$T/out" ||
+		{ cat "$T/out"; fail "$f unreadable --strict: exit $rc"; }
+	echo "ok unreadable $f: $((total - n)) of $total played"
+}
+cp -r "$T/d" "$T/badhdr"
+unreadable "$T/badhdr" "$f1" "$in1" "$all"
+"$B" demo --no-tui --disable-keyboard-controls --duration 2 --domain 18 -o "$T/m" -s mcap \
+	--max-bag-duration 0.7 >"$T/demo.out" 2>&1 || { cat "$T/demo.out"; fail "demo -s mcap"; }
+m1=$(ls "$T/m" | grep '_1\.mcap$')
+[ -n "$m1" ] || { ls "$T/m"; fail "the MCAP demo bag has no second file"; }
+m_all=$("$B" info "$T/m" | awk '/^Messages:/ {print $2}')
+m_in1=$("$B" info "$T/m/$m1" | awk '/^Messages:/ {print $2}')
+unreadable "$T/m" "$m1" "$m_in1" "$m_all"
 
 mkdir "$T/trunc"
 f0=$(ls "$T/d" | grep '_0\.db3$')

@@ -1,4 +1,4 @@
-/* rec_select — topic selection with the semantics of rosbag2 Jazzy/rolling
+/* btdds_select — topic selection with the semantics of rosbag2 Jazzy/rolling
  * (rosbag2_transport/src/rosbag2_transport/topic_filter.cpp,
  * TopicFilter::take_topic, and ros2bag/verb/record.py):
  *
@@ -23,7 +23,7 @@
  * include_services (then like any DDS topic) or when named explicitly.
  * /rosout and /parameter_events are ordinary topics (-a records them).
  * Internal topics (btdds_names_is_internal) never match. */
-#include "rec_select.h"
+#include "btdds_select.h"
 
 #include <ctype.h>
 #include <regex.h>
@@ -41,7 +41,7 @@ struct select_name {
 	char *dds; /* btdds_names_dds_topic(arg) */
 };
 
-struct rec_select {
+struct btdds_select {
 	struct select_name *topics;
 	size_t n_topics;
 	struct select_name *excludes;
@@ -93,7 +93,7 @@ static bt_status select_regex_compile(regex_t *re, const char *pattern, const ch
 	return bt_err_set(err, BT_ERR_USAGE, "bad %s '%s': %s", opt, pattern, why);
 }
 
-bt_status rec_select_new(const struct rec_select_options *opt, struct rec_select **out,
+bt_status btdds_select_new(const struct btdds_select_options *opt, struct btdds_select **out,
 			 struct bt_error *err)
 {
 	bool has_regex = opt->regex != NULL && opt->regex[0] != '\0';
@@ -101,7 +101,7 @@ bt_status rec_select_new(const struct rec_select_options *opt, struct rec_select
 	if (opt->n_topics == 0 && !opt->all && !has_regex)
 		return bt_err_set(err, BT_ERR_USAGE,
 				  "no topics to record: give topic names, -a or -e");
-	struct rec_select *s = bt_xcalloc(1, sizeof *s);
+	struct btdds_select *s = bt_xcalloc(1, sizeof *s);
 	bt_status st = BT_OK;
 	if (has_regex) {
 		st = select_regex_compile(&s->regex, opt->regex, "--regex", err);
@@ -142,12 +142,12 @@ static bool select_is_plain_name(const char *arg)
 	return true;
 }
 
-bt_status rec_select_new_pattern(const char *arg, const char *opt, struct rec_select **out,
+bt_status btdds_select_new_pattern(const char *arg, const char *opt, struct btdds_select **out,
 				 struct bt_error *err)
 {
 	if (arg == NULL || arg[0] == '\0')
 		return bt_err_set(err, BT_ERR_USAGE, "%s: no topic or regex given", opt);
-	struct rec_select *s = bt_xcalloc(1, sizeof *s);
+	struct btdds_select *s = bt_xcalloc(1, sizeof *s);
 	s->include_hidden = s->include_services = true;
 	if (select_is_plain_name(arg)) {
 		s->topics = select_names_dup(&arg, 1);
@@ -164,7 +164,7 @@ bt_status rec_select_new_pattern(const char *arg, const char *opt, struct rec_se
 	return BT_OK;
 }
 
-void rec_select_free(struct rec_select *s)
+void btdds_select_free(struct btdds_select *s)
 {
 	if (s == NULL)
 		return;
@@ -234,7 +234,7 @@ static bool select_regex_hit(const regex_t *re, const char *dds_name, const char
 	       (service != NULL && regexec(re, service, 0, NULL, 0) == 0);
 }
 
-static bool select_included(const struct rec_select *s, const char *dds_name,
+static bool select_included(const struct btdds_select *s, const char *dds_name,
 			    const char *ros_name, const char *service, bool named)
 {
 	if (named)
@@ -246,7 +246,7 @@ static bool select_included(const struct rec_select *s, const char *dds_name,
 	       (s->has_regex && select_regex_hit(&s->regex, dds_name, ros_name, service));
 }
 
-static bool select_excluded(const struct rec_select *s, const char *dds_name,
+static bool select_excluded(const struct btdds_select *s, const char *dds_name,
 			    const char *ros_name, const char *service)
 {
 	if (select_in_list(s->excludes, s->n_excludes, dds_name, ros_name))
@@ -259,7 +259,7 @@ static bool select_excluded(const struct rec_select *s, const char *dds_name,
 	       select_is_hidden(ros_name);
 }
 
-bool rec_select_match(const struct rec_select *s, const char *dds_name, const char *ros_name)
+bool btdds_select_match(const struct btdds_select *s, const char *dds_name, const char *ros_name)
 {
 	if (btdds_names_is_internal(dds_name))
 		return false;
@@ -271,17 +271,17 @@ bool rec_select_match(const struct rec_select *s, const char *dds_name, const ch
 	return take;
 }
 
-size_t rec_select_explicit_count(const struct rec_select *s)
+size_t btdds_select_explicit_count(const struct btdds_select *s)
 {
 	return s->n_topics;
 }
 
-const char *rec_select_explicit(const struct rec_select *s, size_t i)
+const char *btdds_select_explicit(const struct btdds_select *s, size_t i)
 {
 	return i < s->n_topics ? s->topics[i].arg : NULL;
 }
 
-bool rec_select_explicit_matches(const struct rec_select *s, size_t i, const char *dds_name,
+bool btdds_select_explicit_matches(const struct btdds_select *s, size_t i, const char *dds_name,
 				 const char *ros_name)
 {
 	return i < s->n_topics && select_name_is(&s->topics[i], dds_name, ros_name);

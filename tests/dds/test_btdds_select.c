@@ -1,10 +1,10 @@
-/* rec_select: which topics `bagtop record` takes, case by case, against
+/* btdds_select: which topics `bagtop record` (and play, convert) takes, case by case, against
  * rosbag2 Jazzy's TopicFilter::take_topic. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec_select.h"
+#include "btdds_select.h"
 #include "test_util.h"
 
 #define MAXN 6
@@ -165,7 +165,7 @@ static const struct select_case cases[] = {
 
 static void check_case(const struct select_case *c)
 {
-	struct rec_select_options opt = {
+	struct btdds_select_options opt = {
 		.topics = c->topics,
 		.n_topics = count(c->topics),
 		.all = c->all,
@@ -176,18 +176,18 @@ static void check_case(const struct select_case *c)
 		.include_hidden = c->hidden,
 		.include_services = c->services,
 	};
-	struct rec_select *s = NULL;
+	struct btdds_select *s = NULL;
 	struct bt_error err = {0};
-	if (rec_select_new(&opt, &s, &err) != BT_OK)
+	if (btdds_select_new(&opt, &s, &err) != BT_OK)
 		fail_msg("%s: %s", c->name, err.msg);
 	for (size_t i = 0; i < MAXT && c->probes[i].dds != NULL; i++) {
 		const struct probe *p = &c->probes[i];
-		bool got = rec_select_match(s, p->dds, p->ros);
+		bool got = btdds_select_match(s, p->dds, p->ros);
 		if (got != p->want)
 			fail_msg("%s: %s (%s) gave %d, want %d", c->name, p->dds,
 				 p->ros ? p->ros : "-", got, p->want);
 	}
-	rec_select_free(s);
+	btdds_select_free(s);
 }
 
 static void test_cases(void **state)
@@ -201,29 +201,29 @@ static void test_explicit(void **state)
 {
 	(void)state;
 	const char *topics[] = {"/chatter", "rt/odom", "DDSPerfRDataKS"};
-	struct rec_select_options opt = {.topics = topics, .n_topics = 3};
-	struct rec_select *s = NULL;
-	assert_int_equal(rec_select_new(&opt, &s, NULL), BT_OK);
-	assert_int_equal(rec_select_explicit_count(s), 3);
-	assert_string_equal(rec_select_explicit(s, 0), "/chatter");
-	assert_string_equal(rec_select_explicit(s, 1), "rt/odom");
-	assert_string_equal(rec_select_explicit(s, 2), "DDSPerfRDataKS");
-	assert_null(rec_select_explicit(s, 3));
-	assert_true(rec_select_explicit_matches(s, 0, "rt/chatter", "/chatter"));
-	assert_false(rec_select_explicit_matches(s, 0, "rt/odom", "/odom"));
-	assert_true(rec_select_explicit_matches(s, 1, "rt/odom", "/odom"));
-	assert_true(rec_select_explicit_matches(s, 2, "DDSPerfRDataKS", NULL));
-	assert_false(rec_select_explicit_matches(s, 2, "DDSPerfRDataKP", NULL));
-	assert_false(rec_select_explicit_matches(s, 3, "rt/chatter", "/chatter"));
-	rec_select_free(s);
-	rec_select_free(NULL);
+	struct btdds_select_options opt = {.topics = topics, .n_topics = 3};
+	struct btdds_select *s = NULL;
+	assert_int_equal(btdds_select_new(&opt, &s, NULL), BT_OK);
+	assert_int_equal(btdds_select_explicit_count(s), 3);
+	assert_string_equal(btdds_select_explicit(s, 0), "/chatter");
+	assert_string_equal(btdds_select_explicit(s, 1), "rt/odom");
+	assert_string_equal(btdds_select_explicit(s, 2), "DDSPerfRDataKS");
+	assert_null(btdds_select_explicit(s, 3));
+	assert_true(btdds_select_explicit_matches(s, 0, "rt/chatter", "/chatter"));
+	assert_false(btdds_select_explicit_matches(s, 0, "rt/odom", "/odom"));
+	assert_true(btdds_select_explicit_matches(s, 1, "rt/odom", "/odom"));
+	assert_true(btdds_select_explicit_matches(s, 2, "DDSPerfRDataKS", NULL));
+	assert_false(btdds_select_explicit_matches(s, 2, "DDSPerfRDataKP", NULL));
+	assert_false(btdds_select_explicit_matches(s, 3, "rt/chatter", "/chatter"));
+	btdds_select_free(s);
+	btdds_select_free(NULL);
 }
 
-static void expect_usage(const struct rec_select_options *opt, const char *msg)
+static void expect_usage(const struct btdds_select_options *opt, const char *msg)
 {
-	struct rec_select *s = NULL;
+	struct btdds_select *s = NULL;
 	struct bt_error err = {0};
-	assert_int_equal(rec_select_new(opt, &s, &err), BT_ERR_USAGE);
+	assert_int_equal(btdds_select_new(opt, &s, &err), BT_ERR_USAGE);
 	assert_int_equal(err.code, BT_ERR_USAGE);
 	assert_null(s);
 	if (strncmp(err.msg, msg, strlen(msg)) != 0)
@@ -234,19 +234,19 @@ static void expect_usage(const struct rec_select_options *opt, const char *msg)
 static void test_errors(void **state)
 {
 	(void)state;
-	struct rec_select_options none = {0};
+	struct btdds_select_options none = {0};
 	expect_usage(&none, "no topics to record: give topic names, -a or -e");
 	const char *ex[] = {"/rosout"};
-	struct rec_select_options only_x = {.exclude_regex = "x", .exclude_topics = ex,
+	struct btdds_select_options only_x = {.exclude_regex = "x", .exclude_topics = ex,
 					    .n_exclude_topics = 1, .include_hidden = true};
 	expect_usage(&only_x, "no topics to record: give topic names, -a or -e");
-	struct rec_select_options empty_e = {.regex = ""};
+	struct btdds_select_options empty_e = {.regex = ""};
 	expect_usage(&empty_e, "no topics to record: give topic names, -a or -e");
-	struct rec_select_options bad_e = {.regex = "a("};
+	struct btdds_select_options bad_e = {.regex = "a("};
 	expect_usage(&bad_e, "bad --regex 'a(': ");
-	struct rec_select_options bad_x = {.all = true, .exclude_regex = "[z"};
+	struct btdds_select_options bad_x = {.all = true, .exclude_regex = "[z"};
 	expect_usage(&bad_x, "bad --exclude-regex '[z': ");
-	struct rec_select_options bad_both = {.regex = "ok", .exclude_regex = "(("};
+	struct btdds_select_options bad_both = {.regex = "ok", .exclude_regex = "(("};
 	expect_usage(&bad_both, "bad --exclude-regex '((': ");
 }
 

@@ -1,20 +1,23 @@
-/* rec_select — which discovered topics to record, as `ros2 bag record`
- * decides: explicit topics, -a/--all, -e/--regex, -x/--exclude-regex,
- * --exclude-topics, --include-hidden-topics. Every topic argument may be a
+/* btdds_select — which topics to take, as `ros2 bag record` and
+ * `ros2 bag play` decide: discovered ones to record (src/core), a bag's to
+ * play (src/play) or convert (src/app). Explicit topics, -a/--all,
+ * -e/--regex, -x/--exclude-regex, --exclude-topics,
+ * --include-hidden-topics. Every topic argument may be a
  * ROS name ("/chatter") or a DDS name ("rt/chatter", "DDSPerfRDataKS").
  * Regexes (POSIX extended, searched for, not anchored) are tried against the
  * ROS name, the DDS name and, for services, the service name ("/svc"); one
- * hit selects (-e) or excludes (-x). The rules are in rec_select.c.
- * Pure: no DDS, no threads (immutable after new; any thread may match). */
-#ifndef REC_SELECT_H
-#define REC_SELECT_H
+ * hit selects (-e) or excludes (-x). The rules are in btdds_select.c.
+ * Pure: no DDS entities, no threads (immutable after new; any thread may
+ * match); here because it names topics both ways (btdds_names). */
+#ifndef BTDDS_SELECT_H
+#define BTDDS_SELECT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "bt_status.h"
 
-struct rec_select_options {
+struct btdds_select_options {
 	const char *const *topics; /* explicit topic arguments */
 	size_t n_topics;
 	bool all;                  /* -a */
@@ -27,30 +30,30 @@ struct rec_select_options {
 				* or named explicitly */
 };
 
-struct rec_select;
+struct btdds_select;
 
 /* Compiles the selection. BT_ERR_USAGE with a one-line reason when no
  * topic source is given (no topics, no -a, no -e) or a regex is invalid. */
-BT_MUST_CHECK bt_status rec_select_new(const struct rec_select_options *opt,
-				       struct rec_select **out, struct bt_error *err);
+BT_MUST_CHECK bt_status btdds_select_new(const struct btdds_select_options *opt,
+				       struct btdds_select **out, struct bt_error *err);
 /* A selection of one TOPIC_OR_REGEX argument of option `opt` (e.g.
  * "--throttle"): a plain name ("/imu", "rt/imu": letters, digits, '_',
  * '/', '~') names one topic, as an explicit topic argument; anything else
  * is a regex, as -e. Hidden topics and DDS services are matched too (the
  * argument chose them). BT_ERR_USAGE with a one-line reason when the
  * regex does not compile or the argument is empty. */
-BT_MUST_CHECK bt_status rec_select_new_pattern(const char *arg, const char *opt,
-					       struct rec_select **out, struct bt_error *err);
-void rec_select_free(struct rec_select *s);
+BT_MUST_CHECK bt_status btdds_select_new_pattern(const char *arg, const char *opt,
+					       struct btdds_select **out, struct bt_error *err);
+void btdds_select_free(struct btdds_select *s);
 /* Should the topic with this DDS name (and ROS name, NULL when it is not a
  * ROS 2 topic) be recorded? */
-bool rec_select_match(const struct rec_select *s, const char *dds_name, const char *ros_name);
+bool btdds_select_match(const struct btdds_select *s, const char *dds_name, const char *ros_name);
 /* Number of explicit topic arguments, and the i-th as given (to warn
  * about topics that never appeared). */
-size_t rec_select_explicit_count(const struct rec_select *s);
-const char *rec_select_explicit(const struct rec_select *s, size_t i);
+size_t btdds_select_explicit_count(const struct btdds_select *s);
+const char *btdds_select_explicit(const struct btdds_select *s, size_t i);
 /* True when the explicit argument i names this topic. */
-bool rec_select_explicit_matches(const struct rec_select *s, size_t i, const char *dds_name,
+bool btdds_select_explicit_matches(const struct btdds_select *s, size_t i, const char *dds_name,
 				 const char *ros_name);
 
 #endif
