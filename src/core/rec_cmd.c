@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bt_str.h"
+
 static const char *const rec_cmd_names[] = {
 	[REC_CMD_SNAPSHOT] = "snapshot",
 	[REC_CMD_SPLIT] = "split",
@@ -48,6 +50,11 @@ void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p)
 	size_t n = strcspn(c->text, "\n");
 	snprintf(p->topics, sizeof p->topics, "%.*s", (int)n, c->text);
 	snprintf(p->exclude, sizeof p->exclude, "%s", c->text[n] ? c->text + n + 1 : "");
+}
+
+bool rec_cmd_snap_name_valid(const char *name)
+{
+	return bt_str_file_name_ok(name, REC_CMD_SNAP_NAME_MAX);
 }
 
 bool rec_cmd_in_list(const char *list, const char *name)

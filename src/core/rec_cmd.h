@@ -61,16 +61,21 @@ enum rec_cmd_kind {
  * configured, else nanoseconds + 1, so that a command made without them
  * means "as configured"), the lists in `text` ("TOPICS\nEXCLUDE"). */
 #define REC_CMD_SNAP_LIST_MAX 500
+#define REC_CMD_SNAP_NAME_MAX 128
 struct rec_cmd_snap {
 	int64_t before_ns, after_ns;         /* -1: as configured */
 	char topics[REC_CMD_SNAP_LIST_MAX];  /* comma-separated topic names; "": all */
 	char exclude[REC_CMD_SNAP_LIST_MAX]; /* comma-separated topic names; "": none */
+	char name[REC_CMD_SNAP_NAME_MAX];    /* the file's name; "": the default */
 };
 
 /* Puts *p into c (a REC_CMD_SNAPSHOT / REC_CMD_SNAPSHOT_STOP). */
 void rec_cmd_snap_put(struct bt_cmd *c, const struct rec_cmd_snap *p);
 /* Reads c's parameters (all "as configured" when it has none). */
 void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p);
+/* Can `name` be a snapshot file's name: not empty, no '/', not "." or
+ * "..", no control characters, shorter than REC_CMD_SNAP_NAME_MAX. */
+bool rec_cmd_snap_name_valid(const char *name);
 /* Is `name` one of the comma-separated names of `list`? */
 bool rec_cmd_in_list(const char *list, const char *name);
 
