@@ -125,7 +125,7 @@ void tf_state(struct tui_state *s, const struct tui_model *m, size_t page)
 
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys)
 {
-	struct tui_cmd cmd = {TUI_CMD_NONE, 0, 0, 0};
+	struct tui_cmd cmd = {.kind = TUI_CMD_NONE};
 	for (; *keys; keys++)
 		tui_state_handle_key(s, m, *keys, &cmd);
 	return cmd;
