@@ -324,12 +324,7 @@ static void test_commands(void **state)
  * window of 15 s before. */
 static void snap_model(struct tui_model *m)
 {
-	m->hdr.snapshot_mode = true;
-	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
-	m->hdr.snapshot_before_ns = INT64_C(10000000000);
-	m->hdr.snapshot_after_ns = INT64_C(2000000000);
-	m->hdr.snapshot_before_max_ns = INT64_C(15000000000);
-	m->hdr.snapshot_after_max_ns = INT64_C(2000000000);
+	tf_snapshot_mode(m, 10, 2000, 15, 2000);
 }
 
 /* Enter in the dialog: the error it says (NULL: none, a snapshot sent). */

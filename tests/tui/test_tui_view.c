@@ -201,12 +201,7 @@ static void test_snapshot_dialog(void **state)
 	struct tf_fx *fx = *state;
 	struct tui_model *m = &fx->m;
 	struct tui_state *s = &fx->s;
-	m->hdr.snapshot_mode = true;
-	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
-	m->hdr.snapshot_before_ns = INT64_C(30000000000);
-	m->hdr.snapshot_after_ns = INT64_C(2500000000);
-	m->hdr.snapshot_before_max_ns = INT64_C(60000000000);
-	m->hdr.snapshot_after_max_ns = INT64_C(2500000000);
+	tf_snapshot_mode(m, 30, 2500, 60, 2500);
 	tf_keys(s, m, KEYS('s'));
 	tf_golden("snapdlg_open_80x24", m, s, 80, 24, true, TEXT);
 	tf_golden("snapdlg_open_80x24_colour", m, s, 80, 24, true, COLOUR);
