@@ -32,8 +32,8 @@
 
 #define APP_TUI_SIG_WAIT_NS 200000000L
 
-_Static_assert(TUI_SNAP_LIST_MAX == REC_CMD_SNAP_LIST_MAX, "the `s` dialog's lists fit the command");
-_Static_assert(TUI_SNAP_NAME_MAX == REC_CMD_SNAP_NAME_MAX, "the `s` dialog's name fits the command");
+_Static_assert(TUI_SNAP_LIST_MAX == REC_CMD_SNAP_LIST_MAX, "the dialog's lists fit the command");
+_Static_assert(TUI_SNAP_NAME_MAX == REC_CMD_SNAP_NAME_MAX, "the dialog's name fits the command");
 
 struct app_tui {
 	struct app_run *run;

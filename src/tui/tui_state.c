@@ -377,12 +377,19 @@ static unsigned tui_state_play_act(struct tui_state *s, const struct tui_model *
 		}
 		cmd->kind = TUI_CMD_STEP;
 		break;
-	case TUI_ACT_FASTER: *cmd = (struct tui_cmd){.kind = TUI_CMD_RATE_MUL, .value = TUI_PLAY_RATE_STEP}; break;
-	case TUI_ACT_SLOWER:
-		*cmd = (struct tui_cmd){.kind = TUI_CMD_RATE_MUL, .value = 1.0 / TUI_PLAY_RATE_STEP};
+	case TUI_ACT_FASTER:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_RATE_MUL, .value = TUI_PLAY_RATE_STEP};
 		break;
-	case TUI_ACT_SEEK_BACK: *cmd = (struct tui_cmd){.kind = TUI_CMD_SEEK, .value = -TUI_PLAY_SEEK_S}; break;
-	case TUI_ACT_SEEK_FWD: *cmd = (struct tui_cmd){.kind = TUI_CMD_SEEK, .value = TUI_PLAY_SEEK_S}; break;
+	case TUI_ACT_SLOWER:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_RATE_MUL,
+					.value = 1.0 / TUI_PLAY_RATE_STEP};
+		break;
+	case TUI_ACT_SEEK_BACK:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_SEEK, .value = -TUI_PLAY_SEEK_S};
+		break;
+	case TUI_ACT_SEEK_FWD:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_SEEK, .value = TUI_PLAY_SEEK_S};
+		break;
 	case TUI_ACT_RESTART: cmd->kind = TUI_CMD_RESTART; break;
 	case TUI_ACT_LOOP: cmd->kind = TUI_CMD_LOOP_TOGGLE; break;
 	default: return 0;

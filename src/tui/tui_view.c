@@ -621,8 +621,8 @@ static void tui_view_depth(struct tui_frame *f, const struct tui_model *m,
 #define TUI_SNAPDLG_TEXT_W 56 /* the snapshot dialog's text columns, at most */
 #define TUI_SNAPDLG_LABEL_W 12
 
-/* One field of the snapshot dialog: its label, then its value from x + the
- * label's width, `room` columns (the end of a long value, after a '<');
+/* One field of the snapshot dialog, w columns from x: its label, then its
+ * value (the end of a long one, after a '<'; what empty means when empty);
  * the focused one highlighted, with the cursor. */
 static void tui_view_snap_field(struct tui_frame *f, const struct tui_snapdlg *d,
 				enum tui_snap_field i, int x, int y, int w)

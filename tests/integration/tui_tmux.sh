@@ -6,8 +6,8 @@
 # back, `q` + `y` finishes a complete bag; `s` Enter writes a snapshot, `q`
 # `s` one more before quitting; the `s` dialog: Esc writes nothing, Before 1
 # and Topics /alpha narrow the snapshot to /alpha's last second; NO_COLOR=1
-# and TERM=vt100, xterm, linux and tmux-256color show the same text. The bag is checked with sqlite3, not
-# with the view.
+# and TERM=vt100, xterm, linux and tmux-256color show the same text. The
+# bag is checked with sqlite3 (and bagtop info), not with the view.
 set -u
 . "$(dirname "$0")/tmux_lib.sh"
 tmux_test_dir tui
