@@ -238,8 +238,8 @@ static void app_tui_fill(void *ctx, struct tui_model *m)
 
 /* ---- commands ---- */
 
-/* The snapshot file's name into p; the recorder takes it once
- * rec_cmd_snap carries it to the writer (rec_cmd_snap_put). */
+/* The snapshot file's name (the dialog's Name, checked) into p: the one
+ * place the view's name meets the recorder's command. */
 static void app_tui_snap_name(struct rec_cmd_snap *p, const char *name)
 {
 	snprintf(p->name, sizeof p->name, "%s", name);
