@@ -32,6 +32,9 @@
 
 #define APP_TUI_SIG_WAIT_NS 200000000L
 
+_Static_assert(TUI_SNAP_LIST_MAX == REC_CMD_SNAP_LIST_MAX, "the dialog's lists fit the command");
+_Static_assert(TUI_SNAP_NAME_MAX == REC_CMD_SNAP_NAME_MAX, "the dialog's name fits the command");
+
 struct app_tui {
 	struct app_run *run;
 	struct rec_rate_total write_rate;
@@ -118,6 +121,25 @@ static enum tui_rec_state app_tui_state(struct app_tui *t, const struct rec_stat
 	return st->paused ? TUI_REC_PAUSED : TUI_REC_RECORDING;
 }
 
+/* The configured snapshot windows: the `s` dialog's defaults, and the
+ * widest window any topic has, which its parameters may only narrow. */
+static void app_tui_snap_windows(const struct app_record_cfg *c, struct tui_header *h)
+{
+	int64_t before = c->ro.snapshot_duration_ns, after = c->ro.snapshot_post_ns;
+	h->snapshot_before_ns = before;
+	h->snapshot_after_ns = after;
+	int64_t bmax = before > 0 ? before : REC_SNAPWIN_MAX_NS, amax = after;
+	for (size_t i = 0; i < c->n_snapwin; i++) {
+		const struct rec_snapwin_spec *w = &c->snapwin_specs[i];
+		if (w->cache)
+			continue;
+		bmax = w->before_ns > bmax ? w->before_ns : bmax;
+		amax = w->after_ns > amax ? w->after_ns : amax; /* REC_SNAPWIN_GLOBAL: after's */
+	}
+	h->snapshot_before_max_ns = bmax;
+	h->snapshot_after_max_ns = amax;
+}
+
 static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct rec_status *st,
 			   int64_t now)
 {
@@ -151,6 +173,7 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	h->finishing_bytes_left = st->cache_fill;
 	h->snapshot_buffered = st->snapshot_buffered;
 	h->snapshot_bytes = st->snapshot_mode ? st->cache_fill : 0;
+	app_tui_snap_windows(c, h);
 }
 
 /* Topic i's rates into its row (rec_rates_fn): every arrival, recorded or
@@ -217,6 +240,25 @@ static void app_tui_fill(void *ctx, struct tui_model *m)
 
 /* ---- commands ---- */
 
+/* The snapshot file's name (the dialog's Name, checked) into p: the one
+ * place the view's name meets the recorder's command. */
+static void app_tui_snap_name(struct rec_cmd_snap *p, const char *name)
+{
+	snprintf(p->name, sizeof p->name, "%s", name);
+}
+
+/* The `s` dialog's parameters as `bagtop snapshot --before --after
+ * --topics --exclude --name` gives them (the view checked them). */
+static void app_tui_snap_params(const struct tui_snap_params *v, struct bt_cmd *c)
+{
+	struct rec_cmd_snap p = {.before_ns = v->before_set ? v->before_ns : -1,
+				 .after_ns = v->after_set ? v->after_ns : -1};
+	snprintf(p.topics, sizeof p.topics, "%s", v->topics);
+	snprintf(p.exclude, sizeof p.exclude, "%s", v->exclude);
+	app_tui_snap_name(&p, v->name);
+	rec_cmd_snap_put(c, &p);
+}
+
 /* The view's command as the recorder's, with the key that asked. */
 static bool app_tui_cmd(const struct tui_cmd *cmd, struct bt_cmd *c)
 {
@@ -236,6 +278,8 @@ static bool app_tui_cmd(const struct tui_cmd *cmd, struct bt_cmd *c)
 	*c = rec_cmd_make(map[cmd->kind].kind, BT_CMD_FROM_KEY, 0, "%s", map[cmd->kind].key);
 	c->arg[0] = cmd->topic_id;
 	c->arg[1] = cmd->depth;
+	if (cmd->kind == TUI_CMD_SNAPSHOT)
+		app_tui_snap_params(&cmd->snap, c);
 	return true;
 }
 

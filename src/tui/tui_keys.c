@@ -33,7 +33,9 @@ static const struct tui_key_binding tui_record_keys[] = {
 	 "(un)mark the selected topic for repeat-transient-local, depth 1"},
 	{K('T'), TUI_ACT_ASK_TL_DEPTH, NULL,
 	 "as t, asking for the repeat-transient-local depth"},
-	{K('s'), TUI_ACT_SNAPSHOT, "Snap", "write a snapshot (with --snapshot-mode)"},
+	{K('s'), TUI_ACT_SNAPSHOT, "Snap",
+	 "write a snapshot (with --snapshot-mode): a dialog narrows its window (Before, After), "
+	 "topics (Topics, Exclude) and names its file; Enter writes it, Esc cancels"},
 	{K('p'), TUI_ACT_PAUSE, "Pause", "pause or resume recording"},
 	{K('n'), TUI_ACT_SPLIT, "Split", "split: continue in a new bag file now"},
 	TUI_KB_LOG,

@@ -82,6 +82,12 @@ struct tui_header {
 	 * snapshot writes it first (the quit confirmation says so). */
 	uint64_t snapshot_buffered; /* messages */
 	uint64_t snapshot_bytes;
+	/* Snapshot mode: the configured windows, the `s` dialog's defaults
+	 * (--snapshot-duration, 0: no time bound; --snapshot-post), and the
+	 * widest any topic has (--snapshot-window too; a day when unbounded):
+	 * the dialog narrows them only. */
+	int64_t snapshot_before_ns, snapshot_after_ns;
+	int64_t snapshot_before_max_ns, snapshot_after_max_ns;
 	/* A --throttle rule was given: the table has a Thrtl column. */
 	bool throttling;
 	struct tui_play_header play;

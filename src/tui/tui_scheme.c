@@ -24,6 +24,7 @@ const struct tui_scheme tui_scheme_colour = {
 		[TUI_E_KEY] = ST(DEFAULT, DEFAULT, 0),
 		[TUI_E_KEY_LABEL] = ST(BLACK, CYAN, 0),
 		[TUI_E_DIALOG] = ST(WHITE, BLUE, TUI_S_BOLD),
+		[TUI_E_DIALOG_ERROR] = ST(YELLOW, BLUE, TUI_S_BOLD),
 	},
 };
 
@@ -49,13 +50,14 @@ const struct tui_scheme tui_scheme_mono = {
 		[TUI_E_KEY] = ST(DEFAULT, DEFAULT, TUI_S_BOLD),
 		[TUI_E_KEY_LABEL] = ST(DEFAULT, DEFAULT, TUI_S_REVERSE),
 		[TUI_E_DIALOG] = ST(DEFAULT, DEFAULT, TUI_S_REVERSE),
+		[TUI_E_DIALOG_ERROR] = ST(DEFAULT, DEFAULT, TUI_S_REVERSE | TUI_S_UNDERLINE),
 	},
 };
 
 static const char *const tui_elem_names[TUI_E_COUNT] = {
 	"normal", "header", "value",    "state", "state-idle", "cols",  "cols-sort", "selected",
 	"disabled", "loss", "warning", "error", "bar",        "dim",   "key",       "key-label",
-	"dialog",
+	"dialog", "dialog-error",
 };
 
 static const char *const tui_colour_names[] = {"default", "black", "red",     "green", "yellow",

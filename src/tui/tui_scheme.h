@@ -28,6 +28,7 @@ enum tui_elem {
 	TUI_E_KEY,        /* key in the key bar */
 	TUI_E_KEY_LABEL,  /* its label */
 	TUI_E_DIALOG,     /* dialog box and prompts */
+	TUI_E_DIALOG_ERROR, /* why a dialog did not take its values, in the box */
 	TUI_E_COUNT
 };
 

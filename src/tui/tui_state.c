@@ -294,8 +294,9 @@ static void tui_state_quit(struct tui_state *s, struct tui_cmd *cmd)
 	cmd->kind = TUI_CMD_QUIT;
 }
 
-static unsigned tui_state_snapshot(struct tui_state *s, const struct tui_model *m,
-				   struct tui_cmd *cmd)
+/* `s`: opens the snapshot dialog, whose Enter sends the snapshot
+ * (tui_state_snap_key). */
+static unsigned tui_state_snapshot(struct tui_state *s, const struct tui_model *m)
 {
 	if (!m->hdr.snapshot_mode) {
 		tui_state_note(s, "no snapshot: start bagtop record with --snapshot-mode");
@@ -305,8 +306,25 @@ static unsigned tui_state_snapshot(struct tui_state *s, const struct tui_model *
 		tui_state_note(s, "a snapshot is being written; try again when it is done");
 		return TUI_F_REDRAW;
 	}
-	cmd->kind = TUI_CMD_SNAPSHOT;
-	return TUI_F_REDRAW | TUI_F_COMMAND;
+	s->view = TUI_VIEW_TABLE;
+	s->input = TUI_INPUT_SNAPSHOT;
+	tui_snapdlg_open(&s->snap, &m->hdr);
+	return TUI_F_REDRAW;
+}
+
+/* A key in the snapshot dialog; Enter with valid fields sends the snapshot
+ * with them, Esc closes it without one. */
+static unsigned tui_state_snap_key(struct tui_state *s, int key, struct tui_cmd *cmd)
+{
+	switch (tui_snapdlg_key(&s->snap, key, &cmd->snap)) {
+	case TUI_SNAPDLG_SUBMIT:
+		s->input = TUI_INPUT_NONE;
+		cmd->kind = TUI_CMD_SNAPSHOT;
+		return TUI_F_REDRAW | TUI_F_COMMAND;
+	case TUI_SNAPDLG_CANCEL: s->input = TUI_INPUT_NONE; break;
+	case TUI_SNAPDLG_EDITING: break;
+	}
+	return TUI_F_REDRAW;
 }
 
 /* The actions on the selected topic. */
@@ -359,12 +377,19 @@ static unsigned tui_state_play_act(struct tui_state *s, const struct tui_model *
 		}
 		cmd->kind = TUI_CMD_STEP;
 		break;
-	case TUI_ACT_FASTER: *cmd = (struct tui_cmd){TUI_CMD_RATE_MUL, 0, 0, TUI_PLAY_RATE_STEP}; break;
-	case TUI_ACT_SLOWER:
-		*cmd = (struct tui_cmd){TUI_CMD_RATE_MUL, 0, 0, 1.0 / TUI_PLAY_RATE_STEP};
+	case TUI_ACT_FASTER:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_RATE_MUL, .value = TUI_PLAY_RATE_STEP};
 		break;
-	case TUI_ACT_SEEK_BACK: *cmd = (struct tui_cmd){TUI_CMD_SEEK, 0, 0, -TUI_PLAY_SEEK_S}; break;
-	case TUI_ACT_SEEK_FWD: *cmd = (struct tui_cmd){TUI_CMD_SEEK, 0, 0, TUI_PLAY_SEEK_S}; break;
+	case TUI_ACT_SLOWER:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_RATE_MUL,
+					.value = 1.0 / TUI_PLAY_RATE_STEP};
+		break;
+	case TUI_ACT_SEEK_BACK:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_SEEK, .value = -TUI_PLAY_SEEK_S};
+		break;
+	case TUI_ACT_SEEK_FWD:
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_SEEK, .value = TUI_PLAY_SEEK_S};
+		break;
 	case TUI_ACT_RESTART: cmd->kind = TUI_CMD_RESTART; break;
 	case TUI_ACT_LOOP: cmd->kind = TUI_CMD_LOOP_TOGGLE; break;
 	default: return 0;
@@ -390,7 +415,7 @@ static unsigned tui_state_act(struct tui_state *s, const struct tui_model *m, en
 	case TUI_ACT_TOGGLE_TOPIC:
 	case TUI_ACT_MARK_TL:
 	case TUI_ACT_ASK_TL_DEPTH: return tui_state_topic_act(s, m, a, cmd);
-	case TUI_ACT_SNAPSHOT: return tui_state_snapshot(s, m, cmd);
+	case TUI_ACT_SNAPSHOT: return tui_state_snapshot(s, m);
 	case TUI_ACT_PAUSE: cmd->kind = TUI_CMD_PAUSE_TOGGLE; return TUI_F_REDRAW | TUI_F_COMMAND;
 	case TUI_ACT_SPLIT: cmd->kind = TUI_CMD_SPLIT; return TUI_F_REDRAW | TUI_F_COMMAND;
 	case TUI_ACT_LOG_VIEW:
@@ -471,7 +496,8 @@ static unsigned tui_state_depth_key(struct tui_state *s, int key, struct tui_cmd
 			return TUI_F_REDRAW;
 		}
 		s->input = TUI_INPUT_NONE;
-		*cmd = (struct tui_cmd){TUI_CMD_MARK_TL, s->depth_topic, (uint32_t)d, 0};
+		*cmd = (struct tui_cmd){.kind = TUI_CMD_MARK_TL, .topic_id = s->depth_topic,
+					.depth = (uint32_t)d};
 		return TUI_F_REDRAW | TUI_F_COMMAND;
 	} else {
 		snprintf(s->message, sizeof s->message,
@@ -511,6 +537,7 @@ static unsigned tui_state_dispatch(struct tui_state *s, const struct tui_model *
 	case TUI_INPUT_FILTER: return tui_state_filter_key(s, m, key);
 	case TUI_INPUT_DEPTH: return tui_state_depth_key(s, key, cmd);
 	case TUI_INPUT_CONFIRM_QUIT: return tui_state_confirm_key(s, m, key, cmd);
+	case TUI_INPUT_SNAPSHOT: return tui_state_snap_key(s, key, cmd);
 	case TUI_INPUT_NONE: break;
 	}
 	enum tui_action a = tui_keys_action(m->mode, key, tui_state_sel_shown(s, m));
@@ -532,7 +559,7 @@ static unsigned tui_state_dispatch(struct tui_state *s, const struct tui_model *
 unsigned tui_state_handle_key(struct tui_state *s, const struct tui_model *m, int key,
 			      struct tui_cmd *out_cmd)
 {
-	*out_cmd = (struct tui_cmd){TUI_CMD_NONE, 0, 0, 0};
+	*out_cmd = (struct tui_cmd){.kind = TUI_CMD_NONE};
 	if (key == TUI_KEY_RESIZE)
 		return TUI_F_RELAYOUT | TUI_F_REDRAW;
 	if (s->finishing) {

@@ -3,7 +3,8 @@
  * (htop: keys → table → action → flags; one place, tui_run, acts).
  *
  * The state holds the view (table, help, log), any input in progress
- * (filter text, the depth prompt of `T`, the quit confirmation), the sort,
+ * (filter text, the depth prompt of `T`, the quit confirmation, the
+ * snapshot dialog of `s`), the sort,
  * the selection — by stable topic id, so it stays on its topic when rows
  * are resorted, filtered or added — and the scroll offsets. It also keeps
  * the sorted and filtered row order (tui_state_sync). Pure and
@@ -18,6 +19,7 @@
 #include "tui_keys.h"
 #include "tui_layout.h"
 #include "tui_model.h"
+#include "tui_snapdlg.h"
 
 #define TUI_FILTER_MAX 64
 #define TUI_TL_DEPTH_MAX 10000
@@ -29,12 +31,13 @@ enum tui_input {
 	TUI_INPUT_NONE = 0,
 	TUI_INPUT_FILTER,       /* editing the filter text */
 	TUI_INPUT_DEPTH,        /* `T`: asking for a repeat-TL depth */
-	TUI_INPUT_CONFIRM_QUIT  /* "quit while recording?" */
+	TUI_INPUT_CONFIRM_QUIT, /* "quit while recording?" */
+	TUI_INPUT_SNAPSHOT      /* `s` in snapshot mode: the snapshot dialog */
 };
 
 enum tui_cmd_kind {
 	TUI_CMD_NONE = 0,
-	TUI_CMD_SNAPSHOT,
+	TUI_CMD_SNAPSHOT,     /* snap: its parameters */
 	TUI_CMD_TOGGLE_TOPIC, /* topic_id: flip its `enabled` */
 	TUI_CMD_MARK_TL,      /* topic_id, depth; depth 0 = unmark */
 	TUI_CMD_PAUSE_TOGGLE,
@@ -57,6 +60,7 @@ struct tui_cmd {
 	uint32_t topic_id;
 	uint32_t depth;
 	double value;
+	struct tui_snap_params snap; /* TUI_CMD_SNAPSHOT's; zeroed: as configured */
 };
 
 /* What tui_state_handle_key asks of the loop. */
@@ -76,6 +80,7 @@ struct tui_state {
 	char filter[TUI_FILTER_MAX];
 	char depth[8]; /* digits typed at the depth prompt */
 	uint32_t depth_topic;
+	struct tui_snapdlg snap; /* while input is TUI_INPUT_SNAPSHOT */
 	bool has_sel;
 	bool selecting; /* play: the selection is shown (Enter, j, k...; Esc hides it) */
 	uint32_t sel_id;

@@ -536,14 +536,13 @@ static void tui_view_filter_bar(struct tui_frame *f, const struct tui_state *s, 
 
 /* ---- dialogs --------------------------------------------------------------- */
 
-/* A centred box with these lines. */
-static void tui_view_box(struct tui_frame *f, const char *const *lines, size_t n)
+/* An empty centred box of w x h cells, borders included, cut to the frame;
+ * *x0, *y0: its top left corner. */
+static void tui_view_frame_box(struct tui_frame *f, int w, int h, int *x0, int *y0)
 {
-	int w = 0;
-	for (size_t i = 0; i < n; i++)
-		w = (int)strlen(lines[i]) > w ? (int)strlen(lines[i]) : w;
-	w = w + 4 < f->cols ? w + 4 : f->cols;
-	int h = (int)n + 2, x0 = (f->cols - w) / 2, y0 = (f->rows - h) / 2;
+	w = w < f->cols ? w : f->cols;
+	*x0 = (f->cols - w) / 2;
+	*y0 = (f->rows - h) / 2;
 	const char *hz = f->utf8 ? "\xe2\x94\x80" : "-", *vt = f->utf8 ? "\xe2\x94\x82" : "|";
 	const char *corner[4] = {"+", "+", "+", "+"};
 	if (f->utf8) {
@@ -554,16 +553,26 @@ static void tui_view_box(struct tui_frame *f, const char *const *lines, size_t n
 	}
 	for (int y = 0; y < h; y++) {
 		bool edge = y == 0 || y == h - 1;
-		tui_frame_fill(f, y0 + y, x0, x0 + w, TUI_E_DIALOG);
+		tui_frame_fill(f, *y0 + y, *x0, *x0 + w, TUI_E_DIALOG);
 		for (int x = 1; edge && x < w - 1; x++)
-			tui_frame_put(f, x0 + x, y0 + y, TUI_E_DIALOG, hz, 1);
-		tui_frame_put(f, x0, y0 + y, TUI_E_DIALOG,
+			tui_frame_put(f, *x0 + x, *y0 + y, TUI_E_DIALOG, hz, 1);
+		tui_frame_put(f, *x0, *y0 + y, TUI_E_DIALOG,
 			      y == 0 ? corner[0] : y == h - 1 ? corner[2] : vt, 1);
-		tui_frame_put(f, x0 + w - 1, y0 + y, TUI_E_DIALOG,
+		tui_frame_put(f, *x0 + w - 1, *y0 + y, TUI_E_DIALOG,
 			      y == 0 ? corner[1] : y == h - 1 ? corner[3] : vt, 1);
-		if (!edge)
-			tui_view_cell(f, x0 + 2, y0 + y, w - 4, TUI_E_DIALOG, lines[y - 1], false);
 	}
+}
+
+/* A centred box with these lines. */
+static void tui_view_box(struct tui_frame *f, const char *const *lines, size_t n)
+{
+	int w = 0, x0, y0;
+	for (size_t i = 0; i < n; i++)
+		w = (int)strlen(lines[i]) > w ? (int)strlen(lines[i]) : w;
+	w = w + 4 < f->cols ? w + 4 : f->cols;
+	tui_view_frame_box(f, w, (int)n + 2, &x0, &y0);
+	for (size_t i = 0; i < n; i++)
+		tui_view_cell(f, x0 + 2, y0 + 1 + (int)i, w - 4, TUI_E_DIALOG, lines[i], false);
 }
 
 static void tui_view_confirm(struct tui_frame *f, const struct tui_header *h)
@@ -609,6 +618,57 @@ static void tui_view_depth(struct tui_frame *f, const struct tui_model *m,
 	tui_view_box(f, lines, sizeof lines / sizeof lines[0]);
 }
 
+#define TUI_SNAPDLG_TEXT_W 56 /* the snapshot dialog's text columns, at most */
+#define TUI_SNAPDLG_LABEL_W 12
+
+/* One field of the snapshot dialog, w columns from x: its label, then its
+ * value (the end of a long one, after a '<'; what empty means when empty);
+ * the focused one highlighted, with the cursor. */
+static void tui_view_snap_field(struct tui_frame *f, const struct tui_snapdlg *d,
+				enum tui_snap_field i, int x, int y, int w)
+{
+	bool focus = d->focus == i;
+	tui_frame_put(f, x, y, TUI_E_DIALOG, tui_snapdlg_label(i), w);
+	int vx = x + TUI_SNAPDLG_LABEL_W, room = w - TUI_SNAPDLG_LABEL_W;
+	if (room < 4)
+		return;
+	enum tui_elem e = focus ? TUI_E_SELECTED : TUI_E_DIALOG;
+	tui_frame_fill(f, y, vx, vx + room, e);
+	const char *t = d->text[i];
+	size_t len = strlen(t), keep = (size_t)room - 1; /* a column for the cursor */
+	if (len > keep) {
+		vx = tui_frame_put(f, vx, y, e, "<", 1);
+		t += len - (keep - 1);
+	}
+	vx = tui_frame_put(f, vx, y, e, t, room);
+	if (focus)
+		vx = tui_frame_put(f, vx, y, e, "_", 1);
+	if (len == 0) {
+		char hint[48];
+		snprintf(hint, sizeof hint, "(%s)", tui_snapdlg_empty(i));
+		tui_frame_put(f, vx + focus, y, TUI_E_DIALOG, hint, x + w - vx - focus);
+	}
+}
+
+/* `s` in snapshot mode: the parameters of the snapshot, the reason Enter
+ * did not take them, the keys. */
+static void tui_view_snapdlg(struct tui_frame *f, const struct tui_state *s)
+{
+	const struct tui_snapdlg *d = &s->snap;
+	int w = f->cols - 4 < TUI_SNAPDLG_TEXT_W ? f->cols - 4 : TUI_SNAPDLG_TEXT_W, x0, y0;
+	tui_view_frame_box(f, w + 4, TUI_SNAP_FIELDS + 6, &x0, &y0);
+	int x = x0 + 2, y = y0 + 1;
+	tui_frame_put(f, x, y++, TUI_E_DIALOG, "Snapshot (narrows the configured windows)", w);
+	for (int i = 0; i < TUI_SNAP_FIELDS; i++)
+		tui_view_snap_field(f, d, (enum tui_snap_field)i, x, y++, w);
+	y++;
+	if (d->error[0])
+		tui_view_cell(f, x, y, w, TUI_E_DIALOG_ERROR, d->error, false);
+	else
+		tui_frame_put(f, x, y, TUI_E_DIALOG, "Tab, Up, Down: field  Ctrl-U: empty it", w);
+	tui_frame_put(f, x, y + 1, TUI_E_DIALOG, "Enter: write the snapshot  Esc: cancel", w);
+}
+
 /* ---- whole screens --------------------------------------------------------- */
 
 static void tui_view_table(struct tui_frame *f, const struct tui_model *m,
@@ -626,6 +686,8 @@ static void tui_view_table(struct tui_frame *f, const struct tui_model *m,
 		tui_view_confirm(f, &m->hdr);
 	else if (s->input == TUI_INPUT_DEPTH)
 		tui_view_depth(f, m, s);
+	else if (s->input == TUI_INPUT_SNAPSHOT)
+		tui_view_snapdlg(f, s);
 }
 
 static void tui_view_log(struct tui_frame *f, const struct tui_model *m, const struct tui_state *s,

@@ -2,7 +2,8 @@
  * tmux's grid) from the model, the UI state and the layout: the topic
  * table with its header, cache bar, event line and key bar (in play: the
  * player's header with its progress bar, and play's columns and keys); the help and
- * log views; the quit and depth dialogs; "finishing bag"; "too small".
+ * log views; the quit, depth and snapshot dialogs; "finishing bag"; "too
+ * small".
  * Only the renderer turns a frame into terminal bytes, so tests compare
  * frames as text (tui_frame_text) or as text with style markup
  * (tui_frame_markup). Deterministic: no clock reads (times come from the

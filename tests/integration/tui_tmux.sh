@@ -1,12 +1,13 @@
 #!/bin/sh
 # The live view of the real binary, driven through tmux (80x24, TERM=screen)
-# against real publishers (tpub) on loopback-only DDS domains 155..158:
+# against real publishers (tpub) on loopback-only DDS domains 155..158 and 15:
 # topics with rates on screen, Space stops a topic's recording, `t` marks a
 # topic, `n` splits, `p` pauses (Rcvd stands still), resize to 50x10 and
-# back, `q` + `y` finishes a complete bag; `s` writes a snapshot, `q` `s`
-# one more before quitting; NO_COLOR=1 and TERM=vt100, xterm, linux and
-# tmux-256color show the same text. The bag is checked with sqlite3, not
-# with the view.
+# back, `q` + `y` finishes a complete bag; `s` Enter writes a snapshot, `q`
+# `s` one more before quitting; the `s` dialog: Esc writes nothing, Before 1
+# and Topics /alpha narrow the snapshot to /alpha's last second; NO_COLOR=1
+# and TERM=vt100, xterm, linux and tmux-256color show the same text. The
+# bag is checked with sqlite3 (and bagtop info), not with the view.
 set -u
 . "$(dirname "$0")/tmux_lib.sh"
 tmux_test_dir tui
@@ -118,13 +119,15 @@ grep -q "Z info: recording /alpha" "$T/log1" || fail "no subscription line in th
 grep -q "Z event: /beta: recording off" "$T/log1" || fail "no event line in the log file"
 echo "ok 1: rates, Space, t, n, p, resize, quit, log file"
 
-# ---- 2. snapshot mode: s writes a snapshot file ---------------------------
+# ---- 2. snapshot mode: s Enter writes a snapshot file ---------------------
 publish 156 rt/alpha 50
 start "TERM=screen" "$B record -a --domain 156 --snapshot-mode --max-cache-size 1M -o $T/bag2"
 wait_for 3 rate_shown /alpha 40 60 || fail "snapshot mode: no /alpha rate"
 on_screen SNAPSHOT-ARMED || fail "snapshot mode: state is not SNAPSHOT-ARMED"
 tm send-keys s
-wait_for 5 on_screen "snapshot 1: " || fail "s wrote no snapshot"
+wait_for 2 on_screen "Snapshot (narrows" || fail "s opened no snapshot dialog"
+tm send-keys Enter
+wait_for 5 on_screen "snapshot 1: " || fail "s Enter wrote no snapshot"
 N=$(sqlite3 "$T/bag2/bag2_0.db3" "SELECT count(*) FROM messages;")
 [ "$N" -gt 10 ] || fail "the snapshot file holds $N messages"
 # q says what quitting loses; s writes it as a snapshot, then quits.
@@ -138,7 +141,51 @@ test -e "$T/bag2/bag2_1.db3" || fail "q s wrote no second snapshot file"
 N2=$(sqlite3 "$T/bag2/bag2_1.db3" "SELECT count(*) FROM messages;")
 [ "$N2" -gt 10 ] || fail "the snapshot written at quit holds $N2 messages"
 "$B" check "$T/bag2" >/dev/null || fail "bagtop check failed on the snapshot bag"
-echo "ok 2: s wrote a snapshot of $N messages; q s one of $N2 before quitting"
+echo "ok 2: s Enter wrote a snapshot of $N messages; q s one of $N2 before quitting"
+
+# ---- 2b. the s dialog: Esc writes nothing; Before 1, Topics /alpha -------
+# --snapshot-duration 10 and 3 s buffered of /alpha and /beta: the dialog's
+# values narrow that snapshot to /alpha's last second (50 Hz: 50).
+publish 15 rt/alpha 50
+publish 15 rt/beta 50
+start "TERM=screen" "$B record -a --domain 15 --snapshot-mode --snapshot-duration 10 -o $T/bag4 \
+	--log-file $T/log4"
+wait_for 3 rate_shown /alpha 40 60 || fail "dialog: no /alpha rate"
+wait_for 3 rate_shown /beta 40 60 || fail "dialog: no /beta rate"
+sleep 3
+tm send-keys s
+wait_for 2 on_screen "Before (s)  10_" || fail "s: no dialog with Before 10"
+tm send-keys Escape
+wait_for 2 not_on_screen "Snapshot (narrows" || fail "Esc did not close the dialog"
+sleep 1
+# The first snapshot's file is open from the start, empty until a trigger.
+[ "$(count_between "$T/bag4" 0 $(now_ns))" = 0 ] || fail "s Esc wrote messages"
+grep -q snapshot "$T/log4" && fail "s Esc triggered: $(grep snapshot "$T/log4")"
+# Not a number: said in the dialog, nothing triggered.
+tm send-keys s BSpace BSpace x Enter
+wait_for 2 on_screen "not a number" || fail "Before x: no error in the dialog"
+tm send-keys BSpace 1 Tab Tab
+tm send-keys -l /alpha
+wait_for 2 on_screen "Topics      /alpha_" || fail "the dialog did not take /alpha"
+TRIG=$(now_ns)
+tm send-keys Enter
+wait_for 5 on_screen "snapshot 1: " || fail "s with Before 1, Topics /alpha wrote no snapshot"
+grep -q "snapshot 2" "$T/log4" && fail "more than one snapshot: $(grep snapshot "$T/log4")"
+F4=$T/bag4/bag4_0.db3 # the next snapshot's file opens after it, empty
+"$B" info "$F4" >"$T/info4" || fail "bagtop info failed on $F4"
+N4=$(sqlite3 "$F4" "SELECT count(*) FROM messages;")
+grep -q "Topic: /alpha | .* | Count: $N4 |" "$T/info4" ||
+	fail "not all $N4 messages of /alpha: $(cat "$T/info4")"
+grep -q "Topic: /beta | .* | Count: 0 |" "$T/info4" ||
+	fail "/beta in a snapshot of /alpha alone: $(cat "$T/info4")"
+OLD=$(sqlite3 "$F4" "SELECT min(timestamp) FROM messages;")
+[ "$N4" -ge 40 ] && [ "$N4" -le 60 ] || fail "Before 1 at 50 Hz: $N4 messages, want 50 +- 10"
+[ "$(count_between "$T/bag4" 0 $(now_ns))" = "$N4" ] || fail "messages outside the snapshot"
+[ "$OLD" -ge $((TRIG - 1200000000)) ] || fail "a message $(((TRIG - OLD) / 1000000)) ms before s"
+tm send-keys q y
+wait_for 10 test -s "$T/exit" || fail "dialog: no exit after q y"
+[ "$(cat "$T/exit")" = 0 ] || fail "dialog: bagtop exited with $(cat "$T/exit")"
+echo "ok 2b: s Esc wrote nothing; Before 1, Topics /alpha: $N4 messages of /alpha"
 
 # ---- 3. NO_COLOR=1 and other terminals show the same text ----------------
 # The same lines that do not hold live numbers: the column header and the

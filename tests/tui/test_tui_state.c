@@ -1,5 +1,6 @@
 /* The reducer: selection by topic id, sorting, filtering, scrolling, the
- * quit confirmation, the depth prompt and the commands keys emit. */
+ * quit confirmation, the depth prompt, the snapshot dialog and the
+ * commands keys emit. */
 #include <string.h>
 
 #include "test_util.h"
@@ -307,13 +308,122 @@ static void test_commands(void **state)
 	assert_non_null(strstr(s->message, "--snapshot-mode"));
 	m->hdr.snapshot_mode = true;
 	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
-	assert_int_equal(tf_keys(s, m, KEYS('s')).kind, TUI_CMD_SNAPSHOT);
+	assert_int_equal(tf_keys(s, m, KEYS('s')).kind, TUI_CMD_NONE); /* the dialog */
+	assert_int_equal(s->input, TUI_INPUT_SNAPSHOT);
+	assert_int_equal(tf_keys(s, m, KEYS(TUI_KEY_ENTER)).kind, TUI_CMD_SNAPSHOT);
+	assert_int_equal(s->input, TUI_INPUT_NONE);
 	assert_string_equal(s->message, "");
 	/* No rows: topic keys do nothing. */
 	tui_model_set_topic_count(m, 0);
 	tui_state_sync(s, m);
 	assert_int_equal(tf_keys(s, m, KEYS(' ')).kind, TUI_CMD_NONE);
 	assert_int_equal(tf_keys(s, m, KEYS('t')).kind, TUI_CMD_NONE);
+}
+
+/* Snapshot mode with --snapshot-duration 10 --snapshot-post 2, a topic
+ * window of 15 s before. */
+static void snap_model(struct tui_model *m)
+{
+	tf_snapshot_mode(m, 10, 2000, 15, 2000);
+}
+
+/* Enter in the dialog: the error it says (NULL: none, a snapshot sent). */
+static void snap_enter(struct tui_state *s, const struct tui_model *m, const char *error,
+		       enum tui_snap_field focus)
+{
+	struct tui_cmd c = tf_keys(s, m, KEYS(TUI_KEY_ENTER));
+	if (!error) {
+		assert_int_equal(c.kind, TUI_CMD_SNAPSHOT);
+		assert_int_equal(s->input, TUI_INPUT_NONE);
+		return;
+	}
+	assert_int_equal(c.kind, TUI_CMD_NONE);
+	assert_int_equal(s->input, TUI_INPUT_SNAPSHOT);
+	assert_non_null(strstr(s->snap.error, error));
+	assert_int_equal(s->snap.focus, focus);
+}
+
+static void test_snapshot_dialog_values(void **state)
+{
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	snap_model(m);
+	/* Opened with the configured defaults; s Enter is today's s. */
+	tf_keys(s, m, KEYS('s'));
+	assert_string_equal(s->snap.text[TUI_SNAP_BEFORE], "10");
+	assert_string_equal(s->snap.text[TUI_SNAP_AFTER], "2");
+	assert_string_equal(s->snap.text[TUI_SNAP_TOPICS], "");
+	assert_int_equal(s->snap.focus, TUI_SNAP_BEFORE);
+	struct tui_cmd c = tf_keys(s, m, KEYS(TUI_KEY_ENTER));
+	assert_int_equal(c.kind, TUI_CMD_SNAPSHOT);
+	assert_false(c.snap.before_set);
+	assert_false(c.snap.after_set);
+	assert_string_equal(c.snap.topics, "");
+	assert_string_equal(c.snap.exclude, "");
+	assert_string_equal(c.snap.name, "");
+	/* Before 1.5, topics without their blanks, exclude, a name. */
+	c = tf_keys(s, m, KEYS('s', TUI_KEY_BACKSPACE, TUI_KEY_BACKSPACE, '1', '.', '5',
+			       TUI_KEY_TAB, TUI_KEY_DOWN, '/', 't', 'f', ',', ' ', '/', 'a',
+			       TUI_KEY_TAB, '/', 'b', TUI_KEY_TAB, 'e', 'v', '1', TUI_KEY_ENTER));
+	assert_int_equal(c.kind, TUI_CMD_SNAPSHOT);
+	assert_true(c.snap.before_set);
+	assert_int_equal(c.snap.before_ns, INT64_C(1500000000));
+	assert_false(c.snap.after_set);
+	assert_string_equal(c.snap.topics, "/tf,/a");
+	assert_string_equal(c.snap.exclude, "/b");
+	assert_string_equal(c.snap.name, "ev1");
+	/* The widest topic window bounds Before; After 0 is set; Up wraps. */
+	c = tf_keys(s, m, KEYS('s', 21, '1', '5', TUI_KEY_UP, TUI_KEY_UP, TUI_KEY_UP,
+			       TUI_KEY_UP, 21, '0', TUI_KEY_ENTER));
+	assert_int_equal(c.kind, TUI_CMD_SNAPSHOT);
+	assert_int_equal(c.snap.before_ns, INT64_C(15000000000));
+	assert_true(c.snap.after_set);
+	assert_int_equal(c.snap.after_ns, 0);
+	/* No time bound configured: Before opens empty, which keeps it. */
+	m->hdr.snapshot_before_ns = 0;
+	tf_keys(s, m, KEYS('s'));
+	assert_string_equal(s->snap.text[TUI_SNAP_BEFORE], "");
+	c = tf_keys(s, m, KEYS(TUI_KEY_ENTER));
+	assert_int_equal(c.kind, TUI_CMD_SNAPSHOT);
+	assert_false(c.snap.before_set);
+}
+
+static void test_snapshot_dialog_errors(void **state)
+{
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	snap_model(m);
+	tf_keys(s, m, KEYS('s', 21, 'x'));
+	snap_enter(s, m, "Before (s): not a number", TUI_SNAP_BEFORE);
+	tf_keys(s, m, KEYS(21, '-', '1'));
+	assert_string_equal(s->snap.error, ""); /* an edit clears it */
+	snap_enter(s, m, "Before (s): not negative", TUI_SNAP_BEFORE);
+	tf_keys(s, m, KEYS(21, '1', '6'));
+	snap_enter(s, m, "Before (s): at most 15 ", TUI_SNAP_BEFORE);
+	tf_keys(s, m, KEYS(21, '1', TUI_KEY_TAB, 21, '2', '.', '5'));
+	snap_enter(s, m, "After (s): at most 2 ", TUI_SNAP_AFTER);
+	tf_keys(s, m, KEYS(TUI_KEY_BACKSPACE, TUI_KEY_BACKSPACE, TUI_KEY_UP, TUI_KEY_UP, '.', '.'));
+	snap_enter(s, m, "Name: a file name", TUI_SNAP_NAME);
+	tf_keys(s, m, KEYS(TUI_KEY_BACKSPACE, '/'));
+	snap_enter(s, m, "Name: a file name", TUI_SNAP_NAME);
+	/* Esc: nothing sent, the dialog gone. */
+	assert_int_equal(tf_keys(s, m, KEYS(TUI_KEY_ESC)).kind, TUI_CMD_NONE);
+	assert_int_equal(s->input, TUI_INPUT_NONE);
+	assert_int_equal(s->view, TUI_VIEW_TABLE);
+	/* Fixed: sent; a snapshot being written: not opened, said why. */
+	tf_keys(s, m, KEYS('s', 21, '1', TUI_KEY_TAB, 21, '2'));
+	snap_enter(s, m, NULL, 0);
+	m->hdr.state = TUI_REC_WRITING_SNAPSHOT;
+	assert_int_equal(tf_keys(s, m, KEYS('s')).kind, TUI_CMD_NONE);
+	assert_int_equal(s->input, TUI_INPUT_NONE);
+	assert_non_null(strstr(s->message, "being written"));
+	/* From the log view: the dialog over the table. */
+	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
+	tf_keys(s, m, KEYS(TUI_KEY_TAB, 's'));
+	assert_int_equal(s->view, TUI_VIEW_TABLE);
+	assert_int_equal(s->input, TUI_INPUT_SNAPSHOT);
 }
 
 static void test_views_and_flags(void **state)
@@ -367,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_confirm_quit),
 		cmocka_unit_test_setup_teardown(test_depth_prompt, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_commands, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_dialog_values, tf_setup, tf_teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_dialog_errors, tf_setup, tf_teardown),
 		cmocka_unit_test_setup_teardown(test_views_and_flags, tf_setup, tf_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

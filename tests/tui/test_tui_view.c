@@ -194,6 +194,30 @@ static void test_dialogs(void **state)
 	tui_model_fini(&m);
 }
 
+/* `s` in snapshot mode: the dialog as opened, edited (a long topic list
+ * shows its end), refusing a value, and gone after Esc. */
+static void test_snapshot_dialog(void **state)
+{
+	struct tf_fx *fx = *state;
+	struct tui_model *m = &fx->m;
+	struct tui_state *s = &fx->s;
+	tf_snapshot_mode(m, 30, 2500, 60, 2500);
+	tf_keys(s, m, KEYS('s'));
+	tf_golden("snapdlg_open_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("snapdlg_open_80x24_colour", m, s, 80, 24, true, COLOUR);
+	tf_golden("snapdlg_open_60x12_ascii", m, s, 60, 12, false, TEXT);
+	tf_keys(s, m, KEYS(TUI_KEY_BACKSPACE, TUI_KEY_BACKSPACE, '1', TUI_KEY_TAB, TUI_KEY_TAB));
+	static const char topics[] = "/camera/front/image_raw/compressed,/camera/rear/image_raw,/tf";
+	for (const char *c = topics; *c; c++)
+		tf_keys(s, m, KEYS(*c));
+	tf_golden("snapdlg_edit_80x24", m, s, 80, 24, true, TEXT);
+	tf_keys(s, m, KEYS(TUI_KEY_UP, TUI_KEY_UP, '0', '0', TUI_KEY_ENTER));
+	tf_golden("snapdlg_error_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("snapdlg_error_80x24_colour", m, s, 80, 24, true, COLOUR);
+	tf_keys(s, m, KEYS(TUI_KEY_ESC));
+	tf_golden("snapdlg_cancel_80x24", m, s, 80, 24, true, TEXT);
+}
+
 static void test_help_and_log(void **state)
 {
 	(void)state;
@@ -272,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_throttled),
 		cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
 		cmocka_unit_test(test_dialogs),
+		cmocka_unit_test_setup_teardown(test_snapshot_dialog, tf_setup, tf_teardown),
 		cmocka_unit_test(test_help_and_log),
 		cmocka_unit_test_setup_teardown(test_finishing_and_too_small, tf_setup, tf_teardown),
 		cmocka_unit_test(test_frame),

@@ -116,6 +116,17 @@ void tf_model_many(struct tui_model *m, size_t n)
 	}
 }
 
+void tf_snapshot_mode(struct tui_model *m, int64_t before_s, int64_t after_ms,
+		      int64_t before_max_s, int64_t after_max_ms)
+{
+	m->hdr.snapshot_mode = true;
+	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
+	m->hdr.snapshot_before_ns = before_s * 1000000000;
+	m->hdr.snapshot_after_ns = after_ms * 1000000;
+	m->hdr.snapshot_before_max_ns = before_max_s * 1000000000;
+	m->hdr.snapshot_after_max_ns = after_max_ms * 1000000;
+}
+
 void tf_state(struct tui_state *s, const struct tui_model *m, size_t page)
 {
 	tui_state_init(s);
@@ -125,7 +136,7 @@ void tf_state(struct tui_state *s, const struct tui_model *m, size_t page)
 
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys)
 {
-	struct tui_cmd cmd = {TUI_CMD_NONE, 0, 0, 0};
+	struct tui_cmd cmd = {.kind = TUI_CMD_NONE};
 	for (; *keys; keys++)
 		tui_state_handle_key(s, m, *keys, &cmd);
 	return cmd;

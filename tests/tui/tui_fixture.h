@@ -26,6 +26,11 @@ void tf_model(struct tui_model *m);
 void tf_play_model(struct tui_model *m);
 /* n topics "/t000".."/t(n-1)", id i, rate i Hz. */
 void tf_model_many(struct tui_model *m, size_t n);
+/* Snapshot mode, armed, with these configured windows in seconds: the
+ * `s` dialog's defaults (--snapshot-duration, --snapshot-post) and the
+ * widest of any topic. */
+void tf_snapshot_mode(struct tui_model *m, int64_t before_s, int64_t after_ms,
+		      int64_t before_max_s, int64_t after_max_ms);
 /* Init the state for a table of `page` rows and sync it. */
 void tf_state(struct tui_state *s, const struct tui_model *m, size_t page);
 /* The model of tf_model and its state for a page of 10 rows: a cmocka

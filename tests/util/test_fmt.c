@@ -138,6 +138,22 @@ static void test_ends_with(void **state)
 	assert_false(bt_str_ends_with("x.DB3", ".db3"));
 }
 
+static void test_file_name_ok(void **state)
+{
+	(void)state;
+	assert_true(bt_str_file_name_ok("event_1", 8));
+	assert_true(bt_str_file_name_ok("...", 8));
+	assert_true(bt_str_file_name_ok(".hidden", 8));
+	assert_false(bt_str_file_name_ok("event_12", 8)); /* a NUL must fit too */
+	assert_false(bt_str_file_name_ok("", 8));
+	assert_false(bt_str_file_name_ok(".", 8));
+	assert_false(bt_str_file_name_ok("..", 8));
+	assert_false(bt_str_file_name_ok("a/b", 8));
+	assert_false(bt_str_file_name_ok("/", 8));
+	assert_false(bt_str_file_name_ok("a\tb", 8));
+	assert_false(bt_str_file_name_ok("a\x7f", 8));
+}
+
 static int utc(void **state)
 {
 	(void)state;
@@ -153,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_iec),     cmocka_unit_test(test_plural),
 		cmocka_unit_test(test_seconds), cmocka_unit_test(test_date),
 		cmocka_unit_test(test_clocks),  cmocka_unit_test(test_ends_with),
+		cmocka_unit_test(test_file_name_ok),
 	};
 	return cmocka_run_group_tests(tests, utc, NULL);
 }
