@@ -69,14 +69,7 @@ void rec_cache_free(struct rec_cache *c)
 
 static void cache_append(struct rec_cache *c, struct rec_msg *m)
 {
-	m->next = NULL;
-	if (c->prod.tail != NULL)
-		c->prod.tail->next = m;
-	else
-		c->prod.head = m;
-	c->prod.tail = m;
-	c->prod.count++;
-	c->prod.bytes += m->len;
+	rec_batch_append(&c->prod, m);
 	atomic_store_explicit(&c->fill, c->prod.bytes, memory_order_relaxed);
 }
 
