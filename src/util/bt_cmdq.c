@@ -278,10 +278,7 @@ bool bt_cmdq_take(struct bt_cmdq *q, int64_t timeout_ns, struct bt_cmd *cmd, uin
 
 void bt_cmdq_wake(struct bt_cmdq *q)
 {
-	pthread_mutex_lock(&q->mu);
-	q->woken = true;
-	pthread_cond_broadcast(&q->work);
-	pthread_mutex_unlock(&q->mu);
+	bt_sync_raise(&q->mu, &q->work, &q->woken);
 }
 
 void bt_cmdq_get_stats(struct bt_cmdq *q, struct bt_cmdq_stats *st)

@@ -25,6 +25,6 @@ void bt_sync_raise(pthread_mutex_t *mu, pthread_cond_t *cv, bool *flag)
 {
 	pthread_mutex_lock(mu);
 	*flag = true;
-	pthread_cond_signal(cv);
+	pthread_cond_broadcast(cv);
 	pthread_mutex_unlock(mu);
 }

@@ -16,8 +16,8 @@ void bt_sync_cond_init(pthread_cond_t *cv);
  * overflowing), the absolute time pthread_cond_timedwait wants for a
  * condition made by bt_sync_cond_init. */
 struct timespec bt_sync_deadline(int64_t timeout_ns);
-/* Sets *flag under mu and signals cv: a stop, wake-up or close request to
- * the one thread waiting on cv. */
+/* Sets *flag under mu and wakes every thread waiting on cv: a stop,
+ * wake-up or close request. */
 void bt_sync_raise(pthread_mutex_t *mu, pthread_cond_t *cv, bool *flag);
 
 #endif
