@@ -13,6 +13,7 @@
 #include "bt_sync.h"
 #include "bt_time.h"
 #include "btdds_graph.h"
+#include "btdds_qos.h"
 #include "btdds_raw.h"
 #include "btdds_service.h"
 #include "btdds_typedesc.h"
@@ -95,10 +96,7 @@ static bt_status td_graph_start(struct rec_typedesc *td, struct bt_error *err)
 	if (td->graph_topic < 0)
 		return bt_err_set(err, BT_ERR_DDS, "ros_discovery_info: %s",
 				  dds_strretcode(td->graph_topic));
-	dds_qos_t *q = dds_create_qos();
-	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, TD_GRAPH_DEPTH);
+	dds_qos_t *q = btdds_qos_graph(TD_GRAPH_DEPTH);
 	td->graph_reader = dds_create_reader(td->o.pp, td->graph_topic, q, NULL);
 	dds_delete_qos(q);
 	if (td->graph_reader < 0)
