@@ -22,6 +22,7 @@
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "bt_time.h"
 
 extern char **environ;
@@ -398,7 +399,6 @@ bt_status app_hook_start(const struct app_hook_options *opt, struct app_hook **o
 	h->cmd = bt_xstrdup(opt->cmd);
 	h->jobs = opt->jobs;
 	h->queue = bt_xcalloc(APP_HOOK_QUEUE_MAX, sizeof *h->queue);
-	pthread_condattr_t ca;
 	int rc = pipe2(h->wake, O_CLOEXEC | O_NONBLOCK);
 	if (rc != 0) {
 		bt_err_errno(err, errno, "--on-file-closed: cannot make a pipe");
@@ -407,11 +407,9 @@ bt_status app_hook_start(const struct app_hook_options *opt, struct app_hook **o
 		free(h);
 		return BT_ERR_STATE;
 	}
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	if (pthread_mutex_init(&h->mu, NULL) != 0)
+		abort(); /* set-up: cannot fail on Linux */
+	bt_sync_cond_init(&h->cv);
 	rc = pthread_create(&h->thread, NULL, hook_main, h);
 	if (rc != 0) {
 		h->done = h->finished = true; /* nothing to join */
@@ -440,11 +438,7 @@ void app_hook_finish(struct app_hook *h, int64_t timeout_ns, struct bt_buf *out)
 	}
 	h->finished = h->stopping = true;
 	hook_wake(h);
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	int64_t ns = (int64_t)until.tv_nsec + (timeout_ns > 0 ? timeout_ns : 0);
-	until.tv_sec += (time_t)(ns / 1000000000);
-	until.tv_nsec = (long)(ns % 1000000000);
+	struct timespec until = bt_sync_deadline(timeout_ns);
 	while (!h->done && pthread_cond_timedwait(&h->cv, &h->mu, &until) != ETIMEDOUT)
 		;
 	if (!h->done) {

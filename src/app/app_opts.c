@@ -98,6 +98,16 @@ int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const
 	return 0;
 }
 
+int app_opts_no_operand(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn,
+			void *ctx)
+{
+	int first;
+	int rc = app_opts_parse(cmd, argc, argv, fn, ctx, &first);
+	if (rc == 0 && first != argc)
+		rc = app_usage_error(cmd, "takes no operands (got '%s')", argv[first]);
+	return rc;
+}
+
 void app_escape(const char *in, char *out, size_t cap)
 {
 	size_t k = 0;

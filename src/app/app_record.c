@@ -19,7 +19,6 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
-#include "btdds_node.h"
 #include "btdds_rosbag2.h"
 #include "rec_guard.h"
 
@@ -225,12 +224,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_MIN_FREE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	case APP_R_THROTTLE: return app_r_throttle(cmd, c, arg);
-	case APP_R_NODE_NAME:
-		if (!btdds_node_name_valid(arg))
-			return app_usage_error(cmd, "--node-name wants a ROS 2 node name (letters, "
-					       "digits, '_', not starting with a digit), got '%s'", arg);
-		c->node_name = arg;
-		return 0;
+	case APP_R_NODE_NAME: return app_ros_env_node_name(cmd, o->lng, arg, &c->node_name);
 	case APP_R_NO_REMOTE: c->no_remote_control = true; return 0;
 	case APP_R_SNAP_WINDOW:
 	case APP_R_SNAP_TOPIC_CACHE: return app_r_snapwin(cmd, c, o->id, arg);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bt_log.h"
+#include "btdds_node.h"
 
 static const char *app_getenv(const char *name)
 {
@@ -31,5 +32,15 @@ int app_ros_env_read(const struct app_cmd *cmd, struct btdds_env *env, uint32_t 
 			    : env->range == BTDDS_RANGE_OFF
 				    ? "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF"
 				    : "ROS_AUTOMATIC_DISCOVERY_RANGE=SYSTEM_DEFAULT");
+	return 0;
+}
+
+int app_ros_env_node_name(const struct app_cmd *cmd, const char *opt, const char *arg,
+			  const char **name)
+{
+	if (!btdds_node_name_valid(arg))
+		return app_usage_error(cmd, "--%s wants a ROS 2 node name (letters, digits, '_', "
+				       "not starting with a digit), got '%s'", opt, arg);
+	*name = arg;
 	return 0;
 }

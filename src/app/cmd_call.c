@@ -12,7 +12,6 @@
 #include "app_call_list.h"
 #include "app_ros_env.h"
 #include "bt_parse.h"
-#include "btdds_node.h"
 #include "btdds_rosbag2.h"
 
 enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT, CALL_LIST };
@@ -48,12 +47,7 @@ static int call_opt(void *arg, const struct app_opt *o, const char *val)
 	struct call_ctx *c = arg;
 	uint64_t u;
 	switch (o->id) {
-	case CALL_NODE:
-		if (!btdds_node_name_valid(val))
-			return app_usage_error(c->cmd, "--node wants a ROS node name (letters, digits, "
-					       "_; not starting with a digit), got '%s'", val);
-		c->node = val;
-		return 0;
+	case CALL_NODE: return app_ros_env_node_name(c->cmd, o->lng, val, &c->node);
 	case CALL_DOMAIN:
 		if (bt_parse_u64(val, 0, 232, &u) != BT_OK) /* as record's --domain */
 			return app_usage_error(c->cmd, "--domain wants 0..232, got '%s'", val);

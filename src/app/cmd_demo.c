@@ -100,10 +100,7 @@ static int demo_run(const struct app_cmd *cmd, int argc, char **argv)
 	struct demo_ctx d = {.cmd = cmd};
 	app_record_cfg_init(&d.cfg);
 	d.cfg.own_publishers = true;
-	int first;
-	int rc = app_opts_parse(cmd, argc, argv, demo_opt, &d, &first);
-	if (rc == 0 && first != argc)
-		rc = app_usage_error(cmd, "takes no operands (got '%s')", argv[first]);
+	int rc = app_opts_no_operand(cmd, argc, argv, demo_opt, &d);
 	/* before the environment is read: the domain is joined with it */
 	if (rc == 0 && getenv("CYCLONEDDS_URI") == NULL)
 		setenv("CYCLONEDDS_URI", demo_loopback_xml, 1);

@@ -10,7 +10,6 @@
 #include "app_ros_env.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
-#include "btdds_node.h"
 #include "btdds_rosbag2.h"
 
 enum {
@@ -213,12 +212,7 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 		return rc;
 	case APP_P_QOS: c->po.qos_overrides_path = arg; return 0;
 	case APP_P_STRICT: c->po.strict = true; return 0;
-	case APP_P_NODE_NAME:
-		if (!btdds_node_name_valid(arg))
-			return app_usage_error(cmd, "--node-name wants a ROS node name (letters, "
-					       "digits, _; not starting with a digit), got '%s'", arg);
-		c->node_name = arg;
-		return 0;
+	case APP_P_NODE_NAME: return app_ros_env_node_name(cmd, o->lng, arg, &c->node_name);
 	case APP_P_NO_REMOTE: c->no_remote_control = true; return 0;
 	default: return app_usage_error(cmd, "unhandled option --%s", o->lng);
 	}

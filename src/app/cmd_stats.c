@@ -323,10 +323,7 @@ static int stats_show(struct stats_ctx *c)
 static int stats_run(const struct app_cmd *cmd, int argc, char **argv)
 {
 	struct stats_ctx c = {.cmd = cmd, .domain = UINT32_MAX, .timeout_ns = 2 * BT_NS_PER_S};
-	int first;
-	int rc = app_opts_parse(cmd, argc, argv, stats_opt, &c, &first);
-	if (rc == 0 && first != argc)
-		rc = app_usage_error(cmd, "takes no operands (got '%s')", argv[first]);
+	int rc = app_opts_no_operand(cmd, argc, argv, stats_opt, &c);
 	if (rc == 0)
 		rc = app_ros_env_read(cmd, &c.env, &c.domain);
 	if (rc == 0)

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "bt_mem.h"
+#include "bt_sync.h"
 
 #define REC_CACHE_GATHER_NS INT64_C(10000000) /* 10 ms */
 
@@ -43,23 +44,13 @@ struct rec_cache {
 	struct timespec first; /* when the producer buffer got its first message */
 };
 
-static void cache_cond_init(pthread_cond_t *cv)
-{
-	pthread_condattr_t a;
-	/* Set-up: failing here means the system is broken, not a runtime case. */
-	if (pthread_condattr_init(&a) != 0 ||
-	    pthread_condattr_setclock(&a, CLOCK_MONOTONIC) != 0 || pthread_cond_init(cv, &a) != 0)
-		abort();
-	pthread_condattr_destroy(&a);
-}
-
 struct rec_cache *rec_cache_new(size_t max_bytes)
 {
 	struct rec_cache *c = bt_xcalloc(1, sizeof *c);
 	if (pthread_mutex_init(&c->mu, NULL) != 0)
 		abort();
-	cache_cond_init(&c->cv_data);
-	cache_cond_init(&c->cv_done);
+	bt_sync_cond_init(&c->cv_data);
+	bt_sync_cond_init(&c->cv_done);
 	c->max_bytes = max_bytes;
 	atomic_init(&c->fill, 0);
 	return c;
@@ -78,14 +69,7 @@ void rec_cache_free(struct rec_cache *c)
 
 static void cache_append(struct rec_cache *c, struct rec_msg *m)
 {
-	m->next = NULL;
-	if (c->prod.tail != NULL)
-		c->prod.tail->next = m;
-	else
-		c->prod.head = m;
-	c->prod.tail = m;
-	c->prod.count++;
-	c->prod.bytes += m->len;
+	rec_batch_append(&c->prod, m);
 	atomic_store_explicit(&c->fill, c->prod.bytes, memory_order_relaxed);
 }
 
@@ -119,29 +103,13 @@ bt_status rec_cache_push(struct rec_cache *c, struct rec_msg *m)
 	return BT_OK;
 }
 
-/* CLOCK_MONOTONIC now + ns, for pthread_cond_timedwait. */
-static struct timespec cache_deadline(int64_t ns)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t sec = ns / 1000000000;
-	int64_t nsec = ts.tv_nsec + ns % 1000000000;
-	if (nsec >= 1000000000) {
-		nsec -= 1000000000;
-		sec++;
-	}
-	ts.tv_sec += (time_t)sec;
-	ts.tv_nsec = (long)nsec;
-	return ts;
-}
-
 /* Waits (mu held) until something is waiting, a wake-up or close, or until
  * the deadline. */
 static void cache_wait_data(struct rec_cache *c, int64_t timeout_ns)
 {
 	if (timeout_ns <= 0)
 		return;
-	struct timespec dl = cache_deadline(timeout_ns);
+	struct timespec dl = bt_sync_deadline(timeout_ns);
 	/* Any error ends the wait like a timeout (the caller polls again). */
 	while (c->prod.count == 0 && !c->woken && !c->closed)
 		if (pthread_cond_timedwait(&c->cv_data, &c->mu, &dl) != 0)
@@ -189,10 +157,7 @@ bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_bat
 
 void rec_cache_wake(struct rec_cache *c)
 {
-	pthread_mutex_lock(&c->mu);
-	c->woken = true;
-	pthread_cond_signal(&c->cv_data);
-	pthread_mutex_unlock(&c->mu);
+	bt_sync_raise(&c->mu, &c->cv_data, &c->woken);
 }
 
 void rec_cache_close(struct rec_cache *c)

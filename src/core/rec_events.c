@@ -15,6 +15,7 @@
 
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "bt_time.h"
 #include "btdds_cdr.h"
 #include "btdds_raw.h"
@@ -208,12 +209,9 @@ bt_status rec_events_start(const struct rec_events_options *o, struct rec_events
 	struct rec_events *ev = bt_xcalloc(1, sizeof *ev);
 	ev->o = *o;
 	ev->fqn = bt_xstrdup(o->node_fqn);
-	pthread_condattr_t ca;
-	if (pthread_mutex_init(&ev->mu, NULL) != 0 || pthread_condattr_init(&ca) != 0 ||
-	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
-	    pthread_cond_init(&ev->cv, &ca) != 0)
+	if (pthread_mutex_init(&ev->mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
-	pthread_condattr_destroy(&ca);
+	bt_sync_cond_init(&ev->cv);
 	bt_status st = ev_writer(ev, REC_EVENTS_SPLIT_TOPIC, REC_EVENTS_SPLIT_TYPE,
 				 &ev->split_topic, &ev->split_wr, err);
 	if (st == BT_OK)
@@ -236,10 +234,7 @@ void rec_events_stop(struct rec_events *ev)
 {
 	if (ev == NULL || !ev->started || ev->joined)
 		return;
-	pthread_mutex_lock(&ev->mu);
-	ev->stop = true;
-	pthread_cond_signal(&ev->cv);
-	pthread_mutex_unlock(&ev->mu);
+	bt_sync_raise(&ev->mu, &ev->cv, &ev->stop);
 	(void)pthread_join(ev->thread, NULL);
 	ev->joined = true;
 	ev_drain(ev);

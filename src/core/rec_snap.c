@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "rec_topics.h"
 
 /* One topic's part of the snap (mu). */
@@ -93,16 +94,6 @@ struct rec_snap {
 	atomic_uint_fast64_t *topic_evicted; /* REC_TOPICS_MAX */
 };
 
-static void snap_cond_init(pthread_cond_t *cv)
-{
-	pthread_condattr_t a;
-	/* Set-up: failing here means the system is broken, not a runtime case. */
-	if (pthread_condattr_init(&a) != 0 ||
-	    pthread_condattr_setclock(&a, CLOCK_MONOTONIC) != 0 || pthread_cond_init(cv, &a) != 0)
-		abort();
-	pthread_condattr_destroy(&a);
-}
-
 static void snap_ids_init(struct snap_ids *l)
 {
 	l->v = bt_xcalloc(REC_TOPICS_MAX, sizeof *l->v);
@@ -115,7 +106,7 @@ struct rec_snap *rec_snap_new(const struct rec_snap_options *opt)
 	struct rec_snap *s = bt_xcalloc(1, sizeof *s);
 	if (pthread_mutex_init(&s->mu, NULL) != 0)
 		abort();
-	snap_cond_init(&s->cv);
+	bt_sync_cond_init(&s->cv);
 	s->opt = *opt;
 	s->newest = INT64_MIN;
 	s->max_after = opt->post_ns > 0 ? opt->post_ns : 0;
@@ -553,22 +544,6 @@ const char *rec_snap_trigger_str(enum rec_snap_trigger_result r)
 
 /* ---- the consumer ---- */
 
-/* CLOCK_MONOTONIC now + ns, for pthread_cond_timedwait. */
-static struct timespec snap_deadline(int64_t ns)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t sec = ns / 1000000000;
-	int64_t nsec = ts.tv_nsec + ns % 1000000000;
-	if (nsec >= 1000000000) {
-		nsec -= 1000000000;
-		sec++;
-	}
-	ts.tv_sec += (time_t)sec;
-	ts.tv_nsec = (long)nsec;
-	return ts;
-}
-
 /* Does x come before y: an earlier recv_time, or the same and pushed
  * before (wrap-safe within 2^31 arrivals)? */
 static bool snap_before(const struct rec_msg *x, const struct rec_msg *y)
@@ -615,7 +590,7 @@ bool rec_snap_take_wait(struct rec_snap *s, int64_t timeout_ns, struct rec_batch
 	*out = (struct rec_batch){0};
 	pthread_mutex_lock(&s->mu);
 	if (timeout_ns > 0) {
-		struct timespec dl = snap_deadline(timeout_ns);
+		struct timespec dl = bt_sync_deadline(timeout_ns);
 		while (!s->held_ready && !s->woken && !s->closed)
 			if (pthread_cond_timedwait(&s->cv, &s->mu, &dl) != 0)
 				break; /* timed out, or failed: the caller polls again */
@@ -717,18 +692,12 @@ void rec_snap_release(struct rec_snap *s)
 
 void rec_snap_wake(struct rec_snap *s)
 {
-	pthread_mutex_lock(&s->mu);
-	s->woken = true;
-	pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	bt_sync_raise(&s->mu, &s->cv, &s->woken);
 }
 
 void rec_snap_close(struct rec_snap *s)
 {
-	pthread_mutex_lock(&s->mu);
-	s->closed = true;
-	pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	bt_sync_raise(&s->mu, &s->cv, &s->closed);
 }
 
 /* ---- getters ---- */

@@ -30,6 +30,7 @@
 #include "BagtopStats.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "bt_time.h"
 #include "rec_rates.h"
 
@@ -376,12 +377,9 @@ static struct rec_stats_pub *stats_new(const struct rec_stats_pub_options *opt)
 	p->period_ns = bt_time_period_ns(opt->update_rate, STATS_MIN_PERIOD_NS, STATS_MAX_PERIOD_NS);
 	p->start_mono = bt_time_monotonic_ns();
 	p->start_real = bt_time_realtime_ns();
-	pthread_condattr_t ca;
-	if (pthread_mutex_init(&p->mu, NULL) != 0 || pthread_condattr_init(&ca) != 0 ||
-	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
-	    pthread_cond_init(&p->cv, &ca) != 0)
+	if (pthread_mutex_init(&p->mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
-	pthread_condattr_destroy(&ca);
+	bt_sync_cond_init(&p->cv);
 	return p;
 }
 
@@ -415,10 +413,7 @@ void rec_stats_pub_stop(struct rec_stats_pub *p)
 {
 	if (p == NULL || !p->thread_started || p->joined)
 		return;
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_signal(&p->cv);
-	pthread_mutex_unlock(&p->mu);
+	bt_sync_raise(&p->mu, &p->cv, &p->stop);
 	pthread_join(p->thread, NULL);
 	p->joined = true;
 }

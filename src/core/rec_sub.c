@@ -490,18 +490,16 @@ static void sub_publish_qos(struct rec_sub *s)
 			      memory_order_relaxed);
 }
 
-static void sub_subscribe(struct rec_sub *s)
+/* Creates the topic, then the reader for s->req adapted to the publishers;
+ * false after logging why (the one that failed is left 0). */
+static bool sub_entities(struct rec_sub *s)
 {
 	struct rec_topic *tp = s->tp;
-	struct defs_result def;
-	sub_lookup(s, &def);
 	s->topic = btdds_raw_topic_create(s->r->pp, tp->dds_name, tp->dds_type, tp->keyed);
 	if (s->topic < 0) {
 		bt_log_error("%s: cannot create the topic: %s", tp->name, dds_strretcode(s->topic));
 		s->topic = 0;
-		s->selected = false;
-		defs_result_fini(&def);
-		return;
+		return false;
 	}
 	sub_adapt(s, &s->req);
 	atomic_store(&s->overridden, s->req.overridden);
@@ -509,6 +507,17 @@ static void sub_subscribe(struct rec_sub *s)
 	if (s->reader < 0) {
 		bt_log_error("%s: cannot create a reader: %s", tp->name, dds_strretcode(s->reader));
 		s->reader = 0;
+		return false;
+	}
+	return true;
+}
+
+static void sub_subscribe(struct rec_sub *s)
+{
+	struct rec_topic *tp = s->tp;
+	struct defs_result def;
+	sub_lookup(s, &def);
+	if (!sub_entities(s)) {
 		s->selected = false;
 		defs_result_fini(&def);
 		return;

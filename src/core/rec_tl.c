@@ -356,13 +356,7 @@ size_t rec_tl_copy(struct rec_tl *tl, struct rec_batch *out)
 			failed++;
 			continue;
 		}
-		if (out->tail != NULL)
-			out->tail->next = c;
-		else
-			out->head = c;
-		out->tail = c;
-		out->count++;
-		out->bytes += c->len;
+		rec_batch_append(out, c);
 	}
 	free(arr);
 	if (failed != 0)

@@ -10,8 +10,10 @@
 
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "bt_time.h"
 #include "btdds_graph.h"
+#include "btdds_qos.h"
 #include "btdds_raw.h"
 #include "btdds_service.h"
 #include "btdds_typedesc.h"
@@ -94,10 +96,7 @@ static bt_status td_graph_start(struct rec_typedesc *td, struct bt_error *err)
 	if (td->graph_topic < 0)
 		return bt_err_set(err, BT_ERR_DDS, "ros_discovery_info: %s",
 				  dds_strretcode(td->graph_topic));
-	dds_qos_t *q = dds_create_qos();
-	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, TD_GRAPH_DEPTH);
+	dds_qos_t *q = btdds_qos_graph(TD_GRAPH_DEPTH);
 	td->graph_reader = dds_create_reader(td->o.pp, td->graph_topic, q, NULL);
 	dds_delete_qos(q);
 	if (td->graph_reader < 0)
@@ -260,11 +259,7 @@ static void td_take_queue(struct rec_typedesc *td)
 {
 	pthread_mutex_lock(&td->mu);
 	if (td->n_queue == 0 && !atomic_load(&td->stop)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += TD_TICK_NS;
-		ts.tv_sec += ts.tv_nsec / 1000000000;
-		ts.tv_nsec %= 1000000000;
+		struct timespec ts = bt_sync_deadline(TD_TICK_NS);
 		(void)pthread_cond_timedwait(&td->cv, &td->mu, &ts);
 	}
 	for (size_t i = 0; i < td->n_queue; i++) {
@@ -303,7 +298,7 @@ bt_status rec_typedesc_start(const struct rec_typedesc_options *o, struct rec_ty
 		td->o.call_ns = REC_TYPEDESC_CALL_NS;
 	atomic_init(&td->stop, false);
 	pthread_mutex_init(&td->mu, NULL);
-	pthread_cond_init(&td->cv, NULL);
+	bt_sync_cond_init(&td->cv);
 	bt_status st = td_graph_start(td, err);
 	if (st == BT_OK && pthread_create(&td->thread, NULL, td_main, td) != 0)
 		st = bt_err_set(err, BT_ERR_STATE, "cannot start the get_type_description thread");

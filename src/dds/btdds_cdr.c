@@ -67,23 +67,26 @@ bool btdds_cdr_bool(struct btdds_cdr_rd *r)
 	return btdds_cdr_u8(r) != 0;
 }
 
+/* Copies the next n-byte primitive (aligned to n) into *v, as stored: the
+ * caller swaps it. Leaves *v alone when it is not there (failed). */
+static void cdr_prim(struct btdds_cdr_rd *r, void *v, size_t n)
+{
+	const unsigned char *p = cdr_take(r, n, n);
+	if (p != NULL)
+		memcpy(v, p, n);
+}
+
 uint32_t btdds_cdr_u32(struct btdds_cdr_rd *r)
 {
-	const unsigned char *p = cdr_take(r, 4, 4);
-	if (p == NULL)
-		return 0;
-	uint32_t v;
-	memcpy(&v, p, 4);
+	uint32_t v = 0;
+	cdr_prim(r, &v, sizeof v);
 	return r->swap ? __builtin_bswap32(v) : v;
 }
 
 uint64_t btdds_cdr_u64(struct btdds_cdr_rd *r)
 {
-	const unsigned char *p = cdr_take(r, 8, 8);
-	if (p == NULL)
-		return 0;
-	uint64_t v;
-	memcpy(&v, p, 8);
+	uint64_t v = 0;
+	cdr_prim(r, &v, sizeof v);
 	return r->swap ? __builtin_bswap64(v) : v;
 }
 

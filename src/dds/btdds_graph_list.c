@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bt_mem.h"
+#include "btdds_qos.h"
 #include "btdds_raw.h"
 
 #define GL_BATCH 64
@@ -184,10 +185,7 @@ static bt_status gl_readers(struct gl_state *s, dds_entity_t pp, struct bt_error
 	s->graph_topic = btdds_raw_topic_create(pp, BTDDS_GRAPH_TOPIC, BTDDS_GRAPH_TYPE, false);
 	if (s->pub_reader < 0 || s->sub_reader < 0 || s->graph_topic < 0)
 		return bt_err_set(err, BT_ERR_DDS, "cannot follow DDS discovery");
-	dds_qos_t *q = dds_create_qos();
-	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
-	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, GL_GRAPH_DEPTH);
+	dds_qos_t *q = btdds_qos_graph(GL_GRAPH_DEPTH);
 	s->graph_reader = dds_create_reader(pp, s->graph_topic, q, NULL);
 	dds_delete_qos(q);
 	if (s->graph_reader < 0)

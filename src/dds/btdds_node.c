@@ -12,6 +12,7 @@
 #include "bt_mem.h"
 #include "btdds_cdr.h"
 #include "btdds_graph.h"
+#include "btdds_qos.h"
 #include "btdds_raw.h"
 
 #define NODE_GID_MAX BTDDS_GID_SIZE_HUMBLE
@@ -128,10 +129,7 @@ static bt_status node_entities(struct btdds_node *n, dds_entity_t pp, struct bt_
 	if (n->topic < 0)
 		return bt_err_set(err, BT_ERR_DDS, "%s topic: %s", BTDDS_GRAPH_TOPIC,
 				  dds_strretcode(n->topic));
-	dds_qos_t *q = dds_create_qos();
-	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
-	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+	dds_qos_t *q = btdds_qos_graph(1);
 	n->writer = dds_create_writer(pp, n->topic, q, NULL);
 	dds_delete_qos(q);
 	if (n->writer < 0)

@@ -115,3 +115,12 @@ bool btdds_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
 	       qos_time_eq(a->liveliness_lease_duration, b->liveliness_lease_duration) &&
 	       a->avoid_ros_namespace_conventions == b->avoid_ros_namespace_conventions;
 }
+
+dds_qos_t *btdds_qos_graph(int32_t depth)
+{
+	dds_qos_t *q = dds_create_qos();
+	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
+	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+	return q;
+}

@@ -23,6 +23,9 @@ void btdds_qos_from_dds(const dds_qos_t *q, struct bag_qos *b);
  * "best available" policies, and times of {0, 0} (rmw's "unspecified"),
  * keep what `q` has. */
 void btdds_qos_to_dds(const struct bag_qos *b, dds_qos_t *q);
+/* A new QoS for ros_discovery_info as rmw_dds_common uses it (reliable,
+ * transient-local, keep last `depth`); the caller deletes it. */
+dds_qos_t *btdds_qos_graph(int32_t depth);
 /* True when two profiles are the same in every policy. */
 bool btdds_qos_equal(const struct bag_qos *a, const struct bag_qos *b);
 

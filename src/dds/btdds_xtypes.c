@@ -645,6 +645,18 @@ static void xt_union(struct xt *x, const struct xt_type *t)
 	xt_close_decl(x);
 }
 
+/* One literal of an enum or bitmask: "ANNOT NAME," on its own line (no
+ * comma after the last). False (x failed) when the name is not valid. */
+static bool xt_literal(struct xt *x, const char *annot, const char *raw_name, bool last)
+{
+	const char *name = xt_member_name(x, raw_name);
+	if (name == NULL)
+		return false;
+	xt_indent_member(x);
+	xt_put(x, &x->out, "%s%s%s\n", annot, name, last ? "" : ",");
+	return true;
+}
+
 static void xt_enum(struct xt *x, const struct xt_type *t)
 {
 	const struct DDS_XTypes_CompleteEnumeratedType *e = &t->o->_u.complete._u.enumerated_type;
@@ -659,14 +671,12 @@ static void xt_enum(struct xt *x, const struct xt_type *t)
 	xt_put(x, &x->out, "enum %s {\n", base);
 	int64_t expect = 0;
 	for (uint32_t i = 0; i < l->_length && x->st == BT_OK; i++) {
-		const char *name = xt_member_name(x, l->_buffer[i].detail.name);
-		if (name == NULL)
-			return;
 		int32_t v = l->_buffer[i].common.value;
-		xt_indent_member(x);
+		char annot[32] = "";
 		if (v != expect)
-			xt_put(x, &x->out, "@value(%ld) ", (long)v);
-		xt_put(x, &x->out, "%s%s\n", name, i + 1 < l->_length ? "," : "");
+			snprintf(annot, sizeof annot, "@value(%ld) ", (long)v);
+		if (!xt_literal(x, annot, l->_buffer[i].detail.name, i + 1 == l->_length))
+			return;
 		expect = (int64_t)v + 1;
 	}
 	xt_close_decl(x);
@@ -684,12 +694,10 @@ static void xt_bitmask(struct xt *x, const struct xt_type *t)
 	xt_put(x, &x->out, "@bit_bound(%u) bitmask %s {\n", (unsigned)b->header.common.bit_bound,
 	       base);
 	for (uint32_t i = 0; i < f->_length && x->st == BT_OK; i++) {
-		const char *name = xt_member_name(x, f->_buffer[i].detail.name);
-		if (name == NULL)
+		char annot[32];
+		snprintf(annot, sizeof annot, "@position(%u) ", (unsigned)f->_buffer[i].common.position);
+		if (!xt_literal(x, annot, f->_buffer[i].detail.name, i + 1 == f->_length))
 			return;
-		xt_indent_member(x);
-		xt_put(x, &x->out, "@position(%u) %s%s\n", (unsigned)f->_buffer[i].common.position,
-		       name, i + 1 < f->_length ? "," : "");
 	}
 	xt_close_decl(x);
 }

@@ -588,27 +588,35 @@ static const char *bag_db_nz(const char *s)
 	return s ? s : "";
 }
 
+/* Runs the one-shot statement `sql` with its ?s bound to the texts
+ * v[0..n) (NULL as ""); `what` names it in an error. */
+static bt_status bag_db_run_texts(struct bag_db *db, const char *sql, const char *const *v,
+				  size_t n, const char *what, struct bt_error *err)
+{
+	sqlite3_stmt *s;
+	bt_status st = bag_db_prepare(db, sql, &s, what, err);
+	if (st != BT_OK)
+		return st;
+	for (size_t i = 0; i < n; i++)
+		sqlite3_bind_text(s, (int)i + 1, bag_db_nz(v[i]), -1, SQLITE_STATIC);
+	st = bag_db_step_done(db, s, what, err);
+	sqlite3_finalize(s);
+	return st;
+}
+
 bt_status bag_db_insert_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 			       struct bt_error *err)
 {
 	if (!db->has_msgdefs)
 		return bt_err_set(err, BT_ERR_USAGE, "%s: schema %d has no message_definitions table",
 				  db->path, db->schema_version);
-	sqlite3_stmt *s;
-	bt_status st = bag_db_prepare(db,
-				      "INSERT INTO message_definitions (topic_type, encoding, "
-				      "encoded_message_definition, type_description_hash) "
-				      "VALUES (?, ?, ?, ?);",
-				      &s, "insert message definition", err);
-	if (st != BT_OK)
-		return st;
-	sqlite3_bind_text(s, 1, bag_db_nz(d->topic_type), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, bag_db_nz(d->encoding), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, bag_db_nz(d->encoded_message_definition), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, bag_db_nz(d->type_description_hash), -1, SQLITE_STATIC);
-	st = bag_db_step_done(db, s, "insert message definition", err);
-	sqlite3_finalize(s);
-	return st;
+	const char *v[] = {d->topic_type, d->encoding, d->encoded_message_definition,
+			   d->type_description_hash};
+	return bag_db_run_texts(db,
+				"INSERT INTO message_definitions (topic_type, encoding, "
+				"encoded_message_definition, type_description_hash) "
+				"VALUES (?, ?, ?, ?);",
+				v, sizeof v / sizeof v[0], "insert message definition", err);
 }
 
 bt_status bag_db_update_msgdef(struct bag_db *db, const struct bag_msgdef *d,
@@ -616,19 +624,11 @@ bt_status bag_db_update_msgdef(struct bag_db *db, const struct bag_msgdef *d,
 {
 	if (!db->has_msgdefs)
 		return BT_OK;
-	sqlite3_stmt *s;
-	bt_status st = bag_db_prepare(db,
-				      "UPDATE message_definitions SET encoding = ?, "
-				      "encoded_message_definition = ? WHERE topic_type = ?;",
-				      &s, "update message definition", err);
-	if (st != BT_OK)
-		return st;
-	sqlite3_bind_text(s, 1, bag_db_nz(d->encoding), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, bag_db_nz(d->encoded_message_definition), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, bag_db_nz(d->topic_type), -1, SQLITE_STATIC);
-	st = bag_db_step_done(db, s, "update message definition", err);
-	sqlite3_finalize(s);
-	return st;
+	const char *v[] = {d->encoding, d->encoded_message_definition, d->topic_type};
+	return bag_db_run_texts(db,
+				"UPDATE message_definitions SET encoding = ?, "
+				"encoded_message_definition = ? WHERE topic_type = ?;",
+				v, sizeof v / sizeof v[0], "update message definition", err);
 }
 
 bt_status bag_db_insert_metadata(struct bag_db *db, const struct bag_metadata *md,

@@ -6,6 +6,7 @@
 
 #include "bt_fs.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "store__fcomp.h"
 #include "store__zstd.h"
 
@@ -152,10 +153,7 @@ void bag_fcomp_stop(struct bag_fcomp *c)
 {
 	if (!c)
 		return;
-	pthread_mutex_lock(&c->lock);
-	c->stop = true;
-	pthread_cond_broadcast(&c->cv);
-	pthread_mutex_unlock(&c->lock);
+	bt_sync_raise(&c->lock, &c->cv, &c->stop);
 	pthread_join(c->thread, NULL);
 	struct bag_fcomp_result r;
 	while (bag_fcomp_poll(c, false, &r))

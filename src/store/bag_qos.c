@@ -120,10 +120,14 @@ bt_status bag_qos_to_string(const struct bag_qos *q, size_t n, int version, stru
 	return st;
 }
 
-/* A policy given as a number (v4..v8) or as a name (v9). */
-static bt_status bag_qos_parse_enum(const yaml_node_t *n, const char *const *names, int count,
-				    int *out)
+/* The policy under `key` in map, given as a number (v4..v8) or as a name
+ * (v9); absent: *out is left as it is (the default). */
+static bt_status bag_qos_parse_enum(yaml_document_t *doc, yaml_node_t *map, const char *key,
+				    const char *const *names, int count, int *out)
 {
+	yaml_node_t *n = yd_get(doc, map, key);
+	if (!n)
+		return BT_OK;
 	int64_t num;
 	if (yd_i64(n, &num) == BT_OK) {
 		if (num < 0 || num > 1000)
@@ -131,7 +135,7 @@ static bt_status bag_qos_parse_enum(const yaml_node_t *n, const char *const *nam
 		*out = (int)num;
 		return BT_OK;
 	}
-	if (!n || n->type != YAML_SCALAR_NODE)
+	if (n->type != YAML_SCALAR_NODE)
 		return BT_ERR_FORMAT;
 	for (int i = 0; i < count; i++) {
 		if (strlen(names[i]) == n->data.scalar.length &&
@@ -169,24 +173,17 @@ static bt_status bag_qos_parse_one(yaml_document_t *doc, yaml_node_t *m, struct 
 	bag_qos_default(q);
 	if (!m || m->type != YAML_MAPPING_NODE)
 		return BT_ERR_FORMAT;
-	yaml_node_t *n;
-	if ((n = yd_get(doc, m, "history")) &&
-	    bag_qos_parse_enum(n, bag_qos_history_names, BAG_QOS_COUNT(bag_qos_history_names),
-			       &q->history) != BT_OK)
-		return BT_ERR_FORMAT;
-	if ((n = yd_get(doc, m, "depth")) && yd_u64(n, &q->depth) != BT_OK)
-		return BT_ERR_FORMAT;
-	if ((n = yd_get(doc, m, "reliability")) &&
-	    bag_qos_parse_enum(n, bag_qos_reliability_names,
-			       BAG_QOS_COUNT(bag_qos_reliability_names), &q->reliability) != BT_OK)
-		return BT_ERR_FORMAT;
-	if ((n = yd_get(doc, m, "durability")) &&
-	    bag_qos_parse_enum(n, bag_qos_durability_names,
-			       BAG_QOS_COUNT(bag_qos_durability_names), &q->durability) != BT_OK)
-		return BT_ERR_FORMAT;
-	if ((n = yd_get(doc, m, "liveliness")) &&
-	    bag_qos_parse_enum(n, bag_qos_liveliness_names,
+	if (bag_qos_parse_enum(doc, m, "history", bag_qos_history_names,
+			       BAG_QOS_COUNT(bag_qos_history_names), &q->history) != BT_OK ||
+	    bag_qos_parse_enum(doc, m, "reliability", bag_qos_reliability_names,
+			       BAG_QOS_COUNT(bag_qos_reliability_names), &q->reliability) != BT_OK ||
+	    bag_qos_parse_enum(doc, m, "durability", bag_qos_durability_names,
+			       BAG_QOS_COUNT(bag_qos_durability_names), &q->durability) != BT_OK ||
+	    bag_qos_parse_enum(doc, m, "liveliness", bag_qos_liveliness_names,
 			       BAG_QOS_COUNT(bag_qos_liveliness_names), &q->liveliness) != BT_OK)
+		return BT_ERR_FORMAT;
+	yaml_node_t *n;
+	if ((n = yd_get(doc, m, "depth")) && yd_u64(n, &q->depth) != BT_OK)
 		return BT_ERR_FORMAT;
 	if ((n = yd_get(doc, m, "avoid_ros_namespace_conventions")) &&
 	    yd_bool(n, &q->avoid_ros_namespace_conventions) != BT_OK)

@@ -23,6 +23,7 @@
 
 #include "bt_buf.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "store__zpool.h"
 #include "store__zstd.h"
 
@@ -177,10 +178,7 @@ void bag_zpool_free(struct bag_zpool *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = true;
-	pthread_cond_broadcast(&p->cv_work);
-	pthread_mutex_unlock(&p->lock);
+	bt_sync_raise(&p->lock, &p->cv_work, &p->stop);
 	for (unsigned i = 0; i < p->n_workers; i++) {
 		pthread_join(p->workers[i].thread, NULL);
 		ZSTD_freeCCtx(p->workers[i].cctx);

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bt_time.h"
+#include "bt_sync.h"
 
 enum cmdq_slot_state { SLOT_FREE = 0, SLOT_QUEUED, SLOT_TAKEN };
 
@@ -58,16 +58,10 @@ struct bt_cmdq *bt_cmdq_new(size_t capacity)
 	q->ring = calloc(capacity, sizeof *q->ring);
 	if (q->slots == NULL || q->ring == NULL)
 		goto err_arrays;
-	pthread_condattr_t ca;
-	if (pthread_condattr_init(&ca) != 0)
-		goto err_arrays;
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	bool ok = pthread_mutex_init(&q->mu, NULL) == 0;
-	ok = ok && pthread_cond_init(&q->work, &ca) == 0;
-	ok = ok && pthread_cond_init(&q->results, &ca) == 0;
-	pthread_condattr_destroy(&ca);
-	if (!ok) /* none of these fails on Linux with default attributes */
+	if (pthread_mutex_init(&q->mu, NULL) != 0) /* cannot fail on Linux */
 		abort();
+	bt_sync_cond_init(&q->work);
+	bt_sync_cond_init(&q->results);
 	q->cap = capacity;
 	q->next_ticket = 1;
 	return q;
@@ -235,15 +229,10 @@ bt_status bt_cmdq_submit(struct bt_cmdq *q, const struct bt_cmd *cmd, bt_cmd_don
 	return closed ? BT_ERR_STATE : BT_ERR_FULL;
 }
 
-static struct timespec cmdq_deadline(int64_t timeout_ns)
-{
-	return bt_time_timespec(bt_time_monotonic_ns() + (timeout_ns > 0 ? timeout_ns : 0));
-}
-
 bt_status bt_cmdq_call(struct bt_cmdq *q, const struct bt_cmd *cmd, int64_t timeout_ns,
 		       struct bt_cmd_result *res)
 {
-	struct timespec until = cmdq_deadline(timeout_ns);
+	struct timespec until = bt_sync_deadline(timeout_ns);
 	pthread_mutex_lock(&q->mu);
 	bool closed = q->closed;
 	struct cmdq_slot *s = cmdq_push(q, cmd, res);
@@ -272,7 +261,7 @@ bt_status bt_cmdq_call(struct bt_cmdq *q, const struct bt_cmd *cmd, int64_t time
 
 bool bt_cmdq_take(struct bt_cmdq *q, int64_t timeout_ns, struct bt_cmd *cmd, uint64_t *ticket)
 {
-	struct timespec until = cmdq_deadline(timeout_ns);
+	struct timespec until = bt_sync_deadline(timeout_ns);
 	pthread_mutex_lock(&q->mu);
 	while (q->n_queued == 0 && !q->woken && !q->closed && timeout_ns > 0 &&
 	       pthread_cond_timedwait(&q->work, &q->mu, &until) == 0)
@@ -289,10 +278,7 @@ bool bt_cmdq_take(struct bt_cmdq *q, int64_t timeout_ns, struct bt_cmd *cmd, uin
 
 void bt_cmdq_wake(struct bt_cmdq *q)
 {
-	pthread_mutex_lock(&q->mu);
-	q->woken = true;
-	pthread_cond_broadcast(&q->work);
-	pthread_mutex_unlock(&q->mu);
+	bt_sync_raise(&q->mu, &q->work, &q->woken);
 }
 
 void bt_cmdq_get_stats(struct bt_cmdq *q, struct bt_cmdq_stats *st)
