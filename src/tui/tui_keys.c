@@ -92,7 +92,8 @@ static const struct {
 } tui_keymaps[TUI_MODE_COUNT] = {
 	[TUI_MODE_RECORD] = {tui_record_keys, sizeof tui_record_keys / sizeof tui_record_keys[0],
 			     "INTERACTIVE COMMANDS",
-			     "While recording with the live view, these keys act at once:"},
+			     "While recording with the live view, these keys act at once (s in "
+			     "snapshot mode and T ask first):"},
 	[TUI_MODE_PLAY] = {tui_play_keys, sizeof tui_play_keys / sizeof tui_play_keys[0],
 			   "INTERACTIVE COMMANDS (play)",
 			   "While playing with the live view (bagtop play), these keys act at "
