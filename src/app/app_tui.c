@@ -146,6 +146,7 @@ static void app_tui_header(struct app_tui *t, struct tui_header *h, const struct
 	const struct app_record_cfg *c = t->run->cfg;
 	h->state = app_tui_state(t, st);
 	h->snapshot_mode = st->snapshot_mode;
+	h->queue_triggers = c->queue_triggers;
 	h->throttling = c->n_throttle != 0;
 	snprintf(h->bag_dir, sizeof h->bag_dir, "%s", t->run->bag);
 	const char *slash = strrchr(st->current_file, '/');

@@ -58,6 +58,7 @@ struct tui_play_header {
 struct tui_header {
 	enum tui_rec_state state;
 	bool snapshot_mode; /* --snapshot-mode: `s` is accepted */
+	bool queue_triggers; /* --queue-triggers: `s` is accepted while one is written */
 	char bag_dir[TUI_PATH_MAX];
 	char current_file[TUI_PATH_MAX]; /* bare name, "rosbag2_..._3.db3" */
 	uint32_t split_index;            /* index of the current file */

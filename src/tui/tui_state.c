@@ -302,7 +302,7 @@ static unsigned tui_state_snapshot(struct tui_state *s, const struct tui_model *
 		tui_state_note(s, "no snapshot: start bagtop record with --snapshot-mode");
 		return TUI_F_REDRAW;
 	}
-	if (m->hdr.state == TUI_REC_WRITING_SNAPSHOT) {
+	if (m->hdr.state == TUI_REC_WRITING_SNAPSHOT && !m->hdr.queue_triggers) {
 		tui_state_note(s, "a snapshot is being written; try again when it is done");
 		return TUI_F_REDRAW;
 	}

@@ -419,6 +419,12 @@ static void test_snapshot_dialog_errors(void **state)
 	assert_int_equal(tf_keys(s, m, KEYS('s')).kind, TUI_CMD_NONE);
 	assert_int_equal(s->input, TUI_INPUT_NONE);
 	assert_non_null(strstr(s->message, "being written"));
+	/* With --queue-triggers the recorder queues it: opened. */
+	m->hdr.queue_triggers = true;
+	tf_keys(s, m, KEYS('s'));
+	assert_int_equal(s->input, TUI_INPUT_SNAPSHOT);
+	assert_int_equal(tf_keys(s, m, KEYS(TUI_KEY_ESC)).kind, TUI_CMD_NONE);
+	m->hdr.queue_triggers = false;
 	/* From the log view: the dialog over the table. */
 	m->hdr.state = TUI_REC_SNAPSHOT_ARMED;
 	tf_keys(s, m, KEYS(TUI_KEY_TAB, 's'));
