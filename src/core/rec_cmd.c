@@ -34,20 +34,45 @@ struct bt_cmd rec_cmd_make(int kind, enum bt_cmd_origin_kind origin, long pid,
 	return c;
 }
 
+/* The lists, the name and their separators fit the command's text whole. */
+_Static_assert(2 * REC_CMD_SNAP_LIST_MAX + REC_CMD_SNAP_NAME_MAX <= BT_CMD_TEXT_MAX,
+	       "rec_cmd_snap does not fit bt_cmd.text");
+
 void rec_cmd_snap_put(struct bt_cmd *c, const struct rec_cmd_snap *p)
 {
 	c->arg[0] = p->before_ns < 0 ? 0 : (uint64_t)p->before_ns + 1;
 	c->arg[1] = p->after_ns < 0 ? 0 : (uint64_t)p->after_ns + 1;
-	snprintf(c->text, sizeof c->text, "%s\n%s", p->topics, p->exclude);
+	snprintf(c->text, sizeof c->text, "%s\n%s\n%s", p->topics, p->exclude, p->name);
+}
+
+/* Copies text up to the next '\n' (or its end) into out[size] and returns
+ * where the following field starts. */
+static const char *rec_cmd_field(const char *text, char *out, size_t size)
+{
+	size_t n = strcspn(text, "\n");
+	snprintf(out, size, "%.*s", (int)n, text);
+	return text[n] ? text + n + 1 : text + n;
 }
 
 void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p)
 {
 	p->before_ns = c->arg[0] == 0 ? -1 : (int64_t)(c->arg[0] - 1);
 	p->after_ns = c->arg[1] == 0 ? -1 : (int64_t)(c->arg[1] - 1);
-	size_t n = strcspn(c->text, "\n");
-	snprintf(p->topics, sizeof p->topics, "%.*s", (int)n, c->text);
-	snprintf(p->exclude, sizeof p->exclude, "%s", c->text[n] ? c->text + n + 1 : "");
+	const char *t = rec_cmd_field(c->text, p->topics, sizeof p->topics);
+	t = rec_cmd_field(t, p->exclude, sizeof p->exclude);
+	rec_cmd_field(t, p->name, sizeof p->name);
+}
+
+bool rec_cmd_snap_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n >= REC_CMD_SNAP_NAME_MAX || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return false;
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		if (*s == '/' || *s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
 }
 
 bool rec_cmd_in_list(const char *list, const char *name)

@@ -56,21 +56,30 @@ enum rec_cmd_kind {
 };
 
 /* A snapshot's own parameters, from any origin (`bagtop snapshot --before
- * --after --topics --exclude`): they narrow the configured windows only
- * (rec_snap_params). In the command: before/after in arg[0]/arg[1] (0: as
- * configured, else nanoseconds + 1, so that a command made without them
- * means "as configured"), the lists in `text` ("TOPICS\nEXCLUDE"). */
+ * --after --topics --exclude --name`): the windows narrow the configured
+ * ones only (rec_snap_params); `name` names the snapshot's file (NAME plus
+ * the storage's extension in the bag directory; never overwriting: the
+ * first free NAME_2, NAME_3, … when taken). In the command: before/after
+ * in arg[0]/arg[1] (0: as configured, else nanoseconds + 1, so that a
+ * command made without them means "as configured"), the lists and the
+ * name in `text` ("TOPICS\nEXCLUDE\nNAME"). */
 #define REC_CMD_SNAP_LIST_MAX 500
+#define REC_CMD_SNAP_NAME_MAX 128 /* with the NUL: names of 127 bytes at most */
 struct rec_cmd_snap {
 	int64_t before_ns, after_ns;         /* -1: as configured */
 	char topics[REC_CMD_SNAP_LIST_MAX];  /* comma-separated topic names; "": all */
 	char exclude[REC_CMD_SNAP_LIST_MAX]; /* comma-separated topic names; "": none */
+	char name[REC_CMD_SNAP_NAME_MAX];    /* the file's name stem; "": as usual */
 };
 
 /* Puts *p into c (a REC_CMD_SNAPSHOT / REC_CMD_SNAPSHOT_STOP). */
 void rec_cmd_snap_put(struct bt_cmd *c, const struct rec_cmd_snap *p);
 /* Reads c's parameters (all "as configured" when it has none). */
 void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p);
+/* May `name` name a snapshot's file (rec_cmd_snap.name)? A plain file-name
+ * stem: not empty, shorter than REC_CMD_SNAP_NAME_MAX, no '/', no control
+ * character, not "." or "..". */
+bool rec_cmd_snap_name_valid(const char *name);
 /* Is `name` one of the comma-separated names of `list`? */
 bool rec_cmd_in_list(const char *list, const char *name);
 

@@ -41,7 +41,7 @@
 #define BT_CMD_DETAIL_MAX 96   /* an origin's detail, e.g. "SIGUSR1 from pid 123" */
 #define BT_CMD_REASON_MAX 256  /* a result's reason or note */
 #define BT_CMD_FILE_MAX 4096   /* a result's file (an absolute path) */
-#define BT_CMD_TEXT_MAX 1024   /* a command's text argument */
+#define BT_CMD_TEXT_MAX 1280   /* a command's text argument */
 
 /* Where a command came from: said with its result in the event log and
  * --log-file. */
