@@ -472,7 +472,10 @@ static bt_status bw_open_file(struct bag_writer *w, const char *stem, struct bt_
 	bt_status st = bag_storage_create(w->ops, path, &so, &w->store, err);
 	free(path);
 	if (st != BT_OK) {
-		bw_remove_outputs(w, f->name); /* a half-created file (disk full) holds nothing */
+		/* A half-created file (disk full) holds nothing; one that
+		 * appeared since bw_next_name looked is not ours to delete. */
+		if (st != BT_ERR_EXISTS)
+			bw_remove_outputs(w, f->name);
 		free(f->name);
 		free(f->rel_path);
 		free(f->tally);

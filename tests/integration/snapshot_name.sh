@@ -1,16 +1,17 @@
 #!/bin/sh
 # `bagtop snapshot --pid P --name NAME`, real bagtop and tpub processes,
-# DDS domain 13. One 50 Hz topic /na; two recorders in snapshot mode:
-# sqlite3 (each snapshot's file kept open until the next) and mcap with
-# --on-file-closed (each snapshot's file closed as written, an empty one
-# opened next). Triggers, in order:
+# DDS domain 13. One 50 Hz topic /na; two recorders in snapshot mode,
+# sqlite3 and mcap (with --on-file-closed): each snapshot's file is closed
+# as written and an empty one opened next, which a named snapshot drops.
+# Triggers, in order:
 #   sqlite3: --name ev1 (ev1.db3), --name ev1 (ev1_2.db3), none
 #     (<bag>_0.db3), --name <bag>_1 (taken by name: the next default file
 #     must skip it), none (<bag>_2.db3), --name taken while taken.db3 is on
 #     disk (taken_2.db3)
 #   mcap: --name ev1, --name ev1, none (ev1.mcap, ev1_2.mcap, <bag>_0.mcap)
 # Then: the paths printed, the log lines, the files on disk and in
-# metadata.yaml, `info` counts, `check`, `reindex` keeps them all.
+# metadata.yaml, `info` counts, `check`, `reindex` keeps them all (in the
+# order written).
 # Bad names: usage errors (exit 2, one line).
 set -u
 B=${BAGTOP_BIN:?}
@@ -83,16 +84,18 @@ REC=""
 grep -q "snapshot 2: .* written to .*/bag/ev1_2.db3" "$T/full.txt" ||
 	{ cat "$T/full.txt"; fail "the log does not name ev1_2.db3"; }
 
-# files CHECK BAG WANT: the storage files on disk and in metadata.yaml
+# files CHECK BAG WANT: the storage files on disk, and in metadata.yaml in
+# the order written (WANT's)
 files() {
 	_d=$(cd "$2" && ls | grep -v '^metadata.yaml$' | sort | tr '\n' ' ')
-	[ "$_d" = "$3" ] || fail "$1: files on disk '$_d', want '$3'"
-	_m=$(sed -n '/relative_file_paths:/,/^ *[a-z_]*:$/s/^ *- *//p' "$2/metadata.yaml" | sort |
+	_w=$(echo $3 | tr ' ' '\n' | sort | tr '\n' ' ')
+	[ "$_d" = "$_w" ] || fail "$1: files on disk '$_d', want '$_w'"
+	_m=$(sed -n '/relative_file_paths:/,/^ *[a-z_]*:$/s/^ *- *//p' "$2/metadata.yaml" |
 		tr '\n' ' ')
 	[ "$_m" = "$3" ] || { cat "$2/metadata.yaml"; fail "$1: metadata.yaml lists '$_m'"; }
 }
-want="bag_0.db3 bag_1.db3 bag_2.db3 ev1.db3 ev1_2.db3 taken_2.db3 "
-wantm="bagm_0.mcap ev1.mcap ev1_2.mcap "
+want="ev1.db3 ev1_2.db3 bag_0.db3 bag_1.db3 bag_2.db3 taken_2.db3 "
+wantm="ev1.mcap ev1_2.mcap bagm_0.mcap "
 files record "$T/bag" "$want"
 files "record -s mcap" "$T/bagm" "$wantm"
 
@@ -115,7 +118,8 @@ done
 "$B" check "$T/bag" >/dev/null || fail "check"
 "$B" check "$T/bagm" >/dev/null || fail "check (mcap)"
 
-# reindex rebuilds metadata.yaml from the files: it keeps them all
+# reindex rebuilds metadata.yaml from the files: it keeps them all, in the
+# order written (rosbag2 plays the files in the order listed)
 for d in bag bagm; do
 	mv "$T/$d/metadata.yaml" "$T/$d.yaml.old"
 	"$B" reindex "$T/$d" >"$T/reindex_$d" 2>&1 || { cat "$T/reindex_$d"; fail "reindex $d"; }
