@@ -77,7 +77,7 @@ static bt_status snapfile_write_to(const char *path, const struct app_snapstate 
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = bt_buf_printf(&b, SNAPFILE_MAGIC "\nseq %llu\nresult %s\nmessages %llu\n"
 				     "file %s\nmessage %s\npause_seq %llu\npaused %d\n"
-				     "starttime %llu\nrequests 1\nrequest %llu\nparams 1\n",
+				     "starttime %llu\nrequests 1\nrequest %llu\nparams 1\nnames 1\n",
 				     (unsigned long long)c.seq, c.result,
 				     (unsigned long long)c.messages, c.file, c.message,
 				     (unsigned long long)c.pause_seq, c.paused ? 1 : 0,
@@ -159,6 +159,8 @@ static void snapfile_kv(void *ctx, const char *key, const char *val)
 		s->request = strtoull(val, NULL, 10);
 	else if (strcmp(key, "params") == 0)
 		s->params = strcmp(val, "1") == 0;
+	else if (strcmp(key, "names") == 0)
+		s->names = strcmp(val, "1") == 0;
 }
 
 /* A state or answer file's text into *s. */
@@ -279,9 +281,9 @@ bt_status app_snapfile_request_write(pid_t rec, uint64_t request, const struct r
 	snapreq_path(rec, getpid(), snapreq_dir(rec), path, sizeof path);
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = bt_buf_printf(&b, SNAPREQ_MAGIC "\nrequest %llu\nbefore %lld\nafter %lld\n"
-				     "topics %s\nexclude %s\n", (unsigned long long)request,
+				     "topics %s\nexclude %s\nname %s\n", (unsigned long long)request,
 				     (long long)p->before_ns, (long long)p->after_ns, p->topics,
-				     p->exclude);
+				     p->exclude, p->name);
 	return snapfile_store(path, st, &b, err);
 }
 
@@ -311,6 +313,8 @@ static void snapreq_kv(void *ctx, const char *key, const char *val)
 		snprintf(r->p->topics, sizeof r->p->topics, "%s", val);
 	else if (strcmp(key, "exclude") == 0)
 		snprintf(r->p->exclude, sizeof r->p->exclude, "%s", val);
+	else if (strcmp(key, "name") == 0 && rec_cmd_snap_name_valid(val)) /* else: as usual */
+		snprintf(r->p->name, sizeof r->p->name, "%s", val);
 }
 
 static const struct rec_cmd_snap snapreq_none = {.before_ns = -1, .after_ns = -1};

@@ -33,7 +33,7 @@
  * it was: answered through the state file's seq.
  *
  * A request's parameters (`bagtop snapshot --before --after --topics
- * --exclude`; a signal carries only an int) travel in a request file of
+ * --exclude --name`; a signal carries only an int) travel in a request file of
  * the requester's own, written atomically BEFORE the signal is sent:
  * "bagtop-REC.snapreq-REQ" next to the state file (app_snapfile_request_*),
  * holding the request number. The recorder takes (reads and removes) it
@@ -41,8 +41,8 @@
  * by an earlier process with this pid) is ignored. One file per requester
  * and a requester sends one request at a time, so concurrent requesters
  * never share a file. The state file says `params 1` when the recorder
- * reads them: a requester with parameters refuses an older recorder that
- * would ignore them. */
+ * reads them, and `names 1` when it also reads `name`: a requester with
+ * parameters refuses an older recorder that would ignore them. */
 #ifndef APP_SNAPFILE_H
 #define APP_SNAPFILE_H
 
@@ -74,6 +74,7 @@ struct app_snapstate {
 	bool requests;      /* the recorder answers APP_SIG_SNAPSHOT */
 	uint64_t request;   /* an answer's request number */
 	bool params;        /* the recorder reads request files (above) */
+	bool names;         /* … and their `name` */
 };
 
 /* Writes this process's request file for recorder `rec`: request number

@@ -14,7 +14,13 @@
 #include "bt_time.h"
 #include "rec_cmd.h"
 
-enum { SNAP_O_BEFORE = APP_PIDCMD_O_TIMEOUT + 1, SNAP_O_AFTER, SNAP_O_TOPICS, SNAP_O_EXCLUDE };
+enum {
+	SNAP_O_BEFORE = APP_PIDCMD_O_TIMEOUT + 1,
+	SNAP_O_AFTER,
+	SNAP_O_TOPICS,
+	SNAP_O_EXCLUDE,
+	SNAP_O_NAME
+};
 
 extern const struct app_cmd app_cmd_snapshot;
 
@@ -29,6 +35,8 @@ static const struct app_opt snapshot_opts[] = {
 	 SNAP_O_TOPICS},
 	{"exclude", 0, "LIST", "not these topics (comma-separated, recorded or DDS names)",
 	 SNAP_O_EXCLUDE},
+	{"name", 0, "NAME", "name the snapshot's file NAME plus the storage's extension "
+	 "(NAME_2, ... when taken)", SNAP_O_NAME},
 };
 
 /* A list option's value: comma-separated names, no newline. */
@@ -42,7 +50,7 @@ static int snapshot_list(const char *opt, const char *arg, char *out, size_t cap
 	return 0;
 }
 
-/* --before, --after, --topics, --exclude into the rec_cmd_snap ctx. */
+/* --before, --after, --topics, --exclude, --name into the rec_cmd_snap ctx. */
 static int snapshot_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct rec_cmd_snap *p = ctx;
@@ -52,6 +60,14 @@ static int snapshot_opt(void *ctx, const struct app_opt *o, const char *arg)
 			return app_usage_error(&app_cmd_snapshot, "--%s wants seconds from 0 to "
 					       "86400, got '%s'", o->lng, arg);
 		*(o->id == SNAP_O_BEFORE ? &p->before_ns : &p->after_ns) = ns;
+		return 0;
+	}
+	if (o->id == SNAP_O_NAME) {
+		if (!rec_cmd_snap_name_valid(arg))
+			return app_usage_error(&app_cmd_snapshot, "--name wants a file name without "
+					       "'/' or control characters, not '.' or '..', 1 to "
+					       "%d bytes", REC_CMD_SNAP_NAME_MAX - 1);
+		snprintf(p->name, sizeof p->name, "%s", arg);
 		return 0;
 	}
 	if (o->id == SNAP_O_TOPICS)
@@ -100,10 +116,12 @@ static int snapshot_run(const struct app_cmd *cmd, int argc, char **argv)
 	 * the same pid must not pass for ours. */
 	uint64_t request = 0;
 	int sent;
-	bool has_params = p.before_ns >= 0 || p.after_ns >= 0 || p.topics[0] || p.exclude[0];
-	if (has_params && !st.params) {
-		app_error("process %ld takes no snapshot parameters (--before, --after, --topics, "
-			  "--exclude): an older bagtop", a.pid);
+	bool has_params = p.before_ns >= 0 || p.after_ns >= 0 || p.topics[0] || p.exclude[0] ||
+			  p.name[0];
+	if ((has_params && !st.params) || (p.name[0] && !st.names)) {
+		app_error("process %ld takes no snapshot %s: an older bagtop", a.pid,
+			  st.params ? "--name" : "parameters (--before, --after, --topics, --exclude, "
+						 "--name)");
 		return APP_EXIT_ERROR;
 	}
 	if (st.requests) {
@@ -139,5 +157,9 @@ const struct app_cmd app_cmd_snapshot = {
 	"\n--before, --after, --topics and --exclude narrow this snapshot only:\n"
 	"a topic's window becomes at most --before seconds before the trigger and\n"
 	"--after seconds after it (never wider than configured); a topic left\n"
-	"out keeps its messages buffered for the next snapshot.\n",
+	"out keeps its messages buffered for the next snapshot.\n"
+	"\n--name NAME writes the snapshot to NAME.db3 (NAME.mcap, ...) in the bag\n"
+	"directory instead of the next numbered file; never overwriting: when\n"
+	"that file exists, the first free NAME_2, NAME_3, ... The path printed\n"
+	"is the one used.\n",
 	snapshot_opts, sizeof snapshot_opts / sizeof snapshot_opts[0], snapshot_run};

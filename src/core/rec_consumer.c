@@ -368,15 +368,23 @@ static void cons_sync_losses(struct rec_consumer *c)
 	}
 }
 
-static void cons_split(struct rec_consumer *c)
+/* A split; to a file named `name` (a snapshot's --name; NULL: as usual,
+ * else the current file is dropped when empty: bag_writer_split_named). */
+static void cons_split_named(struct rec_consumer *c, const char *name)
 {
 	if (c->failed)
 		return;
 	cons_sync_losses(c);
 	struct bt_error e = {0};
-	bt_status st = bag_writer_split(c->opt.writer, &e);
+	bt_status st = name != NULL ? bag_writer_split_named(c->opt.writer, name, &e)
+				    : bag_writer_split(c->opt.writer, &e);
 	if (st != BT_OK)
 		cons_fail(c, st, &e);
+}
+
+static void cons_split(struct rec_consumer *c)
+{
+	cons_split_named(c, NULL);
 }
 
 size_t rec_consumer_on_split(struct rec_consumer *c, int64_t t_last,
@@ -668,7 +676,10 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 {
 	struct bag_writer_stats before, after;
 	c->hold_file = false;
-	if (c->file_has_data)
+	const char *name = rec_snap_held_name(c->opt.snap);
+	if (name[0] != '\0')
+		cons_split_named(c, name);
+	else if (c->file_has_data)
 		cons_split(c);
 	bag_writer_get_stats(c->opt.writer, &before);
 	struct rec_batch out = cons_snapshot_merge(c, b);

@@ -315,7 +315,9 @@ enum rec_trigger rec_recorder_snapshot(struct rec_recorder *r, uint64_t *id)
 	return rec_recorder_snapshot_with(r, NULL, id);
 }
 
-/* The topics p leaves out, into sp; returns sp->skip (the caller's to
+_Static_assert(REC_SNAP_NAME_MAX == REC_CMD_SNAP_NAME_MAX, "a snapshot's name fits rec_snap");
+
+/* The topics p leaves out and its file name, into sp; returns sp->skip (the caller's to
  * free, NULL when p names no topic). */
 static bool *rec_snap_select(struct rec_recorder *r, const struct rec_cmd_snap *p,
 			    struct rec_snap_params *sp)
@@ -323,6 +325,7 @@ static bool *rec_snap_select(struct rec_recorder *r, const struct rec_cmd_snap *
 	sp->before_ns = p->before_ns < 0 ? REC_SNAP_ALL : p->before_ns;
 	sp->after_ns = p->after_ns < 0 ? REC_SNAP_ALL : p->after_ns;
 	sp->skip_rest = p->topics[0] != '\0';
+	sp->name = p->name;
 	if (p->topics[0] == '\0' && p->exclude[0] == '\0')
 		return NULL;
 	size_t n = rec_topics_count(r->topics);
@@ -344,7 +347,7 @@ enum rec_trigger rec_recorder_snapshot_with(struct rec_recorder *r,
 {
 	if (r->snap == NULL)
 		return REC_TRIGGER_NOT_SNAPSHOT;
-	struct rec_snap_params sp = {REC_SNAP_ALL, REC_SNAP_ALL, NULL, 0, false};
+	struct rec_snap_params sp = {REC_SNAP_ALL, REC_SNAP_ALL, NULL, 0, false, NULL};
 	bool *skip = p != NULL ? rec_snap_select(r, p, &sp) : NULL;
 	struct rec_snap_trigger_info info = {0};
 	enum rec_snap_trigger_result res =

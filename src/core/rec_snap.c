@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "bt_mem.h"
@@ -75,6 +76,7 @@ struct rec_snap {
 	bool held_ready;          /* flipped, not yet taken (may be empty) */
 	int64_t held_t;           /* its trigger time */
 	int64_t held_before, held_after; /* its trigger's narrowing (REC_SNAP_ALL: none) */
+	char held_name[REC_SNAP_NAME_MAX]; /* its trigger's file name ("": none) */
 	uint32_t n_skip;          /* t[id].skip is valid for id < n_skip */
 	bool skip_rest;           /* topics >= n_skip are left out */
 	struct rec_batch post;    /* the post window's messages */
@@ -395,7 +397,7 @@ bt_status rec_snap_push(struct rec_snap *s, struct rec_msg *m)
  * busy: nothing reads them then). */
 static void snap_params_set(struct rec_snap *s, const struct rec_snap_params *p)
 {
-	static const struct rec_snap_params none = {REC_SNAP_ALL, REC_SNAP_ALL, NULL, 0, false};
+	static const struct rec_snap_params none = {REC_SNAP_ALL, REC_SNAP_ALL, NULL, 0, false, NULL};
 	if (p == NULL)
 		p = &none;
 	s->held_before = p->before_ns;
@@ -406,6 +408,7 @@ static void snap_params_set(struct rec_snap *s, const struct rec_snap_params *p)
 	for (uint32_t i = 0; i < s->n_skip; i++)
 		s->t[i].skip = p->skip[i];
 	s->skip_rest = p->skip_rest;
+	snprintf(s->held_name, sizeof s->held_name, "%s", p->name != NULL ? p->name : "");
 }
 
 /* Trims every queue to its window before T, a selected topic's as its
@@ -688,6 +691,11 @@ void rec_snap_release(struct rec_snap *s)
 	}
 	pthread_mutex_unlock(&s->mu);
 	rec_msg_free_list(left);
+}
+
+const char *rec_snap_held_name(const struct rec_snap *s)
+{
+	return s->held_name; /* set by the trigger, under mu, before take_wait took it */
 }
 
 void rec_snap_wake(struct rec_snap *s)

@@ -156,7 +156,11 @@ struct rec_snap_params {
 	const bool *skip;  /* skip[topic], topic < n_skip: left out; NULL: none */
 	uint32_t n_skip;   /* <= REC_TOPICS_MAX */
 	bool skip_rest;    /* topics >= n_skip (discovered later): left out */
+	/* The snapshot file's name stem (`--name`, copied; at most
+	 * REC_SNAP_NAME_MAX - 1 bytes): rec_snap_held_name. NULL: as usual. */
+	const char *name;
 };
+#define REC_SNAP_NAME_MAX 128
 
 /* rec_snap_trigger with parameters (copied; NULL: as configured). A
  * snapshot none of whose selected topics has a message before the trigger
@@ -199,6 +203,9 @@ bool rec_snap_cover_describe(struct rec_snap *s, const struct rec_topics *topics
  * accepted again. Call after post_take returned false; a window still open
  * is closed and its messages freed (counted in post_discarded). */
 void rec_snap_release(struct rec_snap *s);
+/* Consumer only, from take_wait handing out a snapshot until its release:
+ * the name its trigger gave its file (rec_snap_params.name; "": none). */
+const char *rec_snap_held_name(const struct rec_snap *s);
 
 /* Makes a waiting take_wait return at once (commands for the consumer). */
 void rec_snap_wake(struct rec_snap *s);

@@ -506,6 +506,35 @@ static void br_drop_blank(struct bag_reader *r)
 	r->n_files = keep;
 }
 
+/* Files found by listing the directory (no metadata.yaml) come in name
+ * order, <bag>_<N> by N, other names after (a snapshot's --name): put
+ * those holding messages in the order of their first message (stable, as
+ * the recorder listed them), so that a reindexed metadata.yaml lists them
+ * as written and rosbag2, which reads them in that order, plays them in
+ * time order. Files without messages keep their places. */
+static void br_order_listed(struct bag_reader *r)
+{
+	if (r->has_md || r->n_files < 2)
+		return;
+	struct bag_reader_file *f = r->files;
+	/* Insertion sort over the files with messages only: a few hundred. */
+	for (size_t i = 1; i < r->n_files; i++) {
+		if (!f[i].message_count)
+			continue;
+		for (size_t j = i; j > 0;) {
+			size_t k = j; /* the previous file with messages */
+			while (k > 0 && !f[k - 1].message_count)
+				k--;
+			if (k == 0 || f[k - 1].start <= f[j].start)
+				break;
+			struct bag_reader_file t = f[k - 1];
+			f[k - 1] = f[j];
+			f[j] = t;
+			j = k - 1;
+		}
+	}
+}
+
 /* A backend's errors (SQLite's) name the inflated copy of a FILE-compressed
  * file, which lives in our private temporary directory and is gone by the
  * time the user reads the message: name the bag's own file instead. */
@@ -565,8 +594,10 @@ bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **
 	bt_status st = br_open_path(r, path, err);
 	if (st == BT_OK)
 		st = br_summarise_all(r, err);
-	if (st == BT_OK)
+	if (st == BT_OK) {
 		br_drop_blank(r);
+		br_order_listed(r);
+	}
 	if (st != BT_OK) {
 		br_err_real_names(r, err);
 		bag_reader_close(r);

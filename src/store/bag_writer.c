@@ -42,8 +42,9 @@ struct bw_topic {
 };
 
 struct bw_file {
-	size_t seq;     /* the N of its name */
-	char *name;     /* "<bag>_<N><extension>" */
+	size_t seq;     /* unique in the bag */
+	char *name;     /* "<bag>_<N><extension>", or a split_named one */
+	size_t n;       /* the N of its name; SIZE_MAX: split_named */
 	char *rel_path; /* name, or name + ".zstd" once compressed */
 	int64_t start;  /* BAG_TIME_NONE when empty */
 	int64_t end;
@@ -90,9 +91,13 @@ struct bag_writer {
 	 * the metadata rebuilt at each split do not grow with the splits. */
 	struct bw_file *files;
 	size_t n_files, cap_files;
-	size_t next_seq; /* N of the next file */
+	size_t next_seq; /* seq of the next file */
+	size_t next_n;   /* N of the next <bag>_<N> name */
 	/* Deleted while still being compressed: deleted when that ends. */
-	size_t *doomed;
+	struct bw_doomed {
+		size_t seq;
+		char *name;
+	} *doomed;
 	size_t n_doomed, cap_doomed;
 	struct bag_storage *store; /* open file: files[n_files - 1] */
 	bool in_txn;
@@ -387,7 +392,7 @@ static void bw_storage_options(const struct bag_writer *w, struct bag_storage_op
 					  .n_config = w->n_config};
 }
 
-static void bw_remove_outputs(struct bag_writer *w, size_t seq);
+static void bw_remove_outputs(struct bag_writer *w, const char *name);
 
 /* Says once when the topics alone need more than max_size per file: each
  * file then holds up to max_size of messages beyond its fixed part. */
@@ -404,13 +409,58 @@ static void bw_check_base(struct bag_writer *w)
 		    "reach %s", need, w->n_topics, lim, lim);
 }
 
-static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
+/* Is `name` taken: a file of the bag, or in its directory as it is, compressed
+ * or with a side file of the storage's? */
+static bool bw_name_taken(const struct bag_writer *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_files; i++)
+		if (strcmp(w->files[i].name, name) == 0)
+			return true;
+	static const char *const ours[] = {"", BAG_STORAGE_FILE_COMPRESSED, NULL};
+	const char *const *lists[] = {ours, w->ops->side_suffixes};
+	for (size_t l = 0; l < 2; l++) {
+		for (const char *const *sfx = lists[l]; sfx != NULL && *sfx; sfx++) {
+			char *p = bt_xasprintf("%s/%s%s", w->dir, name, *sfx);
+			bool there = bt_fs_exists(p);
+			free(p);
+			if (there)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The next file's name, never one taken: "<stem><ext>", else the first
+ * free "<stem>_2<ext>", "<stem>_3<ext>", …; without a stem "<bag>_<N><ext>"
+ * for the first free N from next_n (a named file may hold one), *n = N
+ * (SIZE_MAX with a stem). */
+static char *bw_next_name(struct bag_writer *w, const char *stem, size_t *n)
+{
+	const char *ext = w->ops->extension;
+	size_t k = stem == NULL ? w->next_n : 1;
+	for (;; k++) {
+		char *name = stem == NULL ? bt_xasprintf("%s_%zu%s", w->base, k, ext)
+			     : k == 1	  ? bt_xasprintf("%s%s", stem, ext)
+					  : bt_xasprintf("%s_%zu%s", stem, k, ext);
+		if (!bw_name_taken(w, name)) {
+			*n = stem == NULL ? k : SIZE_MAX;
+			return name;
+		}
+		free(name);
+	}
+}
+
+/* Opens the next file: named after stem (NULL: <bag>_<N>). */
+static bt_status bw_open_file(struct bag_writer *w, const char *stem, struct bt_error *err)
 {
 	bt_xgrow((void **)&w->files, &w->cap_files, w->n_files + 1, sizeof *w->files);
+	size_t n;
+	char *name = bw_next_name(w, stem, &n);
 	struct bw_file *f = &w->files[w->n_files];
 	memset(f, 0, sizeof *f);
 	f->seq = w->next_seq;
-	f->name = bt_xasprintf("%s_%zu%s", w->base, f->seq, w->ops->extension);
+	f->name = name;
+	f->n = n;
 	f->rel_path = bt_xstrdup(f->name);
 	f->start = BAG_TIME_NONE;
 	f->end = INT64_MIN;
@@ -422,7 +472,10 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	bt_status st = bag_storage_create(w->ops, path, &so, &w->store, err);
 	free(path);
 	if (st != BT_OK) {
-		bw_remove_outputs(w, f->seq); /* a half-created file (disk full) holds nothing */
+		/* A half-created file (disk full) holds nothing; one that
+		 * appeared since bw_next_name looked is not ours to delete. */
+		if (st != BT_ERR_EXISTS)
+			bw_remove_outputs(w, f->name);
 		free(f->name);
 		free(f->rel_path);
 		free(f->tally);
@@ -430,6 +483,8 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	}
 	w->n_files++;
 	w->next_seq++;
+	if (n != SIZE_MAX)
+		w->next_n = n + 1;
 	w->stats.file_index = f->seq;
 	w->size_slack = UINT64_MAX;
 	uint64_t empty = 0;
@@ -447,15 +502,14 @@ static bt_status bw_open_file(struct bag_writer *w, struct bt_error *err)
 	return st;
 }
 
-static void bw_remove_outputs(struct bag_writer *w, size_t seq)
+static void bw_remove_outputs(struct bag_writer *w, const char *name)
 {
 	static const char *const ours[] = {"", BAG_STORAGE_FILE_COMPRESSED,
 					   BAG_STORAGE_FILE_COMPRESSED ".tmp", NULL};
 	const char *const *lists[] = {ours, w->ops->side_suffixes};
 	for (size_t l = 0; l < 2; l++) {
 		for (const char *const *sfx = lists[l]; *sfx; sfx++) {
-			char *p = bt_xasprintf("%s/%s_%zu%s%s", w->dir, w->base, seq,
-					       w->ops->extension, *sfx);
+			char *p = bt_xasprintf("%s/%s%s", w->dir, name, *sfx);
 			unlink(p);
 			free(p);
 		}
@@ -480,15 +534,16 @@ static void bw_rotate(struct bag_writer *w)
 	while (w->n_files - gone + 1 > w->max_files && gone < w->n_files) {
 		struct bw_file *f = &w->files[gone++];
 		w->stats.files_removed++;
+		bt_log_info("removed %s (--max-bag-files %llu)", f->name,
+			    (unsigned long long)w->max_files);
 		if (f->compressing) {
 			bt_xgrow((void **)&w->doomed, &w->cap_doomed, w->n_doomed + 1,
 				 sizeof *w->doomed);
-			w->doomed[w->n_doomed++] = f->seq;
+			w->doomed[w->n_doomed++] = (struct bw_doomed){f->seq, f->name};
+			f->name = NULL; /* the doomed entry's now */
 		} else {
-			bw_remove_outputs(w, f->seq);
+			bw_remove_outputs(w, f->name);
 		}
-		bt_log_info("removed %s (--max-bag-files %llu)", f->name,
-			    (unsigned long long)w->max_files);
 		bw_file_fini(f);
 	}
 	memmove(w->files, w->files + gone, (w->n_files - gone) * sizeof *w->files);
@@ -508,9 +563,10 @@ static struct bw_file *bw_file_by_seq(struct bag_writer *w, size_t seq)
 static void bw_doomed_done(struct bag_writer *w, size_t seq)
 {
 	for (size_t i = 0; i < w->n_doomed; i++) {
-		if (w->doomed[i] != seq)
+		if (w->doomed[i].seq != seq)
 			continue;
-		bw_remove_outputs(w, seq);
+		bw_remove_outputs(w, w->doomed[i].name);
+		free(w->doomed[i].name);
 		w->doomed[i] = w->doomed[--w->n_doomed];
 		return;
 	}
@@ -917,15 +973,23 @@ static bt_status bw_write_repeats(struct bag_writer *w, int64_t t_last, struct b
 	return st == BT_OK ? bw_commit(w, err) : st;
 }
 
-static bt_status bw_do_split(struct bag_writer *w, struct bt_error *err)
+static void bw_drop_current(struct bag_writer *w);
+
+/* Closes the current file and opens the next, named after stem (NULL: as
+ * usual); with a stem, a current file without messages is dropped. */
+static bt_status bw_do_split(struct bag_writer *w, const char *stem, struct bt_error *err)
 {
 	const struct bw_file *f = bw_cur(w);
 	int64_t t_last = f->count ? f->end : BAG_TIME_NONE;
-	bt_status st = bw_close_file(w, err);
+	bt_status st = BT_OK;
+	if (stem != NULL && f->count == 0)
+		bw_drop_current(w);
+	else
+		st = bw_close_file(w, err);
 	if (st == BT_OK) {
 		bw_poll_fcomp(w, false);
 		bw_rotate(w);
-		st = bw_open_file(w, err);
+		st = bw_open_file(w, stem, err);
 	}
 	if (st == BT_OK && w->on_split)
 		st = bw_write_repeats(w, t_last, err);
@@ -943,7 +1007,7 @@ static bt_status bw_write_one(struct bag_writer *w, size_t i, const struct bag_m
 	bool split;
 	bt_status st = bw_need_split(w, m, &split, err);
 	if (st == BT_OK && split && (st = bw_commit(w, err)) == BT_OK)
-		st = bw_do_split(w, err);
+		st = bw_do_split(w, NULL, err);
 	if (st == BT_OK && split && bw_cancelled(w))
 		return BT_OK; /* cancelled during the split: m is not written */
 	if (st == BT_OK && !w->in_txn && (st = w->store->ops->batch_begin(w->store, err)) == BT_OK)
@@ -1050,7 +1114,18 @@ bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
 {
 	if (w->failed)
 		return bw_refuse(w, err);
-	bt_status st = bw_do_split(w, err);
+	bt_status st = bw_do_split(w, NULL, err);
+	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+}
+
+bt_status bag_writer_split_named(struct bag_writer *w, const char *stem, struct bt_error *err)
+{
+	if (stem[0] == '\0' || strchr(stem, '/') != NULL || strcmp(stem, ".") == 0 ||
+	    strcmp(stem, "..") == 0)
+		return bt_err_set(err, BT_ERR_USAGE, "'%s' cannot name a file of the bag", stem);
+	if (w->failed)
+		return bw_refuse(w, err);
+	bt_status st = bw_do_split(w, stem, err);
 	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
 }
 
@@ -1165,6 +1240,8 @@ static void bw_free(struct bag_writer *w)
 		bag_msgdef_fini(&w->types[i]);
 	for (size_t i = 0; i < w->n_files; i++)
 		bw_file_fini(&w->files[i]);
+	for (size_t i = 0; i < w->n_doomed; i++)
+		free(w->doomed[i].name);
 	free(w->doomed);
 	bag_kv_free(w->custom, w->n_custom);
 	bag_kv_free(w->def_sources, w->n_def_sources);
@@ -1207,12 +1284,12 @@ bt_status bag_writer_open(const struct bag_writer_options *o, struct bag_writer 
 	}
 	st = bw_start_threads(w, o, err);
 	if (st == BT_OK)
-		st = bw_open_file(w, err);
+		st = bw_open_file(w, NULL, err);
 	if (st != BT_OK) {
 		bag_storage_discard(w->store);
 		w->store = NULL;
 		for (size_t i = 0; i < w->n_files; i++)
-			bw_remove_outputs(w, w->files[i].seq);
+			bw_remove_outputs(w, w->files[i].name);
 		char *md = bt_fs_join(w->dir, BAG_METADATA_FILE);
 		unlink(md);
 		free(md);
@@ -1254,6 +1331,15 @@ static bool bw_drop_empty_last(struct bag_writer *w)
 	struct bw_file *f = &w->files[w->n_files - 1];
 	if (!w->drop_empty_last || w->n_files < 2 || f->count != 0 || w->failed)
 		return false;
+	bw_drop_current(w);
+	return true;
+}
+
+/* Deletes the open file, which holds no message, and forgets it: it is
+ * not told to on_file_closed, nor listed in metadata.yaml again. */
+static void bw_drop_current(struct bag_writer *w)
+{
+	struct bw_file *f = &w->files[w->n_files - 1];
 	/* Closed cleanly first: no journal left behind. */
 	if (bag_storage_close(w->store, NULL) != BT_OK)
 		bt_log_debug("%s: the empty last file did not close cleanly", f->name);
@@ -1269,9 +1355,10 @@ static bool bw_drop_empty_last(struct bag_writer *w)
 		free(p);
 	}
 	free(path);
+	if (f->n != SIZE_MAX && f->n + 1 == w->next_n)
+		w->next_n = f->n; /* its N is free again: no gap in the names */
 	bw_file_fini(f);
 	w->n_files--;
-	return true;
 }
 
 bt_status bag_writer_close(struct bag_writer *w, struct bt_error *err)

@@ -1,5 +1,6 @@
 /* bag_writer — writes a rosbag2 bag: <bag>/<bag>_<N>.db3 (or the extension
- * of the storage backend chosen) files in
+ * of the storage backend chosen; or a name of the caller's:
+ * bag_writer_split_named) files in
  * schema 4 (3 for Humble), metadata.yaml (v9; v5 Humble, v7 Iron: the
  * layout of options.compat) rewritten atomically at open, at every split
  * and at close, splits by size / duration / request, --max-bag-files
@@ -124,7 +125,7 @@ struct bag_writer_options {
 /* What on_file_closed reports; valid during the call. */
 struct bag_file_closed {
 	const char *path;  /* the file as a user takes it: "<bag>/<name>[.zstd]" */
-	size_t seq;        /* the N of its name */
+	size_t seq;        /* its number, unique in the bag: the N of a <bag>_<N> name */
 	uint64_t messages; /* in it */
 	bool final;        /* closed by bag_writer_close, not by a split */
 	/* The file opened in its place by the split that closed it,
@@ -145,7 +146,7 @@ struct bag_writer_stats {
 	uint64_t repeated;       /* of them, written by on_split */
 	uint64_t bytes;          /* payload bytes committed (before compression) */
 	uint64_t dropped_toobig; /* refused by sqlite as too large */
-	size_t file_index;       /* N of the current <bag>_<N>.db3 */
+	size_t file_index;       /* the current file's number (bag_file_closed.seq) */
 	size_t files_removed;    /* by max_bag_files */
 };
 
@@ -241,6 +242,17 @@ void bag_writer_set_cancel(struct bag_writer *w, const atomic_bool *flag);
 BT_MUST_CHECK bt_status bag_writer_idle(struct bag_writer *w, struct bt_error *err);
 /* Closes the current file and starts the next one now. */
 BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err);
+/* bag_writer_split, the new file named "<stem><extension>" (a snapshot's
+ * --name) instead of <bag>_<N>; never overwriting: when that name is
+ * taken (a file of the bag, or on disk as it is or compressed) the first
+ * free "<stem>_2", "<stem>_3", … (bag_writer_current_file says which).
+ * A current file without messages is deleted and forgotten rather than
+ * closed (no on_file_closed for it, gone from metadata.yaml). Later
+ * splits name their files <bag>_<N> again, N skipping any name taken.
+ * BT_ERR_USAGE for a stem that is not a plain file name (empty, '/', "."
+ * or ".."); else as bag_writer_split. */
+BT_MUST_CHECK bt_status bag_writer_split_named(struct bag_writer *w, const char *stem,
+					       struct bt_error *err);
 /* Finishes the bag (final metadata, waits for FILE compression unless the
  * cancel flag cuts it short) and frees
  * the writer, also on error. Returns the first error the writer met. */
@@ -250,7 +262,8 @@ void bag_writer_get_stats(const struct bag_writer *w, struct bag_writer_stats *s
 /* How many files the writer keeps a record of: those that exist (the open
  * one included; none that --max-bag-files deleted). */
 size_t bag_writer_file_count(const struct bag_writer *w);
-/* Path of the current storage file; valid until the next write/split. */
+/* Name of the current storage file in the bag directory ("<bag>_<N>.db3"
+ * or a split_named one); valid until the next write/split. */
 const char *bag_writer_current_file(const struct bag_writer *w);
 /* True while the writer thread is blocked waiting for the MESSAGE-mode
  * compression threads (they are behind it). Any thread, lock-free; false

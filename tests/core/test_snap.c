@@ -470,7 +470,7 @@ static void test_snap_trigger_params(void **state)
 		for (uint32_t topic = 1; topic <= 3; topic++)
 			assert_int_equal(rec_snap_push(s, msg(topic, topic * 1000 + t, 10, t)), BT_OK);
 	bool skip[3] = {false, false, true}; /* topic 2 left out */
-	struct rec_snap_params p = {30, 20, skip, 3, false};
+	struct rec_snap_params p = {30, 20, skip, 3, false, NULL};
 	struct rec_snap_trigger_info info;
 	assert_int_equal(rec_snap_trigger_with(s, 105, &p, &info), REC_SNAP_TRIGGERED);
 	assert_int_equal(info.count, 6);
@@ -495,7 +495,7 @@ static void test_snap_trigger_params(void **state)
 	assert_false(rec_snap_post_take(s, 130 + 50 + REC_SNAP_POST_GRACE_NS + 1, &b));
 	rec_snap_release(s);
 	/* Nothing before (an empty buffer), 10 after: still a snapshot. */
-	struct rec_snap_params after = {0, 10, NULL, 0, false};
+	struct rec_snap_params after = {0, 10, NULL, 0, false, NULL};
 	assert_int_equal(rec_snap_trigger_with(s, 200, &after, &info), REC_SNAP_TRIGGERED);
 	assert_true(rec_snap_take_wait(s, 1000 * MS, &b, &id));
 	assert_int_equal(b.count, 0);

@@ -1027,6 +1027,71 @@ static void test_split_by_duration(void **state)
 	wt_fini(&b);
 }
 
+/* bag_writer_split_named: the file named as asked, the first free NAME_K
+ * when taken (by the bag or on disk, never overwritten), an empty current
+ * file dropped, default names going on without a gap and skipping one a
+ * name took; metadata.yaml lists them all in the order written. */
+static void test_split_named(void **state)
+{
+	(void)state;
+	struct wt_bag b;
+	wt_init(&b, "nm");
+	wt_open(&b);
+	wt_add_topics(&b, 1, 1);
+	struct bt_error err;
+	/* File 0 is empty: dropped, its name free again. */
+	assert_int_equal(bag_writer_split_named(b.w, "ev1", &err), BT_OK);
+	assert_string_equal(bag_writer_current_file(b.w), "ev1.db3");
+	struct wt_msg m = wt_msg(&b, 0, WT_T0, 8);
+	wt_write(&b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b.w, "ev1", &err), BT_OK);
+	assert_string_equal(bag_writer_current_file(b.w), "ev1_2.db3");
+	m = wt_msg(&b, 0, WT_T0 + 1000, 8);
+	wt_write(&b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b.w, "nm_bag_1", &err), BT_OK);
+	m = wt_msg(&b, 0, WT_T0 + 2000, 8);
+	wt_write(&b, &m, 1);
+	wt_split(&b);
+	assert_string_equal(bag_writer_current_file(b.w), "nm_bag_0.db3");
+	m = wt_msg(&b, 0, WT_T0 + 3000, 8);
+	wt_write(&b, &m, 1);
+	wt_split(&b);
+	assert_string_equal(bag_writer_current_file(b.w), "nm_bag_2.db3"); /* _1 is taken */
+	m = wt_msg(&b, 0, WT_T0 + 4000, 8);
+	wt_write(&b, &m, 1);
+	/* A file of that name on disk, not the bag's: left as it is. */
+	char *taken = bt_fs_join(b.dir, "taken.db3");
+	FILE *f = fopen(taken, "w");
+	assert_non_null(f);
+	fputs("mine", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(bag_writer_split_named(b.w, "taken", &err), BT_OK);
+	assert_string_equal(bag_writer_current_file(b.w), "taken_2.db3");
+	m = wt_msg(&b, 0, WT_T0 + 5000, 8);
+	wt_write(&b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b.w, "a/b", &err), BT_ERR_USAGE);
+	assert_int_equal(bag_writer_split_named(b.w, "..", &err), BT_ERR_USAGE);
+	wt_close(&b);
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(bt_fs_read_all(taken, 100, &text, &len, &err), BT_OK);
+	assert_string_equal(text, "mine");
+	free(text);
+	free(taken);
+	struct bag_metadata md;
+	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	static const char *const want[] = {"ev1.db3", "ev1_2.db3", "nm_bag_1.db3",
+					   "nm_bag_0.db3", "nm_bag_2.db3", "taken_2.db3"};
+	assert_int_equal(md.n_paths, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(md.relative_file_paths[i], want[i]);
+		assert_int_equal(md.files[i].message_count, 1);
+	}
+	assert_int_equal(md.message_count, 6);
+	bag_metadata_fini(&md);
+	wt_fini(&b);
+}
+
 static void test_split_on_request(void **state)
 {
 	(void)state;
@@ -1528,6 +1593,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cancel, wt_teardown),
 		cmocka_unit_test_teardown(test_split_by_duration, wt_teardown),
 		cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
+		cmocka_unit_test_teardown(test_split_named, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_none, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_file, wt_teardown),
 		cmocka_unit_test_teardown(test_compression_file_cancelled, wt_teardown),
