@@ -1,4 +1,5 @@
 /* rec_cmd — the recorder's command kinds; see the header. */
+#include "bt_str.h"
 #include "rec_cmd.h"
 
 #include <stdarg.h>
@@ -65,14 +66,7 @@ void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p)
 
 bool rec_cmd_snap_name_valid(const char *name)
 {
-	size_t n = strlen(name);
-	if (n == 0 || n >= REC_CMD_SNAP_NAME_MAX || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0)
-		return false;
-	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
-		if (*s == '/' || *s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
+	return bt_str_file_name_ok(name, REC_CMD_SNAP_NAME_MAX);
 }
 
 bool rec_cmd_in_list(const char *list, const char *name)
