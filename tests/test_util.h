@@ -74,6 +74,8 @@ void tu_check_bag(const char *dir);
  * test (NULL *state: nothing to remove). */
 int tu_scratch_setup(void **state);
 int tu_scratch_teardown(void **state);
+/* A cmocka test with that scratch directory in *state. */
+#define TU_SCRATCH_TEST(f) cmocka_unit_test_setup_teardown(f, tu_scratch_setup, tu_scratch_teardown)
 /* The same for a group: the directory is tu_group_tmp. */
 extern char *tu_group_tmp;
 int tu_group_tmp_setup(void **state);

@@ -533,18 +533,13 @@ int main(void)
 		return 77;
 	}
 	const struct CMUnitTest own[] = {
-		cmocka_unit_test_setup_teardown(test_window, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_filter, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_compat_compression, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_every_storage, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_no_metadata, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_out_exists, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_bad_input, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_window),
+		TU_SCRATCH_TEST(test_filter),
+		TU_SCRATCH_TEST(test_compat_compression),
+		TU_SCRATCH_TEST(test_every_storage),
+		TU_SCRATCH_TEST(test_no_metadata),
+		TU_SCRATCH_TEST(test_out_exists),
+		TU_SCRATCH_TEST(test_bad_input),
 	};
 	int failed = cmocka_run_group_tests_name("convert", own, NULL, NULL);
 	if (!tu_fixtures()) {
@@ -554,9 +549,8 @@ int main(void)
 		return failed;
 	}
 	const struct CMUnitTest fixtures[] = {
-		cmocka_unit_test_setup_teardown(test_fixtures, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_fixture_forms, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_fixtures),
+		TU_SCRATCH_TEST(test_fixture_forms),
 	};
 	return failed + cmocka_run_group_tests_name("convert fixtures", fixtures, NULL, NULL);
 }

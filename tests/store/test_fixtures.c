@@ -493,8 +493,7 @@ int main(void)
 		cmocka_unit_test(test_talker_payloads),
 		cmocka_unit_test(test_single_files),
 		cmocka_unit_test(test_metadata_versions),
-		cmocka_unit_test_setup_teardown(test_reading_writes_nothing, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_reading_writes_nothing),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -687,47 +687,34 @@ static void test_errors(void **state)
 	md_expect_error("root is a list", "- a\n- b\n");
 	md_expect_error("root key is a list", "rosbag2_bagfile_information:\n  - 1\n");
 	md_expect_error("a plain scalar", "hello\n");
-	char *v;
-	md_expect_error("missing version", v = md_variant("  version: 9\n", ""));
-	free(v);
-	md_expect_error("missing relative_file_paths",
-			v = md_variant("  relative_file_paths:\n    - b_0.db3\n", ""));
-	free(v);
-	md_expect_error("message_count -1", v = md_variant("  message_count: 1\n  topics",
-							   "  message_count: -1\n  topics"));
-	free(v);
-	md_expect_error("topic message_count -1",
-			v = md_variant("      message_count: 1\n  compression",
-				       "      message_count: -1\n  compression"));
-	free(v);
-	md_expect_error("huge version", v = md_variant("version: 9", "version: 99999999999999999999"));
-	free(v);
-	md_expect_error("version text", v = md_variant("version: 9", "version: nine"));
-	free(v);
-	md_expect_error("negative duration",
-			v = md_variant("  duration:\n    nanoseconds: 10\n",
-				       "  duration: {nanoseconds: -5}\n"));
-	free(v);
-	md_expect_error("starting_time overflow",
-			v = md_variant("nanoseconds_since_epoch: 100",
-				       "nanoseconds_since_epoch: 9223372036854775808"));
-	free(v);
-	md_expect_error("files entry without path", v = md_variant("    - path: b_0.db3\n      starting",
-								   "    - starting"));
-	free(v);
-	md_expect_error("files entry negative dur",
-			v = md_variant("        nanoseconds: 10\n      message_count",
-				       "        nanoseconds: -1\n      message_count"));
-	free(v);
-	md_expect_error("files not a sequence", v = md_variant("  files:\n", "  files: 3\n  x:\n"));
-	free(v);
-	md_expect_error("topic without name", v = md_variant("        name: /a\n", ""));
-	free(v);
-	md_expect_error("bad QoS policy", v = md_variant("offered_qos_profiles: []",
-							 "offered_qos_profiles: [{history: x}]"));
-	free(v);
-	md_expect_error("custom_data a list", v = md_variant("custom_data: ~", "custom_data: [1]"));
-	free(v);
+	/* md_good_text with `from` replaced by `to` */
+	static const struct {
+		const char *what, *from, *to;
+	} variants[] = {
+		{"missing version", "  version: 9\n", ""},
+		{"missing relative_file_paths", "  relative_file_paths:\n    - b_0.db3\n", ""},
+		{"message_count -1", "  message_count: 1\n  topics", "  message_count: -1\n  topics"},
+		{"topic message_count -1", "      message_count: 1\n  compression",
+		 "      message_count: -1\n  compression"},
+		{"huge version", "version: 9", "version: 99999999999999999999"},
+		{"version text", "version: 9", "version: nine"},
+		{"negative duration", "  duration:\n    nanoseconds: 10\n",
+		 "  duration: {nanoseconds: -5}\n"},
+		{"starting_time overflow", "nanoseconds_since_epoch: 100",
+		 "nanoseconds_since_epoch: 9223372036854775808"},
+		{"files entry without path", "    - path: b_0.db3\n      starting", "    - starting"},
+		{"files entry negative dur", "        nanoseconds: 10\n      message_count",
+		 "        nanoseconds: -1\n      message_count"},
+		{"files not a sequence", "  files:\n", "  files: 3\n  x:\n"},
+		{"topic without name", "        name: /a\n", ""},
+		{"bad QoS policy", "offered_qos_profiles: []", "offered_qos_profiles: [{history: x}]"},
+		{"custom_data a list", "custom_data: ~", "custom_data: [1]"},
+	};
+	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		char *v = md_variant(variants[i].from, variants[i].to);
+		md_expect_error(variants[i].what, v);
+		free(v);
+	}
 }
 
 /* bag_metadata_write / _read: the file on disk, atomically replaced. */
@@ -764,8 +751,7 @@ int main(void)
 		cmocka_unit_test(test_qos_string_forms),
 		cmocka_unit_test(test_qos_to_string),
 		cmocka_unit_test(test_errors),
-		cmocka_unit_test_setup_teardown(test_write_read_file, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_write_read_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
