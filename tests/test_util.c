@@ -272,6 +272,14 @@ int tu_group_tmp_teardown(void **state)
 	return tu_scratch_teardown((void **)&tu_group_tmp);
 }
 
+size_t tu_count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 int tu_files_equal(const char *a, const char *b)
 {
 	char *const argv[] = {"cmp", "-s", (char *)a, (char *)b, NULL};

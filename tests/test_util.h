@@ -80,6 +80,8 @@ int tu_scratch_teardown(void **state);
 extern char *tu_group_tmp;
 int tu_group_tmp_setup(void **state);
 int tu_group_tmp_teardown(void **state);
+/* How many times `needle` occurs in `hay` (overlapping ones too). */
+size_t tu_count_of(const char *hay, const char *needle);
 /* Byte-identical files? */
 int tu_files_equal(const char *a, const char *b);
 /* Copies a file; aborts the test on failure. */

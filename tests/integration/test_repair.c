@@ -123,6 +123,17 @@ static bool rp_exists(const char *dir, const char *name)
 	return e;
 }
 
+/* Empty files, as a writer that died creating them leaves them: `names`
+ * (NULL-terminated) in dir. */
+static void rp_blank(const char *dir, const char *const *names)
+{
+	for (; *names; names++) {
+		char *p = rp_path(dir, *names);
+		tu_write_file(p, "", 0);
+		free(p);
+	}
+}
+
 static uint64_t rp_md_count(const char *bag)
 {
 	struct bag_metadata md;
@@ -223,12 +234,7 @@ static void test_reindex_blank_files(void **state)
 {
 	const struct rp_case *c = *state;
 	rp_bag_n(c->bag, BAG_COMPRESSION_NONE, 5, 0);
-	static const char *const blank[] = {"b_1.db3", "b_1.db3-journal", "user_notes.db3"};
-	for (size_t i = 0; i < 3; i++) {
-		char *p = rp_path(c->bag, blank[i]);
-		tu_write_file(p, "", 0);
-		free(p);
-	}
+	rp_blank(c->bag, (const char *const[]){"b_1.db3", "b_1.db3-journal", "user_notes.db3", NULL});
 	char *out;
 	int rc = rp_run(&out, "reindex", c->bag, NULL);
 	rp_want(rc, 0, out, "b_1.db3.set-aside-by-reindex");
@@ -249,12 +255,7 @@ static void test_first_file_incomplete(void **state)
 {
 	const struct rp_case *c = *state;
 	assert_int_equal(mkdir(c->bag, 0755), 0);
-	static const char *const blank[] = {"b_0.db3", "b_0.db3-journal"};
-	for (size_t i = 0; i < 2; i++) {
-		char *p = rp_path(c->bag, blank[i]);
-		tu_write_file(p, "", 0);
-		free(p);
-	}
+	rp_blank(c->bag, (const char *const[]){"b_0.db3", "b_0.db3-journal", NULL});
 	char *out;
 	int rc = rp_run(&out, "check", c->bag, NULL);
 	rp_want(rc, 1, out, "the recording stopped before its first file was complete");

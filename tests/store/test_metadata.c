@@ -247,14 +247,6 @@ static char *md_section(const char *text, const char *from, const char *to)
 	return bt_xstrndup(a, (size_t)(b - a));
 }
 
-static size_t md_count(const char *text, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /* ---- tests ---- */
 
 static void test_round_trip_full(void **state)
@@ -359,7 +351,7 @@ static void test_v9_layout(void **state)
 	md.version = 9; /* md->version's layout: 9 here (5 and 7 in test_compat) */
 	char *text = md_emit(&md, true);
 	assert_true(strncmp(text, "rosbag2_bagfile_information:\n", 29) == 0);
-	assert_int_equal(md_count(text, "rosbag2_bagfile_information"), 1);
+	assert_int_equal(tu_count_of(text, "rosbag2_bagfile_information"), 1);
 
 	static const char *const want[] = {"version", "storage_identifier", "duration",
 					   "starting_time", "message_count",
@@ -597,7 +589,7 @@ static void test_qos_to_string(void **state)
 				    "    sec: 1\n    nsec: 500\n", 96) == 0);
 	assert_null(strstr(b.data, "---"));
 	assert_null(strstr(b.data, "..."));
-	assert_int_equal(md_count(b.data, "- history:"), 2);
+	assert_int_equal(tu_count_of(b.data, "- history:"), 2);
 	assert_true(strstr(b.data, "avoid_ros_namespace_conventions: false") ==
 		    b.data + b.len - strlen("avoid_ros_namespace_conventions: false"));
 	struct bag_qos *q;
