@@ -10,6 +10,7 @@
 #include "bag_qos.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 /* ---- building and comparing structs ---- */
@@ -97,25 +98,6 @@ static void md_build_full(struct bag_metadata *md)
 	md->custom_data[3] = (struct bag_kv){bt_xstrdup("empty"), bt_xstrdup("")};
 }
 
-static void md_assert_time_equal(struct bag_qos_time a, struct bag_qos_time b)
-{
-	assert_int_equal(a.sec, b.sec);
-	assert_int_equal(a.nsec, b.nsec);
-}
-
-static void md_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
-{
-	assert_int_equal(a->history, b->history);
-	assert_int_equal(a->depth, b->depth);
-	assert_int_equal(a->reliability, b->reliability);
-	assert_int_equal(a->durability, b->durability);
-	md_assert_time_equal(a->deadline, b->deadline);
-	md_assert_time_equal(a->lifespan, b->lifespan);
-	assert_int_equal(a->liveliness, b->liveliness);
-	md_assert_time_equal(a->liveliness_lease_duration, b->liveliness_lease_duration);
-	assert_int_equal(a->avoid_ros_namespace_conventions, b->avoid_ros_namespace_conventions);
-}
-
 static void md_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b)
 {
 	assert_string_equal(a->name, b->name);
@@ -124,7 +106,7 @@ static void md_assert_topic_equal(const struct bag_topic *a, const struct bag_to
 	assert_string_equal(a->type_description_hash, b->type_description_hash);
 	assert_int_equal(a->n_qos, b->n_qos);
 	for (size_t i = 0; i < a->n_qos; i++)
-		md_assert_qos_equal(&a->qos[i], &b->qos[i]);
+		tb_assert_qos_equal(&a->qos[i], &b->qos[i]);
 }
 
 static void md_assert_equal(const struct bag_metadata *a, const struct bag_metadata *b)
@@ -482,17 +464,17 @@ static void test_parse_v4_numbers(void **state)
 	struct bag_qos want0;
 	bag_qos_default(&want0); /* history 3 = unknown, reliable, volatile... */
 	want0.history = BAG_HISTORY_UNKNOWN;
-	md_assert_qos_equal(&t->qos[0], &want0);
+	tb_assert_qos_equal(&t->qos[0], &want0);
 	const struct bag_qos *q = &t->qos[1];
 	assert_int_equal(q->history, BAG_HISTORY_KEEP_LAST);
 	assert_int_equal(q->depth, 7);
 	assert_int_equal(q->reliability, BAG_RELIABILITY_BEST_EFFORT);
 	assert_int_equal(q->durability, BAG_DURABILITY_TRANSIENT_LOCAL);
 	/* Foxy-era infinities (FastDDS and Connext spellings). */
-	md_assert_time_equal(q->deadline, BAG_QOS_TIME_INFINITE);
-	md_assert_time_equal(q->lifespan, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q->deadline, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q->lifespan, BAG_QOS_TIME_INFINITE);
 	assert_int_equal(q->liveliness, BAG_LIVELINESS_MANUAL_BY_TOPIC);
-	md_assert_time_equal(q->liveliness_lease_duration, ((struct bag_qos_time){5, 6}));
+	tb_assert_qos_time_equal(q->liveliness_lease_duration, ((struct bag_qos_time){5, 6}));
 	assert_true(q->avoid_ros_namespace_conventions);
 	assert_int_equal(md.topics[1].topic.n_qos, 0);
 	assert_string_equal(md.compression_mode, "");
@@ -543,10 +525,10 @@ static void test_qos_string_forms(void **state)
 	assert_int_equal(q[0].depth, 5);
 	assert_int_equal(q[0].reliability, BAG_RELIABILITY_RELIABLE);
 	assert_int_equal(q[0].durability, BAG_DURABILITY_TRANSIENT_LOCAL);
-	md_assert_time_equal(q[0].deadline, ((struct bag_qos_time){1, 2}));
-	md_assert_time_equal(q[0].lifespan, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q[0].deadline, ((struct bag_qos_time){1, 2}));
+	tb_assert_qos_time_equal(q[0].lifespan, BAG_QOS_TIME_INFINITE);
 	assert_int_equal(q[0].liveliness, BAG_LIVELINESS_MANUAL_BY_NODE);
-	md_assert_time_equal(q[0].liveliness_lease_duration, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q[0].liveliness_lease_duration, BAG_QOS_TIME_INFINITE);
 	assert_false(q[0].avoid_ros_namespace_conventions);
 	free(q);
 
@@ -597,8 +579,8 @@ static void test_qos_to_string(void **state)
 	struct bt_error err;
 	assert_int_equal(bag_qos_from_string(b.data, &q, &n, &err), BT_OK);
 	assert_int_equal(n, 2);
-	md_assert_qos_equal(&q[0], &two[0]);
-	md_assert_qos_equal(&q[1], &two[1]);
+	tb_assert_qos_equal(&q[0], &two[0]);
+	tb_assert_qos_equal(&q[1], &two[1]);
 	free(q);
 	bt_buf_fini(&b);
 
