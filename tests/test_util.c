@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bt_buf.h"
+#include "bt_fs.h"
 #include "bt_mem.h"
 
 char *tu_mkdtemp(const char *tag)
@@ -51,6 +52,25 @@ void tu_require_fixtures(void)
 		       getenv("BAGTOP_FIXTURES") ? getenv("BAGTOP_FIXTURES") : "(unset)");
 		exit(77);
 	}
+}
+
+size_t tu_each_fixture(tu_fixture_fn *fn, void *arg)
+{
+	char **names;
+	size_t n, dirs = 0;
+	struct bt_error err;
+	if (bt_fs_list_dir(tu_fixtures(), &names, &n, &err) != BT_OK)
+		fail_msg("listing %s: %s", tu_fixtures(), err.msg);
+	for (size_t i = 0; i < n; i++) {
+		char *path = bt_fs_join(tu_fixtures(), names[i]);
+		if (bt_fs_is_dir(path)) {
+			fn(path, names[i], arg);
+			dirs++;
+		}
+		free(path);
+	}
+	bt_fs_free_list(names, n);
+	return dirs;
 }
 
 /* In the child: `fd` becomes `target`; false when it cannot. */

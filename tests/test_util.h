@@ -23,6 +23,11 @@ void tu_rmrf(const char *path);
 const char *tu_fixtures(void);
 /* Exits 77 (ctest: skipped) with a message when the fixtures are absent. */
 void tu_require_fixtures(void);
+/* Calls fn on each bag folder (subdirectory) of the fixtures folder, with
+ * its path and its name; returns how many there are. Fails the test when
+ * the folder cannot be listed. */
+typedef void tu_fixture_fn(const char *path, const char *name, void *arg);
+size_t tu_each_fixture(tu_fixture_fn *fn, void *arg);
 /* How tu_spawn wires a child. All zero: stdin, stdout and stderr on
  * /dev/null, the test's environment. stdin is always /dev/null. */
 struct tu_spawn_opts {

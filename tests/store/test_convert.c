@@ -199,30 +199,20 @@ static void cv_same_topics(const char *in, const char *out)
 
 /* ---- the fixtures ---- */
 
+/* Converts fixture bag `in` into <tmp>/<name>: the same messages and topics. */
+static void cv_fixture(const char *in, const char *name, void *tmp)
+{
+	char *out = bt_fs_join(tmp, name);
+	cv_ok((const char *[]){"convert", in, out, NULL});
+	cv_same_messages(in, out);
+	cv_same_topics(in, out);
+	tu_check_bag(out);
+	free(out);
+}
+
 static void test_fixtures(void **state)
 {
-	const char *tmp = *state;
-	char **names;
-	size_t n;
-	struct bt_error err;
-	assert_int_equal(bt_fs_list_dir(tu_fixtures(), &names, &n, &err), BT_OK);
-	size_t done = 0;
-	for (size_t i = 0; i < n; i++) {
-		char *in = bt_fs_join(tu_fixtures(), names[i]);
-		if (bt_fs_is_dir(in)) {
-			char *out = bt_fs_join(tmp, names[i]);
-			cv_ok((const char *[]){"convert", in, out, NULL});
-			cv_same_messages(in, out);
-			cv_same_topics(in, out);
-			tu_check_bag(out);
-			free(out);
-			done++;
-		}
-		free(in);
-		free(names[i]);
-	}
-	free(names);
-	assert_true(done >= 9);
+	assert_true(tu_each_fixture(cv_fixture, *state) >= 9);
 }
 
 /* A single storage file as IN, and IN's compression given up (MESSAGE ->
