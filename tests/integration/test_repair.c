@@ -170,12 +170,19 @@ static void rp_want(int rc, int want_rc, const char *out, const char *needle)
 	}
 }
 
+/* Runs bagtop as rp_run does: it must exit `want_rc` with `needle` in its
+ * output. */
+#define rp_expect(want_rc, needle, ...)                                                          \
+	do {                                                                                      \
+		char *out_;                                                                       \
+		int rc_ = rp_run(&out_, __VA_ARGS__);                                             \
+		rp_want(rc_, (want_rc), out_, (needle));                                          \
+		free(out_);                                                                       \
+	} while (0)
+
 static void rp_check_ok(const char *bag)
 {
-	char *out;
-	int rc = rp_run(&out, "check", bag, NULL);
-	rp_want(rc, 0, out, ": ok");
-	free(out);
+	rp_expect(0, ": ok", "check", bag, NULL);
 }
 
 /* ---- reindex: a plain file beside its compressed copy ---- */
@@ -261,9 +268,7 @@ static void test_first_file_incomplete(void **state)
 	rp_want(rc, 1, out, "the recording stopped before its first file was complete");
 	rp_want(rc, 1, out, "bagtop reindex");
 	free(out);
-	rc = rp_run(&out, "reindex", c->bag, NULL);
-	rp_want(rc, 0, out, "0 messages");
-	free(out);
+	rp_expect(0, "0 messages", "reindex", c->bag, NULL);
 	assert_true(rp_exists(c->bag, "b_0.db3.set-aside-by-reindex"));
 	rp_check_ok(c->bag);
 }
@@ -309,9 +314,7 @@ static void test_reindex_damaged(void **state)
 	rp_want(rc, 1, out, "could not be fully recovered");
 	rp_want(rc, 1, out, "b_0.db3");
 	free(out);
-	rc = rp_run(&out, "check", c->bag, NULL);
-	rp_want(rc, 1, out, "integrity");
-	free(out);
+	rp_expect(1, "integrity", "check", c->bag, NULL);
 	free(db);
 }
 
@@ -339,10 +342,7 @@ static void test_fifo(void **state)
 	assert_int_equal(unlink(md), 0);
 	char *journal = rp_path(c->bag, "b_0.db3-journal");
 	assert_int_equal(mkfifo(journal, 0644), 0);
-	char *out;
-	int rc = rp_run(&out, "info", c->bag, NULL);
-	rp_want(rc, 1, out, "not a regular file");
-	free(out);
+	rp_expect(1, "not a regular file", "info", c->bag, NULL);
 	free(journal);
 	free(md);
 }
@@ -359,10 +359,7 @@ static void test_int64_timestamps(void **state)
 	rp_bag(c->bag, BAG_COMPRESSION_NONE, m, 3, 0);
 	char *md = rp_path(c->bag, "metadata.yaml");
 	assert_int_equal(unlink(md), 0);
-	char *out;
-	int rc = rp_run(&out, "reindex", c->bag, NULL);
-	rp_want(rc, 0, out, "3 messages");
-	free(out);
+	rp_expect(0, "3 messages", "reindex", c->bag, NULL);
 	struct bag_metadata got;
 	struct bt_error err;
 	assert_int_equal(bag_metadata_read(c->bag, &got, &err), BT_OK);
@@ -371,9 +368,7 @@ static void test_int64_timestamps(void **state)
 	assert_true(got.files[0].duration == INT64_MAX);
 	bag_metadata_fini(&got);
 	rp_check_ok(c->bag);
-	rc = rp_run(&out, "info", "-v", c->bag, NULL);
-	rp_want(rc, 0, out, "Messages:          3");
-	free(out);
+	rp_expect(0, "Messages:          3", "info", "-v", c->bag, NULL);
 	free(md);
 }
 
