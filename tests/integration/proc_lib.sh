@@ -34,12 +34,15 @@ stop_wait() {
 
 # record_bg OUT ARGS...: `bagtop record --no-tui --disable-keyboard-controls
 # ARGS...` ($BAGTOP_BIN) in the background, its output in OUT, its pid in
-# $rec; returns once it says "Recording to" (fails after 20 s).
+# $rec and added to $RECS (killed at exit by proc_scratch's cleanup, also
+# when it never says it records); returns once it says "Recording to"
+# (fails after 20 s).
 record_bg() {
 	_out=$1
 	shift
 	"${BAGTOP_BIN:?}" record --no-tui --disable-keyboard-controls "$@" >"$_out" 2>&1 &
 	rec=$!
+	RECS="${RECS:-} $rec"
 	wait_for "$_out" '^Recording to' 200
 }
 
