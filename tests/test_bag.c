@@ -47,6 +47,25 @@ unsigned long long tb_count(const char *path, const char *topic, int64_t from, i
 	return w.n;
 }
 
+void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b)
+{
+	assert_int_equal(a.sec, b.sec);
+	assert_int_equal(a.nsec, b.nsec);
+}
+
+void tb_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
+{
+	assert_int_equal(a->history, b->history);
+	assert_int_equal(a->depth, b->depth);
+	assert_int_equal(a->reliability, b->reliability);
+	assert_int_equal(a->durability, b->durability);
+	tb_assert_qos_time_equal(a->deadline, b->deadline);
+	tb_assert_qos_time_equal(a->lifespan, b->lifespan);
+	assert_int_equal(a->liveliness, b->liveliness);
+	tb_assert_qos_time_equal(a->liveliness_lease_duration, b->liveliness_lease_duration);
+	assert_int_equal(a->avoid_ros_namespace_conventions, b->avoid_ros_namespace_conventions);
+}
+
 sqlite3 *tb_sql_open(const char *db)
 {
 	sqlite3 *h = NULL;

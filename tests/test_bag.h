@@ -1,6 +1,7 @@
 /* test_bag — reading back what a test wrote: every message of a bag through
  * the store's own reader, and a storage file's rows through raw SQL for the
- * tests that check those rows on purpose. Failures end the test (cmocka). */
+ * tests that check those rows on purpose; QoS profiles compared field by
+ * field. Failures end the test (cmocka). */
 #ifndef TEST_BAG_H
 #define TEST_BAG_H
 
@@ -23,6 +24,10 @@ unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void
 /* Messages of `topic` (NULL: every topic) stamped in [from, to). */
 unsigned long long tb_count(const char *path, const char *topic, int64_t from, int64_t to);
 #define TB_ALL INT64_MIN, INT64_MAX /* from, to: any time */
+
+/* Every field of a and b is equal (fails the test at the first that is not). */
+void tb_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b);
+void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bt_buf.h"
+#include "bt_fs.h"
 #include "bt_mem.h"
 
 char *tu_mkdtemp(const char *tag)
@@ -51,6 +52,25 @@ void tu_require_fixtures(void)
 		       getenv("BAGTOP_FIXTURES") ? getenv("BAGTOP_FIXTURES") : "(unset)");
 		exit(77);
 	}
+}
+
+size_t tu_each_fixture(tu_fixture_fn *fn, void *arg)
+{
+	char **names;
+	size_t n, dirs = 0;
+	struct bt_error err;
+	if (bt_fs_list_dir(tu_fixtures(), &names, &n, &err) != BT_OK)
+		fail_msg("listing %s: %s", tu_fixtures(), err.msg);
+	for (size_t i = 0; i < n; i++) {
+		char *path = bt_fs_join(tu_fixtures(), names[i]);
+		if (bt_fs_is_dir(path)) {
+			fn(path, names[i], arg);
+			dirs++;
+		}
+		free(path);
+	}
+	bt_fs_free_list(names, n);
+	return dirs;
 }
 
 /* In the child: `fd` becomes `target`; false when it cannot. */
@@ -270,6 +290,14 @@ int tu_group_tmp_teardown(void **state)
 {
 	(void)state;
 	return tu_scratch_teardown((void **)&tu_group_tmp);
+}
+
+size_t tu_count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
 }
 
 int tu_files_equal(const char *a, const char *b)

@@ -23,6 +23,11 @@ void tu_rmrf(const char *path);
 const char *tu_fixtures(void);
 /* Exits 77 (ctest: skipped) with a message when the fixtures are absent. */
 void tu_require_fixtures(void);
+/* Calls fn on each bag folder (subdirectory) of the fixtures folder, with
+ * its path and its name; returns how many there are. Fails the test when
+ * the folder cannot be listed. */
+typedef void tu_fixture_fn(const char *path, const char *name, void *arg);
+size_t tu_each_fixture(tu_fixture_fn *fn, void *arg);
 /* How tu_spawn wires a child. All zero: stdin, stdout and stderr on
  * /dev/null, the test's environment. stdin is always /dev/null. */
 struct tu_spawn_opts {
@@ -74,10 +79,14 @@ void tu_check_bag(const char *dir);
  * test (NULL *state: nothing to remove). */
 int tu_scratch_setup(void **state);
 int tu_scratch_teardown(void **state);
+/* A cmocka test with that scratch directory in *state. */
+#define TU_SCRATCH_TEST(f) cmocka_unit_test_setup_teardown(f, tu_scratch_setup, tu_scratch_teardown)
 /* The same for a group: the directory is tu_group_tmp. */
 extern char *tu_group_tmp;
 int tu_group_tmp_setup(void **state);
 int tu_group_tmp_teardown(void **state);
+/* How many times `needle` occurs in `hay` (overlapping ones too). */
+size_t tu_count_of(const char *hay, const char *needle);
 /* Byte-identical files? */
 int tu_files_equal(const char *a, const char *b);
 /* Copies a file; aborts the test on failure. */

@@ -15,6 +15,7 @@
 #include "bt_mem.h"
 #include "rec_harness.h"
 #include "rec_recorder.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 struct cmd_rig {
@@ -136,16 +137,6 @@ static void test_toggle_topics(void **state)
 	rig_free(&g);
 }
 
-/* The messages of `topic` in one storage file of the bag. */
-static unsigned long long file_count(const char *path, const char *topic)
-{
-	struct bag_counts c;
-	bag_count(path, &c);
-	unsigned long long n = counts_of(&c, topic);
-	counts_free(&c);
-	return n;
-}
-
 /* Waits up to 20 s until the recorder's status satisfies `reached`. */
 static void wait_status(struct cmd_rig *g, bool (*reached)(const struct rec_status *),
 			const char *what)
@@ -202,8 +193,8 @@ static void test_repeat_marked_after_arrival(void **state)
 	wait_status(&g, split_done, "the split");
 	rig_stop(&g);
 	char *f0 = bt_xasprintf("%s/bag_0.db3", g.bag), *f1 = bt_xasprintf("%s/bag_1.db3", g.bag);
-	assert_int_equal(file_count(f0, "/latched"), 1);
-	assert_int_equal(file_count(f1, "/latched"), 1);
+	assert_int_equal(tb_count(f0, "/latched", TB_ALL), 1);
+	assert_int_equal(tb_count(f1, "/latched", TB_ALL), 1);
 	assert_int_equal(ld(&tp->st.received), 1); /* the history is not received again */
 	kill(p, SIGTERM);
 	(void)rec_wait(p, 10.0, "tpub");

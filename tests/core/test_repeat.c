@@ -161,6 +161,17 @@ static void sim_split(struct sim *s)
 	rec_msg_free_list(out.head);
 }
 
+/* The file's first n writes are `want`, in that order. */
+static void file_starts_with(const struct file *f, const struct wrote *want, size_t n)
+{
+	assert_true(f->n >= n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(f->w[i].topic, want[i].topic);
+		assert_int_equal(f->w[i].seq, want[i].seq);
+		assert_int_equal(f->w[i].ts, want[i].ts);
+	}
+}
+
 /* Counts (topic, seq) in a file. */
 static size_t file_has(const struct file *f, uint32_t topic, int64_t seq, int64_t *ts)
 {
@@ -213,23 +224,13 @@ static void test_repeat_split_files(void **state)
 	 * records the re-publish once, at its own time. */
 	const struct file *f1 = &s.files[1];
 	assert_int_equal(f1->n, 3 + 10 + 1);
-	struct wrote head1[] = {{TF, 1, 10}, {MAP, 1, 10}, {MAP, 2, 10}};
-	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(f1->w[i].topic, head1[i].topic);
-		assert_int_equal(f1->w[i].seq, head1[i].seq);
-		assert_int_equal(f1->w[i].ts, head1[i].ts);
-	}
+	file_starts_with(f1, (const struct wrote[]){{TF, 1, 10}, {MAP, 1, 10}, {MAP, 2, 10}}, 3);
 	assert_int_equal(file_has(f1, TF, 2, &ts), 1);
 	assert_int_equal(ts, 15);
 	/* File 2: the newest /tf_static (depth 1) after both /map (original
 	 * order), all at T_last = 20, once. */
 	const struct file *f2 = &s.files[2];
-	struct wrote head2[] = {{MAP, 1, 20}, {MAP, 2, 20}, {TF, 2, 20}};
-	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(f2->w[i].topic, head2[i].topic);
-		assert_int_equal(f2->w[i].seq, head2[i].seq);
-		assert_int_equal(f2->w[i].ts, head2[i].ts);
-	}
+	file_starts_with(f2, (const struct wrote[]){{MAP, 1, 20}, {MAP, 2, 20}, {TF, 2, 20}}, 3);
 	assert_int_equal(file_has(f2, TF, 1, &ts), 0);
 	assert_int_equal(file_has(f2, TF, 2, &ts), 1);
 	assert_int_equal(file_has(f2, MAP, 2, &ts), 1);

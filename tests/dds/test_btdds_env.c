@@ -99,25 +99,16 @@ static void test_fragments(void **state)
 	}
 }
 
-/* Counts the occurrences of `needle` in `s`. */
-static size_t count_of(const char *s, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(s, needle); p != NULL; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /* "Never leaves loopback": one interface, 127.0.0.1; no multicast; the only
  * peer 127.0.0.1; and nothing in the text names another address. */
 static void assert_loopback_only(const char *f)
 {
 	assert_non_null(strstr(f, LOOPBACK_IF));
 	assert_non_null(strstr(f, NO_MCAST));
-	assert_int_equal(count_of(f, "<NetworkInterface "), 1);
-	assert_int_equal(count_of(f, "<Peer "), 1);
-	assert_int_equal(count_of(f, "<Peer address=\"127.0.0.1\"/>"), 1);
-	assert_int_equal(count_of(f, "address="), 2);
+	assert_int_equal(tu_count_of(f, "<NetworkInterface "), 1);
+	assert_int_equal(tu_count_of(f, "<Peer "), 1);
+	assert_int_equal(tu_count_of(f, "<Peer address=\"127.0.0.1\"/>"), 1);
+	assert_int_equal(tu_count_of(f, "address="), 2);
 	assert_null(strstr(f, "AllowMulticast>true"));
 }
 

@@ -28,14 +28,20 @@ static void field(struct out *o, const char *name, unsigned id, uint64_t cap, ui
 	str(o, def);
 }
 
+/* A reply's header (guid, seq) and its `successful` flag, set. */
+static void success_head(struct out *o, uint64_t guid, int64_t seq)
+{
+	start(o);
+	u64(o, guid);
+	u64(o, (uint64_t)seq);
+	u8(o, 1);
+}
+
 /* A successful reply: Probe {int32 count; my_msgs/msg/Inner inner}, Inner
  * {float64 x}, one source; padded to 4 bytes when `pad`. */
 static void good_reply(struct out *o, bool pad)
 {
-	start(o);
-	u64(o, 0x1122334455667788u);
-	u64(o, 7);
-	u8(o, 1);
+	success_head(o, 0x1122334455667788u, 7);
 	str(o, "");
 	str(o, "my_msgs/msg/Probe");
 	u32(o, 2);
@@ -127,20 +133,14 @@ static void test_lying_lengths(void **state)
 	struct out o = {0};
 	struct btdds_td_reply t;
 	struct bt_error err = {0};
-	start(&o);
-	u64(&o, 1);
-	u64(&o, 1);
-	u8(&o, 1);
+	success_head(&o, 1, 1);
 	u32(&o, 0xfffffff0u); /* failure_reason, 4 GiB */
 	put(&o, "x", 1);
 	finish(&o);
 	assert_int_equal(decode(o.b, o.len, &t, &err), BT_ERR_FORMAT);
 	assert_non_null(strstr(err.msg, "string length beyond the end"));
 
-	start(&o);
-	u64(&o, 1);
-	u64(&o, 1);
-	u8(&o, 1);
+	success_head(&o, 1, 1);
 	str(&o, "");
 	str(&o, "my_msgs/msg/Probe");
 	u32(&o, 0x7fffffffu); /* two billion fields */
@@ -148,10 +148,7 @@ static void test_lying_lengths(void **state)
 	assert_int_equal(decode(o.b, o.len, &t, &err), BT_ERR_FORMAT);
 	assert_non_null(strstr(err.msg, "sequence length beyond the end"));
 
-	start(&o); /* a string without its NUL */
-	u64(&o, 1);
-	u64(&o, 1);
-	u8(&o, 1);
+	success_head(&o, 1, 1); /* a string without its NUL */
 	u32(&o, 3);
 	put(&o, "abc", 3);
 	u32(&o, 0);
@@ -159,10 +156,7 @@ static void test_lying_lengths(void **state)
 	assert_int_equal(decode(o.b, o.len, &t, &err), BT_ERR_FORMAT);
 	assert_non_null(strstr(err.msg, "NUL"));
 
-	start(&o); /* a type name beyond string<=255 */
-	u64(&o, 1);
-	u64(&o, 1);
-	u8(&o, 1);
+	success_head(&o, 1, 1); /* a type name beyond string<=255 */
 	str(&o, "");
 	char big[400];
 	memset(big, 'a', sizeof big - 1);
@@ -180,10 +174,7 @@ static void test_too_many_types(void **state)
 {
 	(void)state;
 	struct out o = {0};
-	start(&o);
-	u64(&o, 1);
-	u64(&o, 1);
-	u8(&o, 1);
+	success_head(&o, 1, 1);
 	str(&o, "");
 	str(&o, "my_msgs/msg/D0");
 	u32(&o, 0);

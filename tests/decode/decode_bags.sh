@@ -47,14 +47,8 @@ record() {
 	for pid in $pubs; do
 		wait "$pid" || fail "$name: a tpub failed"
 	done
-	kill -TERM "$REC" # (SIGINT is ignored by a background job of sh)
-	i=0
-	while kill -0 "$REC" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || fail "$name: bagtop did not stop within 30 s"
-		sleep 0.1
-	done
-	wait "$REC" || fail "$name: bagtop record exited with $?"
+	stop_wait "$REC" 300 TERM # (SIGINT is ignored by a background job of sh)
+	[ "$rc" = 0 ] || fail "$name: bagtop record exited with $rc"
 	REC=""
 	"$B" check "$T/$name" >/dev/null || fail "$name: bagtop check failed"
 }

@@ -34,22 +34,19 @@ fail() { echo "FAIL: $*"; exit 1; }
 mount -t tmpfs -o size=4m bagtop-guard "$T/mnt" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 # Another user of the disk: 1.5 MiB of it, deleted later.
 dd if=/dev/zero of="$T/mnt/filler" bs=1k count=1500 2>/dev/null || fail "filler"
-"$B" record -a --domain 76 -o "$T/mnt/bag" --no-tui --disable-keyboard-controls \
-	--min-free-space 1M --log-file "$T/log" >"$T/out" 2>&1 &
-rec=$!
-wait_for "$T/out" '^Recording to' 200
+record_bg "$T/out" -a --domain 76 -o "$T/mnt/bag" --min-free-space 1M --log-file "$T/log"
 sleep 1
 # 2.4 MB into the 2.5 MiB left: the guard must stop it at 1 MiB free.
-"$P" --domain 76 --topic rt/guarded --type string --count 600 --size 4000 --rate 100 \
-	--wait-readers 1 >"$T/pub" 2>&1 || { cat "$T/pub"; fail "tpub"; }
+tpub_run "$T/pub" --domain 76 --topic rt/guarded --type string --count 600 --size 4000 \
+	--rate 100 --wait-readers 1
 sleep 1
 grep -q 'disk guard: only .* free on .*, under --min-free-space 1.0 MiB: recording stopped' \
 	"$T/log" || { cat "$T/out"; fail "no stop line in the log"; }
 avail=$(df -k "$T/mnt" | awk 'NR == 2 {print $4}')
 [ "$avail" -ge 512 ] || fail "only ${avail} KiB left: the guard did not stop in time"
 rm "$T/mnt/filler"
-"$P" --domain 76 --topic rt/guarded --type string --count 100 --size 4000 --rate 50 \
-	--wait-readers 1 >"$T/pub" 2>&1 || { cat "$T/pub"; fail "tpub"; }
+tpub_run "$T/pub" --domain 76 --topic rt/guarded --type string --count 100 --size 4000 \
+	--rate 50 --wait-readers 1
 sleep 1
 stop_wait "$rec" 600
 cat "$T/out"

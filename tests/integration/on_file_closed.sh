@@ -33,22 +33,20 @@ chmod +x "$T/hook.sh"
 # shellcheck source=proc_lib.sh
 . "${BAGTOP_SOURCE_DIR:?}/tests/integration/proc_lib.sh"
 
-# record ARGS... in the background; $rec_pid, output in $T/out.
+# record ARGS... in the background; $rec, output in $T/out.
 record() {
-	"$B" record --no-tui --disable-keyboard-controls "$@" >"$T/out" 2>&1 &
-	rec_pid=$!
-	wait_for "$T/out" '^Recording to' 200
+	record_bg "$T/out" "$@"
 	sleep 1 # discovery
 }
 stop() { # SIGINT, wait (bounded), $rc
-	stop_wait "$rec_pid" 600
+	stop_wait "$rec" 600
 	cat "$T/out"
 }
 pub() { # DOMAIN COUNT [tpub args...]
 	d=$1 n=$2
 	shift 2
-	"$P" --domain "$d" --topic rt/hooked --type string --count "$n" --wait-readers 1 \
-		"$@" >"$T/pub" 2>&1 || { cat "$T/pub"; fail "tpub"; }
+	tpub_run "$T/pub" --domain "$d" --topic rt/hooked --type string --count "$n" \
+		--wait-readers 1 "$@"
 }
 var() { sed -n "s/^$2=//p" "$1/env"; }
 msgs_of() { "$B" info "$1" | sed -n 's/^Messages: *//p'; }
@@ -104,7 +102,7 @@ record -a --domain 71 -o "$T/snap" --snapshot-mode --on-file-closed "$T/hook.sh"
 	>"$T/pub" 2>&1 &
 pub_pid=$!
 sleep 1.5
-"$B" snapshot --pid "$rec_pid" --timeout 20 || fail "first snapshot"
+"$B" snapshot --pid "$rec" --timeout 20 || fail "first snapshot"
 i=0
 until [ "$(ls "$T/calls" | wc -l)" = 1 ]; do
 	i=$((i + 1))
@@ -112,7 +110,7 @@ until [ "$(ls "$T/calls" | wc -l)" = 1 ]; do
 	sleep 0.1
 done
 sleep 1
-"$B" snapshot --pid "$rec_pid" --timeout 20 || fail "second snapshot"
+"$B" snapshot --pid "$rec" --timeout 20 || fail "second snapshot"
 wait "$pub_pid" || { cat "$T/pub"; fail "tpub"; }
 stop
 [ "$rc" = 0 ] || fail "record exit $rc"

@@ -26,10 +26,43 @@ exit_wait() {
 	rc=$?
 }
 
-# stop_wait PID TENTHS: SIGINT, then exit_wait.
+# stop_wait PID TENTHS [SIGNAL]: SIGNAL (default INT), then exit_wait.
 stop_wait() {
-	kill -INT "$1"
+	kill -"${3:-INT}" "$1"
 	exit_wait "$1" "$2"
+}
+
+# record_bg OUT ARGS...: `bagtop record --no-tui --disable-keyboard-controls
+# ARGS...` ($BAGTOP_BIN) in the background, its output in OUT, its pid in
+# $rec and added to $RECS (killed at exit by proc_scratch's cleanup, also
+# when it never says it records); returns once it says "Recording to"
+# (fails after 20 s).
+record_bg() {
+	_out=$1
+	shift
+	"${BAGTOP_BIN:?}" record --no-tui --disable-keyboard-controls "$@" >"$_out" 2>&1 &
+	rec=$!
+	RECS="${RECS:-} $rec"
+	wait_for "$_out" '^Recording to' 200
+}
+
+# tpub_run OUT ARGS...: tpub ARGS... ($BAGTOP_TPUB) to its end, its output in
+# OUT; fails, showing OUT, unless it exits 0.
+tpub_run() {
+	_out=$1
+	shift
+	"${BAGTOP_TPUB:?}" "$@" >"$_out" 2>&1 || { cat "$_out"; fail "tpub $*"; }
+}
+
+# topic_count BAG TOPIC: prints how many messages of TOPIC the .db3 files
+# of the bag folder BAG hold, all files together (needs the sqlite3 shell).
+topic_count() {
+	_n=0
+	for _db in "$1"/*.db3; do
+		_n=$((_n + $(sqlite3 "$_db" "SELECT count(*) FROM messages m JOIN topics t ON \
+m.topic_id = t.id WHERE t.name = '$2'"))) || return 1
+	done
+	echo "$_n"
 }
 
 # proc_scratch NAME: a scratch directory in $T for a script that runs

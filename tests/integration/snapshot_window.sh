@@ -50,16 +50,13 @@ usage --snapshot-topic-cache /a=1M
 # the same rule twice is no contradiction (checked by the run below)
 
 # ---- one snapshot, four windows ----
-"$B" record -a --domain 187 -o "$T/all" --no-tui --disable-keyboard-controls >"$T/all.log" 2>&1 &
-RECS=$!
-"$B" record -a --domain 187 -o "$T/bag" --no-tui --disable-keyboard-controls \
+record_bg "$T/all.log" -a --domain 187 -o "$T/all"
+all=$rec
+record_bg "$T/rec.log" -a --domain 187 -o "$T/bag" \
 	--snapshot-mode --snapshot-post 0.5 --snapshot-duration 10 \
 	--snapshot-window /wa=1.5 --snapshot-window /wb=1:0 --snapshot-window 'rt/w[c]=0:0.8' \
 	--snapshot-window /wd=1.5:0 --snapshot-window /wb=1:0 --snapshot-window '/w.*=0.2:0' \
-	--snapshot-topic-cache /wd=20K --log-file "$T/full.txt" >"$T/rec.log" 2>&1 &
-REC=$!
-wait_for "$T/rec.log" '^Recording to' 200
-wait_for "$T/all.log" '^Recording to' 200
+	--snapshot-topic-cache /wd=20K --log-file "$T/full.txt"
 for t in wa wb wc; do
 	"$P" --domain 187 --topic "rt/$t" --type string --count 250 --rate 50 \
 		--wait-readers 2 >"$T/pub_$t.log" 2>&1 &
@@ -71,7 +68,7 @@ pub_wd=$!
 wait_for "$T/full.txt" 'snapshot window of /wd' 100
 sleep 3
 T0=$(date +%s%N)
-kill -USR1 "$REC"
+kill -USR1 "$rec"
 wait_for "$T/full.txt" 'snapshot 1 started' 20
 # the log file's time of "snapshot 1 started" (ms, so + 1 ms) bounds T
 T1=$(date -d "$(grep -m1 'snapshot 1 started' "$T/full.txt" | cut -d' ' -f1)" +%s%N) ||
@@ -79,12 +76,11 @@ T1=$(date -d "$(grep -m1 'snapshot 1 started' "$T/full.txt" | cut -d' ' -f1)" +%
 T1=$((T1 + 1000000))
 wait_for "$T/rec.log" 'snapshot 1: ' 100
 for p in "$pub_wa" "$pub_wb" "$pub_wc" "$pub_wd"; do wait "$p" || fail "a tpub failed"; done
-stop_wait "$REC" 300
-REC=""
+stop_wait "$rec" 300
 cat "$T/rec.log"
 grep "snapshot window" "$T/full.txt"
 [ "$rc" = 0 ] || fail "record exit $rc"
-stop_wait "$RECS" 300
+stop_wait "$all" 300
 RECS=""
 [ "$rc" = 0 ] || fail "the ordinary record exit $rc"
 grep -q 'snapshot window of /wa: 1.5 s before, 0.5 s after$' "$T/full.txt" ||

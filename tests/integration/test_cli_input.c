@@ -506,9 +506,8 @@ static void test_meta_cases_complete(void **state)
 /* metadata.yaml broken and no storage file: reindex has nothing to rebuild from. */
 static void test_meta_without_storage(void **state)
 {
-	(void)state;
 	char *src = bt_xasprintf("%s/bad/meta/garbage_bytes.yaml", test_data());
-	char *bag = scratch("nostore");
+	const char *bag = *state;
 	char *md = bt_fs_join(bag, "metadata.yaml");
 	tu_copy_file(src, md);
 	struct snap before;
@@ -516,7 +515,6 @@ static void test_meta_without_storage(void **state)
 	run_error("reindex", bag, "no rosbag2 storage files", &before, bag);
 	snap_fini(&before);
 	free(md);
-	free(bag);
 	free(src);
 }
 
@@ -525,7 +523,6 @@ static void test_meta_without_storage(void **state)
  * it); with one it is refused at once. Made here, not checked in: size. */
 static void test_meta_deep_nesting_fast(void **state)
 {
-	(void)state;
 	static const char head[] = "rosbag2_bagfile_information:\n  version: 9\n  x: ";
 	const size_t depth = 500000;
 	size_t len = sizeof head - 1 + 2 * depth + 1;
@@ -534,12 +531,11 @@ static void test_meta_deep_nesting_fast(void **state)
 	memset(text + sizeof head - 1, '[', depth);
 	memset(text + sizeof head - 1 + depth, ']', depth);
 	text[len - 1] = '\n';
-	char *bag = scratch("deep");
+	const char *bag = *state;
 	char *md = bt_fs_join(bag, "metadata.yaml");
 	tu_write_file(md, text, len);
 	run_error("info", bag, "nested deeper than", NULL, NULL);
 	free(md);
-	free(bag);
 	free(text);
 }
 
@@ -637,22 +633,19 @@ static void test_storage_cases(void **state)
 
 static void test_missing_path(void **state)
 {
-	(void)state;
-	char *top = scratch("missing");
+	const char *top = *state;
 	char *bag = bt_fs_join(top, "no_such_bag");
 	run_error("info", bag, "no such file or directory", NULL, NULL);
 	run_check(bag, "no such file or directory", NULL, NULL);
 	run_error("reindex", bag, "no such bag directory", NULL, NULL);
 	assert_false(bt_fs_exists(bag));
 	free(bag);
-	free(top);
 }
 
 /* An empty directory, and an empty directory named like a storage file. */
 static void test_empty_dirs(void **state)
 {
-	(void)state;
-	char *top = scratch("empty");
+	const char *top = *state;
 	char *dirs[] = {bt_fs_join(top, "bag"), bt_fs_join(top, "foo.db3")};
 	for (size_t i = 0; i < 2; i++) {
 		assert_int_equal(mkdir(dirs[i], 0755), 0);
@@ -664,7 +657,6 @@ static void test_empty_dirs(void **state)
 		snap_fini(&before);
 		free(dirs[i]);
 	}
-	free(top);
 }
 
 /* A directory where a storage file should be: in the listing, and in
@@ -703,8 +695,7 @@ static void test_dir_where_file_expected(void **state)
 /* reindex wants a bag directory: a storage file is a usage error. */
 static void test_reindex_file(void **state)
 {
-	(void)state;
-	char *bag = scratch("refile");
+	const char *bag = *state;
 	char *db = bt_fs_join(bag, "bag_0.db3");
 	tu_copy_file(g_good_db3, db);
 	struct snap before;
@@ -716,14 +707,12 @@ static void test_reindex_file(void **state)
 	cli_res_fini(&r);
 	snap_fini(&before);
 	free(db);
-	free(bag);
 }
 
 /* Names with control characters stay on one line (escaped). */
 static void test_control_chars(void **state)
 {
-	(void)state;
-	char *top = scratch("ctl");
+	const char *top = *state;
 	char *bag = bt_fs_join(top, "a\nbagtop: fake\x1b[2J");
 	struct cli_res r;
 	run_error("info", bag, "a\\nbagtop: fake\\x1b[2J", NULL, NULL);
@@ -742,7 +731,6 @@ static void test_control_chars(void **state)
 	want_usage(&r, NULL, "'frob\\nnicate'");
 	cli_res_fini(&r);
 	free(bag);
-	free(top);
 }
 
 /* ---- command-line misuse ---- */
@@ -782,9 +770,8 @@ static void test_usage_errors(void **state)
 /* demo refuses bad options before creating anything, with or without -o. */
 static void test_demo_refusals(void **state)
 {
-	(void)state;
 	char *cwd = getcwd(NULL, 0);
-	char *top = scratch("demo");
+	const char *top = *state;
 	assert_int_equal(chdir(top), 0); /* where a default-named bag would go */
 	char *out = bt_fs_join(top, "new_bag");
 	struct snap before;
@@ -852,7 +839,6 @@ static void test_demo_refusals(void **state)
 	assert_int_equal(chdir(cwd), 0);
 	free(cwd);
 	free(out);
-	free(top);
 }
 
 /* Recording goes on, with one warning line at the start: a cache too small
@@ -879,8 +865,7 @@ static void want_one_warning(const struct cli_res *r, const char *needle)
 
 static void test_start_warnings(void **state)
 {
-	(void)state;
-	char *top = scratch("warn");
+	const char *top = *state;
 	char *a = bt_fs_join(top, "small_cache"), *b = bt_fs_join(top, "log_full");
 	struct cli_res r;
 	CLI(&r, "demo", "-o", a, "--duration", "1", "--domain", "201", "--max-cache-size", "1");
@@ -896,26 +881,23 @@ static void test_start_warnings(void **state)
 	}
 	free(a);
 	free(b);
-	free(top);
 }
 
 /* A bag directory that cannot be made says why, not just ENOENT: /proc
  * exists but takes no new directories (domain 203). */
 static void test_output_cannot_create(void **state)
 {
-	(void)state;
 	struct cli_res r;
 	CLI(&r, "demo", "-o", "/proc/bagtop-test", "--duration", "1", "--domain", "203");
 	want_error(&r, "cannot create bag directory /proc/bagtop-test: /proc does not allow new "
 		       "directories");
 	cli_res_fini(&r);
-	char *top = scratch("noparent");
+	const char *top = *state;
 	char *bag = bt_xasprintf("%s/missing/bag", top);
 	CLI(&r, "demo", "-o", bag, "--duration", "1", "--domain", "203");
 	want_error(&r, "/missing is not a directory or does not exist");
 	cli_res_fini(&r);
 	free(bag);
-	free(top);
 }
 
 /* Counts of one are singular: the demo's /tf_static is published once (in
@@ -935,8 +917,7 @@ static void test_singular(void **state)
 /* demo -o EXISTING refuses and leaves the directory alone. */
 static void test_demo_existing_dir(void **state)
 {
-	(void)state;
-	char *dir = scratch("exists");
+	const char *dir = *state;
 	char *keep = bt_fs_join(dir, "keep.txt");
 	tu_write_file(keep, "precious\n", 9);
 	struct snap before;
@@ -948,7 +929,6 @@ static void test_demo_existing_dir(void **state)
 	cli_res_fini(&r);
 	snap_fini(&before);
 	free(keep);
-	free(dir);
 }
 
 int main(void)
@@ -965,19 +945,19 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_meta_cases_complete),
 		cmocka_unit_test(test_meta_cases),
-		cmocka_unit_test(test_meta_without_storage),
-		cmocka_unit_test(test_meta_deep_nesting_fast),
+		TU_SCRATCH_TEST(test_meta_without_storage),
+		TU_SCRATCH_TEST(test_meta_deep_nesting_fast),
 		cmocka_unit_test(test_storage_cases),
-		cmocka_unit_test(test_missing_path),
-		cmocka_unit_test(test_empty_dirs),
+		TU_SCRATCH_TEST(test_missing_path),
+		TU_SCRATCH_TEST(test_empty_dirs),
 		cmocka_unit_test(test_dir_where_file_expected),
-		cmocka_unit_test(test_reindex_file),
-		cmocka_unit_test(test_control_chars),
+		TU_SCRATCH_TEST(test_reindex_file),
+		TU_SCRATCH_TEST(test_control_chars),
 		cmocka_unit_test(test_usage_errors),
-		cmocka_unit_test(test_demo_refusals),
-		cmocka_unit_test(test_demo_existing_dir),
-		cmocka_unit_test(test_start_warnings),
-		cmocka_unit_test(test_output_cannot_create),
+		TU_SCRATCH_TEST(test_demo_refusals),
+		TU_SCRATCH_TEST(test_demo_existing_dir),
+		TU_SCRATCH_TEST(test_start_warnings),
+		TU_SCRATCH_TEST(test_output_cannot_create),
 		cmocka_unit_test(test_singular),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

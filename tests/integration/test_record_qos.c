@@ -15,6 +15,7 @@
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 /* A transient-local publisher (depth 5, 10 messages) that stays alive for
@@ -61,10 +62,7 @@ static void test_record_tl_late_joiner(void **state)
 	rec_stop(&r, SIGINT);
 	assert_int_equal(rec_pub_finish(&tp), 10);
 	printf("%s", r.out);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(counts_of(&c, "/tl"), 5);
-	counts_free(&c);
+	assert_int_equal(tb_count(r.dir, "/tl", TB_ALL), 5);
 	struct bag_qos q = topic_qos(r.dir, "/tl");
 	assert_int_equal(q.durability, BAG_DURABILITY_TRANSIENT_LOCAL);
 	assert_int_equal(q.reliability, BAG_RELIABILITY_RELIABLE);
@@ -111,14 +109,6 @@ static void test_record_override_volatile(void **state)
 	free(tmp);
 }
 
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /* 3. An override demanding reliable from a best-effort publisher: DDS
  * cannot match them; the recorder says so once, names the topic, and
  * finishes a valid (empty) bag. */
@@ -135,12 +125,9 @@ static void test_record_incompatible_warned(void **state)
 	assert_int_equal(rec_pub_finish(&tp), 30);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	assert_int_equal(count_of(r.out, "QoS is incompatible"), 1);
+	assert_int_equal(tu_count_of(r.out, "QoS is incompatible"), 1);
 	assert_non_null(strstr(r.out, "/be: a publisher's QoS is incompatible"));
-	struct bag_counts c;
-	bag_count(r.dir, &c);
-	assert_int_equal(c.total, 0);
-	counts_free(&c);
+	assert_int_equal(tb_count(r.dir, NULL, TB_ALL), 0);
 	rec_check(r.dir);
 	rec_free(&r);
 	tu_rmrf(tmp);
@@ -208,12 +195,9 @@ static void test_record_qos_joiner(void **state)
 	assert_int_equal(na, 60);
 	assert_int_equal(nb, 20);
 	assert_int_equal(nc, 10);
-	struct bag_counts c;
-	bag_count(r.dir, &c);
 	/* Every one of A's (reliable); B's best-effort ones on loopback too,
 	 * bar a rare drop while the reader is swapped. */
-	assert_true(counts_of(&c, "/q") >= 60 + 15);
-	counts_free(&c);
+	assert_true(tb_count(r.dir, "/q", TB_ALL) >= 60 + 15);
 	struct bag_metadata md;
 	rec_metadata(r.dir, &md);
 	assert_int_equal(md.n_topics, 1);

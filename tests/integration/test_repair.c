@@ -89,12 +89,49 @@ static char *rp_path(const char *dir, const char *name)
 	return bt_fs_join(dir, name);
 }
 
+/* Each test's own scratch directory, removed after it (also when an
+ * assertion ended it), and the path of a bag in it that the test may
+ * create: <dir>/b. */
+struct rp_case {
+	char *dir, *bag;
+};
+
+static int rp_setup(void **state)
+{
+	struct rp_case *c = bt_xcalloc(1, sizeof *c);
+	c->dir = tu_mkdtemp("repair");
+	c->bag = rp_path(c->dir, "b");
+	*state = c;
+	return 0;
+}
+
+static int rp_teardown(void **state)
+{
+	struct rp_case *c = *state;
+	tu_rmrf(c->dir);
+	free(c->dir);
+	free(c->bag);
+	free(c);
+	return 0;
+}
+
 static bool rp_exists(const char *dir, const char *name)
 {
 	char *p = rp_path(dir, name);
 	bool e = bt_fs_exists(p);
 	free(p);
 	return e;
+}
+
+/* Empty files, as a writer that died creating them leaves them: `names`
+ * (NULL-terminated) in dir. */
+static void rp_blank(const char *dir, const char *const *names)
+{
+	for (; *names; names++) {
+		char *p = rp_path(dir, *names);
+		tu_write_file(p, "", 0);
+		free(p);
+	}
 }
 
 static uint64_t rp_md_count(const char *bag)
@@ -133,12 +170,19 @@ static void rp_want(int rc, int want_rc, const char *out, const char *needle)
 	}
 }
 
+/* Runs bagtop as rp_run does: it must exit `want_rc` with `needle` in its
+ * output. */
+#define rp_expect(want_rc, needle, ...)                                                          \
+	do {                                                                                      \
+		char *out_;                                                                       \
+		int rc_ = rp_run(&out_, __VA_ARGS__);                                             \
+		rp_want(rc_, (want_rc), out_, (needle));                                          \
+		free(out_);                                                                       \
+	} while (0)
+
 static void rp_check_ok(const char *bag)
 {
-	char *out;
-	int rc = rp_run(&out, "check", bag, NULL);
-	rp_want(rc, 0, out, ": ok");
-	free(out);
+	rp_expect(0, ": ok", "check", bag, NULL);
 }
 
 /* ---- reindex: a plain file beside its compressed copy ---- */
@@ -195,29 +239,20 @@ static void test_reindex_keeps_longer_plain(void **state)
  * aside, not deleted; a blank user_notes.db3 is not the bag's: left alone. */
 static void test_reindex_blank_files(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("blank");
-	char *bag = rp_path(d, "b");
-	rp_bag_n(bag, BAG_COMPRESSION_NONE, 5, 0);
-	static const char *const blank[] = {"b_1.db3", "b_1.db3-journal", "user_notes.db3"};
-	for (size_t i = 0; i < 3; i++) {
-		char *p = rp_path(bag, blank[i]);
-		tu_write_file(p, "", 0);
-		free(p);
-	}
+	const struct rp_case *c = *state;
+	rp_bag_n(c->bag, BAG_COMPRESSION_NONE, 5, 0);
+	rp_blank(c->bag, (const char *const[]){"b_1.db3", "b_1.db3-journal", "user_notes.db3", NULL});
 	char *out;
-	int rc = rp_run(&out, "reindex", bag, NULL);
+	int rc = rp_run(&out, "reindex", c->bag, NULL);
 	rp_want(rc, 0, out, "b_1.db3.set-aside-by-reindex");
 	rp_want(rc, 0, out, "user_notes.db3");
 	free(out);
-	assert_true(rp_exists(bag, "user_notes.db3"));
-	assert_false(rp_exists(bag, "b_1.db3"));
-	assert_false(rp_exists(bag, "b_1.db3-journal"));
-	assert_true(rp_exists(bag, "b_1.db3.set-aside-by-reindex"));
-	assert_true(rp_exists(bag, "b_1.db3.set-aside-by-reindex-journal"));
-	assert_int_equal(rp_md_count(bag), 5);
-	free(bag);
-	free(d);
+	assert_true(rp_exists(c->bag, "user_notes.db3"));
+	assert_false(rp_exists(c->bag, "b_1.db3"));
+	assert_false(rp_exists(c->bag, "b_1.db3-journal"));
+	assert_true(rp_exists(c->bag, "b_1.db3.set-aside-by-reindex"));
+	assert_true(rp_exists(c->bag, "b_1.db3.set-aside-by-reindex-journal"));
+	assert_int_equal(rp_md_count(c->bag), 5);
 }
 
 /* A recording that stopped before its first file was complete: a 0-byte
@@ -225,28 +260,17 @@ static void test_reindex_blank_files(void **state)
  * sets the file aside and leaves an empty bag that check accepts. */
 static void test_first_file_incomplete(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("first");
-	char *bag = rp_path(d, "b");
-	assert_int_equal(mkdir(bag, 0755), 0);
-	static const char *const blank[] = {"b_0.db3", "b_0.db3-journal"};
-	for (size_t i = 0; i < 2; i++) {
-		char *p = rp_path(bag, blank[i]);
-		tu_write_file(p, "", 0);
-		free(p);
-	}
+	const struct rp_case *c = *state;
+	assert_int_equal(mkdir(c->bag, 0755), 0);
+	rp_blank(c->bag, (const char *const[]){"b_0.db3", "b_0.db3-journal", NULL});
 	char *out;
-	int rc = rp_run(&out, "check", bag, NULL);
+	int rc = rp_run(&out, "check", c->bag, NULL);
 	rp_want(rc, 1, out, "the recording stopped before its first file was complete");
 	rp_want(rc, 1, out, "bagtop reindex");
 	free(out);
-	rc = rp_run(&out, "reindex", bag, NULL);
-	rp_want(rc, 0, out, "0 messages");
-	free(out);
-	assert_true(rp_exists(bag, "b_0.db3.set-aside-by-reindex"));
-	rp_check_ok(bag);
-	free(bag);
-	free(d);
+	rp_expect(0, "0 messages", "reindex", c->bag, NULL);
+	assert_true(rp_exists(c->bag, "b_0.db3.set-aside-by-reindex"));
+	rp_check_ok(c->bag);
 }
 
 /* ---- reindex: damaged pages ---- */
@@ -281,23 +305,17 @@ static void rp_scribble_overflow(const char *path)
  * 0 while check rejects the bag. */
 static void test_reindex_damaged(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("damaged");
-	char *bag = rp_path(d, "b");
-	rp_bag_n(bag, BAG_COMPRESSION_NONE, 60, 100000); /* blobs over several pages */
-	char *db = rp_path(bag, "b_0.db3");
+	const struct rp_case *c = *state;
+	rp_bag_n(c->bag, BAG_COMPRESSION_NONE, 60, 100000); /* blobs over several pages */
+	char *db = rp_path(c->bag, "b_0.db3");
 	rp_scribble_overflow(db);
 	char *out;
-	int rc = rp_run(&out, "reindex", bag, NULL);
+	int rc = rp_run(&out, "reindex", c->bag, NULL);
 	rp_want(rc, 1, out, "could not be fully recovered");
 	rp_want(rc, 1, out, "b_0.db3");
 	free(out);
-	rc = rp_run(&out, "check", bag, NULL);
-	rp_want(rc, 1, out, "integrity");
-	free(out);
+	rp_expect(1, "integrity", "check", c->bag, NULL);
 	free(db);
-	free(bag);
-	free(d);
 }
 
 /* ---- FIFOs ---- */
@@ -306,34 +324,27 @@ static void test_reindex_damaged(void **state)
  * forever in open(), waiting for a writer). */
 static void test_fifo(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("fifo");
-	char *bag = rp_path(d, "b");
-	rp_bag_n(bag, BAG_COMPRESSION_NONE, 5, 0);
-	char *md = rp_path(bag, "metadata.yaml");
+	const struct rp_case *c = *state;
+	rp_bag_n(c->bag, BAG_COMPRESSION_NONE, 5, 0);
+	char *md = rp_path(c->bag, "metadata.yaml");
 	assert_int_equal(unlink(md), 0);
 	assert_int_equal(mkfifo(md, 0644), 0);
 	static const char *const cmds[][2] = {{"info", NULL}, {"info", "-v"}, {"check", NULL},
 					      {"reindex", NULL}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		char *out;
-		int rc = cmds[i][1] ? rp_run(&out, cmds[i][0], cmds[i][1], bag, NULL)
-				    : rp_run(&out, cmds[i][0], bag, NULL);
+		int rc = cmds[i][1] ? rp_run(&out, cmds[i][0], cmds[i][1], c->bag, NULL)
+				    : rp_run(&out, cmds[i][0], c->bag, NULL);
 		rp_want(rc, 1, out, "not a regular file");
 		free(out);
 	}
 	/* A FIFO journal beside a storage file: SQLite would open it itself. */
 	assert_int_equal(unlink(md), 0);
-	char *journal = rp_path(bag, "b_0.db3-journal");
+	char *journal = rp_path(c->bag, "b_0.db3-journal");
 	assert_int_equal(mkfifo(journal, 0644), 0);
-	char *out;
-	int rc = rp_run(&out, "info", bag, NULL);
-	rp_want(rc, 1, out, "not a regular file");
-	free(out);
+	rp_expect(1, "not a regular file", "info", c->bag, NULL);
 	free(journal);
 	free(md);
-	free(bag);
-	free(d);
 }
 
 /* ---- extreme timestamps ---- */
@@ -343,31 +354,22 @@ static void test_fifo(void **state)
  * UBSan reports). */
 static void test_int64_timestamps(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("int64");
-	char *bag = rp_path(d, "b");
+	const struct rp_case *c = *state;
 	const struct rp_msg m[] = {{0, INT64_MIN}, {1, 0}, {0, INT64_MAX}};
-	rp_bag(bag, BAG_COMPRESSION_NONE, m, 3, 0);
-	char *md = rp_path(bag, "metadata.yaml");
+	rp_bag(c->bag, BAG_COMPRESSION_NONE, m, 3, 0);
+	char *md = rp_path(c->bag, "metadata.yaml");
 	assert_int_equal(unlink(md), 0);
-	char *out;
-	int rc = rp_run(&out, "reindex", bag, NULL);
-	rp_want(rc, 0, out, "3 messages");
-	free(out);
+	rp_expect(0, "3 messages", "reindex", c->bag, NULL);
 	struct bag_metadata got;
 	struct bt_error err;
-	assert_int_equal(bag_metadata_read(bag, &got, &err), BT_OK);
+	assert_int_equal(bag_metadata_read(c->bag, &got, &err), BT_OK);
 	assert_true(got.starting_time == INT64_MIN);
 	assert_true(got.duration == INT64_MAX);
 	assert_true(got.files[0].duration == INT64_MAX);
 	bag_metadata_fini(&got);
-	rp_check_ok(bag);
-	rc = rp_run(&out, "info", "-v", bag, NULL);
-	rp_want(rc, 0, out, "Messages:          3");
-	free(out);
+	rp_check_ok(c->bag);
+	rp_expect(0, "Messages:          3", "info", "-v", c->bag, NULL);
 	free(md);
-	free(bag);
-	free(d);
 }
 
 /* ---- YAML ---- */
@@ -376,43 +378,37 @@ static void test_int64_timestamps(void **state)
  * before loading, with a message that says why. */
 static void test_anchors_refused(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("anchors");
+	const struct rp_case *c = *state;
 	struct bt_buf b = BT_BUF_INIT;
 	assert_int_equal(bt_buf_printf(&b, "rosbag2_bagfile_information:\n  version: 9\n  x: ["),
 			 BT_OK);
 	for (unsigned i = 0; i < 100000; i++)
 		assert_int_equal(bt_buf_printf(&b, "&a%u %u, ", i, i), BT_OK);
 	assert_int_equal(bt_buf_printf(&b, "*a1]\n"), BT_OK);
-	char *md = rp_path(d, "metadata.yaml");
+	char *md = rp_path(c->dir, "metadata.yaml");
 	tu_write_file(md, b.data, b.len);
 	bt_buf_fini(&b);
 	char *out;
 	/* A hang guard, not a timing test: refused at once, it takes ms. */
-	int rc = rp_checked(tu_bagtop_bounded(&out, 5, "info", d, NULL), &out);
+	int rc = rp_checked(tu_bagtop_bounded(&out, 5, "info", c->dir, NULL), &out);
 	rp_want(rc, 1, out, "anchors and aliases");
 	free(out);
 	free(md);
-	free(d);
 }
 
 /* --custom-data with one key twice would write it twice: a usage error. */
 static void test_custom_data_twice(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("custom");
-	char *bag = rp_path(d, "b");
+	const struct rp_case *c = *state;
 	char *out;
 	/* demo, bounded in time and on this test's own domain, should the
 	 * options ever be accepted (record and demo share them). */
-	int rc = rp_run(&out, "demo", "--domain", "212", "--duration", "1", "-o", bag,
+	int rc = rp_run(&out, "demo", "--domain", "212", "--duration", "1", "-o", c->bag,
 			"--custom-data", "k=v", "--custom-data", "k=w", NULL);
 	rp_want(rc, 2, out, "--custom-data key 'k' given twice");
 	assert_true(strchr(out, '\n') == out + strlen(out) - 1); /* one line */
 	free(out);
-	assert_false(bt_fs_exists(bag));
-	free(bag);
-	free(d);
+	assert_false(bt_fs_exists(c->bag));
 }
 
 /* A key twice in one mapping of metadata.yaml (invalid YAML, refused by
@@ -469,25 +465,22 @@ static const char *rp_line_with(const char *out, const char *needle, char *line,
  * statistics ("164771 Hz average" beside "0.697" before). */
 static void test_info_one_rate(void **state)
 {
-	(void)state;
-	char *d = rp_scratch("rate");
-	char *bag = rp_path(d, "b");
+	const struct rp_case *c = *state;
 	const int64_t s = INT64_C(1000000000);
 	const struct rp_msg m[] = {{1, RP_T0},         {0, RP_T0 + s},     {0, RP_T0 + s + 6000},
 				   {0, RP_T0 + s + 12000}, {1, RP_T0 + s}, {1, RP_T0 + 2 * s},
 				   {1, RP_T0 + 3 * s},     {1, RP_T0 + 4 * s}};
-	rp_bag(bag, BAG_COMPRESSION_NONE, m, sizeof m / sizeof m[0], 0);
+	rp_bag(c->bag, BAG_COMPRESSION_NONE, m, sizeof m / sizeof m[0], 0);
 	char *out, line[512];
-	int rc = rp_run(&out, "info", "-v", bag, NULL);
+	int rc = rp_run(&out, "info", "-v", c->bag, NULL);
 	rp_want(rc, 0, out, "/a  [std_msgs/msg/String]  3 messages, rate 0.750 Hz");
 	rp_want(rc, 0, out, "/b  [std_msgs/msg/String]  5 messages, rate 1.250 Hz");
 	assert_null(strstr(out, "Hz average"));
 	assert_non_null(rp_line_with(out, "  /a      ", line, sizeof line));
 	assert_non_null(strstr(line, " 0.750 "));
 	free(out);
-	free(bag);
 	/* The whole bag within 12 us: no rate at all, rather than 166666 Hz. */
-	bag = rp_path(d, "c");
+	char *bag = rp_path(c->dir, "c");
 	rp_bag(bag, BAG_COMPRESSION_NONE, m + 1, 3, 0);
 	rc = rp_run(&out, "info", "-v", bag, NULL);
 	rp_want(rc, 0, out, "/a  [std_msgs/msg/String]  3 messages, rate - Hz");
@@ -495,23 +488,24 @@ static void test_info_one_rate(void **state)
 	assert_non_null(strstr(line, " - "));
 	free(out);
 	free(bag);
-	free(d);
 }
+
+#define RP_TEST(f) cmocka_unit_test_setup_teardown(f, rp_setup, rp_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reindex_keeps_longer_zstd),
 		cmocka_unit_test(test_reindex_keeps_longer_plain),
-		cmocka_unit_test(test_reindex_blank_files),
-		cmocka_unit_test(test_first_file_incomplete),
-		cmocka_unit_test(test_reindex_damaged),
-		cmocka_unit_test(test_fifo),
-		cmocka_unit_test(test_int64_timestamps),
-		cmocka_unit_test(test_anchors_refused),
-		cmocka_unit_test(test_custom_data_twice),
+		RP_TEST(test_reindex_blank_files),
+		RP_TEST(test_first_file_incomplete),
+		RP_TEST(test_reindex_damaged),
+		RP_TEST(test_fifo),
+		RP_TEST(test_int64_timestamps),
+		RP_TEST(test_anchors_refused),
+		RP_TEST(test_custom_data_twice),
 		cmocka_unit_test(test_check_duplicate_keys),
-		cmocka_unit_test(test_info_one_rate),
+		RP_TEST(test_info_one_rate),
 	};
 	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
 }

@@ -17,14 +17,6 @@
 #define H1 "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
 #define H2 "RIHS01_0000000000000000000000000000000000000000000000000000000000000001"
 
-static size_t count_of(const char *s, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(s, needle); p != NULL; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /* The type_description_hash column of the topics table, as the sqlite3 CLI
  * reads it: "name|hash" lines, ordered by name. */
 static char *sqlite_hashes(const char *dir)
@@ -105,11 +97,11 @@ static void test_type_hash(void **state)
 	rec_publish(&r, 30, "rt/rosenv_bad", bad2, 20);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	assert_int_equal(count_of(r.out, "publishers disagree on the type hash"), 1);
-	assert_int_equal(count_of(r.out, "/rosenv_bad: a publisher's USER_DATA typehash is not "
+	assert_int_equal(tu_count_of(r.out, "publishers disagree on the type hash"), 1);
+	assert_int_equal(tu_count_of(r.out, "/rosenv_bad: a publisher's USER_DATA typehash is not "
 					 "64 hex digits after RIHS01_: its type hash is ignored"),
 			 1);
-	assert_int_equal(count_of(r.out, "USER_DATA"), 1); /* once per topic */
+	assert_int_equal(tu_count_of(r.out, "USER_DATA"), 1); /* once per topic */
 	rec_expect_count(r.dir, "/rosenv_hash", 40);
 	rec_expect_count(r.dir, "/rosenv_bad", 40);
 
@@ -146,7 +138,7 @@ static void test_no_topic_notice(void **state)
 	free(text);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
-	assert_int_equal(count_of(r.out, want), 1);
+	assert_int_equal(tu_count_of(r.out, want), 1);
 	rec_free(&r);
 }
 

@@ -224,14 +224,21 @@ static unsigned call_once(int domain, const char *name, const char *type, int64_
 	return body;
 }
 
+/* A recorder on `domain` whose topic (/svc_none) nobody publishes: only its
+ * services are of interest. */
+static void svc_start(struct rec *r, int domain)
+{
+	char *args[] = {"/svc_none", NULL};
+	rec_start(r, domain, args, NULL);
+}
+
 /* ---- 164: each service's payload ---- */
 
 static void test_payloads(void **state)
 {
 	(void)state;
 	struct rec r;
-	char *args[] = {"/svc_none", NULL};
-	rec_start(&r, 164, args, NULL);
+	svc_start(&r, 164);
 	int64_t seq = INT64_C(0x0102030405060708);
 	assert_int_equal(call_once(164, "is_paused", "IsPaused", seq), 0);
 	assert_int_equal(call_once(164, "pause", "Pause", seq + 1), 0);
@@ -269,8 +276,7 @@ static void test_gate(void **state)
 {
 	(void)state;
 	struct rec r;
-	char *args[] = {"/svc_none", NULL};
-	rec_start(&r, 166, args, NULL);
+	svc_start(&r, 166);
 	struct cli a, b;
 	cli_open(&b, 166, "is_paused", "IsPaused", true); /* its reader is there early */
 	cli_open(&a, 166, "is_paused", "IsPaused", false);
@@ -314,8 +320,7 @@ static void test_early(void **state)
 {
 	(void)state;
 	struct rec r;
-	char *args[] = {"/svc_none", NULL};
-	rec_start(&r, 167, args, NULL);
+	svc_start(&r, 167);
 	for (int i = 0; i < 5; i++) {
 		struct cli c;
 		cli_open(&c, 167, "is_paused", "IsPaused", true);
@@ -339,8 +344,7 @@ static void test_bad_input(void **state)
 {
 	(void)state;
 	struct rec r;
-	char *args[] = {"/svc_none", NULL};
-	rec_start(&r, 168, args, NULL);
+	svc_start(&r, 168);
 	struct cli c;
 	cli_open(&c, 168, "is_paused", "IsPaused", true);
 	cli_wait_server(&c);

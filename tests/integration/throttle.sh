@@ -25,15 +25,12 @@ done
 [ ! -e "$T/usage" ] || fail "a usage error left a bag"
 
 # ---- a message rate ----
-"$B" record -a --domain 90 -o "$T/hz" --no-tui --disable-keyboard-controls \
-	--throttle /imu=10Hz --throttle '/im.*=1Hz' >"$T/out" 2>&1 &
-rec=$!
-wait_for "$T/out" '^Recording to' 200
+record_bg "$T/out" -a --domain 90 -o "$T/hz" --throttle /imu=10Hz --throttle '/im.*=1Hz'
 "$P" --domain 90 --topic rt/imu --type string --count 1000 --rate 200 \
 	--wait-readers 1 >"$T/pub1" 2>&1 &
 p1=$!
-"$P" --domain 90 --topic rt/other --type string --count 500 --rate 100 \
-	--wait-readers 1 >"$T/pub2" 2>&1 || { cat "$T/pub2"; fail "tpub other"; }
+tpub_run "$T/pub2" --domain 90 --topic rt/other --type string --count 500 --rate 100 \
+	--wait-readers 1
 wait "$p1" || { cat "$T/pub1"; fail "tpub imu"; }
 sleep 2 # a statistics sample (1 Hz) after the last message
 # the live statistics: throttled per topic and in the totals, not a loss
@@ -82,12 +79,9 @@ grep -q "^  /imu .* $thr_imu\$" "$T/info" || { cat "$T/info"; fail "info -v: /im
 "$B" check "$T/hz" >/dev/null || fail "check"
 
 # ---- a byte rate: 10 kB messages at 100 Hz, 200 KiB/s through ----
-"$B" record -a --domain 91 -o "$T/by" --no-tui --disable-keyboard-controls \
-	--throttle 'rt/ca.=200KiB/s' >"$T/out2" 2>&1 &
-rec=$!
-wait_for "$T/out2" '^Recording to' 200
-"$P" --domain 91 --topic rt/cam --type string --count 500 --size 10000 --rate 100 \
-	--wait-readers 1 >"$T/pub3" 2>&1 || { cat "$T/pub3"; fail "tpub cam"; }
+record_bg "$T/out2" -a --domain 91 -o "$T/by" --throttle 'rt/ca.=200KiB/s'
+tpub_run "$T/pub3" --domain 91 --topic rt/cam --type string --count 500 --size 10000 --rate 100 \
+	--wait-readers 1
 sleep 1
 stop_wait "$rec" 600
 cat "$T/out2"

@@ -35,13 +35,8 @@ run() {
 	[ "$mode" = sources ] && hold=1
 	timeout 90 "$S" --domain "$dom" --mode "$mode" --count 20 --rate 10 --duration "$dur" \
 		--hold $hold >"$T/$mode.server.log" 2>&1 || fail "$mode: tdserver failed"
-	kill -TERM "$rec"
-	i=0
-	while kill -0 "$rec" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$rec" || fail "$mode: bagtop record failed"
+	stop_wait "$rec" 300 TERM
+	[ "$rc" = 0 ] || fail "$mode: bagtop record failed (exit $rc)"
 }
 
 run sources 35 12 -d 1 &
@@ -72,11 +67,7 @@ message_definitions WHERE topic_type = 'my_msgs/msg/Probe'")
 
 # count MODE: all 20 messages in the bag, across its files.
 count() {
-	n=0
-	for db in "$T/$1"/*.db3; do
-		n=$((n + $(sqlite3 "$db" "SELECT count(*) FROM messages m JOIN topics t ON \
-m.topic_id = t.id WHERE t.name = '/td_probe'")))
-	done
+	n=$(topic_count "$T/$1" /td_probe)
 	[ "$n" = 20 ] || fail "$1: $n /td_probe messages recorded, want 20"
 }
 

@@ -42,22 +42,13 @@ timeout 90 "$P" --domain $DOM --topic plain_battery --type battery --count 40 --
 P2=$!
 wait $P1 || fail "tpub rich failed"
 wait $P2 || fail "tpub battery failed"
-kill -INT "$REC"
-i=0
-while kill -0 "$REC" 2>/dev/null && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-wait "$REC" || fail "bagtop record failed"
+stop_wait "$REC" 300
+[ "$rc" = 0 ] || fail "bagtop record failed (exit $rc)"
 REC=""
 
 # count TOPIC: all 40 messages in the bag, across its files.
 count() {
-	n=0
-	for db in "$T/bag"/*.db3; do
-		n=$((n + $(sqlite3 "$db" "SELECT count(*) FROM messages m JOIN topics t ON \
-m.topic_id = t.id WHERE t.name = '$1'")))
-	done
+	n=$(topic_count "$T/bag" "$1")
 	[ "$n" = 40 ] || fail "$n $1 messages recorded, want 40"
 }
 count rich_topic

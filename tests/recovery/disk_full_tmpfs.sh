@@ -22,13 +22,22 @@ unshare -rm sh -s "$T" "$B" <<'INNER'
 set -u
 T=$1 B=$2
 fail() { echo "FAIL: $*"; exit 1; }
+# full_demo WHAT PATTERN ARGS...: `bagtop demo -o $T/mnt/bag ARGS...`
+# (killed after 60 s) must exit 1 with exactly one line on stderr, and that
+# line must match PATTERN (grep).
+full_demo() {
+	what=$1 want=$2
+	shift 2
+	timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	echo "$what: exit $rc; stderr:"; cat "$T/err"
+	[ "$rc" = 1 ] || fail "$what: exit status $rc, want 1"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "$what: want exactly one error line"
+	grep -q "$want" "$T/err" || fail "$what: the error line does not say '$want'"
+}
 mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
-"$B" demo -o "$T/mnt/bag" --min-free-space 0 -b 200000 --domain 103 --duration 20 >"$T/out" 2>"$T/err"
-rc=$?
-echo "demo exit $rc; stderr:"; cat "$T/err"
-[ "$rc" = 1 ] || fail "exit status $rc, want 1"
-[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
-grep -q '^bagtop: error: .*no space left on the device' "$T/err" || fail "unclear error line"
+full_demo demo '^bagtop: error: .*no space left on the device' \
+	--min-free-space 0 -b 200000 --domain 103 --duration 20
 kept=$(sed -n 's/.*(the \([0-9]*\) messages committed before.*/\1/p' "$T/err")
 [ -n "$kept" ] && [ "$kept" -gt 0 ] || fail "error line does not say what was kept"
 "$B" info "$T/mnt/bag" >/dev/null || fail "bag unreadable after the failure"
@@ -39,25 +48,14 @@ grep -q ", $kept messages\$" "$T/reindex" || fail "reindexed bag does not hold t
 "$B" check "$T/mnt/bag" || fail "check"
 
 umount "$T/mnt" && mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || fail "fresh tmpfs"
-timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --min-free-space 0 --storage-preset-profile resilient \
-	--domain 210 --duration 20 >"$T/out" 2>"$T/err"
-rc=$?
-echo "resilient: exit $rc; stderr:"; cat "$T/err"
-[ "$rc" = 1 ] || fail "exit status $rc, want 1"
-[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
-grep -q "no space left on the device.*run 'bagtop reindex $T/mnt/bag'" "$T/err" ||
-	fail "the error does not say to run bagtop reindex"
+full_demo resilient "no space left on the device.*run 'bagtop reindex $T/mnt/bag'" \
+	--min-free-space 0 --storage-preset-profile resilient --domain 210 --duration 20
 mount -o remount,size=16m "$T/mnt" || fail "remount"
 "$B" reindex "$T/mnt/bag" || fail "reindex"
 "$B" check "$T/mnt/bag" || fail "check after reindex"
 
 umount "$T/mnt" && mount -t tmpfs -o size=8k bagtop-tiny "$T/mnt" || fail "tiny tmpfs"
-timeout -s KILL 60 "$B" demo -o "$T/mnt/bag" --min-free-space 0 --domain 211 --duration 5 >"$T/out" 2>"$T/err"
-rc=$?
-echo "tiny: exit $rc; stderr:"; cat "$T/err"
-[ "$rc" = 1 ] || fail "exit status $rc, want 1"
-[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
-grep -q "no room for the bag's first file" "$T/err" || fail "the error does not say why"
+full_demo tiny "no room for the bag's first file" --min-free-space 0 --domain 211 --duration 5
 if [ -e "$T/mnt/bag" ]; then
 	"$B" check "$T/mnt/bag" >"$T/check" 2>&1
 	cat "$T/check"
@@ -69,14 +67,8 @@ fi
 # rebuilds the file without a footer from its complete chunks (no more
 # messages than were committed), check passes, no repair file is left.
 umount "$T/mnt" && mount -t tmpfs -o size=1m bagtop-full "$T/mnt" || fail "mcap tmpfs"
-timeout -s KILL 60 "$B" demo -s mcap -d 1 -o "$T/mnt/bag" --domain 57 --duration 20 \
-	>"$T/out" 2>"$T/err"
-rc=$?
-echo "mcap: exit $rc; stderr:"; cat "$T/err"
-[ "$rc" = 1 ] || fail "exit status $rc, want 1"
-[ "$(wc -l <"$T/err")" = 1 ] || fail "want exactly one error line"
-grep -q "^bagtop: error: .*No space left on device.*run 'bagtop reindex $T/mnt/bag'" "$T/err" ||
-	fail "unclear error line"
+full_demo mcap "^bagtop: error: .*No space left on device.*run 'bagtop reindex $T/mnt/bag'" \
+	-s mcap -d 1 --domain 57 --duration 20
 said=$(sed -n 's/.*(the \([0-9]*\) messages committed before, but for those of the last second,.*/\1/p' "$T/err")
 [ -n "$said" ] || fail "the error does not say what was kept"
 "$B" info "$T/mnt/bag" >/dev/null || fail "mcap bag unreadable after the failure"

@@ -132,24 +132,26 @@ static void ct_keys_of(const char *dir, const char *prefix, struct ct_keys *ks)
 	free(path);
 }
 
+/* Prints "WHAT: LABEL key K" for each key K of `a` that `b` lacks; returns
+ * how many there are. */
+static int ct_keys_absent(const struct ct_keys *a, const struct ct_keys *b, const char *what,
+			  const char *label)
+{
+	int bad = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		bool found = false;
+		for (size_t j = 0; j < b->n && !found; j++)
+			found = !strcmp(a->k[i], b->k[j]);
+		if (!found)
+			print_message("%s: %s key %s\n", what, label, a->k[i]), bad++;
+	}
+	return bad;
+}
+
 static void ct_keys_assert_equal(const struct ct_keys *got, const struct ct_keys *want,
 				 const char *what)
 {
-	int bad = 0;
-	for (size_t i = 0; i < want->n; i++) {
-		bool found = false;
-		for (size_t j = 0; j < got->n && !found; j++)
-			found = !strcmp(want->k[i], got->k[j]);
-		if (!found)
-			print_message("%s: missing key %s\n", what, want->k[i]), bad++;
-	}
-	for (size_t j = 0; j < got->n; j++) {
-		bool found = false;
-		for (size_t i = 0; i < want->n && !found; i++)
-			found = !strcmp(want->k[i], got->k[j]);
-		if (!found)
-			print_message("%s: extra key %s\n", what, got->k[j]), bad++;
-	}
+	int bad = ct_keys_absent(want, got, what, "missing") + ct_keys_absent(got, want, what, "extra");
 	if (bad)
 		fail_msg("%s: %d keys differ from the layout's", what, bad);
 }

@@ -199,30 +199,20 @@ static void cv_same_topics(const char *in, const char *out)
 
 /* ---- the fixtures ---- */
 
+/* Converts fixture bag `in` into <tmp>/<name>: the same messages and topics. */
+static void cv_fixture(const char *in, const char *name, void *tmp)
+{
+	char *out = bt_fs_join(tmp, name);
+	cv_ok((const char *[]){"convert", in, out, NULL});
+	cv_same_messages(in, out);
+	cv_same_topics(in, out);
+	tu_check_bag(out);
+	free(out);
+}
+
 static void test_fixtures(void **state)
 {
-	const char *tmp = *state;
-	char **names;
-	size_t n;
-	struct bt_error err;
-	assert_int_equal(bt_fs_list_dir(tu_fixtures(), &names, &n, &err), BT_OK);
-	size_t done = 0;
-	for (size_t i = 0; i < n; i++) {
-		char *in = bt_fs_join(tu_fixtures(), names[i]);
-		if (bt_fs_is_dir(in)) {
-			char *out = bt_fs_join(tmp, names[i]);
-			cv_ok((const char *[]){"convert", in, out, NULL});
-			cv_same_messages(in, out);
-			cv_same_topics(in, out);
-			tu_check_bag(out);
-			free(out);
-			done++;
-		}
-		free(in);
-		free(names[i]);
-	}
-	free(names);
-	assert_true(done >= 9);
+	assert_true(tu_each_fixture(cv_fixture, *state) >= 9);
 }
 
 /* A single storage file as IN, and IN's compression given up (MESSAGE ->
@@ -533,18 +523,13 @@ int main(void)
 		return 77;
 	}
 	const struct CMUnitTest own[] = {
-		cmocka_unit_test_setup_teardown(test_window, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_filter, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_compat_compression, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_every_storage, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_no_metadata, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_out_exists, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_bad_input, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_window),
+		TU_SCRATCH_TEST(test_filter),
+		TU_SCRATCH_TEST(test_compat_compression),
+		TU_SCRATCH_TEST(test_every_storage),
+		TU_SCRATCH_TEST(test_no_metadata),
+		TU_SCRATCH_TEST(test_out_exists),
+		TU_SCRATCH_TEST(test_bad_input),
 	};
 	int failed = cmocka_run_group_tests_name("convert", own, NULL, NULL);
 	if (!tu_fixtures()) {
@@ -554,9 +539,8 @@ int main(void)
 		return failed;
 	}
 	const struct CMUnitTest fixtures[] = {
-		cmocka_unit_test_setup_teardown(test_fixtures, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_fixture_forms, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_fixtures),
+		TU_SCRATCH_TEST(test_fixture_forms),
 	};
 	return failed + cmocka_run_group_tests_name("convert fixtures", fixtures, NULL, NULL);
 }

@@ -213,28 +213,21 @@ static void fx_check_yaml(const struct fx_bag *b, struct bag_reader *r)
 	free(dir);
 }
 
+static void fx_known(const char *path, const char *name, void *arg)
+{
+	(void)path;
+	(void)arg;
+	bool known = false;
+	for (size_t k = 0; k < FX_N; k++)
+		known |= !strcmp(fx_bags[k].dir, name);
+	if (!known)
+		fail_msg("fixture %s has no expectations in this test", name);
+}
+
 static void test_every_fixture_is_listed(void **state)
 {
 	(void)state;
-	char **names;
-	size_t n;
-	struct bt_error err;
-	assert_int_equal(bt_fs_list_dir(tu_fixtures(), &names, &n, &err), BT_OK);
-	size_t dirs = 0;
-	for (size_t i = 0; i < n; i++) {
-		char *p = fx_path(names[i]);
-		if (bt_fs_is_dir(p)) {
-			bool known = false;
-			for (size_t k = 0; k < FX_N; k++)
-				known |= !strcmp(fx_bags[k].dir, names[i]);
-			if (!known)
-				fail_msg("fixture %s has no expectations in this test", names[i]);
-			dirs++;
-		}
-		free(p);
-	}
-	assert_int_equal(dirs, FX_N);
-	bt_fs_free_list(names, n);
+	assert_int_equal(tu_each_fixture(fx_known, NULL), FX_N);
 }
 
 static void test_bags(void **state)
@@ -493,8 +486,7 @@ int main(void)
 		cmocka_unit_test(test_talker_payloads),
 		cmocka_unit_test(test_single_files),
 		cmocka_unit_test(test_metadata_versions),
-		cmocka_unit_test_setup_teardown(test_reading_writes_nothing, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_reading_writes_nothing),
 	};
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -10,6 +10,7 @@
 #include "bag_qos.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 /* ---- building and comparing structs ---- */
@@ -97,25 +98,6 @@ static void md_build_full(struct bag_metadata *md)
 	md->custom_data[3] = (struct bag_kv){bt_xstrdup("empty"), bt_xstrdup("")};
 }
 
-static void md_assert_time_equal(struct bag_qos_time a, struct bag_qos_time b)
-{
-	assert_int_equal(a.sec, b.sec);
-	assert_int_equal(a.nsec, b.nsec);
-}
-
-static void md_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
-{
-	assert_int_equal(a->history, b->history);
-	assert_int_equal(a->depth, b->depth);
-	assert_int_equal(a->reliability, b->reliability);
-	assert_int_equal(a->durability, b->durability);
-	md_assert_time_equal(a->deadline, b->deadline);
-	md_assert_time_equal(a->lifespan, b->lifespan);
-	assert_int_equal(a->liveliness, b->liveliness);
-	md_assert_time_equal(a->liveliness_lease_duration, b->liveliness_lease_duration);
-	assert_int_equal(a->avoid_ros_namespace_conventions, b->avoid_ros_namespace_conventions);
-}
-
 static void md_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b)
 {
 	assert_string_equal(a->name, b->name);
@@ -124,7 +106,7 @@ static void md_assert_topic_equal(const struct bag_topic *a, const struct bag_to
 	assert_string_equal(a->type_description_hash, b->type_description_hash);
 	assert_int_equal(a->n_qos, b->n_qos);
 	for (size_t i = 0; i < a->n_qos; i++)
-		md_assert_qos_equal(&a->qos[i], &b->qos[i]);
+		tb_assert_qos_equal(&a->qos[i], &b->qos[i]);
 }
 
 static void md_assert_equal(const struct bag_metadata *a, const struct bag_metadata *b)
@@ -247,14 +229,6 @@ static char *md_section(const char *text, const char *from, const char *to)
 	return bt_xstrndup(a, (size_t)(b - a));
 }
 
-static size_t md_count(const char *text, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /* ---- tests ---- */
 
 static void test_round_trip_full(void **state)
@@ -359,7 +333,7 @@ static void test_v9_layout(void **state)
 	md.version = 9; /* md->version's layout: 9 here (5 and 7 in test_compat) */
 	char *text = md_emit(&md, true);
 	assert_true(strncmp(text, "rosbag2_bagfile_information:\n", 29) == 0);
-	assert_int_equal(md_count(text, "rosbag2_bagfile_information"), 1);
+	assert_int_equal(tu_count_of(text, "rosbag2_bagfile_information"), 1);
 
 	static const char *const want[] = {"version", "storage_identifier", "duration",
 					   "starting_time", "message_count",
@@ -490,17 +464,17 @@ static void test_parse_v4_numbers(void **state)
 	struct bag_qos want0;
 	bag_qos_default(&want0); /* history 3 = unknown, reliable, volatile... */
 	want0.history = BAG_HISTORY_UNKNOWN;
-	md_assert_qos_equal(&t->qos[0], &want0);
+	tb_assert_qos_equal(&t->qos[0], &want0);
 	const struct bag_qos *q = &t->qos[1];
 	assert_int_equal(q->history, BAG_HISTORY_KEEP_LAST);
 	assert_int_equal(q->depth, 7);
 	assert_int_equal(q->reliability, BAG_RELIABILITY_BEST_EFFORT);
 	assert_int_equal(q->durability, BAG_DURABILITY_TRANSIENT_LOCAL);
 	/* Foxy-era infinities (FastDDS and Connext spellings). */
-	md_assert_time_equal(q->deadline, BAG_QOS_TIME_INFINITE);
-	md_assert_time_equal(q->lifespan, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q->deadline, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q->lifespan, BAG_QOS_TIME_INFINITE);
 	assert_int_equal(q->liveliness, BAG_LIVELINESS_MANUAL_BY_TOPIC);
-	md_assert_time_equal(q->liveliness_lease_duration, ((struct bag_qos_time){5, 6}));
+	tb_assert_qos_time_equal(q->liveliness_lease_duration, ((struct bag_qos_time){5, 6}));
 	assert_true(q->avoid_ros_namespace_conventions);
 	assert_int_equal(md.topics[1].topic.n_qos, 0);
 	assert_string_equal(md.compression_mode, "");
@@ -551,10 +525,10 @@ static void test_qos_string_forms(void **state)
 	assert_int_equal(q[0].depth, 5);
 	assert_int_equal(q[0].reliability, BAG_RELIABILITY_RELIABLE);
 	assert_int_equal(q[0].durability, BAG_DURABILITY_TRANSIENT_LOCAL);
-	md_assert_time_equal(q[0].deadline, ((struct bag_qos_time){1, 2}));
-	md_assert_time_equal(q[0].lifespan, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q[0].deadline, ((struct bag_qos_time){1, 2}));
+	tb_assert_qos_time_equal(q[0].lifespan, BAG_QOS_TIME_INFINITE);
 	assert_int_equal(q[0].liveliness, BAG_LIVELINESS_MANUAL_BY_NODE);
-	md_assert_time_equal(q[0].liveliness_lease_duration, BAG_QOS_TIME_INFINITE);
+	tb_assert_qos_time_equal(q[0].liveliness_lease_duration, BAG_QOS_TIME_INFINITE);
 	assert_false(q[0].avoid_ros_namespace_conventions);
 	free(q);
 
@@ -597,7 +571,7 @@ static void test_qos_to_string(void **state)
 				    "    sec: 1\n    nsec: 500\n", 96) == 0);
 	assert_null(strstr(b.data, "---"));
 	assert_null(strstr(b.data, "..."));
-	assert_int_equal(md_count(b.data, "- history:"), 2);
+	assert_int_equal(tu_count_of(b.data, "- history:"), 2);
 	assert_true(strstr(b.data, "avoid_ros_namespace_conventions: false") ==
 		    b.data + b.len - strlen("avoid_ros_namespace_conventions: false"));
 	struct bag_qos *q;
@@ -605,8 +579,8 @@ static void test_qos_to_string(void **state)
 	struct bt_error err;
 	assert_int_equal(bag_qos_from_string(b.data, &q, &n, &err), BT_OK);
 	assert_int_equal(n, 2);
-	md_assert_qos_equal(&q[0], &two[0]);
-	md_assert_qos_equal(&q[1], &two[1]);
+	tb_assert_qos_equal(&q[0], &two[0]);
+	tb_assert_qos_equal(&q[1], &two[1]);
 	free(q);
 	bt_buf_fini(&b);
 
@@ -687,47 +661,34 @@ static void test_errors(void **state)
 	md_expect_error("root is a list", "- a\n- b\n");
 	md_expect_error("root key is a list", "rosbag2_bagfile_information:\n  - 1\n");
 	md_expect_error("a plain scalar", "hello\n");
-	char *v;
-	md_expect_error("missing version", v = md_variant("  version: 9\n", ""));
-	free(v);
-	md_expect_error("missing relative_file_paths",
-			v = md_variant("  relative_file_paths:\n    - b_0.db3\n", ""));
-	free(v);
-	md_expect_error("message_count -1", v = md_variant("  message_count: 1\n  topics",
-							   "  message_count: -1\n  topics"));
-	free(v);
-	md_expect_error("topic message_count -1",
-			v = md_variant("      message_count: 1\n  compression",
-				       "      message_count: -1\n  compression"));
-	free(v);
-	md_expect_error("huge version", v = md_variant("version: 9", "version: 99999999999999999999"));
-	free(v);
-	md_expect_error("version text", v = md_variant("version: 9", "version: nine"));
-	free(v);
-	md_expect_error("negative duration",
-			v = md_variant("  duration:\n    nanoseconds: 10\n",
-				       "  duration: {nanoseconds: -5}\n"));
-	free(v);
-	md_expect_error("starting_time overflow",
-			v = md_variant("nanoseconds_since_epoch: 100",
-				       "nanoseconds_since_epoch: 9223372036854775808"));
-	free(v);
-	md_expect_error("files entry without path", v = md_variant("    - path: b_0.db3\n      starting",
-								   "    - starting"));
-	free(v);
-	md_expect_error("files entry negative dur",
-			v = md_variant("        nanoseconds: 10\n      message_count",
-				       "        nanoseconds: -1\n      message_count"));
-	free(v);
-	md_expect_error("files not a sequence", v = md_variant("  files:\n", "  files: 3\n  x:\n"));
-	free(v);
-	md_expect_error("topic without name", v = md_variant("        name: /a\n", ""));
-	free(v);
-	md_expect_error("bad QoS policy", v = md_variant("offered_qos_profiles: []",
-							 "offered_qos_profiles: [{history: x}]"));
-	free(v);
-	md_expect_error("custom_data a list", v = md_variant("custom_data: ~", "custom_data: [1]"));
-	free(v);
+	/* md_good_text with `from` replaced by `to` */
+	static const struct {
+		const char *what, *from, *to;
+	} variants[] = {
+		{"missing version", "  version: 9\n", ""},
+		{"missing relative_file_paths", "  relative_file_paths:\n    - b_0.db3\n", ""},
+		{"message_count -1", "  message_count: 1\n  topics", "  message_count: -1\n  topics"},
+		{"topic message_count -1", "      message_count: 1\n  compression",
+		 "      message_count: -1\n  compression"},
+		{"huge version", "version: 9", "version: 99999999999999999999"},
+		{"version text", "version: 9", "version: nine"},
+		{"negative duration", "  duration:\n    nanoseconds: 10\n",
+		 "  duration: {nanoseconds: -5}\n"},
+		{"starting_time overflow", "nanoseconds_since_epoch: 100",
+		 "nanoseconds_since_epoch: 9223372036854775808"},
+		{"files entry without path", "    - path: b_0.db3\n      starting", "    - starting"},
+		{"files entry negative dur", "        nanoseconds: 10\n      message_count",
+		 "        nanoseconds: -1\n      message_count"},
+		{"files not a sequence", "  files:\n", "  files: 3\n  x:\n"},
+		{"topic without name", "        name: /a\n", ""},
+		{"bad QoS policy", "offered_qos_profiles: []", "offered_qos_profiles: [{history: x}]"},
+		{"custom_data a list", "custom_data: ~", "custom_data: [1]"},
+	};
+	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		char *v = md_variant(variants[i].from, variants[i].to);
+		md_expect_error(variants[i].what, v);
+		free(v);
+	}
 }
 
 /* bag_metadata_write / _read: the file on disk, atomically replaced. */
@@ -764,8 +725,7 @@ int main(void)
 		cmocka_unit_test(test_qos_string_forms),
 		cmocka_unit_test(test_qos_to_string),
 		cmocka_unit_test(test_errors),
-		cmocka_unit_test_setup_teardown(test_write_read_file, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_write_read_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,30 +77,25 @@ static void read_back(const char *path, int want_schema, size_t want_qos)
 
 static void test_schema3(void **state)
 {
-	(void)state;
-	char *dir = tu_mkdtemp("schema3");
+	const char *dir = *state;
 	char *path = make_db(dir, schema3_sql);
 	read_back(path, 3, 1);
 	read_back(dir, 3, 1); /* a directory without metadata.yaml */
-	tu_rmrf(dir);
 	free(path);
-	free(dir);
 }
 
 static void test_schema1(void **state)
 {
-	(void)state;
-	char *dir = tu_mkdtemp("schema1");
-	char *path = make_db(dir, schema1_sql);
+	char *path = make_db(*state, schema1_sql);
 	read_back(path, 1, 0);
-	tu_rmrf(dir);
 	free(path);
-	free(dir);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_schema3),
-					   cmocka_unit_test(test_schema1)};
+	const struct CMUnitTest tests[] = {
+		TU_SCRATCH_TEST(test_schema3),
+		TU_SCRATCH_TEST(test_schema1),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

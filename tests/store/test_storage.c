@@ -355,14 +355,10 @@ int main(void)
 		cmocka_unit_test(test_registry_identifier),
 		cmocka_unit_test(test_registry_unknown_identifier),
 		cmocka_unit_test(test_registry_file_names),
-		cmocka_unit_test_setup_teardown(test_registry_open_unknown, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_writer_unknown_storage, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_contract, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_cli_unknown_storage, tu_scratch_setup,
-						tu_scratch_teardown),
+		TU_SCRATCH_TEST(test_registry_open_unknown),
+		TU_SCRATCH_TEST(test_writer_unknown_storage),
+		TU_SCRATCH_TEST(test_contract),
+		TU_SCRATCH_TEST(test_cli_unknown_storage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

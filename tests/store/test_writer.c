@@ -564,22 +564,6 @@ static void wt_check_dir(const struct wt_bag *b, const struct bag_metadata *md)
 	bt_fs_free_list(names, n);
 }
 
-static void wt_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
-{
-	assert_int_equal(a->history, b->history);
-	assert_int_equal(a->depth, b->depth);
-	assert_int_equal(a->reliability, b->reliability);
-	assert_int_equal(a->durability, b->durability);
-	assert_int_equal(a->deadline.sec, b->deadline.sec);
-	assert_int_equal(a->deadline.nsec, b->deadline.nsec);
-	assert_int_equal(a->lifespan.sec, b->lifespan.sec);
-	assert_int_equal(a->lifespan.nsec, b->lifespan.nsec);
-	assert_int_equal(a->liveliness, b->liveliness);
-	assert_int_equal(a->liveliness_lease_duration.sec, b->liveliness_lease_duration.sec);
-	assert_int_equal(a->liveliness_lease_duration.nsec, b->liveliness_lease_duration.nsec);
-	assert_int_equal(a->avoid_ros_namespace_conventions, b->avoid_ros_namespace_conventions);
-}
-
 static void wt_check_totals(const struct wt_bag *b, const struct bag_metadata *md)
 {
 	uint64_t count = 0;
@@ -615,7 +599,7 @@ static void wt_check_totals(const struct wt_bag *b, const struct bag_metadata *m
 		assert_string_equal(t->type_description_hash, b->topics[k].t.type_description_hash);
 		assert_int_equal(t->n_qos, b->topics[k].t.n_qos);
 		for (size_t q = 0; q < t->n_qos; q++)
-			wt_assert_qos_equal(&t->qos[q], &b->topics[k].t.qos[q]);
+			tb_assert_qos_equal(&t->qos[q], &b->topics[k].t.qos[q]);
 	}
 	free(per);
 	wt_check_custom(b, md);
@@ -1464,7 +1448,7 @@ static void wt_assert_yaml_qos(const struct wt_bag *b, const char *name, const s
 	assert_true(t < md.n_topics);
 	assert_int_equal(md.topics[t].topic.n_qos, n);
 	for (size_t i = 0; i < n; i++)
-		wt_assert_qos_equal(&md.topics[t].topic.qos[i], &q[i]);
+		tb_assert_qos_equal(&md.topics[t].topic.qos[i], &q[i]);
 	bag_metadata_fini(&md);
 }
 
