@@ -146,13 +146,16 @@ bool rec_bucket_admit(struct rec_bucket *b, int64_t now, size_t len)
 	int64_t tat = atomic_load_explicit(&b->tat, memory_order_relaxed);
 	for (;;) {
 		/* `tat` is when the next message's slot starts. A message taken
-		 * late fills its slot from there, not from `now`, so lateness
-		 * does not push the rest later (no drift below the rate); a
-		 * bucket never used, or idle for more than this message's
-		 * slot, starts afresh at now (no burst after idling). */
+		 * up to half a slot late fills its slot from there, not from
+		 * `now`, so such lateness does not push the rest later (no
+		 * drift below the rate); one later than that, or a bucket never
+		 * used or idle, starts afresh at now. So two admitted messages
+		 * are never closer than half a slot (no burst): a receive
+		 * thread held up under load would otherwise catch up with the
+		 * next message right after its late one. */
 		if (tat > now)
 			return false;
-		int64_t start = tat < now - cost ? now : tat;
+		int64_t start = tat < now - cost / 2 ? now : tat;
 		if (atomic_compare_exchange_weak_explicit(&b->tat, &tat, start + cost,
 							  memory_order_relaxed, memory_order_relaxed))
 			return true;

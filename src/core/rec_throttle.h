@@ -4,10 +4,11 @@
  * The bucket is a token bucket holding one message (GCRA, virtual
  * scheduling): one atomic time per topic, when the next message's slot
  * starts, advanced by each admitted message's cost (1/rate s, or its bytes
- * / rate). A message is admitted once its slot has started; a late one
- * fills the slot that started, so the admitted messages keep the rate
- * exactly on average (no drift), evenly spaced to within the publisher's
- * period, with no burst (also not at the start or after idling).
+ * / rate). A message is admitted once its slot has started; one late by
+ * up to half a slot fills the slot that started, so the admitted messages
+ * keep the rate exactly on average (no drift), evenly spaced to within the
+ * publisher's period, never closer than half a slot (no burst: also not
+ * at the start, after idling or after a receive thread was held up).
  * Lock-free (one compare-and-swap), so the receive threads decide at
  * once and a throttled message is never copied nor cached. */
 #ifndef REC_THROTTLE_H

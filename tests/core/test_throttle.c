@@ -155,6 +155,16 @@ static void test_bucket_hz(void **state)
 	assert_true(n >= 199 && n <= 201);
 	for (size_t i = 0; i < 20; i++)
 		assert_true(per_s[i] >= 9 && per_s[i] <= 11);
+	/* a message late by more than half a slot (the receive thread held
+	 * up) starts afresh: the next is not let through right after it */
+	rec_bucket_init(&b, &s);
+	assert_true(rec_bucket_admit(&b, SEC, 1));
+	assert_true(rec_bucket_admit(&b, SEC + 180 * MS, 1));
+	assert_false(rec_bucket_admit(&b, SEC + 230 * MS, 1));
+	assert_true(rec_bucket_admit(&b, SEC + 280 * MS, 1));
+	/* late by less than half a slot: the next slot keeps its time */
+	assert_true(rec_bucket_admit(&b, SEC + 420 * MS, 1));
+	assert_true(rec_bucket_admit(&b, SEC + 480 * MS, 1));
 	/* slower than the rate: every message passes */
 	rec_bucket_init(&b, &s);
 	assert_int_equal(run_bucket(&b, 200 * MS, 10 * SEC, 8, per_s, 0, &gap), 50);
