@@ -708,8 +708,8 @@ static void w_stats(struct mcap_writer *w, struct w_channel *c, uint64_t log_tim
 /* A Message record's opcode, length and fields up to its data. */
 #define W_MSG_PRE (MCAP_RECORD_PREFIX + 22)
 
-static void w_msg_pre(uint8_t *q, uint16_t channel_id, uint32_t sequence, uint64_t log_time,
-		      uint64_t publish_time, size_t len)
+static inline void w_msg_pre(uint8_t *q, uint16_t channel_id, uint32_t sequence,
+			     uint64_t log_time, uint64_t publish_time, size_t len)
 {
 	q[0] = MCAP_OP_MESSAGE;
 	mcap_put_u64(q + 1, 22 + (uint64_t)len);
