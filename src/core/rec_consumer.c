@@ -99,6 +99,12 @@ struct cons_tally {
 	uint64_t unwritten; /* arrivals not written */
 };
 
+/* What cons_account needs of a chunk's rec_msg. */
+struct cons_mref {
+	uint32_t topic;
+	bool repeat;
+};
+
 struct rec_consumer {
 	struct rec_consumer_options opt;
 	pthread_t thread;
@@ -134,10 +140,12 @@ struct rec_consumer {
 	struct bag_message *rep_bm; /* ... the same as the writer gets them */
 	size_t rep_cap;
 	int64_t loss_sync_t;
-	/* The reusable chunk: bag messages, their rec_msg and what became of
-	 * them (enum bag_msg_fate), side by side. */
+	/* The reusable chunk: bag messages, what of their rec_msg the
+	 * accounting needs (copied: after the write the rec_msg headers are
+	 * out of cache, one miss per message) and what became of them (enum
+	 * bag_msg_fate), side by side. */
 	struct bag_message *bm;
-	const struct rec_msg **mp;
+	struct cons_mref *mr;
 	uint8_t *fate;
 	size_t cap;
 	/* Payload bytes abandoned (how many messages: the topics'
@@ -440,10 +448,10 @@ static void cons_grow(struct rec_consumer *c, size_t need)
 	if (bm == NULL)
 		return;
 	c->bm = bm;
-	const struct rec_msg **mp = realloc(c->mp, need * sizeof *mp);
-	if (mp == NULL)
+	struct cons_mref *mr = realloc(c->mr, need * sizeof *mr);
+	if (mr == NULL)
 		return;
-	c->mp = mp;
+	c->mr = mr;
 	uint8_t *fate = realloc(c->fate, need * sizeof *fate);
 	if (fate == NULL)
 		return;
@@ -473,7 +481,7 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 			break; /* it starts the next chunk, alone */
 		uint32_t h = c->handles[m->topic];
 		c->bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
-		c->mp[*n] = m;
+		c->mr[*n] = (struct cons_mref){m->topic, m->repeat};
 		++*n;
 		m = m->next;
 		if (big)
@@ -489,7 +497,7 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 static void cons_account(struct rec_consumer *c, size_t n, enum bag_loss_cause cause)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct rec_msg *m = c->mp[i];
+		const struct cons_mref *m = &c->mr[i];
 		struct cons_tally *t = &c->tally[m->topic];
 		if (!t->touched) {
 			t->touched = true;
@@ -501,7 +509,7 @@ static void cons_account(struct rec_consumer *c, size_t n, enum bag_loss_cause c
 				t->repeated++;
 			} else {
 				t->recorded++;
-				t->bytes += m->len;
+				t->bytes += c->bm[i].len;
 			}
 			break;
 		case BAG_MSG_TOOBIG: t->toobig += !m->repeat; break;
@@ -534,8 +542,8 @@ static void cons_abandon_rest(struct rec_consumer *c, size_t n)
 {
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!c->mp[i]->repeat && c->fate[i] == BAG_MSG_NOT_WRITTEN)
-			bytes += c->mp[i]->len; /* an arrival (not a copy) not written */
+		if (!c->mr[i].repeat && c->fate[i] == BAG_MSG_NOT_WRITTEN)
+			bytes += c->bm[i].len; /* an arrival (not a copy) not written */
 	cons_count(&c->abandoned_bytes, bytes);
 }
 
@@ -774,7 +782,7 @@ static void *cons_main(void *arg)
 static void cons_free(struct rec_consumer *c)
 {
 	free(c->bm);
-	free(c->mp);
+	free(c->mr);
 	free(c->fate);
 	free(c->touched);
 	free(c->tally);
@@ -808,7 +816,7 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->sent = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->sent);
 	c->touched = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->touched);
 	c->bm = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->bm);
-	c->mp = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mp);
+	c->mr = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mr);
 	c->fate = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->fate);
 	c->cap = CONS_INITIAL_CAP;
 	c->seen = rec_repeat_seen_new();

@@ -52,6 +52,8 @@
 #include <dds/ddsi/q_protocol.h>
 #include <dds/ddsi/q_radmin.h>
 
+#include "bt_pool.h"
+
 /* All raw samples hash alike: one instance in the (domain-global) tkmap. */
 #define RAW_HASH 0x72617721u
 #define RAW_TAKE_BATCH 64
@@ -78,13 +80,26 @@ static struct raw_serdata *raw_cast(const struct ddsi_serdata *d)
 	return (struct raw_serdata *)(uintptr_t)d;
 }
 
+/* Bytes of the block holding a serdata of `size` received bytes. */
+static size_t raw_block_size(size_t size)
+{
+	return sizeof(struct raw_serdata) + ((size + 3) & ~(size_t)3);
+}
+
+/* Blocks come from bt_pool: a serdata is allocated on the receive thread
+ * and freed on the writer's, once per message. */
+static void raw_block_free(struct raw_serdata *d)
+{
+	bt_pool_free(d, raw_block_size(d->size));
+}
+
 static struct raw_serdata *raw_new(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
 				   size_t size)
 {
 	if (size > UINT32_MAX - 3)
 		return NULL;
 	size_t padded = (size + 3) & ~(size_t)3;
-	struct raw_serdata *d = malloc(sizeof(*d) + padded);
+	struct raw_serdata *d = bt_pool_alloc(raw_block_size(size));
 	if (d == NULL)
 		return NULL;
 	ddsi_serdata_init(&d->c, type, kind);
@@ -132,7 +147,7 @@ static struct ddsi_serdata *raw_from_ser(const struct ddsi_sertype *type,
 	if (off == size)
 		return &d->c;
 err:
-	free(d);
+	raw_block_free(d);
 	return NULL;
 }
 
@@ -151,7 +166,7 @@ static struct ddsi_serdata *raw_from_ser_iov(const struct ddsi_sertype *type,
 	}
 	if (off == size)
 		return &d->c;
-	free(d);
+	raw_block_free(d);
 	return NULL;
 }
 
@@ -248,7 +263,7 @@ static bool raw_eqkey(const struct ddsi_serdata *a, const struct ddsi_serdata *b
 static void raw_free(struct ddsi_serdata *d)
 {
 	(void)__atomic_load_n(&d->refc.v, __ATOMIC_ACQUIRE);
-	free(raw_cast(d));
+	raw_block_free(raw_cast(d));
 }
 
 static size_t raw_print(const struct ddsi_sertype *type, const struct ddsi_serdata *d, char *buf,

@@ -65,8 +65,6 @@ struct bsm {
 	int qos_version;        /* the metadata version whose QoS form channels take */
 	int64_t last_flush;     /* monotonic ns */
 	bool unflushed;         /* messages written since the last flush */
-	uint64_t chunk_msgs;    /* messages in the open chunk (for size) */
-	uint64_t prev_chunk;    /* mcap_writer_chunk_bytes after the last write */
 	uint16_t n_channels;
 	/* reading */
 	struct mcap_reader *r;
@@ -329,13 +327,9 @@ static bt_status bsm_write(struct bag_storage *s, int64_t topic_id, int64_t time
 				  "MCAP", b->path, len);
 	uint64_t t = timestamp < 0 ? 0 : (uint64_t)timestamp;
 	bt_status st = mcap_writer_write(b->w, (uint16_t)topic_id, 0, t, t, data, len, err);
-	if (st != BT_OK)
-		return st;
-	uint64_t cb = mcap_writer_chunk_bytes(b->w);
-	b->chunk_msgs = cb > b->prev_chunk ? b->chunk_msgs + 1 : (cb ? 1 : 0);
-	b->prev_chunk = cb;
-	b->unflushed = true;
-	return BT_OK;
+	if (st == BT_OK)
+		b->unflushed = true;
+	return st;
 }
 
 static bt_status bsm_flush_now(struct bsm *b, struct bt_error *err)
@@ -343,8 +337,6 @@ static bt_status bsm_flush_now(struct bsm *b, struct bt_error *err)
 	bt_status st = mcap_writer_flush(b->w, false, err);
 	if (st == BT_OK) {
 		b->unflushed = false;
-		b->chunk_msgs = 0;
-		b->prev_chunk = 0;
 		b->last_flush = bt_time_monotonic_ns();
 	}
 	return st;
@@ -386,7 +378,7 @@ static bt_status bsm_size(struct bag_storage *s, uint64_t *bytes, struct bt_erro
 	uint64_t cb = mcap_writer_chunk_bytes(b->w);
 	*bytes = mcap_writer_bytes(b->w);
 	if (cb)
-		*bytes += cb + 16 * b->chunk_msgs + 15u * b->n_channels + 128;
+		*bytes += cb + 16 * mcap_writer_chunk_messages(b->w) + 15u * b->n_channels + 128;
 	return BT_OK;
 }
 

@@ -839,9 +839,11 @@ static bt_status bw_commit(struct bag_writer *w, struct bt_error *err)
  * stays exact without reading the size at every message. */
 static void bw_size_grow(struct bag_writer *w, size_t len)
 {
+	/* Only a split size reads the slack: no call per message without. */
+	if (!w->max_size || w->size_slack == UINT64_MAX)
+		return;
 	uint64_t add = w->store->ops->growth_bound(w->store, len);
-	if (w->size_slack != UINT64_MAX)
-		w->size_slack = UINT64_MAX - w->size_slack > add ? w->size_slack + add : UINT64_MAX;
+	w->size_slack = UINT64_MAX - w->size_slack > add ? w->size_slack + add : UINT64_MAX;
 }
 
 /* rosbag2's check before each message: size >= limit, or the message is

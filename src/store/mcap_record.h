@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bt_buf.h"
 #include "bt_status.h"
@@ -182,7 +183,20 @@ static inline uint64_t mcap_get_u64(const uint8_t *p)
 	return (uint64_t)mcap_get_u32(p) | (uint64_t)mcap_get_u32(p + 4) << 32;
 }
 
-/* Writes a little-endian integer to p (no bounds check); inline, one store. */
+/* Writes a little-endian integer to p (no bounds check); inline, one store
+ * on a little-endian host (GCC -O2 keeps a byte loop as byte stores, and
+ * these are on the writer's per-message path). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline void mcap_put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static inline void mcap_put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof v);
+}
+#else
 static inline void mcap_put_u32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -194,6 +208,7 @@ static inline void mcap_put_u64(uint8_t *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
+#endif
 
 /* Parses the body of a record of opcode `op` (body[0..len)) into *out. On a
  * field running past `len`, or a map whose entries do not fill its declared

@@ -401,6 +401,11 @@ uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w)
 	return w->chunk_len;
 }
 
+uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w)
+{
+	return w->chunk_msgs;
+}
+
 /* ---- schemas and channels ---- */
 
 /* A schema or channel record goes into the open chunk when chunking (a
@@ -576,8 +581,22 @@ static uint32_t w_pieces_crc(const struct iovec *iov, size_t nv)
 	return crc;
 }
 
+/* The file's message statistics take the closing chunk's in one step,
+ * not per message. */
+static void w_chunk_fold(struct mcap_writer *w)
+{
+	if (w->chunk_msgs == 0)
+		return;
+	if (w->msg_count == 0 || w->chunk_start < w->msg_start)
+		w->msg_start = w->chunk_start;
+	if (w->msg_count == 0 || w->chunk_end > w->msg_end)
+		w->msg_end = w->chunk_end;
+	w->msg_count += w->chunk_msgs;
+}
+
 static void w_chunk_reset(struct mcap_writer *w)
 {
+	w_chunk_fold(w);
 	w->n_chunks++;
 	bt_buf_reset(&w->chunk);
 	w->chunk_len = 0;
@@ -664,19 +683,15 @@ static bt_status w_ref_room(struct mcap_writer *w)
 	return BT_OK;
 }
 
-static bt_status w_index_push(struct w_channel *c, uint64_t log_time, uint64_t off)
+/* Grows c's message index by one entry's room at least. */
+static bt_status w_index_grow(struct w_channel *c)
 {
-	if (c->idx_n == c->idx_cap) {
-		size_t cap = c->idx_cap ? 2 * c->idx_cap : 64;
-		uint64_t *g = realloc(c->idx, cap * 2 * sizeof *g);
-		if (!g)
-			return BT_ERR_NOMEM;
-		c->idx = g;
-		c->idx_cap = cap;
-	}
-	c->idx[2 * c->idx_n] = log_time;
-	c->idx[2 * c->idx_n + 1] = off;
-	c->idx_n++;
+	size_t cap = c->idx_cap ? 2 * c->idx_cap : 1024;
+	uint64_t *g = realloc(c->idx, cap * 2 * sizeof *g);
+	if (!g)
+		return BT_ERR_NOMEM;
+	c->idx = g;
+	c->idx_cap = cap;
 	return BT_OK;
 }
 
@@ -690,60 +705,88 @@ static void w_stats(struct mcap_writer *w, struct w_channel *c, uint64_t log_tim
 	c->count++;
 }
 
+/* A Message record's opcode, length and fields up to its data. */
+#define W_MSG_PRE (MCAP_RECORD_PREFIX + 22)
+
+static inline void w_msg_pre(uint8_t *q, uint16_t channel_id, uint32_t sequence,
+			     uint64_t log_time, uint64_t publish_time, size_t len)
+{
+	q[0] = MCAP_OP_MESSAGE;
+	mcap_put_u64(q + 1, 22 + (uint64_t)len);
+	q[9] = (uint8_t)channel_id;
+	q[10] = (uint8_t)(channel_id >> 8);
+	mcap_put_u32(q + 11, sequence);
+	mcap_put_u64(q + 15, log_time);
+	mcap_put_u64(q + 23, publish_time);
+}
+
+/* noChunking: the record straight to the output. */
+static bt_status w_write_loose(struct mcap_writer *w, struct w_channel *c, const uint8_t *pre,
+			       const void *data, size_t len, uint64_t log_time,
+			       struct bt_error *err)
+{
+	bt_status st = w_put(w, pre, W_MSG_PRE, true, err);
+	if (st == BT_OK)
+		st = w_put(w, data, len, true, err);
+	if (st == BT_OK)
+		w_stats(w, c, log_time);
+	return st;
+}
+
+/* The per-message path is kept to one bounds check per buffer, the
+ * record header written in place, one copy of the data (or a ref) and
+ * one index entry; the file-level statistics are folded per chunk. */
 bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t sequence,
 			    uint64_t log_time, uint64_t publish_time, const void *data, size_t len,
 			    struct bt_error *err)
 {
-	bt_status st = w_check(w, err);
-	if (st != BT_OK)
-		return st;
+	if (w->failed)
+		return w_check(w, err);
 	if (channel_id == 0 || channel_id > w->n_channels)
 		return bt_err_set(err, BT_ERR_USAGE, "MCAP writer: no channel %u", channel_id);
 	struct w_channel *c = &w->channels[channel_id - 1];
-	uint8_t pre[MCAP_RECORD_PREFIX + 22];
-	pre[0] = MCAP_OP_MESSAGE;
-	mcap_put_u64(pre + 1, 22 + (uint64_t)len);
-	pre[9] = (uint8_t)channel_id;
-	pre[10] = (uint8_t)(channel_id >> 8);
-	mcap_put_u32(pre + 11, sequence);
-	mcap_put_u64(pre + 15, log_time);
-	mcap_put_u64(pre + 23, publish_time);
 	if (w->o.no_chunking) {
-		st = w_put(w, pre, sizeof pre, true, err);
-		if (st == BT_OK)
-			st = w_put(w, data, len, true, err);
-		if (st == BT_OK)
-			w_stats(w, c, log_time);
-		return st;
+		uint8_t pre[W_MSG_PRE];
+		w_msg_pre(pre, channel_id, sequence, log_time, publish_time, len);
+		return w_write_loose(w, c, pre, data, len, log_time, err);
 	}
 	/* Data is pointed at, not copied, when the chunk is not compressed
 	 * and either the caller lends it (borrowing) or it is a large message
 	 * that fills the chunk: the chunk is closed after it in this call,
 	 * and the file is the same. */
-	uint64_t off = w->chunk_len, grown = off + sizeof pre + len;
+	uint64_t off = w->chunk_len, grown = off + W_MSG_PRE + len;
 	bool plain = w->o.compression == MCAP_COMPRESSION_NONE;
 	bool through = plain && len >= W_OUT_FLUSH && grown >= w->o.chunk_size;
 	bool ref = through || (plain && w->borrowing && len >= W_REF_MIN);
 	/* Room for every byte of the chunk, lent ones included, so that
-	 * borrow_end can copy them in without allocating. */
-	size_t room = through ? sizeof pre : (size_t)(grown - w->chunk.len);
-	if (bt_buf_reserve(&w->chunk, room) != BT_OK || (ref && w_ref_room(w) != BT_OK) ||
-	    (!w->o.no_message_index && w_index_push(c, log_time, off) != BT_OK))
+	 * borrow_end can copy them in without allocating (bt_buf keeps a
+	 * byte for its NUL). */
+	size_t room = through ? W_MSG_PRE : (size_t)(grown - w->chunk.len);
+	bool index = !w->o.no_message_index;
+	if ((w->chunk.cap - w->chunk.len <= room && bt_buf_reserve(&w->chunk, room) != BT_OK) ||
+	    (ref && w_ref_room(w) != BT_OK) ||
+	    (index && c->idx_n == c->idx_cap && w_index_grow(c) != BT_OK))
 		return w_nomem(err); /* nothing appended yet: the chunk is unchanged */
-	memcpy(w->chunk.data + w->chunk.len, pre, sizeof pre);
-	w->chunk.len += sizeof pre;
+	uint8_t *q = (uint8_t *)w->chunk.data + w->chunk.len;
+	w_msg_pre(q, channel_id, sequence, log_time, publish_time, len);
+	w->chunk.len += W_MSG_PRE;
 	if (ref)
 		w->refs[w->n_refs++] = (struct w_ref){w->chunk.len, data, len};
 	else if (len)
-		memcpy(w->chunk.data + w->chunk.len, data, len);
+		memcpy(q + W_MSG_PRE, data, len);
 	w->chunk.len += ref ? 0 : len;
 	w->chunk_len = grown;
+	if (index) {
+		c->idx[2 * c->idx_n] = log_time;
+		c->idx[2 * c->idx_n + 1] = off;
+		c->idx_n++;
+	}
 	if (w->chunk_msgs == 0 || log_time < w->chunk_start)
 		w->chunk_start = log_time;
 	if (w->chunk_msgs == 0 || log_time > w->chunk_end)
 		w->chunk_end = log_time;
 	w->chunk_msgs++;
-	w_stats(w, c, log_time);
+	c->count++;
 	return w->chunk_len >= w->o.chunk_size ? w_chunk_close(w, err) : BT_OK;
 }
 

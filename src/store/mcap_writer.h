@@ -145,6 +145,8 @@ BT_MUST_CHECK bt_status mcap_writer_flush(struct mcap_writer *w, bool sync, stru
 uint64_t mcap_writer_bytes(const struct mcap_writer *w);
 /* Bytes of records in the open chunk (uncompressed). */
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w);
+/* Messages in the open chunk. */
+uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w);
 
 /* Finishes the file (last chunk, DataEnd, summary, summary offsets, Footer,
  * magic), closes it and frees w, whatever the result. No fsync: call

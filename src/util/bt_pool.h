@@ -1,0 +1,27 @@
+/* bt_pool — recycled heap blocks of a few sizes, for objects allocated on
+ * one thread and freed on another at a high rate (received samples: the
+ * receive thread allocates, the writer frees). glibc's malloc pays for that
+ * pattern in arena locking and coalescing on every free; a block taken
+ * back from the pool costs one uncontended lock.
+ *
+ * Sizes are rounded up to a multiple of BT_POOL_STEP up to BT_POOL_MAX;
+ * larger blocks go straight to malloc/free. The pool keeps at most
+ * BT_POOL_KEEP bytes of free blocks (and 4096 per size); beyond that,
+ * blocks are freed.
+ * Under AddressSanitizer nothing is kept (use-after-free stays visible).
+ * Threads: every function may be called from any thread. */
+#ifndef BT_POOL_H
+#define BT_POOL_H
+
+#include <stddef.h>
+
+#define BT_POOL_STEP 256u
+#define BT_POOL_MAX (8u * 1024u)
+#define BT_POOL_KEEP (4u * 1024u * 1024u)
+
+/* A block of at least n bytes (max_align_t aligned), NULL when memory is
+ * short. Free it with bt_pool_free(p, n) with the same n. */
+void *bt_pool_alloc(size_t n);
+void bt_pool_free(void *p, size_t n);
+
+#endif
