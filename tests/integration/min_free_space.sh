@@ -13,10 +13,7 @@ P=${BAGTOP_TPUB:?}
 proc_scratch guard
 
 for a in -1 abc 1Q; do
-	"$B" record -a -o "$T/usage" --min-free-space "$a" >"$T/u" 2>&1
-	r=$?
-	[ "$r" = 2 ] || { cat "$T/u"; fail "--min-free-space $a: exit $r, want 2"; }
-	grep -q -- "--min-free-space wants a byte count" "$T/u" || fail "$a: unclear error"
+	usage_error "--min-free-space wants a byte count" record -a -o "$T/usage" --min-free-space "$a"
 done
 [ ! -e "$T/usage" ] || fail "a usage error left a bag"
 

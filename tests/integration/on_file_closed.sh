@@ -164,11 +164,7 @@ grep -q 'on-file-closed for .*exit status 3' "$T/out" || fail "headless: the fai
 for a in "--on-file-closed-jobs 0" "--on-file-closed-jobs 65" "--on-file-closed-jobs x" \
 	"--on-file-closed-timeout -1" "--on-file-closed-timeout abc"; do
 	# shellcheck disable=SC2086
-	"$B" record -a -o "$T/usage" --on-file-closed true $a >"$T/u" 2>&1
-	r=$?
-	[ "$r" = 2 ] || { cat "$T/u"; fail "$a: exit $r, want 2"; }
-	grep -q "^bagtop record: .*on-file-closed" "$T/u" || grep -q "on-file-closed" "$T/u" ||
-		fail "$a: unclear error"
+	usage_error on-file-closed record -a -o "$T/usage" --on-file-closed true $a
 done
 "$B" record -a -o "$T/usage" --on-file-closed ' ' >"$T/u" 2>&1
 [ $? = 2 ] || fail "an empty command: want exit 2"

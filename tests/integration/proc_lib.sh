@@ -13,6 +13,19 @@ wait_for() {
 	done
 }
 
+# usage_error WANT ARGS...: `bagtop ARGS` ($B) is a usage error: exit 2
+# and one line, which holds WANT (a fixed string; "" for any). The output
+# is left in $T/u.
+usage_error() {
+	_want=$1
+	shift
+	"$B" "$@" >"$T/u" 2>&1
+	_r=$?
+	[ "$_r" = 2 ] || { cat "$T/u"; fail "$*: exit $_r, want 2"; }
+	[ "$(wc -l <"$T/u")" = 1 ] || { cat "$T/u"; fail "$*: not one line"; }
+	[ -z "$_want" ] || grep -qF -- "$_want" "$T/u" || { cat "$T/u"; fail "$*: does not say '$_want'"; }
+}
+
 # exit_wait PID TENTHS: waits at most TENTHS tenths of a second for PID to
 # end (SIGKILL and fail after that); its status in $rc.
 exit_wait() {

@@ -23,10 +23,7 @@ proc_scratch snapparams
 
 # ---- bad input ----
 usage() { # ARGS...: exit 2 with one line
-	"$B" snapshot "$@" >"$T/u" 2>&1
-	r=$?
-	[ "$r" = 2 ] || { cat "$T/u"; fail "snapshot $*: exit $r, want 2"; }
-	[ "$(wc -l <"$T/u")" = 1 ] || { cat "$T/u"; fail "snapshot $*: not one line"; }
+	usage_error "" snapshot "$@"
 }
 usage --pid 1 --before -1
 usage --pid 1 --after x

@@ -28,11 +28,7 @@ proc_scratch snapwin
 
 # ---- bad input ----
 usage() { # ARGS...: exit 2 with one line naming the option
-	"$B" record -a -o "$T/usage" "$@" >"$T/u" 2>&1
-	r=$?
-	[ "$r" = 2 ] || { cat "$T/u"; fail "$*: exit $r, want 2"; }
-	[ "$(wc -l <"$T/u")" = 1 ] || { cat "$T/u"; fail "$*: not one line"; }
-	grep -q -- "snapshot" "$T/u" || { cat "$T/u"; fail "$*: the error names no option"; }
+	usage_error snapshot record -a -o "$T/usage" "$@"
 }
 for a in /a=-1 /a=x /a=1:x /a=1:-1 /a=90000 /a=1:86401 /a=0:0 /a= =1 /a /a=1:2:3 '(=1'; do
 	usage --snapshot-mode --snapshot-window "$a"

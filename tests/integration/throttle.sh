@@ -16,11 +16,7 @@ proc_scratch throttle
 
 for a in /imu=0Hz /imu=0.0Hz /imu=-1Hz /imu=2000000000Hz /imu=1e3Hz /imu=0MB/s \
 	/imu=10 /imu /imu= =10Hz /imu=fastHz '/imu[=10Hz' '(=1Hz'; do
-	"$B" record -a -o "$T/usage" --throttle "$a" >"$T/u" 2>&1
-	r=$?
-	[ "$r" = 2 ] || { cat "$T/u"; fail "--throttle $a: exit $r, want 2"; }
-	[ "$(wc -l <"$T/u")" = 1 ] || { cat "$T/u"; fail "--throttle $a: not one line"; }
-	grep -q -- "--throttle" "$T/u" || { cat "$T/u"; fail "$a: the error does not name --throttle"; }
+	usage_error --throttle record -a -o "$T/usage" --throttle "$a"
 done
 [ ! -e "$T/usage" ] || fail "a usage error left a bag"
 
