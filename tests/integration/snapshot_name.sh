@@ -21,16 +21,13 @@ P=${BAGTOP_TPUB:?}
 proc_scratch snapname
 
 # ---- bad input ----
-usage() { # ARGS...: exit 2 with one line
-	usage_error "" snapshot "$@"
-}
-usage --pid 1 --name ''
-usage --pid 1 --name a/b
-usage --pid 1 --name .
-usage --pid 1 --name ..
-usage --pid 1 --name "$(printf 'a\tb')"
-usage --pid 1 --name "$(printf '%0128d' 0)"
-usage --pid 1 --name
+usage_error --name snapshot --pid 1 --name ''
+usage_error --name snapshot --pid 1 --name a/b
+usage_error --name snapshot --pid 1 --name .
+usage_error --name snapshot --pid 1 --name ..
+usage_error --name snapshot --pid 1 --name "$(printf 'a\tb')"
+usage_error --name snapshot --pid 1 --name "$(printf '%0128d' 0)"
+usage_error --name snapshot --pid 1 --name
 "$B" snapshot --help | grep -q -- '--name NAME' || fail "--help: no --name"
 
 "$B" record -a --domain 13 -o "$T/bag" --no-tui --disable-keyboard-controls \

@@ -22,16 +22,13 @@ P=${BAGTOP_TPUB:?}
 proc_scratch snapparams
 
 # ---- bad input ----
-usage() { # ARGS...: exit 2 with one line
-	usage_error "" snapshot "$@"
-}
-usage --pid 1 --before -1
-usage --pid 1 --after x
-usage --pid 1 --before 90000
-usage --pid 1 --topics ''
-usage --pid 1 --exclude ''
-usage --pid 1 --bogus
-usage --before 1
+usage_error "" snapshot --pid 1 --before -1
+usage_error "" snapshot --pid 1 --after x
+usage_error "" snapshot --pid 1 --before 90000
+usage_error "" snapshot --pid 1 --topics ''
+usage_error "" snapshot --pid 1 --exclude ''
+usage_error "" snapshot --pid 1 --bogus
+usage_error "" snapshot --before 1
 "$B" record -a -o "$T/u_bag" --queue-triggers >"$T/u" 2>&1
 [ "$?" = 2 ] || { cat "$T/u"; fail "--queue-triggers without --snapshot-mode: not a usage error"; }
 "$B" snapshot --help | grep -q -- '--exclude LIST' || fail "--help: no --exclude"
