@@ -21,6 +21,14 @@ extern const struct app_cmd app_cmd_resume;
 extern const struct app_cmd app_cmd_stats;
 extern const struct app_cmd app_cmd_call;
 
+struct rec_cmd_snap;
+/* A snapshot parameter option of `bagtop snapshot` or `bagtop call
+ * snapshot` (long name `lng`: before, after, topics, exclude, name; any
+ * other: exclude) into *p: 0, or the one-line usage error of `cmd`
+ * (exit 2). Both commands validate alike (cmd_snapshot.c). */
+int app_snapshot_param(const struct app_cmd *cmd, const char *lng, const char *arg,
+		       struct rec_cmd_snap *p);
+
 /* Prints "bagtop: error: <msg>" on stderr: the one line a failure gives. */
 void app_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

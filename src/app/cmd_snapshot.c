@@ -40,39 +40,45 @@ static const struct app_opt snapshot_opts[] = {
 };
 
 /* A list option's value: comma-separated names, no newline. */
-static int snapshot_list(const char *opt, const char *arg, char *out, size_t cap)
+static int snapshot_list(const struct app_cmd *cmd, const char *opt, const char *arg,
+			 char *out, size_t cap)
 {
-	if (arg[0] == '\0' || strchr(arg, '\n') != NULL || strlen(arg) >= cap)
-		return app_usage_error(&app_cmd_snapshot, "%s wants a comma-separated list of "
-				       "topic names (at most %zu bytes), got '%s'", opt, cap - 1,
-				       arg);
+	if (arg[0] == '\0' || !rec_cmd_snap_list_valid(arg) || strlen(arg) >= cap)
+		return app_usage_error(cmd, "%s wants a comma-separated list of topic names (at "
+				       "most %zu bytes), got '%s'", opt, cap - 1, arg);
 	snprintf(out, cap, "%s", arg);
 	return 0;
+}
+
+int app_snapshot_param(const struct app_cmd *cmd, const char *lng, const char *arg,
+		       struct rec_cmd_snap *p)
+{
+	bool before = strcmp(lng, "before") == 0;
+	if (before || strcmp(lng, "after") == 0) {
+		int64_t ns;
+		if (bt_parse_seconds(arg, &ns) != BT_OK || ns > REC_SNAPWIN_MAX_NS)
+			return app_usage_error(cmd, "--%s wants seconds from 0 to 86400, got '%s'",
+					       lng, arg);
+		*(before ? &p->before_ns : &p->after_ns) = ns;
+		return 0;
+	}
+	if (strcmp(lng, "name") == 0) {
+		if (!rec_cmd_snap_name_valid(arg))
+			return app_usage_error(cmd, "--name wants a file name without '/' or control "
+					       "characters, not '.' or '..', 1 to %d bytes",
+					       REC_CMD_SNAP_NAME_MAX - 1);
+		snprintf(p->name, sizeof p->name, "%s", arg);
+		return 0;
+	}
+	if (strcmp(lng, "topics") == 0)
+		return snapshot_list(cmd, "--topics", arg, p->topics, sizeof p->topics);
+	return snapshot_list(cmd, "--exclude", arg, p->exclude, sizeof p->exclude);
 }
 
 /* --before, --after, --topics, --exclude, --name into the rec_cmd_snap ctx. */
 static int snapshot_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
-	struct rec_cmd_snap *p = ctx;
-	if (o->id == SNAP_O_BEFORE || o->id == SNAP_O_AFTER) {
-		int64_t ns;
-		if (bt_parse_seconds(arg, &ns) != BT_OK || ns > REC_SNAPWIN_MAX_NS)
-			return app_usage_error(&app_cmd_snapshot, "--%s wants seconds from 0 to "
-					       "86400, got '%s'", o->lng, arg);
-		*(o->id == SNAP_O_BEFORE ? &p->before_ns : &p->after_ns) = ns;
-		return 0;
-	}
-	if (o->id == SNAP_O_NAME) {
-		if (!rec_cmd_snap_name_valid(arg))
-			return app_usage_error(&app_cmd_snapshot, "--name wants a file name without "
-					       "'/' or control characters, not '.' or '..', 1 to "
-					       "%d bytes", REC_CMD_SNAP_NAME_MAX - 1);
-		snprintf(p->name, sizeof p->name, "%s", arg);
-		return 0;
-	}
-	if (o->id == SNAP_O_TOPICS)
-		return snapshot_list("--topics", arg, p->topics, sizeof p->topics);
-	return snapshot_list("--exclude", arg, p->exclude, sizeof p->exclude);
+	return app_snapshot_param(&app_cmd_snapshot, o->lng, arg, ctx);
 }
 
 /* Waits for the answer: to request number `request`, or (0) the state

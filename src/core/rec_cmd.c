@@ -69,6 +69,11 @@ bool rec_cmd_snap_name_valid(const char *name)
 	return bt_str_file_name_ok(name, REC_CMD_SNAP_NAME_MAX);
 }
 
+bool rec_cmd_snap_list_valid(const char *list)
+{
+	return strchr(list, '\n') == NULL && strlen(list) < REC_CMD_SNAP_LIST_MAX;
+}
+
 bool rec_cmd_in_list(const char *list, const char *name)
 {
 	size_t len = strlen(name);

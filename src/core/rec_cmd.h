@@ -2,7 +2,8 @@
  * each kind means, its arguments and its result. Every control source
  * submits them: the live view's keys, a headless recording's Space,
  * kill -USR1, `bagtop snapshot|pause|resume --pid`, the DDS services
- * (~/snapshot, ~/split_bagfile, ~/pause, ~/resume, ~/is_paused).
+ * (~/snapshot, ~/snapshot_with_parameters, ~/split_bagfile, ~/pause,
+ * ~/resume, ~/is_paused).
  *
  * The queue is made by the session (src/app, app_run_start) before the
  * recorder starts and freed after it (rec_recorder_options.cmdq), and has
@@ -80,6 +81,9 @@ void rec_cmd_snap_get(const struct bt_cmd *c, struct rec_cmd_snap *p);
  * stem: not empty, shorter than REC_CMD_SNAP_NAME_MAX, no '/', no control
  * character, not "." or "..". */
 bool rec_cmd_snap_name_valid(const char *name);
+/* May `list` be rec_cmd_snap.topics or .exclude? Shorter than
+ * REC_CMD_SNAP_LIST_MAX, no newline ("" is fine: all / none). */
+bool rec_cmd_snap_list_valid(const char *list);
 /* Is `name` one of the comma-separated names of `list`? */
 bool rec_cmd_in_list(const char *list, const char *name);
 
