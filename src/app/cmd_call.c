@@ -13,8 +13,9 @@
 #include "app_ros_env.h"
 #include "bt_parse.h"
 #include "btdds_rosbag2.h"
+#include "rec_cmd.h"
 
-enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT, CALL_LIST };
+enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT, CALL_LIST, CALL_SNAP };
 
 #define CALL_TIMEOUT_NS (INT64_C(10) * 1000000000)
 #define CALL_LIST_WAIT_NS (INT64_C(2) * 1000000000)
@@ -32,6 +33,13 @@ static const struct app_opt call_opts[] = {
 	{"list", 0, NULL,
 	 "list the rosbag2 recorders and players on the domain: node name, kind, services",
 	 CALL_LIST},
+	{"before", 0, "SECONDS", "snapshot: at most SECONDS before the trigger (as bagtop "
+	 "snapshot's; any of these calls ~/snapshot_with_parameters)", CALL_SNAP},
+	{"after", 0, "SECONDS", "snapshot: at most SECONDS after the trigger", CALL_SNAP},
+	{"topics", 0, "LIST", "snapshot: only these topics (comma-separated)", CALL_SNAP},
+	{"exclude", 0, "LIST", "snapshot: not these topics (comma-separated)", CALL_SNAP},
+	{"name", 0, "NAME", "snapshot: name its file NAME plus the storage's extension",
+	 CALL_SNAP},
 };
 
 struct call_ctx {
@@ -40,6 +48,8 @@ struct call_ctx {
 	bool list;
 	uint32_t domain;
 	int64_t timeout_ns; /* 0: not given */
+	struct rec_cmd_snap snap; /* --before ... --name */
+	bool snap_given;
 };
 
 static int call_opt(void *arg, const struct app_opt *o, const char *val)
@@ -54,6 +64,7 @@ static int call_opt(void *arg, const struct app_opt *o, const char *val)
 		c->domain = (uint32_t)u;
 		return 0;
 	case CALL_LIST: c->list = true; return 0;
+	case CALL_SNAP: c->snap_given = true; return app_snapshot_param(c->cmd, o->lng, val, &c->snap);
 	default: /* CALL_TIMEOUT */
 		if (bt_parse_seconds(val, &c->timeout_ns) != BT_OK || c->timeout_ns <= 0)
 			return app_usage_error(c->cmd, "--timeout wants seconds above 0, got '%s'",
@@ -84,6 +95,23 @@ static int call_arg(const struct app_cmd *cmd, const struct btdds_rb2_svc *s, in
 	return 0;
 }
 
+/* Snapshot parameters given: ~/snapshot_with_parameters instead of
+ * ~/snapshot (rosbag2's has no fields), with them. 0 or a usage exit. */
+static int call_snap_arg(const struct call_ctx *c, const struct btdds_rb2_svc **s,
+			 struct btdds_rb2_arg *a)
+{
+	if (strcmp((*s)->verb, "snapshot") != 0)
+		return app_usage_error(c->cmd, "--before, --after, --topics, --exclude and --name "
+				       "are for snapshot only");
+	*s = &btdds_rb2_snapshot_params;
+	a->before = c->snap.before_ns < 0 ? -1.0 : (double)c->snap.before_ns / 1e9;
+	a->after = c->snap.after_ns < 0 ? -1.0 : (double)c->snap.after_ns / 1e9;
+	a->topics = c->snap.topics;
+	a->exclude = c->snap.exclude;
+	a->name = c->snap.name;
+	return 0;
+}
+
 /* Prints the reply: exit 0, or 1 when it says success false. */
 static int call_print(const struct btdds_rb2_svc *s, const char *service,
 		      const struct btdds_rb2_reply *r)
@@ -104,6 +132,13 @@ static int call_print(const struct btdds_rb2_svc *s, const char *service,
 		return APP_EXIT_OK;
 	case BTDDS_RB2_RESP_BURST:
 		printf("actually_burst: %" PRIu64 "\n", r->u64);
+		return APP_EXIT_OK;
+	case BTDDS_RB2_RESP_SUCCESS_MSG:
+		if (!r->flag) {
+			app_error("%s: success: false: %s", service, r->message);
+			return APP_EXIT_ERROR;
+		}
+		printf("success: true\nmessage: %s\n", r->message);
 		return APP_EXIT_OK;
 	case BTDDS_RB2_RESP_EMPTY:
 		break;
@@ -128,11 +163,14 @@ static int call_list(struct call_ctx *c, int operands)
 
 static int call_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	struct call_ctx c = {.cmd = cmd, .domain = UINT32_MAX};
+	struct call_ctx c = {.cmd = cmd, .domain = UINT32_MAX,
+			     .snap = {.before_ns = -1, .after_ns = -1}};
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, call_opt, &c, &first);
 	if (rc != 0)
 		return rc < 0 ? APP_EXIT_OK : rc;
+	if (c.list && c.snap_given)
+		return app_usage_error(cmd, "--list takes no snapshot parameters");
 	if (c.list)
 		return call_list(&c, argc - first);
 	if (c.timeout_ns == 0)
@@ -145,6 +183,8 @@ static int call_run(const struct app_cmd *cmd, int argc, char **argv)
 		return app_usage_error(cmd, "no service verb '%s'", argv[first]);
 	struct btdds_rb2_arg a = {0};
 	if ((rc = call_arg(cmd, s, argc - first, argv + first, &a)) != 0)
+		return rc;
+	if (c.snap_given && (rc = call_snap_arg(&c, &s, &a)) != 0)
 		return rc;
 	if (c.node == NULL)
 		c.node = (s->on & BTDDS_RB2_ON_RECORDER) ? BTDDS_RB2_RECORDER : BTDDS_RB2_PLAYER;
@@ -179,6 +219,9 @@ const struct app_cmd app_cmd_call = {
 	"Call a rosbag2 recorder's or player's service over DDS (snapshot, split, ...).",
 	"\nRecorder verbs (node rosbag2_recorder, bagtop's or rosbag2's):\n"
 	"  snapshot, split, pause, resume, is-paused\n"
+	"snapshot with --before, --after, --topics, --exclude or --name calls\n"
+	"bagtop's ~/snapshot_with_parameters (bagtop_interfaces/srv/\n"
+	"SnapshotWithParameters) instead of ~/snapshot and prints its message too.\n"
 	"Player verbs (node rosbag2_player): pause, resume, toggle-paused,\n"
 	"  is-paused, get-rate, set-rate RATE, play-next, burst N, seek SECONDS,\n"
 	"  play, stop\n"

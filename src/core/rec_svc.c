@@ -12,8 +12,12 @@
 #include "btdds_rosbag2.h"
 #include "btdds_svc_server.h"
 #include "rec_cmd.h"
+#include "rec_snapwin.h"
 
-#define REC_SVC_MAX 5
+#define REC_SVC_MAX 6
+/* In a command's tag beside the ticket: answer with success and message
+ * (~/snapshot_with_parameters); tickets count up from 1, far below. */
+#define REC_SVC_TAG_MSG (UINT64_C(1) << 63)
 
 /* What results reach the server through; freed by the last reference. */
 struct rec_svc_link {
@@ -45,7 +49,7 @@ static void link_unref(struct rec_svc_link *l)
 
 static int rec_svc_kind(const struct btdds_rb2_svc *s)
 {
-	if (strcmp(s->name, "snapshot") == 0)
+	if (strcmp(s->name, "snapshot") == 0 || s->req == BTDDS_RB2_REQ_SNAP)
 		return REC_CMD_SNAPSHOT;
 	if (strcmp(s->name, "split_bagfile") == 0)
 		return REC_CMD_SPLIT;
@@ -56,12 +60,38 @@ static int rec_svc_kind(const struct btdds_rb2_svc *s)
 	return REC_CMD_IS_PAUSED;
 }
 
+/* Answers `ticket`: success and message (SnapshotWithParameters's
+ * response: bool, padding to 4, string) when `msg`, else the one byte.
+ * Holds the link's lock (the server may be stopping). */
+static void rec_svc_answer(struct rec_svc_link *l, uint64_t ticket, bool answer,
+			   unsigned char byte, const char *msg)
+{
+	unsigned char b[4 + 4 + BT_CMD_REASON_MAX] = {byte};
+	size_t len = 1;
+	if (msg != NULL) {
+		size_t n = strnlen(msg, BT_CMD_REASON_MAX - 1);
+		uint32_t sl = (uint32_t)n + 1; /* with the NUL, little-endian */
+		for (int i = 0; i < 4; i++)
+			b[4 + i] = (unsigned char)(sl >> (8 * i));
+		memcpy(b + 8, msg, n);
+		len = 8 + sl;
+	}
+	pthread_mutex_lock(&l->mu);
+	if (l->server != NULL) {
+		bt_status st = answer ? btdds_svc_server_reply(l->server, ticket, b, len)
+				      : btdds_svc_server_refuse(l->server, ticket);
+		if (st != BT_OK)
+			bt_log_debug("service reply %llu: too late", (unsigned long long)ticket);
+	}
+	pthread_mutex_unlock(&l->mu);
+}
+
 /* The command's result, on the thread that finished it: the reply (one
- * byte: success, paused, or the empty message's member), or none. */
+ * byte: success, paused, or the empty message's member; or success and
+ * the result's line), or none. */
 static void rec_svc_done(void *ctx, const struct bt_cmd *cmd, const struct bt_cmd_result *res)
 {
 	struct rec_svc_link *l = ctx;
-	uint64_t ticket = cmd->tag;
 	bool done = res->outcome == BT_CMD_DONE;
 	unsigned char body = 0;
 	if (cmd->kind == REC_CMD_SNAPSHOT)
@@ -69,26 +99,77 @@ static void rec_svc_done(void *ctx, const struct bt_cmd *cmd, const struct bt_cm
 	else if (cmd->kind == REC_CMD_IS_PAUSED)
 		body = res->value != 0;
 	bool answer = done || cmd->kind == REC_CMD_SNAPSHOT;
-	pthread_mutex_lock(&l->mu);
-	if (l->server != NULL) {
-		bt_status st = answer ? btdds_svc_server_reply(l->server, ticket, &body, 1)
-				      : btdds_svc_server_refuse(l->server, ticket);
-		if (st != BT_OK)
-			bt_log_debug("service reply %llu: too late", (unsigned long long)ticket);
-	}
-	pthread_mutex_unlock(&l->mu);
+	bool msg = (cmd->tag & REC_SVC_TAG_MSG) != 0;
+	rec_svc_answer(l, cmd->tag & ~REC_SVC_TAG_MSG, answer, body, msg ? res->reason : NULL);
 	link_unref(l);
+}
+
+/* A window of SnapshotWithParameters (seconds) as rec_cmd_snap's: false
+ * when beyond what `bagtop snapshot --before/--after` takes. */
+static bool rec_svc_window(double secs, int64_t *ns)
+{
+	if (secs != secs)
+		return false; /* NaN */
+	if (secs < 0) {
+		*ns = -1;
+		return true;
+	}
+	if (secs > (double)REC_SNAPWIN_MAX_NS / 1e9)
+		return false;
+	*ns = (int64_t)(secs * 1e9 + 0.5);
+	return true;
+}
+
+/* Reads and checks a SnapshotWithParameters request into *p, as `bagtop
+ * snapshot --pid` checks its options: NULL, or why not. */
+static const char *rec_svc_snap_params(struct btdds_cdr_rd *r, struct rec_cmd_snap *p)
+{
+	uint64_t bits[2];
+	bits[0] = btdds_cdr_u64(r); /* in order: an initializer's are unsequenced */
+	bits[1] = btdds_cdr_u64(r);
+	double secs[2];
+	memcpy(secs, bits, sizeof secs);
+	size_t n;
+	const char *topics = btdds_cdr_string(r, REC_CMD_SNAP_LIST_MAX - 1, &n);
+	const char *exclude = btdds_cdr_string(r, REC_CMD_SNAP_LIST_MAX - 1, &n);
+	const char *name = btdds_cdr_string(r, REC_CMD_SNAP_NAME_MAX - 1, &n);
+	if (!btdds_cdr_ok(r))
+		return "snapshot refused: a malformed request (or a list or name too long)";
+	if (!rec_svc_window(secs[0], &p->before_ns) || !rec_svc_window(secs[1], &p->after_ns))
+		return "snapshot refused: before and after want seconds from 0 to 86400 "
+		       "(negative: as configured)";
+	if (!rec_cmd_snap_list_valid(topics) || !rec_cmd_snap_list_valid(exclude))
+		return "snapshot refused: topics and exclude want comma-separated topic names";
+	if (name[0] != '\0' && !rec_cmd_snap_name_valid(name))
+		return "snapshot refused: name wants a file name without '/' or control "
+		       "characters, not '.' or '..'";
+	snprintf(p->topics, sizeof p->topics, "%s", topics);
+	snprintf(p->exclude, sizeof p->exclude, "%s", exclude);
+	snprintf(p->name, sizeof p->name, "%s", name);
+	return NULL;
 }
 
 /* The server thread's handler: the request as a command. */
 static void rec_svc_request(void *ctx, const struct btdds_svc_request *rq)
 {
 	struct rec_svc *sv = ctx;
-	struct bt_cmd cmd = rec_cmd_make(rec_svc_kind(sv->rb2[rq->service]), BT_CMD_FROM_SERVICE,
-					 0, "%s from client %s", sv->names[rq->service],
+	const struct btdds_rb2_svc *s = sv->rb2[rq->service];
+	struct bt_cmd cmd = rec_cmd_make(rec_svc_kind(s), BT_CMD_FROM_SERVICE, 0,
+					 "%s from client %s", sv->names[rq->service],
 					 rq->clientid[0] ? rq->clientid + strspn(rq->clientid, " ")
 							 : "?");
 	cmd.tag = rq->ticket;
+	if (s->req == BTDDS_RB2_REQ_SNAP) {
+		struct rec_cmd_snap p = {0};
+		const char *bad = rec_svc_snap_params(rq->body, &p);
+		if (bad != NULL) {
+			bt_log_info("%s: %s", sv->names[rq->service], bad);
+			rec_svc_answer(sv->link, rq->ticket, true, 0, bad);
+			return;
+		}
+		rec_cmd_snap_put(&cmd, &p);
+		cmd.tag |= REC_SVC_TAG_MSG;
+	}
 	pthread_mutex_lock(&sv->link->mu);
 	sv->link->refs++;
 	pthread_mutex_unlock(&sv->link->mu);
@@ -118,8 +199,9 @@ static void rec_svc_free(struct rec_svc *sv)
 bt_status rec_svc_start(const struct rec_svc_options *o, struct rec_svc **out,
 			struct bt_error *err)
 {
-	static const char *const names[REC_SVC_MAX] = {"snapshot", "split_bagfile", "pause",
-						       "resume", "is_paused"};
+	static const char *const names[REC_SVC_MAX] = {
+		"snapshot", "split_bagfile", "pause", "resume", "is_paused",
+		"snapshot_with_parameters"};
 	if (!btdds_node_name_valid(o->node_name))
 		return bt_err_set(err, BT_ERR_USAGE, "'%s' is not a node name", o->node_name);
 	struct rec_svc *sv = bt_xcalloc(1, sizeof *sv);

@@ -1,7 +1,9 @@
 /* rec_svc — the recorder's rosbag2 services over DDS, as `ros2 bag record`
  * serves them on rmw_cyclonedds: /<node>/snapshot, /<node>/split_bagfile,
- * /<node>/pause, /<node>/resume, /<node>/is_paused (Humble: snapshot only),
- * on the recorder's participant (the domain being recorded). Unlike
+ * /<node>/pause, /<node>/resume, /<node>/is_paused, and bagtop's own
+ * /<node>/snapshot_with_parameters (btdds_rb2_snapshot_params; Humble:
+ * snapshot only), on the recorder's participant (the domain being
+ * recorded). Unlike
  * rosbag2, ~/snapshot is served outside snapshot mode too, answering
  * success false.
  *
@@ -9,7 +11,10 @@
  * (rec_cmd.h, origin BT_CMD_FROM_SERVICE, the service and the client's id
  * as detail); the reply is sent when its result comes: Snapshot's success
  * is true only once the snapshot's file was written; IsPaused answers the
- * queue's value; Pause, Resume and SplitBagfile are answered when done. A
+ * queue's value; Pause, Resume and SplitBagfile are answered when done;
+ * SnapshotWithParameters as Snapshot, with the result's line as message,
+ * and at once with success false and why when its parameters fail the
+ * checks of `bagtop snapshot --pid` (rec_cmd_snap_*_valid). A
  * command refused or failed leaves a request without a success field
  * unanswered (the caller times out; rosbag2's types have no way to say
  * no), counted by the server (btdds_svc_server.h: the server thread,

@@ -14,6 +14,7 @@
 #define GL_RQ_PREFIX "rq/"
 #define GL_RQ_SUFFIX "Request"
 #define GL_SRV_TYPE "rosbag2_interfaces::srv::dds_::"
+#define GL_BT_SRV_TYPE "bagtop_interfaces::srv::dds_::" /* ~/snapshot_with_parameters */
 
 static const char *const gl_recorder_srv[] = {"snapshot", "split_bagfile", "record", NULL};
 static const char *const gl_player_srv[] = {"play",	"play_next",  "burst", "seek", "set_rate",
@@ -99,7 +100,8 @@ static void gl_on_sub(struct gl_state *s, const dds_builtintopic_endpoint_t *ep)
 	size_t n = strlen(t), ls = strlen(GL_RQ_SUFFIX);
 	if (strncmp(t, GL_RQ_PREFIX, 3) != 0 || n < 3 + ls + 2 ||
 	    strcmp(t + n - ls, GL_RQ_SUFFIX) != 0 || ep->type_name == NULL ||
-	    strncmp(ep->type_name, GL_SRV_TYPE, strlen(GL_SRV_TYPE)) != 0)
+	    (strncmp(ep->type_name, GL_SRV_TYPE, strlen(GL_SRV_TYPE)) != 0 &&
+	     strncmp(ep->type_name, GL_BT_SRV_TYPE, strlen(GL_BT_SRV_TYPE)) != 0))
 		return;
 	char path[BTDDS_NODE_FQN_MAX + 128];
 	size_t lp = n - ls - 2; /* "/<node>/<svc>" */

@@ -3,6 +3,7 @@
  * recorder.cpp and player.cpp (which node serves what), humble likewise. */
 #include "btdds_rosbag2.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,10 @@ const struct btdds_rb2_svc btdds_rb2_svcs[] = {
 	{NULL, NULL, NULL, 0, false, BTDDS_RB2_REQ_EMPTY, BTDDS_RB2_RESP_EMPTY},
 };
 
+const struct btdds_rb2_svc btdds_rb2_snapshot_params = {
+	"snapshot", "snapshot_with_parameters", "bagtop_interfaces/srv/SnapshotWithParameters", R,
+	false, BTDDS_RB2_REQ_SNAP, BTDDS_RB2_RESP_SUCCESS_MSG};
+
 const struct btdds_rb2_svc *btdds_rb2_find(const char *verb)
 {
 	for (const struct btdds_rb2_svc *s = btdds_rb2_svcs; s->verb != NULL; s++)
@@ -55,6 +60,8 @@ static const struct btdds_rb2_svc *rb2_svc_of(unsigned on, const char *name)
 
 const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name)
 {
+	if (strcmp(name, btdds_rb2_snapshot_params.name) == 0)
+		return &btdds_rb2_snapshot_params;
 	return rb2_svc_of(R, name);
 }
 
@@ -72,6 +79,8 @@ size_t btdds_rb2_req_size(enum btdds_rb2_req req)
 		return 8;
 	case BTDDS_RB2_REQ_PLAY:
 		return 24;
+	case BTDDS_RB2_REQ_SNAP:
+		return 16 + 3 * 5; /* two float64, three strings of at least their NUL */
 	case BTDDS_RB2_REQ_EMPTY:
 		break;
 	}
@@ -112,6 +121,15 @@ static void rb2_put_request(struct btdds_cdr_wr *w, const struct btdds_rb2_svc *
 		rb2_put_time(w, -INT64_C(1000000000));
 		rb2_put_time(w, 0);
 		break;
+	case BTDDS_RB2_REQ_SNAP:
+		memcpy(&bits, &a->before, sizeof bits);
+		btdds_cdr_put_u64(w, bits);
+		memcpy(&bits, &a->after, sizeof bits);
+		btdds_cdr_put_u64(w, bits);
+		btdds_cdr_put_string(w, a->topics ? a->topics : "");
+		btdds_cdr_put_string(w, a->exclude ? a->exclude : "");
+		btdds_cdr_put_string(w, a->name ? a->name : "");
+		break;
 	case BTDDS_RB2_REQ_EMPTY:
 		btdds_cdr_put_u8(w, 0);
 		break;
@@ -125,6 +143,7 @@ static bt_status rb2_decode(const struct btdds_rb2_svc *svc, const void *reply, 
 	struct btdds_cdr_rd r;
 	uint64_t guid, bits;
 	int64_t seq;
+	size_t n;
 	memset(out, 0, sizeof *out);
 	if (btdds_cdr_rd_init(&r, reply, len) != BT_OK || !btdds_svc_get_header(&r, &guid, &seq))
 		return bt_err_set(err, BT_ERR_FORMAT, "%s: the reply is not plain CDR", svc->name);
@@ -139,6 +158,10 @@ static bt_status rb2_decode(const struct btdds_rb2_svc *svc, const void *reply, 
 		break;
 	case BTDDS_RB2_RESP_BURST:
 		out->u64 = btdds_cdr_u64(&r);
+		break;
+	case BTDDS_RB2_RESP_SUCCESS_MSG:
+		out->flag = btdds_cdr_bool(&r);
+		snprintf(out->message, sizeof out->message, "%s", btdds_cdr_string(&r, 0, &n));
 		break;
 	case BTDDS_RB2_RESP_EMPTY:
 		break;

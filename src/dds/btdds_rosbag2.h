@@ -26,6 +26,9 @@ enum btdds_rb2_req {
 	BTDDS_RB2_REQ_TIME,  /* Seek: builtin_interfaces/Time time (int32 sec, uint32 nanosec) */
 	BTDDS_RB2_REQ_PLAY,  /* Play: Time start_offset, Duration playback_duration,
 			      * Time playback_until_timestamp */
+	BTDDS_RB2_REQ_SNAP,  /* bagtop's SnapshotWithParameters: float64 before,
+			      * float64 after (seconds; negative: as configured),
+			      * string topics, string exclude, string name */
 };
 
 /* What its response carries after the header. */
@@ -35,6 +38,7 @@ enum btdds_rb2_resp {
 	BTDDS_RB2_RESP_PAUSED,  /* bool paused */
 	BTDDS_RB2_RESP_RATE,    /* float64 rate */
 	BTDDS_RB2_RESP_BURST,   /* uint64 actually_burst */
+	BTDDS_RB2_RESP_SUCCESS_MSG, /* bool success, string message */
 };
 
 #define BTDDS_RB2_ON_RECORDER 1u
@@ -52,9 +56,16 @@ struct btdds_rb2_svc {
 
 /* The services of either node, NULL-verb terminated. */
 extern const struct btdds_rb2_svc btdds_rb2_svcs[];
+/* bagtop's own recorder service beside rosbag2's ~/snapshot, which has no
+ * fields: ~/snapshot_with_parameters, bagtop_interfaces/srv/
+ * SnapshotWithParameters (REQ_SNAP, RESP_SUCCESS_MSG), not in Humble's
+ * compat set. Not in btdds_rb2_svcs: its verb is snapshot's, with
+ * parameters. */
+extern const struct btdds_rb2_svc btdds_rb2_snapshot_params;
 /* The entry of `verb` (bagtop call's word), or NULL. */
 const struct btdds_rb2_svc *btdds_rb2_find(const char *verb);
-/* The entry of the recorder's service `name` ("split_bagfile"), or NULL. */
+/* The entry of the recorder's service `name` ("split_bagfile",
+ * "snapshot_with_parameters"), or NULL. */
 const struct btdds_rb2_svc *btdds_rb2_recorder_svc(const char *name);
 /* The entry of the player's service `name` ("play_next"), or NULL. */
 const struct btdds_rb2_svc *btdds_rb2_player_svc(const char *name);
@@ -66,6 +77,9 @@ struct btdds_rb2_arg {
 	double f64;
 	uint64_t u64;
 	int64_t ns; /* Seek's time, ns since the epoch (>= 0) */
+	/* REQ_SNAP's: seconds (negative: as configured); strings, NULL: "" */
+	double before, after;
+	const char *topics, *exclude, *name;
 };
 
 /* A decoded response. */
@@ -73,6 +87,7 @@ struct btdds_rb2_reply {
 	bool flag;    /* success / paused */
 	double rate;  /* get_rate */
 	uint64_t u64; /* burst */
+	char message[256]; /* RESP_SUCCESS_MSG's, cut to fit */
 };
 
 /* Calls service `svc` of node `node` on `domain_id` (UINT32_MAX: the

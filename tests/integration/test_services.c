@@ -17,7 +17,11 @@
  *   169 1000 requests in a burst: bounded, refused and counted, capture
  *       unaffected (recorded = published)
  *   170 `bagtop call` split / pause / is-paused / resume, snapshot false
- *   171 --no-remote-control serves nothing; --compat humble only snapshot */
+ *   171 --no-remote-control serves nothing; --compat humble only snapshot
+ *   52  bagtop's ~/snapshot_with_parameters: a raw request (before, topics,
+ *       name), its reply, the named file with the one topic; a bad name
+ *       answered success false; `bagtop call snapshot --topics --name`;
+ *       `bagtop call --list` names the service */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <signal.h>
@@ -31,6 +35,7 @@
 #include "bt_mem.h"
 #include "btdds_raw.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 #define TYPE_PFX "rosbag2_interfaces::srv::dds_::"
@@ -46,7 +51,7 @@ struct cli {
 };
 
 struct reply {
-	unsigned char b[64];
+	unsigned char b[320];
 	size_t len;
 };
 
@@ -98,8 +103,9 @@ static void cli_open(struct cli *c, int domain, const char *name, const char *ty
 	char rq[160], rr[160], tq[160], tr[160];
 	snprintf(rq, sizeof rq, "rq/rosbag2_recorder/%sRequest", name);
 	snprintf(rr, sizeof rr, "rr/rosbag2_recorder/%sReply", name);
-	snprintf(tq, sizeof tq, TYPE_PFX "%s_Request_", type);
-	snprintf(tr, sizeof tr, TYPE_PFX "%s_Response_", type);
+	const char *pfx = strstr(type, "::") ? "" : TYPE_PFX; /* else: a full type name */
+	snprintf(tq, sizeof tq, "%s%s_Request_", pfx, type);
+	snprintf(tr, sizeof tr, "%s%s_Response_", pfx, type);
 	c->rq_tp = btdds_raw_topic_create(c->pp, rq, tq, false);
 	c->rr_tp = btdds_raw_topic_create(c->pp, rr, tr, false);
 	assert_true(c->rq_tp > 0 && c->rr_tp > 0);
@@ -473,6 +479,17 @@ static void bcall_ok(const char *tmp, int domain, const char *verb, const char *
 	free(out);
 }
 
+/* bagtop call ARGS exits `rc` and says `want` (a part of its output). */
+static void bcall_says(const char *tmp, int domain, const char *timeout, char *const args[],
+		       int rc, const char *want)
+{
+	char *out;
+	assert_int_equal(bcall(tmp, domain, timeout, args, &out), rc);
+	if (strstr(out, want) == NULL)
+		fail_msg("bagtop call %s: said '%s', want '%s' in it", args[0], out, want);
+	free(out);
+}
+
 /* Storage files in the bag directory (*.db3, *.mcap). */
 static int bag_files(const char *dir)
 {
@@ -523,11 +540,8 @@ static void test_call_verbs(void **state)
 	bcall_ok(r.tmp, 170, "is-paused", "paused: true\n");
 	bcall_ok(r.tmp, 170, "resume", "done\n");
 	bcall_ok(r.tmp, 170, "is-paused", "paused: false\n");
-	char *out;
 	char *snap[] = {"snapshot", NULL};
-	assert_int_equal(bcall(r.tmp, 170, "10", snap, &out), 1);
-	assert_non_null(strstr(out, "success: false"));
-	free(out);
+	bcall_says(r.tmp, 170, "10", snap, 1, "success: false");
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	rec_free(&r);
@@ -561,6 +575,123 @@ static void test_call_absent(void **state)
 	rec_free(&r);
 }
 
+/* ---- 52: bagtop's ~/snapshot_with_parameters ---- */
+
+#define SWP_TYPE "bagtop_interfaces::srv::dds_::SnapshotWithParameters"
+
+/* A CDR string (uint32 length with the NUL, little-endian, 4-aligned from
+ * the CDR start, b + 4) at *off. */
+static void swp_put_str(unsigned char *b, size_t *off, const char *s)
+{
+	while ((*off - 4) % 4 != 0)
+		b[(*off)++] = 0;
+	uint32_t n = (uint32_t)strlen(s) + 1;
+	for (int i = 0; i < 4; i++)
+		b[(*off)++] = (unsigned char)(n >> (8 * i));
+	memcpy(b + *off, s, n);
+	*off += n;
+}
+
+/* The request: header, float64 before, float64 after, string topics,
+ * exclude, name; all little-endian. */
+static size_t swp_request(unsigned char *b, uint64_t guid, int64_t seq, double before,
+			  double after, const char *topics, const char *exclude, const char *name)
+{
+	size_t off = req_le(b, guid, seq) - 4; /* the header's 20 bytes */
+	double d[2] = {before, after};
+	for (int k = 0; k < 2; k++) {
+		uint64_t bits;
+		memcpy(&bits, &d[k], 8);
+		for (int i = 0; i < 8; i++)
+			b[off++] = (unsigned char)(bits >> (8 * i));
+	}
+	swp_put_str(b, &off, topics);
+	swp_put_str(b, &off, exclude);
+	swp_put_str(b, &off, name);
+	return off;
+}
+
+/* One call: the reply's success, its message into msg[cap]. */
+static bool swp_call(int domain, int64_t seq, const char *topics, const char *name, char *msg,
+		     size_t cap)
+{
+	struct cli c;
+	cli_open(&c, domain, "snapshot_with_parameters", SWP_TYPE, true);
+	cli_wait_server(&c);
+	unsigned char b[256];
+	cli_send(&c, b, swp_request(b, c.guid, seq, 30.0, -1.0, topics, "", name));
+	struct reply r[MAX_REPLIES];
+	if (cli_replies(&c, 15.0, 1, r, MAX_REPLIES) != 1)
+		fail_msg("snapshot_with_parameters: no reply");
+	/* 00 01 00 00 | guid | seq | bool | pad to 4 | uint32 n | n bytes */
+	assert_true(r[0].len >= 29);
+	assert_int_equal(r[0].b[1], 1);
+	assert_int_equal(le64(r[0].b + 4), c.guid);
+	assert_int_equal(le64(r[0].b + 12), (uint64_t)seq);
+	assert_true(r[0].b[20] <= 1);
+	uint32_t n = (uint32_t)r[0].b[24] | (uint32_t)r[0].b[25] << 8 |
+		     (uint32_t)r[0].b[26] << 16 | (uint32_t)r[0].b[27] << 24;
+	assert_true(n >= 1 && 28 + n <= r[0].len && r[0].b[28 + n - 1] == 0 && n <= cap);
+	memcpy(msg, r[0].b + 28, n);
+	printf("snapshot_with_parameters: success %u, '%s'\n", r[0].b[20], msg);
+	cli_close(&c);
+	return r[0].b[20] == 1;
+}
+
+/* The storage file `stem`.db3 or `stem`.mcap in dir (malloc'd path), or NULL. */
+static char *named_file(const char *dir, const char *stem)
+{
+	static const char *const ext[] = {"db3", "mcap"};
+	for (size_t i = 0; i < 2; i++) {
+		char *path = bt_xasprintf("%s/%s.%s", dir, stem, ext[i]);
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
+static void test_snapshot_params(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *args[] = {"/svc_pa", "/svc_pb", "--snapshot-mode", "--max-cache-size", "1M", NULL};
+	rec_start(&r, 52, args, NULL);
+	char *extra[] = {"--count", "20", "--rate", "100", "--wait-readers", "1", NULL};
+	struct rec_pub pa = rec_pub_start(r.tmp, 52, "rt/svc_pa", extra);
+	struct rec_pub pb = rec_pub_start(r.tmp, 52, "rt/svc_pb", extra);
+	assert_int_equal(rec_pub_finish(&pa), 20);
+	assert_int_equal(rec_pub_finish(&pb), 20);
+	rec_sleep(0.3);
+	char msg[320];
+	assert_true(swp_call(52, 41, "/svc_pa", "raw1", msg, sizeof msg));
+	assert_non_null(strstr(msg, "/raw1."));
+	assert_false(swp_call(52, 42, "", "a/b", msg, sizeof msg));
+	assert_non_null(strstr(msg, "name"));
+	char *out;
+	char *call[] = {"--topics", "/svc_pb", "--name", "n1", "snapshot", NULL};
+	assert_int_equal(bcall(r.tmp, 52, "15", call, &out), 0);
+	assert_true(strncmp(out, "success: true\nmessage: snapshot ", 32) == 0);
+	assert_non_null(strstr(out, "/n1."));
+	free(out);
+	char *bad[] = {"--name", "a/b", "snapshot", NULL};
+	bcall_says(r.tmp, 52, "5", bad, 2, "--name wants a file name");
+	char *list[] = {"--list", NULL};
+	bcall_says(r.tmp, 52, "2", list, 0, "snapshot_with_parameters");
+	rec_stop(&r, SIGINT);
+	printf("%s", r.out);
+	char *raw1 = named_file(r.dir, "raw1"), *n1 = named_file(r.dir, "n1");
+	assert_non_null(raw1);
+	assert_non_null(n1);
+	assert_int_equal(tb_count(raw1, "/svc_pa", TB_ALL), 20);
+	assert_int_equal(tb_count(raw1, NULL, TB_ALL), 20);
+	assert_int_equal(tb_count(n1, "/svc_pb", TB_ALL), 20);
+	assert_int_equal(tb_count(n1, NULL, TB_ALL), 20);
+	free(raw1);
+	free(n1);
+	rec_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_early),        cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_burst),        cmocka_unit_test(test_call_snapshot),
 		cmocka_unit_test(test_call_verbs),   cmocka_unit_test(test_call_absent),
+		cmocka_unit_test(test_snapshot_params),
 	};
 	return REC_RUN_TESTS(tests);
 }
