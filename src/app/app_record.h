@@ -147,8 +147,8 @@ enum {
 #define APP_RECORD_NODE_ROWS                                                                     \
 	{"node-name", 0, "NAME",                                                                   \
 	 "the recorder's ROS 2 node name (default rosbag2_recorder): in ros2 node list, its "      \
-	 "events, and its services /NAME/snapshot, split_bagfile, pause, resume, is_paused "       \
-	 "(--compat humble: snapshot)",                                                            \
+	 "events, and its services /NAME/snapshot, split_bagfile, pause, resume, is_paused, "      \
+	 "snapshot_with_parameters (--compat humble: snapshot)",                                   \
 	 APP_R_NODE_NAME},                                                                         \
 	{"no-remote-control", 0, NULL,                                                             \
 	 "no ROS 2 node and no services: nobody on the DDS domain can snapshot, split or pause "   \
