@@ -1,6 +1,6 @@
 #!/bin/sh
 # --snapshot-window and --snapshot-topic-cache with real bagtop and tpub
-# processes, DDS domain 187. Four 50 Hz topics, one snapshot (SIGUSR1 at
+# processes, DDS domains 187 and 60. Four 50 Hz topics, one snapshot (SIGUSR1 at
 # T, 3 s after they started):
 #   /wa  --snapshot-window /wa=1.5       1.5 s before, --snapshot-post's 0.5 s after
 #   /wb  --snapshot-window /wb=1:0       1 s before, nothing after
@@ -18,7 +18,7 @@
 # apart by the two recorders) may go either way. Each topic's messages are
 # consecutive and in receive order. /wd's coverage is in the log line and
 # in `info -v` (custom_data snapshot_coverage.FILE). Bad input: usage
-# errors (exit 2).
+# errors (exit 2). Last, a topic cache bounds the RSS (see there).
 set -u
 B=${BAGTOP_BIN:?}
 P=${BAGTOP_TPUB:?}
@@ -140,4 +140,30 @@ echo "$line" | grep -q '/w[abc]' && fail "a complete window reported as cut shor
 grep -q "snapshot_coverage.$(basename "$db"): /wd: before 0.[34][0-9]* s of 1.5 s" "$T/info" ||
 	{ cat "$T/info"; fail "info -v: no snapshot_coverage"; }
 "$B" check "$T/bag" >/dev/null || fail "check"
+
+# ---- a topic's own cache bounds the memory it takes (domain 60) ----
+# 60 MB of 100 kB messages on /big in 3 s, --snapshot-topic-cache /big=4M
+# under a global --max-cache-size 500M that would hold them all: the
+# recorder's RSS grows by that 4 MiB and its overhead, not by 60 MB; the
+# snapshot holds the last 4 MiB (41 or 42 messages, the last one sent).
+# Not under the sanitizers: ASan's quarantine keeps freed memory resident.
+record_bg "$T/rss.log" /big --domain 60 -o "$T/rss" --snapshot-mode --snapshot-duration 60 \
+	--max-cache-size 500M --snapshot-topic-cache /big=4M
+rss0=$(awk '/^VmRSS/ {print $2}' "/proc/$rec/status")
+tpub_run "$T/pub_big.log" --domain 60 --topic rt/big --type string --size 100000 --count 600 \
+	--rate 200 --wait-readers 1
+sleep 0.5
+rss1=$(awk '/^VmRSS/ {print $2}' "/proc/$rec/status")
+echo "RSS with 60 MB through a 4 MiB topic cache: $rss0 -> $rss1 KiB"
+kill -USR1 "$rec"
+wait_for "$T/rss.log" 'snapshot 1: ' 100
+stop_wait "$rec" 300
+[ "$rc" = 0 ] || fail "record (rss) exit $rc"
+n=$(topic_count "$T/rss" /big)
+[ "$n" -ge 41 ] && [ "$n" -le 42 ] || fail "/big: $n messages in the snapshot, want 41 or 42 (4 MiB)"
+if [ -n "${BAGTOP_SANITIZE:-}" ]; then
+	echo "SKIP (RSS only): a sanitizer build ($BAGTOP_SANITIZE)"
+elif [ $((rss1 - rss0)) -gt 20480 ]; then
+	fail "RSS grew by $((rss1 - rss0)) KiB with a 4 MiB topic cache"
+fi
 echo ok
