@@ -12,7 +12,10 @@
 #       the same ddsperf sub (target >= 0.8).
 #   (c) 1 MiB: a bag of 1 MiB messages played with --rate 1000, bytes/s
 #       received, against ddsperf pub size 1MiB.
-# Rates are what ddsperf sub counted over the publishing side's wall time.
+# Rates are what ddsperf sub counted over the publishing side's time:
+# ddsperf pub's -D, and bagtop play's playing time from its summary
+# ("Played N messages ... in S s": from the start of playing to the end,
+# without opening the bag and making the writers; printed beside it).
 # Not a test: it exits non-zero only when something failed to run.
 #
 # DDS stays on loopback: CYCLONEDDS_URI defaults to the repository's
@@ -136,11 +139,15 @@ speed() {
 	echo "A ddsperf pub -> sub: $a messages in $SECS s, $ra $4/s"
 	sub_start 120
 	w=$(play "$2" --rate 1000)
+	# playing time, from its summary: as ddsperf pub's -D, without the
+	# start-up (opening the bag, making the participant and writers)
+	pw=$(awk '/^Played/ { for (i = 1; i < NF; i++) if ($i == "in") print $(i + 1) }' \
+		"$WORK/play.out")
 	sleep 1.5 # the sub's last count line
 	kill -INT "$sp" 2>/dev/null || true
 	b=$(sub_count)
-	rb=$(echo "$b $w $3" | awk '{ printf "%.1f", $2 ? $1 * $3 / $2 : 0 }')
-	echo "B bagtop play -> sub: $b messages in $w s, $rb $4/s"
+	rb=$(echo "$b $pw $3" | awk '{ printf "%.1f", $2 ? $1 * $3 / $2 : 0 }')
+	echo "B bagtop play -> sub: $b messages in $pw s playing ($w s with start-up), $rb $4/s"
 	echo "$1: play/ddsperf pub $(ratio "$rb" "$ra")"
 }
 
