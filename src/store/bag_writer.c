@@ -10,6 +10,7 @@
 #include "bag_writer.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,7 @@
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_str.h"
 #include "bag_storage.h"
 #include "store__fcomp.h"
 #include "store__storage.h"
@@ -1122,8 +1124,7 @@ bt_status bag_writer_split(struct bag_writer *w, struct bt_error *err)
 
 bt_status bag_writer_split_named(struct bag_writer *w, const char *stem, struct bt_error *err)
 {
-	if (stem[0] == '\0' || strchr(stem, '/') != NULL || strcmp(stem, ".") == 0 ||
-	    strcmp(stem, "..") == 0)
+	if (!bt_str_file_name_ok(stem, NAME_MAX + 1))
 		return bt_err_set(err, BT_ERR_USAGE, "'%s' cannot name a file of the bag", stem);
 	if (w->failed)
 		return bw_refuse(w, err);

@@ -249,8 +249,8 @@ BT_MUST_CHECK bt_status bag_writer_split(struct bag_writer *w, struct bt_error *
  * A current file without messages is deleted and forgotten rather than
  * closed (no on_file_closed for it, gone from metadata.yaml). Later
  * splits name their files <bag>_<N> again, N skipping any name taken.
- * BT_ERR_USAGE for a stem that is not a plain file name (empty, '/', "."
- * or ".."); else as bag_writer_split. */
+ * BT_ERR_USAGE for a stem that is not a plain file name
+ * (bt_str_file_name_ok); else as bag_writer_split. */
 BT_MUST_CHECK bt_status bag_writer_split_named(struct bag_writer *w, const char *stem,
 					       struct bt_error *err);
 /* Finishes the bag (final metadata, waits for FILE compression unless the
