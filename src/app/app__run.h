@@ -173,9 +173,9 @@ int app_run_headless(struct app_run *run);
  * at most), and when the bag moved on to another file (a split). */
 void app_run_loss_check(struct app_run *run, int64_t now);
 
-/* Gives the heap's free pages back to the system, every APP_TRIM_PERIOD
- * at most; called where app_run_loss_check is (the session's periodic
- * work). */
+/* Gives the sample pool's unused blocks and the heap's free pages back to
+ * the system, every APP_TRIM_PERIOD at most; called where
+ * app_run_loss_check is (the session's periodic work). */
 void app_run_trim(struct app_run *run, int64_t now);
 
 /* ---- app_run_pidcmd.c: the signals that are commands ---- */

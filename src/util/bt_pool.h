@@ -7,7 +7,9 @@
  * Sizes are rounded up to a multiple of BT_POOL_STEP up to BT_POOL_MAX;
  * larger blocks go straight to malloc/free. The pool keeps at most
  * BT_POOL_KEEP bytes of free blocks (and 4096 per size); beyond that,
- * blocks are freed.
+ * blocks are freed. bt_pool_trim, called now and then, frees the blocks
+ * that sat unused since its last call, so a burst's blocks do not stay
+ * kept (and counted in the RSS) for the rest of a long run.
  * Under AddressSanitizer nothing is kept (use-after-free stays visible).
  * Threads: every function may be called from any thread. */
 #ifndef BT_POOL_H
@@ -23,5 +25,13 @@
  * short. Free it with bt_pool_free(p, n) with the same n. */
 void *bt_pool_alloc(size_t n);
 void bt_pool_free(void *p, size_t n);
+
+/* Frees, per size, the free blocks none of the bt_pool_alloc calls since
+ * the previous bt_pool_trim took (the stack's low-water mark: its oldest
+ * blocks), and returns their bytes. The first call frees nothing; call it
+ * at a steady period (the recorder: every 10 s) so that a steady load keeps
+ * its working set and a burst's surplus goes back to malloc one period
+ * after the burst. Never frees while holding the pool's lock. */
+size_t bt_pool_trim(void);
 
 #endif
