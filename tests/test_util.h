@@ -94,4 +94,16 @@ void tu_copy_file(const char *src, const char *dst);
 /* Writes `len` bytes to `path`. */
 void tu_write_file(const char *path, const void *data, size_t len);
 
+/* A test file's main(): runs the tests given (cmocka_unit_test(f),
+ * TU_SCRATCH_TEST(f), …) as one cmocka group, with the group's setup and
+ * teardown (TU_MAIN_GROUP) or none (TU_MAIN), and exits with what cmocka
+ * returns (the number of failed tests). */
+#define TU_MAIN_GROUP(setup, teardown, ...)                                  \
+	int main(void)                                                       \
+	{                                                                    \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};             \
+		return cmocka_run_group_tests(tests, setup, teardown);       \
+	}
+#define TU_MAIN(...) TU_MAIN_GROUP(NULL, NULL, __VA_ARGS__)
+
 #endif

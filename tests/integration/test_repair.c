@@ -492,20 +492,15 @@ static void test_info_one_rate(void **state)
 
 #define RP_TEST(f) cmocka_unit_test_setup_teardown(f, rp_setup, rp_teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reindex_keeps_longer_zstd),
-		cmocka_unit_test(test_reindex_keeps_longer_plain),
-		RP_TEST(test_reindex_blank_files),
-		RP_TEST(test_first_file_incomplete),
-		RP_TEST(test_reindex_damaged),
-		RP_TEST(test_fifo),
-		RP_TEST(test_int64_timestamps),
-		RP_TEST(test_anchors_refused),
-		RP_TEST(test_custom_data_twice),
-		cmocka_unit_test(test_check_duplicate_keys),
-		RP_TEST(test_info_one_rate),
-	};
-	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
-}
+TU_MAIN_GROUP(tu_group_tmp_setup, tu_group_tmp_teardown,
+	cmocka_unit_test(test_reindex_keeps_longer_zstd),
+	cmocka_unit_test(test_reindex_keeps_longer_plain),
+	RP_TEST(test_reindex_blank_files),
+	RP_TEST(test_first_file_incomplete),
+	RP_TEST(test_reindex_damaged),
+	RP_TEST(test_fifo),
+	RP_TEST(test_int64_timestamps),
+	RP_TEST(test_anchors_refused),
+	RP_TEST(test_custom_data_twice),
+	cmocka_unit_test(test_check_duplicate_keys),
+	RP_TEST(test_info_one_rate))

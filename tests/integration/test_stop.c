@@ -283,16 +283,11 @@ static void test_patient_stop_writes_all(void **state)
 	rec_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_split_storm),
-		cmocka_unit_test(test_second_sigint_cancels_file_compression),
-		cmocka_unit_test(test_third_sigint_exits_now),
-		cmocka_unit_test(test_stuck_writer_given_up),
-		cmocka_unit_test(test_second_sigint_abandons),
-		cmocka_unit_test(test_stop_timeout_abandons),
-		cmocka_unit_test(test_patient_stop_writes_all),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_split_storm),
+	cmocka_unit_test(test_second_sigint_cancels_file_compression),
+	cmocka_unit_test(test_third_sigint_exits_now),
+	cmocka_unit_test(test_stuck_writer_given_up),
+	cmocka_unit_test(test_second_sigint_abandons),
+	cmocka_unit_test(test_stop_timeout_abandons),
+	cmocka_unit_test(test_patient_stop_writes_all))

@@ -450,21 +450,11 @@ static void test_corpus(void **state)
 	bt_fs_free_list(names, n);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_truncated_everywhere, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_bit_flips, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_crc_and_damaged_summary, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_lying_lengths, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_lying_uncompressed_size, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_bombs, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test(test_corpus),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_truncated_everywhere),
+	TU_SCRATCH_TEST(test_bit_flips),
+	TU_SCRATCH_TEST(test_crc_and_damaged_summary),
+	TU_SCRATCH_TEST(test_lying_lengths),
+	TU_SCRATCH_TEST(test_lying_uncompressed_size),
+	TU_SCRATCH_TEST(test_bombs),
+	cmocka_unit_test(test_corpus))

@@ -714,18 +714,13 @@ static void test_write_read_file(void **state)
 	bag_metadata_fini(&md);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_full),
-		cmocka_unit_test(test_def_sources),
-		cmocka_unit_test(test_round_trip_empty_bag),
-		cmocka_unit_test(test_v9_layout),
-		cmocka_unit_test(test_parse_v4_numbers),
-		cmocka_unit_test(test_qos_string_forms),
-		cmocka_unit_test(test_qos_to_string),
-		cmocka_unit_test(test_errors),
-		TU_SCRATCH_TEST(test_write_read_file),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_round_trip_full),
+	cmocka_unit_test(test_def_sources),
+	cmocka_unit_test(test_round_trip_empty_bag),
+	cmocka_unit_test(test_v9_layout),
+	cmocka_unit_test(test_parse_v4_numbers),
+	cmocka_unit_test(test_qos_string_forms),
+	cmocka_unit_test(test_qos_to_string),
+	cmocka_unit_test(test_errors),
+	TU_SCRATCH_TEST(test_write_read_file))

@@ -1066,25 +1066,20 @@ static void test_reindex_fixtures(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_writer_counts, st_teardown),
-		cmocka_unit_test_teardown(test_write_result, st_teardown),
-		cmocka_unit_test_teardown(test_metadata_yaml, st_teardown),
-		cmocka_unit_test_teardown(test_embedded_rows, st_teardown),
-		cmocka_unit_test_teardown(test_round_trip, st_teardown),
-		cmocka_unit_test_teardown(test_v9_layout_kept, st_teardown),
-		cmocka_unit_test(test_reader_lenient),
-		cmocka_unit_test(test_fixtures_no_stats),
-		cmocka_unit_test_teardown(test_info, st_teardown),
-		cmocka_unit_test_teardown(test_check_tampered, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_intact, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_crash, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_no_metadata, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_fixtures, st_teardown),
-		cmocka_unit_test_teardown(test_compressed, st_teardown),
-		cmocka_unit_test_teardown(test_rotation, st_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test_teardown(test_writer_counts, st_teardown),
+	cmocka_unit_test_teardown(test_write_result, st_teardown),
+	cmocka_unit_test_teardown(test_metadata_yaml, st_teardown),
+	cmocka_unit_test_teardown(test_embedded_rows, st_teardown),
+	cmocka_unit_test_teardown(test_round_trip, st_teardown),
+	cmocka_unit_test_teardown(test_v9_layout_kept, st_teardown),
+	cmocka_unit_test(test_reader_lenient),
+	cmocka_unit_test(test_fixtures_no_stats),
+	cmocka_unit_test_teardown(test_info, st_teardown),
+	cmocka_unit_test_teardown(test_check_tampered, st_teardown),
+	cmocka_unit_test_teardown(test_reindex_intact, st_teardown),
+	cmocka_unit_test_teardown(test_reindex_crash, st_teardown),
+	cmocka_unit_test_teardown(test_reindex_no_metadata, st_teardown),
+	cmocka_unit_test_teardown(test_reindex_fixtures, st_teardown),
+	cmocka_unit_test_teardown(test_compressed, st_teardown),
+	cmocka_unit_test_teardown(test_rotation, st_teardown))

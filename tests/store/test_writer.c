@@ -1567,29 +1567,24 @@ static void test_custom_data_and_distro(void **state)
 	free(saved);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_many_topics, wt_teardown),
-		cmocka_unit_test_teardown(test_split_by_size, wt_teardown),
-		cmocka_unit_test_teardown(test_split_overhead, wt_teardown),
-		cmocka_unit_test_teardown(test_rotation_forgets, wt_teardown),
-		cmocka_unit_test_teardown(test_cancel, wt_teardown),
-		cmocka_unit_test_teardown(test_split_by_duration, wt_teardown),
-		cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
-		cmocka_unit_test_teardown(test_split_named, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_none, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_file, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_file_cancelled, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_message, wt_teardown),
-		cmocka_unit_test_teardown(test_presets, wt_teardown),
-		cmocka_unit_test_teardown(test_empty_bag, wt_teardown),
-		cmocka_unit_test_teardown(test_message_sizes, wt_teardown),
-		cmocka_unit_test_teardown(test_max_bag_files, wt_teardown),
-		cmocka_unit_test_teardown(test_refusals, wt_teardown),
-		cmocka_unit_test_teardown(test_custom_data_and_distro, wt_teardown),
-		cmocka_unit_test_teardown(test_topic_qos_later, wt_teardown),
-		cmocka_unit_test_teardown(test_topic_qos_after_split, wt_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test_teardown(test_many_topics, wt_teardown),
+	cmocka_unit_test_teardown(test_split_by_size, wt_teardown),
+	cmocka_unit_test_teardown(test_split_overhead, wt_teardown),
+	cmocka_unit_test_teardown(test_rotation_forgets, wt_teardown),
+	cmocka_unit_test_teardown(test_cancel, wt_teardown),
+	cmocka_unit_test_teardown(test_split_by_duration, wt_teardown),
+	cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
+	cmocka_unit_test_teardown(test_split_named, wt_teardown),
+	cmocka_unit_test_teardown(test_compression_none, wt_teardown),
+	cmocka_unit_test_teardown(test_compression_file, wt_teardown),
+	cmocka_unit_test_teardown(test_compression_file_cancelled, wt_teardown),
+	cmocka_unit_test_teardown(test_compression_message, wt_teardown),
+	cmocka_unit_test_teardown(test_presets, wt_teardown),
+	cmocka_unit_test_teardown(test_empty_bag, wt_teardown),
+	cmocka_unit_test_teardown(test_message_sizes, wt_teardown),
+	cmocka_unit_test_teardown(test_max_bag_files, wt_teardown),
+	cmocka_unit_test_teardown(test_refusals, wt_teardown),
+	cmocka_unit_test_teardown(test_custom_data_and_distro, wt_teardown),
+	cmocka_unit_test_teardown(test_topic_qos_later, wt_teardown),
+	cmocka_unit_test_teardown(test_topic_qos_after_split, wt_teardown))

@@ -190,17 +190,12 @@ static void test_man_section_play(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_action_bound_once),
-		cmocka_unit_test(test_no_key_bound_twice),
-		cmocka_unit_test(test_issue_keys),
-		cmocka_unit_test(test_play_keys),
-		cmocka_unit_test(test_key_names),
-		cmocka_unit_test(test_help_lines),
-		cmocka_unit_test(test_man_section),
-		cmocka_unit_test(test_man_section_play),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_every_action_bound_once),
+	cmocka_unit_test(test_no_key_bound_twice),
+	cmocka_unit_test(test_issue_keys),
+	cmocka_unit_test(test_play_keys),
+	cmocka_unit_test(test_key_names),
+	cmocka_unit_test(test_help_lines),
+	cmocka_unit_test(test_man_section),
+	cmocka_unit_test(test_man_section_play))

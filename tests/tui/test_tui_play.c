@@ -258,14 +258,16 @@ static void test_views_sort_filter(void **state)
 	assert_int_equal(s->view, TUI_VIEW_TABLE);
 }
 
-int main(void)
-{
 #define T(f) cmocka_unit_test_setup_teardown(f, play_setup, play_teardown)
-	const struct CMUnitTest tests[] = {
-		T(test_playing),       T(test_paused_muted),  T(test_looping),
-		T(test_done),          T(test_long_names),    T(test_help),
-		T(test_player_keys),   T(test_step),          T(test_select_and_mute),
-		T(test_quit_at_once),  T(test_views_sort_filter),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	T(test_playing),
+	T(test_paused_muted),
+	T(test_looping),
+	T(test_done),
+	T(test_long_names),
+	T(test_help),
+	T(test_player_keys),
+	T(test_step),
+	T(test_select_and_mute),
+	T(test_quit_at_once),
+	T(test_views_sort_filter))

@@ -471,21 +471,16 @@ static void test_views_and_flags(void **state)
 	assert_int_equal(s->view, TUI_VIEW_TABLE);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_default_order_and_selection, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_selection_survives_resort, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_sort_each_column, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_sort_keys, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_filter, tf_setup, tf_teardown),
-		cmocka_unit_test(test_scroll),
-		cmocka_unit_test(test_confirm_quit),
-		cmocka_unit_test_setup_teardown(test_depth_prompt, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_commands, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_snapshot_dialog_values, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_snapshot_dialog_errors, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_views_and_flags, tf_setup, tf_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test_setup_teardown(test_default_order_and_selection, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_selection_survives_resort, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_sort_each_column, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_sort_keys, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_filter, tf_setup, tf_teardown),
+	cmocka_unit_test(test_scroll),
+	cmocka_unit_test(test_confirm_quit),
+	cmocka_unit_test_setup_teardown(test_depth_prompt, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_commands, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_snapshot_dialog_values, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_snapshot_dialog_errors, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_views_and_flags, tf_setup, tf_teardown))

@@ -284,22 +284,17 @@ static void test_frame(void **state)
 	tui_frame_fini(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_table, tf_setup, tf_teardown),
-		cmocka_unit_test_setup_teardown(test_no_definition, tf_setup, tf_teardown),
-		cmocka_unit_test(test_table_warnings_mono_ascii),
-		cmocka_unit_test(test_disk_guard),
-		cmocka_unit_test(test_many_rows_scrolled),
-		cmocka_unit_test(test_file_counts),
-		cmocka_unit_test(test_throttled),
-		cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
-		cmocka_unit_test(test_dialogs),
-		cmocka_unit_test_setup_teardown(test_snapshot_dialog, tf_setup, tf_teardown),
-		cmocka_unit_test(test_help_and_log),
-		cmocka_unit_test_setup_teardown(test_finishing_and_too_small, tf_setup, tf_teardown),
-		cmocka_unit_test(test_frame),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test_setup_teardown(test_table, tf_setup, tf_teardown),
+	cmocka_unit_test_setup_teardown(test_no_definition, tf_setup, tf_teardown),
+	cmocka_unit_test(test_table_warnings_mono_ascii),
+	cmocka_unit_test(test_disk_guard),
+	cmocka_unit_test(test_many_rows_scrolled),
+	cmocka_unit_test(test_file_counts),
+	cmocka_unit_test(test_throttled),
+	cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
+	cmocka_unit_test(test_dialogs),
+	cmocka_unit_test_setup_teardown(test_snapshot_dialog, tf_setup, tf_teardown),
+	cmocka_unit_test(test_help_and_log),
+	cmocka_unit_test_setup_teardown(test_finishing_and_too_small, tf_setup, tf_teardown),
+	cmocka_unit_test(test_frame))
