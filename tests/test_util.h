@@ -85,6 +85,10 @@ int tu_scratch_teardown(void **state);
 extern char *tu_group_tmp;
 int tu_group_tmp_setup(void **state);
 int tu_group_tmp_teardown(void **state);
+/* A test named `name` (as cmocka_unit_test(name) would be) running f
+ * with `arg` as its *state: one row of a table of cases, f the same for
+ * every row. */
+#define TU_CASE_TEST(name, f, arg) {#name, f, NULL, NULL, (void *)(arg)}
 /* How many times `needle` occurs in `hay` (overlapping ones too). */
 size_t tu_count_of(const char *hay, const char *needle);
 /* Byte-identical files? */

@@ -295,6 +295,30 @@ static void craft_check(const char *dir, const char *name, const struct bt_buf *
 	printf("%-24s %s\n", name, res.stream_err.msg);
 }
 
+/* One crafted file per case: a Chunk record declaring `usize` around `len`
+ * stored bytes compressed with `comp`, which every reader path refuses
+ * (craft_check) with an error holding `want`. */
+struct chunk_case {
+	const char *name;
+	uint64_t usize;
+	const char *comp;
+	const void *data;
+	size_t len;
+	const char *want;
+};
+
+static void craft_chunk_cases(const char *dir, const struct chunk_case *c, size_t n)
+{
+	struct bt_buf b = BT_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		craft_start(&b);
+		craft_chunk(&b, c[i].usize, c[i].comp, c[i].data, c[i].len);
+		craft_end(&b);
+		craft_check(dir, c[i].name, &b, c[i].want);
+	}
+	bt_buf_fini(&b);
+}
+
 static void test_lying_lengths(void **state)
 {
 	const char *dir = *state;
@@ -330,33 +354,18 @@ static void test_lying_lengths(void **state)
 
 static void test_lying_uncompressed_size(void **state)
 {
-	const char *dir = *state;
-	struct bt_buf b = BT_BUF_INIT;
-	craft_start(&b);
-	craft_chunk(&b, 5, "", "abcd", 4);
-	craft_end(&b);
-	craft_check(dir, "usize_more_than_stored.mcap", &b, "declares 5 bytes");
-	craft_start(&b);
-	craft_chunk(&b, UINT64_MAX, "", "abcd", 4);
-	craft_end(&b);
-	craft_check(dir, "usize_2e64.mcap", &b, "declares 18446744073709551615 bytes");
 	char src[1000], z[2000];
 	memset(src, 'x', sizeof src);
 	size_t zn = ZSTD_compress(z, sizeof z, src, sizeof src, 1);
 	assert_false(ZSTD_isError(zn));
-	craft_start(&b);
-	craft_chunk(&b, 999, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_usize_short.mcap", &b, "zstd chunk");
-	craft_start(&b);
-	craft_chunk(&b, 1001, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_usize_long.mcap", &b, "zstd chunk");
-	craft_start(&b);
-	craft_chunk(&b, 4, "brotli", "abcd", 4);
-	craft_end(&b);
-	craft_check(dir, "unknown_compression.mcap", &b, "unknown compression \"brotli\"");
-	bt_buf_fini(&b);
+	const struct chunk_case cases[] = {
+		{"usize_more_than_stored.mcap", 5, "", "abcd", 4, "declares 5 bytes"},
+		{"usize_2e64.mcap", UINT64_MAX, "", "abcd", 4, "declares 18446744073709551615 bytes"},
+		{"zstd_usize_short.mcap", 999, "zstd", z, zn, "zstd chunk"},
+		{"zstd_usize_long.mcap", 1001, "zstd", z, zn, "zstd chunk"},
+		{"unknown_compression.mcap", 4, "brotli", "abcd", 4, "unknown compression \"brotli\""},
+	};
+	craft_chunk_cases(*state, cases, sizeof cases / sizeof cases[0]);
 }
 
 static long bad_maxrss_kib(void)
@@ -396,34 +405,20 @@ static void test_bombs(void **state)
 	assert_false(LZ4F_isError(ln));
 	free(zeros);
 	long before = bad_maxrss_kib();
-	struct bt_buf b = BT_BUF_INIT;
-	craft_start(&b);
-	craft_chunk(&b, 4096, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_bomb.mcap", &b, "its frames hold 16777216 bytes");
-	craft_start(&b);
-	craft_chunk(&b, 4096, "zstd", zs, zsn);
-	craft_end(&b);
-	craft_check(dir, "zstd_bomb_nosize.mcap", &b, "Destination buffer is too small");
-	craft_start(&b);
-	craft_chunk(&b, 1ull << 40, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_bomb_2e40.mcap", &b, "declares 1099511627776 bytes");
-	craft_start(&b);
-	craft_chunk(&b, 4096, "lz4", l, ln);
-	craft_end(&b);
-	craft_check(dir, "lz4_bomb.mcap", &b, "lz4 chunk");
-	craft_start(&b);
-	craft_chunk(&b, 1ull << 40, "lz4", l, ln);
-	craft_end(&b);
-	craft_check(dir, "lz4_bomb_2e40.mcap", &b, "declares 1099511627776 bytes");
+	const struct chunk_case cases[] = {
+		{"zstd_bomb.mcap", 4096, "zstd", z, zn, "its frames hold 16777216 bytes"},
+		{"zstd_bomb_nosize.mcap", 4096, "zstd", zs, zsn, "Destination buffer is too small"},
+		{"zstd_bomb_2e40.mcap", 1ull << 40, "zstd", z, zn, "declares 1099511627776 bytes"},
+		{"lz4_bomb.mcap", 4096, "lz4", l, ln, "lz4 chunk"},
+		{"lz4_bomb_2e40.mcap", 1ull << 40, "lz4", l, ln, "declares 1099511627776 bytes"},
+	};
+	craft_chunk_cases(dir, cases, sizeof cases / sizeof cases[0]);
 	long grown = bad_maxrss_kib() - before;
 	printf("bombs: peak RSS grew by %ld KiB\n", grown);
 	assert_true(grown < 32 * 1024); /* nothing near the 16 MiB inside, let alone 2^40 */
 	free(z);
 	free(zs);
 	free(l);
-	bt_buf_fini(&b);
 }
 
 /* Every file in tests/data/bad/mcap must be refused cleanly. */
