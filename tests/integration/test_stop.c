@@ -126,6 +126,18 @@ struct stop_case {
 	bool flag; /* wedged: --stop-timeout; stuck: a third SIGINT */
 };
 
+/* Records c's topic (with --stop-timeout 2 when `stop_timeout`) with the
+ * test hook `env`, and publishes 600 messages to it. */
+static void stop_case_start(struct rec *r, const struct stop_case *c, bool stop_timeout,
+			    const char *env)
+{
+	char dds[64];
+	snprintf(dds, sizeof dds, "rt%s", c->topic);
+	char *args[] = {(char *)c->topic, stop_timeout ? "--stop-timeout" : NULL, "2", NULL};
+	rec_start(r, c->domain, args, env);
+	stop_publish(r, c->domain, dds, "100");
+}
+
 /* A wedged writer (50 ms a message: 30 s for what was received) is
  * stopped: a second SIGINT 0.5 s after the first (`timeout` false), or a
  * single SIGTERM with --stop-timeout 2 (`timeout` true), abandons the rest
@@ -133,15 +145,9 @@ struct stop_case {
 static void test_stop_wedged(void **state)
 {
 	const struct stop_case *c = *state;
-	int domain = c->domain;
-	const char *topic = c->topic;
 	bool timeout = c->flag;
 	struct rec r;
-	char dds[64];
-	snprintf(dds, sizeof dds, "rt%s", topic);
-	char *args[] = {(char *)topic, timeout ? "--stop-timeout" : NULL, "2", NULL};
-	rec_start(&r, domain, args, "BAGTOP_TEST_WRITE_DELAY_US=50000");
-	stop_publish(&r, domain, dds, "100");
+	stop_case_start(&r, c, timeout, "BAGTOP_TEST_WRITE_DELAY_US=50000");
 	if (!timeout) {
 		kill(r.pid, SIGINT);
 		rec_sleep(0.5);
@@ -158,7 +164,7 @@ static void test_stop_wedged(void **state)
 					      "written yet"
 					    : "Interrupt again: abandoning what is not written yet"));
 	/* The log line: how many, and per topic. */
-	char *per_topic = bt_xasprintf("): %s ", topic);
+	char *per_topic = bt_xasprintf("): %s ", c->topic);
 	const char *line = strstr(r.out, "abandoned at stop: ");
 	assert_non_null(line);
 	assert_non_null(strstr(line, per_topic));
@@ -217,15 +223,9 @@ static void test_second_sigint_cancels_file_compression(void **state)
 static void test_stop_stuck(void **state)
 {
 	const struct stop_case *c = *state;
-	int domain = c->domain;
-	const char *topic = c->topic;
 	bool third = c->flag;
 	struct rec r;
-	char dds[64];
-	snprintf(dds, sizeof dds, "rt%s", topic);
-	char *args[] = {(char *)topic, NULL};
-	rec_start(&r, domain, args, "BAGTOP_TEST_CLOSE_STALL_US=30000000");
-	stop_publish(&r, domain, dds, "100");
+	stop_case_start(&r, c, false, "BAGTOP_TEST_CLOSE_STALL_US=30000000");
 	kill(r.pid, SIGINT);
 	rec_sleep(0.3);
 	kill(r.pid, SIGINT);
@@ -247,7 +247,7 @@ static void test_stop_stuck(void **state)
 	assert_int_equal(tu_bagtop(&out, "reindex", r.dir, NULL), 0);
 	free(out);
 	rec_check(r.dir);
-	rec_expect_count(r.dir, topic, 600);
+	rec_expect_count(r.dir, c->topic, 600);
 	rec_free(&r);
 }
 

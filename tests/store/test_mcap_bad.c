@@ -164,6 +164,17 @@ static void test_truncated_everywhere(void **state)
 	}
 }
 
+/* `good` with the bits of `mask` flipped at `at` into `path` (good itself
+ * unchanged); returns the bad_run. */
+static void bad_flip(const char *path, char *good, size_t n, size_t at, uint8_t mask,
+		     struct bad_result *res)
+{
+	good[at] ^= (char)mask;
+	bad_save(path, good, n);
+	good[at] ^= (char)mask;
+	bad_run(path, res);
+}
+
 static void test_bit_flips(void **state)
 {
 	const char *dir = *state;
@@ -175,26 +186,14 @@ static void test_bit_flips(void **state)
 	snprintf(flip, sizeof flip, "%s/flip-.mcap", dir);
 	size_t caught = 0;
 	for (size_t at = 0; at < n; at++) {
-		good[at] ^= (char)(1u << (at % 8));
-		bad_save(flip, good, n);
-		good[at] ^= (char)(1u << (at % 8));
 		struct bad_result res;
-		bad_run(flip, &res);
+		bad_flip(flip, good, n, at, (uint8_t)(1u << (at % 8)), &res);
 		caught += res.stream != BT_OK;
 	}
 	/* Every CRC is on: most flips are caught by the streamed read. */
 	printf("bit flips: %zu of %zu caught by the streamed read\n", caught, n);
 	assert_true(caught > n / 2);
 	free(good);
-}
-
-/* Flips one byte of `good` at `at` into `path`; returns the bad_run. */
-static void bad_flip(const char *path, char *good, size_t n, size_t at, struct bad_result *res)
-{
-	good[at] ^= 0x20;
-	bad_save(path, good, n);
-	good[at] ^= 0x20;
-	bad_run(path, res);
 }
 
 /* Each CRC catches a change in what it covers; a damaged summary makes the
@@ -219,14 +218,14 @@ static void test_crc_and_damaged_summary(void **state)
 	uint64_t sum_start = mcap_get_u64((uint8_t *)good + n - MCAP_MAGIC_LEN - 20);
 	struct bad_result res;
 	/* a byte of the first chunk's records (uncompressed: 57 bytes of fields) */
-	bad_flip(bad, good, n, chunk + 57 + 20, &res);
+	bad_flip(bad, good, n, chunk + 57 + 20, 0x20, &res);
 	assert_non_null(strstr(res.stream_err.msg, "CRC mismatch"));
 	assert_non_null(strstr(res.stream_err.msg, "chunk at offset"));
 	/* a byte of the metadata record: only the data section CRC covers it */
-	bad_flip(bad, good, n, meta + MCAP_RECORD_PREFIX + 4 + 2, &res); /* in its name */
+	bad_flip(bad, good, n, meta + MCAP_RECORD_PREFIX + 4 + 2, 0x20, &res); /* its name */
 	assert_non_null(strstr(res.stream_err.msg, "data section CRC mismatch"));
 	/* a byte of the summary */
-	bad_flip(bad, good, n, sum_start + 12, &res);
+	bad_flip(bad, good, n, sum_start + 12, 0x20, &res);
 	assert_int_equal(res.index, BT_OK);
 	assert_int_equal(res.indexed_msgs, 40);
 	assert_int_equal(mcap_reader_open(&r, bad, &err), BT_OK);
