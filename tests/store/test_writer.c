@@ -594,12 +594,8 @@ static void wt_check_totals(const struct wt_bag *b, const struct bag_metadata *m
 				break;
 		assert_true(k < b->n_topics);
 		assert_int_equal(md->topics[i].message_count, per[k]);
-		assert_string_equal(t->type, b->topics[k].t.type);
 		assert_string_equal(t->serialization_format, "cdr");
-		assert_string_equal(t->type_description_hash, b->topics[k].t.type_description_hash);
-		assert_int_equal(t->n_qos, b->topics[k].t.n_qos);
-		for (size_t q = 0; q < t->n_qos; q++)
-			tb_assert_qos_equal(&t->qos[q], &b->topics[k].t.qos[q]);
+		tb_assert_topic_equal(t, &b->topics[k].t);
 	}
 	free(per);
 	wt_check_custom(b, md);
@@ -611,13 +607,7 @@ static void wt_compare_final(const struct bag_metadata *row, const struct bag_me
 	assert_int_equal(row->message_count, md->message_count);
 	assert_int_equal(row->starting_time, md->starting_time);
 	assert_int_equal(row->duration, md->duration);
-	assert_int_equal(row->n_files, md->n_files);
-	for (size_t i = 0; i < md->n_files; i++) {
-		assert_string_equal(row->files[i].path, md->files[i].path);
-		assert_int_equal(row->files[i].message_count, md->files[i].message_count);
-		assert_int_equal(row->files[i].starting_time, md->files[i].starting_time);
-		assert_int_equal(row->files[i].duration, md->files[i].duration);
-	}
+	tb_assert_files_equal(row, md);
 	assert_int_equal(row->n_topics, md->n_topics);
 	for (size_t i = 0; i < md->n_topics; i++) {
 		assert_string_equal(row->topics[i].topic.name, md->topics[i].topic.name);
