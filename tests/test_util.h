@@ -85,6 +85,12 @@ int tu_scratch_teardown(void **state);
 extern char *tu_group_tmp;
 int tu_group_tmp_setup(void **state);
 int tu_group_tmp_teardown(void **state);
+/* A fresh scratch directory (tu_mkdtemp) kept on a list (at most 32)
+ * for tu_scratch_list_teardown, a cmocka teardown that removes and frees
+ * every one: for tests that make several, or make them in helpers, and
+ * must not leave them behind when an assertion ends the test. */
+char *tu_scratch_new(const char *tag);
+int tu_scratch_list_teardown(void **state);
 /* A test named `name` (as cmocka_unit_test(name) would be) running f
  * with `arg` as its *state: one row of a table of cases, f the same for
  * every row. */

@@ -76,28 +76,6 @@ struct wt_bag {
 	uint32_t next_seed;
 };
 
-/* Scratch directories of the running test: removed by its teardown, also
- * when an assertion ended it early. */
-static char *wt_scratch[32];
-static size_t wt_n_scratch;
-
-static char *wt_scratch_new(const char *tag)
-{
-	assert_true(wt_n_scratch < sizeof wt_scratch / sizeof wt_scratch[0]);
-	return wt_scratch[wt_n_scratch++] = tu_mkdtemp(tag);
-}
-
-static int wt_teardown(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < wt_n_scratch; i++) {
-		tu_rmrf(wt_scratch[i]);
-		free(wt_scratch[i]);
-	}
-	wt_n_scratch = 0;
-	return 0;
-}
-
 static void wt_fill(uint8_t *p, size_t len, uint32_t seed)
 {
 	static const uint8_t cdr[4] = {0x00, 0x01, 0x00, 0x00};
@@ -120,7 +98,7 @@ static uint8_t *wt_payload(const struct wt_msg *m)
 static void wt_init(struct wt_bag *b, const char *tag)
 {
 	memset(b, 0, sizeof *b);
-	b->tmp = wt_scratch_new(tag);
+	b->tmp = tu_scratch_new(tag);
 	b->base = bt_xasprintf("%s_bag", tag);
 	b->dir = bt_fs_join(b->tmp, b->base);
 	b->o.uri = b->dir;
@@ -228,14 +206,14 @@ static void wt_fini(struct wt_bag *b)
 	}
 	free(b->topics);
 	free(b->msgs);
-	tu_rmrf(b->tmp); /* wt_teardown frees the name */
+	tu_rmrf(b->tmp); /* its teardown frees the name */
 	free(b->dir);
 	free(b->base);
 }
 
 /* The bag of a test: wt_init with the tag that is the test's initial
  * state (WT_BAG_TEST), then in *state; the teardown finishes it and
- * removes the test's scratch directories (wt_teardown). */
+ * removes the test's scratch directories (tu_scratch_list_teardown). */
 static int wt_bag_setup(void **state)
 {
 	struct wt_bag *b = bt_xmalloc(sizeof *b);
@@ -248,9 +226,10 @@ static int wt_bag_teardown(void **state)
 {
 	wt_fini(*state);
 	free(*state);
-	return wt_teardown(state);
+	return tu_scratch_list_teardown(state);
 }
 
+#define WT_TEST(f) cmocka_unit_test_teardown(f, tu_scratch_list_teardown)
 #define WT_BAG_TEST(f, tag)                                                                        \
 	cmocka_unit_test_prestate_setup_teardown(f, wt_bag_setup, wt_bag_teardown, (void *)(tag))
 
@@ -889,7 +868,7 @@ static void test_split_overhead(void **state)
 static void test_rotation_forgets(void **state)
 {
 	(void)state;
-	char *tmp = wt_scratch_new("forget");
+	char *tmp = tu_scratch_new("forget");
 	char *dir = bt_fs_join(tmp, "forget_bag");
 	struct bag_writer_options o = {.uri = dir, .max_bag_files = 3, .ros_distro = "jazzy"};
 	struct bag_writer *w;
@@ -936,7 +915,7 @@ static size_t wt_cancel_on_split(void *ctx, int64_t t_last, const struct bag_mes
 static void test_cancel(void **state)
 {
 	(void)state;
-	char *tmp = wt_scratch_new("cancel");
+	char *tmp = tu_scratch_new("cancel");
 	char *dir = bt_fs_join(tmp, "cancel_bag");
 	struct bag_writer_options o = {.uri = dir, .ros_distro = "jazzy",
 				       .max_bagfile_duration = 1000,
@@ -1345,7 +1324,7 @@ static void test_max_bag_files(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	char *tmp = wt_scratch_new("refuse");
+	char *tmp = tu_scratch_new("refuse");
 	struct bag_writer_options o = {0};
 	struct bag_writer *w = NULL;
 	struct bt_error err;
@@ -1558,20 +1537,20 @@ TU_MAIN(
 	WT_BAG_TEST(test_many_topics, "many"),
 	WT_BAG_TEST(test_split_by_size, "size"),
 	WT_BAG_TEST(test_split_overhead, "overhead"),
-	cmocka_unit_test_teardown(test_rotation_forgets, wt_teardown),
-	cmocka_unit_test_teardown(test_cancel, wt_teardown),
+	WT_TEST(test_rotation_forgets),
+	WT_TEST(test_cancel),
 	WT_BAG_TEST(test_split_by_duration, "dur"),
 	WT_BAG_TEST(test_split_on_request, "req"),
 	WT_BAG_TEST(test_split_named, "nm"),
-	cmocka_unit_test_teardown(test_compression_none, wt_teardown),
-	cmocka_unit_test_teardown(test_compression_file, wt_teardown),
+	WT_TEST(test_compression_none),
+	WT_TEST(test_compression_file),
 	WT_BAG_TEST(test_compression_file_cancelled, "cfile_cancel"),
-	cmocka_unit_test_teardown(test_compression_message, wt_teardown),
-	cmocka_unit_test_teardown(test_presets, wt_teardown),
-	cmocka_unit_test_teardown(test_empty_bag, wt_teardown),
-	cmocka_unit_test_teardown(test_message_sizes, wt_teardown),
-	cmocka_unit_test_teardown(test_max_bag_files, wt_teardown),
-	cmocka_unit_test_teardown(test_refusals, wt_teardown),
-	cmocka_unit_test_teardown(test_custom_data_and_distro, wt_teardown),
+	WT_TEST(test_compression_message),
+	WT_TEST(test_presets),
+	WT_TEST(test_empty_bag),
+	WT_TEST(test_message_sizes),
+	WT_TEST(test_max_bag_files),
+	WT_TEST(test_refusals),
+	WT_TEST(test_custom_data_and_distro),
 	WT_BAG_TEST(test_topic_qos_later, "qoslate"),
 	WT_BAG_TEST(test_topic_qos_after_split, "qossplit"))
