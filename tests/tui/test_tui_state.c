@@ -15,22 +15,16 @@ static uint32_t sel(const struct tui_state *s)
 	return s->sel_id;
 }
 
-static void test_default_order_and_selection(void **state)
+static void test_default_order_and_selection(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	/* Busiest first; the selection starts on the first row. */
 	assert_string_equal(tf_order(s, m),
 			    "/tf /camera/front/image_raw/compressed /rosout /tf_static");
 	assert_int_equal(sel(s), 1);
 }
 
-static void test_selection_survives_resort(void **state)
+static void test_selection_survives_resort(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	tf_keys(s, m, KEYS('j', 'j')); /* /rosout */
 	assert_int_equal(sel(s), 3);
 	assert_int_equal(s->sel_pos, 2);
@@ -53,11 +47,8 @@ static void test_selection_survives_resort(void **state)
 }
 
 /* Every column sorts, in its natural direction, and I inverts. */
-static void test_sort_each_column(void **state)
+static void test_sort_each_column(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	static const struct {
 		enum tui_col col;
 		const char *want;
@@ -92,11 +83,8 @@ static void test_sort_each_column(void **state)
 			    "/camera/front/image_raw/compressed /tf /rosout /tf_static");
 }
 
-static void test_sort_keys(void **state)
+static void test_sort_keys(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	tf_keys(s, m, KEYS('B'));
 	assert_int_equal(s->sort_col, TUI_COL_BYTES);
 	assert_false(s->sort_invert);
@@ -118,11 +106,8 @@ static void test_sort_keys(void **state)
 	assert_int_equal(s->sort_col, TUI_COL_RATE);
 }
 
-static void test_filter(void **state)
+static void test_filter(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
 	tf_keys(s, m, KEYS('/', 't', 'F'));
 	assert_int_equal(s->input, TUI_INPUT_FILTER);
@@ -255,11 +240,8 @@ static void test_confirm_quit(void **state)
 	tui_model_fini(&m);
 }
 
-static void test_depth_prompt(void **state)
+static void test_depth_prompt(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
 	/* /tf selected */
 	c = tf_keys(s, m, KEYS('T', '0', TUI_KEY_ENTER));
@@ -285,11 +267,8 @@ static void test_depth_prompt(void **state)
 	assert_int_equal(s->input, TUI_INPUT_NONE);
 }
 
-static void test_commands(void **state)
+static void test_commands(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
 	c = tf_keys(s, m, KEYS('j', ' '));
 	assert_int_equal(c.kind, TUI_CMD_TOGGLE_TOPIC);
@@ -343,11 +322,8 @@ static void snap_enter(struct tui_state *s, const struct tui_model *m, const cha
 	assert_int_equal(s->snap.focus, focus);
 }
 
-static void test_snapshot_dialog_values(void **state)
+static void test_snapshot_dialog_values(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	snap_model(m);
 	/* Opened with the configured defaults; s Enter is today's s. */
 	tf_keys(s, m, KEYS('s'));
@@ -389,11 +365,8 @@ static void test_snapshot_dialog_values(void **state)
 	assert_false(c.snap.before_set);
 }
 
-static void test_snapshot_dialog_errors(void **state)
+static void test_snapshot_dialog_errors(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	snap_model(m);
 	tf_keys(s, m, KEYS('s', 21, 'x'));
 	snap_enter(s, m, "Before (s): not a number", TUI_SNAP_BEFORE);
@@ -432,11 +405,8 @@ static void test_snapshot_dialog_errors(void **state)
 	assert_int_equal(s->input, TUI_INPUT_SNAPSHOT);
 }
 
-static void test_views_and_flags(void **state)
+static void test_views_and_flags(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	struct tui_cmd c;
 	assert_int_equal(tui_state_handle_key(s, m, TUI_KEY_CTRL_L, &c),
 			 TUI_F_REDRAW | TUI_F_CLEAR);
@@ -472,15 +442,15 @@ static void test_views_and_flags(void **state)
 }
 
 TU_MAIN(
-	cmocka_unit_test_setup_teardown(test_default_order_and_selection, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_selection_survives_resort, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_sort_each_column, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_sort_keys, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_filter, tf_setup, tf_teardown),
+	TF_TEST(test_default_order_and_selection),
+	TF_TEST(test_selection_survives_resort),
+	TF_TEST(test_sort_each_column),
+	TF_TEST(test_sort_keys),
+	TF_TEST(test_filter),
 	cmocka_unit_test(test_scroll),
 	cmocka_unit_test(test_confirm_quit),
-	cmocka_unit_test_setup_teardown(test_depth_prompt, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_commands, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_snapshot_dialog_values, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_snapshot_dialog_errors, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_views_and_flags, tf_setup, tf_teardown))
+	TF_TEST(test_depth_prompt),
+	TF_TEST(test_commands),
+	TF_TEST(test_snapshot_dialog_values),
+	TF_TEST(test_snapshot_dialog_errors),
+	TF_TEST(test_views_and_flags))

@@ -12,11 +12,8 @@
 
 #define KEYS(...) ((const int[]){__VA_ARGS__, 0})
 
-static void test_table(void **state)
+static void test_table(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	tf_golden("table_80x24", m, s, 80, 24, true, TEXT);
 	tf_golden("table_80x24_colour", m, s, 80, 24, true, COLOUR);
 	tf_golden("table_80x24_mono", m, s, 80, 24, true, MONO);
@@ -25,12 +22,11 @@ static void test_table(void **state)
 }
 
 /* A topic recorded without a message definition: "? " before its type. */
-static void test_no_definition(void **state)
+static void test_no_definition(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	fx->m.topics[1].no_definition = true; /* /tf */
-	tf_golden("table_nodef_80x24", &fx->m, &fx->s, 80, 24, true, TEXT);
-	tf_golden("table_nodef_132x43", &fx->m, &fx->s, 132, 43, true, TEXT);
+	m->topics[1].no_definition = true; /* /tf */
+	tf_golden("table_nodef_80x24", m, s, 80, 24, true, TEXT);
+	tf_golden("table_nodef_132x43", m, s, 132, 43, true, TEXT);
 }
 
 /* Paused, disk nearly full, write-through, a warning event, the
@@ -154,11 +150,8 @@ static void test_file_counts(void **state)
 	tui_model_fini(&m);
 }
 
-static void test_filter_and_message(void **state)
+static void test_filter_and_message(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	tf_keys(s, m, KEYS('s', '/', 't', 'f'));
 	tf_golden("filter_editing_80x24", m, s, 80, 24, true, TEXT);
 	tf_keys(s, m, KEYS(TUI_KEY_ENTER, 's'));
@@ -196,11 +189,8 @@ static void test_dialogs(void **state)
 
 /* `s` in snapshot mode: the dialog as opened, edited (a long topic list
  * shows its end), refusing a value, and gone after Esc. */
-static void test_snapshot_dialog(void **state)
+static void test_snapshot_dialog(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	tf_snapshot_mode(m, 30, 2500, 60, 2500);
 	tf_keys(s, m, KEYS('s'));
 	tf_golden("snapdlg_open_80x24", m, s, 80, 24, true, TEXT);
@@ -244,11 +234,8 @@ static void test_help_and_log(void **state)
 	tui_model_fini(&m);
 }
 
-static void test_finishing_and_too_small(void **state)
+static void test_finishing_and_too_small(struct tui_model *m, struct tui_state *s)
 {
-	struct tf_fx *fx = *state;
-	struct tui_model *m = &fx->m;
-	struct tui_state *s = &fx->s;
 	tf_golden("too_small_59x12", m, s, 59, 12, true, TEXT);
 	tf_golden("too_small_60x11", m, s, 60, 11, false, MONO);
 	tf_keys(s, m, KEYS('q', 'y'));
@@ -285,16 +272,16 @@ static void test_frame(void **state)
 }
 
 TU_MAIN(
-	cmocka_unit_test_setup_teardown(test_table, tf_setup, tf_teardown),
-	cmocka_unit_test_setup_teardown(test_no_definition, tf_setup, tf_teardown),
+	TF_TEST(test_table),
+	TF_TEST(test_no_definition),
 	cmocka_unit_test(test_table_warnings_mono_ascii),
 	cmocka_unit_test(test_disk_guard),
 	cmocka_unit_test(test_many_rows_scrolled),
 	cmocka_unit_test(test_file_counts),
 	cmocka_unit_test(test_throttled),
-	cmocka_unit_test_setup_teardown(test_filter_and_message, tf_setup, tf_teardown),
+	TF_TEST(test_filter_and_message),
 	cmocka_unit_test(test_dialogs),
-	cmocka_unit_test_setup_teardown(test_snapshot_dialog, tf_setup, tf_teardown),
+	TF_TEST(test_snapshot_dialog),
 	cmocka_unit_test(test_help_and_log),
-	cmocka_unit_test_setup_teardown(test_finishing_and_too_small, tf_setup, tf_teardown),
+	TF_TEST(test_finishing_and_too_small),
 	cmocka_unit_test(test_frame))
