@@ -8,8 +8,6 @@
 #include "tui_fixture.h"
 #include "tui_view.h"
 
-#define KEYS(...) ((const int[]){__VA_ARGS__, 0})
-
 /* ---- frames ---- */
 
 static void test_playing(struct tui_model *m, struct tui_state *s)
@@ -28,7 +26,7 @@ static void test_paused_muted(struct tui_model *m, struct tui_state *s)
 	m->topics[3].enabled = false;
 	tui_model_event_push(m, TF_T0 + INT64_C(5) * 1000000000, TUI_SEV_INFO,
 			     "/rosout: muted");
-	tf_keys(s, m, KEYS('j', 'j'));
+	tf_keys(s, m, TF_KEYS('j', 'j'));
 	tf_golden("play_paused_muted_80x24", m, s, 80, 24, true, TEXT);
 	tf_golden("play_paused_muted_80x24_colour", m, s, 80, 24, true, COLOUR);
 }
@@ -86,7 +84,7 @@ static void test_long_names(struct tui_model *m, struct tui_state *s)
 /* Play's help: its own keys and columns. */
 static void test_help(struct tui_model *m, struct tui_state *s)
 {
-	tf_keys(s, m, KEYS('?'));
+	tf_keys(s, m, TF_KEYS('?'));
 	tf_golden("play_help_80x24", m, s, 80, 24, true, TEXT);
 }
 
@@ -194,25 +192,25 @@ static void test_views_sort_filter(struct tui_model *m, struct tui_state *s)
 {
 	assert_string_equal(tf_order(s, m),
 			    "/tf /camera/front/image_raw/compressed /rosout /tf_static");
-	tf_keys(s, m, KEYS('L'));
+	tf_keys(s, m, TF_KEYS('L'));
 	assert_int_equal(s->sort_col, TUI_COL_LATE);
 	assert_string_equal(tf_order(s, m),
 			    "/camera/front/image_raw/compressed /rosout /tf /tf_static");
 	/* F6 steps through play's columns only. */
 	tui_state_set_page(s, 10, tui_layout_mode_columns(TUI_MODE_PLAY));
-	tf_keys(s, m, KEYS('>'));
+	tf_keys(s, m, TF_KEYS('>'));
 	assert_int_equal(s->sort_col, TUI_COL_MUTED);
-	tf_keys(s, m, KEYS('>', '>', '>', '>'));
+	tf_keys(s, m, TF_KEYS('>', '>', '>', '>'));
 	assert_int_equal(s->sort_col, TUI_COL_SENT);
-	tf_keys(s, m, KEYS('/', 't', 'f', TUI_KEY_ENTER));
+	tf_keys(s, m, TF_KEYS('/', 't', 'f', TUI_KEY_ENTER));
 	assert_string_equal(tf_order(s, m), "/tf /tf_static");
 	tf_golden("play_filter_80x24", m, s, 80, 24, true, TEXT);
-	tf_keys(s, m, KEYS(TUI_KEY_TAB));
+	tf_keys(s, m, TF_KEYS(TUI_KEY_TAB));
 	assert_int_equal(s->view, TUI_VIEW_LOG);
 	tf_golden("play_log_80x24", m, s, 80, 24, true, TEXT);
 	/* The player's keys act from the log view too. */
 	assert_int_equal(press(m, s, ' ', NULL).kind, TUI_CMD_PAUSE_TOGGLE);
-	tf_keys(s, m, KEYS(TUI_KEY_TAB, '?'));
+	tf_keys(s, m, TF_KEYS(TUI_KEY_TAB, '?'));
 	assert_int_equal(s->view, TUI_VIEW_HELP);
 	assert_int_equal(press(m, s, 'j', NULL).kind, TUI_CMD_NONE); /* scrolls */
 	assert_int_equal(s->view, TUI_VIEW_HELP);

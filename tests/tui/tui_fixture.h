@@ -62,6 +62,8 @@ enum tf_render { TEXT, COLOUR, MONO };
  * scheme, with golden/<name>.txt; BAGTOP_UPDATE_GOLDEN=1 rewrites it. */
 void tf_golden(const char *name, const struct tui_model *m, struct tui_state *s, int cols,
 	       int rows, bool utf8, enum tf_render how);
+/* The keys given, 0-terminated, for tf_keys. */
+#define TF_KEYS(...) ((const int[]){__VA_ARGS__, 0})
 /* Presses the keys (0-terminated); returns the last key's command. */
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys);
 /* Names of the rows in the state's order, joined by spaces (static). */
