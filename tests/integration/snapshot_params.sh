@@ -90,7 +90,8 @@ per() {
 snapshots() {
 	fa=$(cat "$T/s$1.out")
 	fb=$(cat "$T/s$2.out")
-	[ -f "$fa" ] && [ -f "$fb" ] && [ "$fa" != "$fb" ] || fail "snapshot files $1, $2: '$fa' '$fb'"
+	[ -f "$fa" ] && [ -f "$fb" ] && [ "$fa" != "$fb" ] ||
+		fail "snapshot files $1, $2: '$fa' '$fb'"
 	per "$fa" >"$T/per$1"
 	per "$fb" >"$T/per$2"
 	echo "snapshot $1:"; cat "$T/per$1"; echo "snapshot $2:"; cat "$T/per$2"

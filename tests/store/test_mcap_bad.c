@@ -359,10 +359,12 @@ static void test_lying_uncompressed_size(void **state)
 	assert_false(ZSTD_isError(zn));
 	const struct chunk_case cases[] = {
 		{"usize_more_than_stored.mcap", 5, "", "abcd", 4, "declares 5 bytes"},
-		{"usize_2e64.mcap", UINT64_MAX, "", "abcd", 4, "declares 18446744073709551615 bytes"},
+		{"usize_2e64.mcap", UINT64_MAX, "", "abcd", 4,
+		 "declares 18446744073709551615 bytes"},
 		{"zstd_usize_short.mcap", 999, "zstd", z, zn, "zstd chunk"},
 		{"zstd_usize_long.mcap", 1001, "zstd", z, zn, "zstd chunk"},
-		{"unknown_compression.mcap", 4, "brotli", "abcd", 4, "unknown compression \"brotli\""},
+		{"unknown_compression.mcap", 4, "brotli", "abcd", 4,
+		 "unknown compression \"brotli\""},
 	};
 	craft_chunk_cases(*state, cases, sizeof cases / sizeof cases[0]);
 }

@@ -375,7 +375,8 @@ static void test_snapshot_dialog_errors(struct tui_model *m, struct tui_state *s
 	snap_enter(s, m, "Before (s): at most 15 ", TUI_SNAP_BEFORE);
 	tf_keys(s, m, TF_KEYS(21, '1', TUI_KEY_TAB, 21, '2', '.', '5'));
 	snap_enter(s, m, "After (s): at most 2 ", TUI_SNAP_AFTER);
-	tf_keys(s, m, TF_KEYS(TUI_KEY_BACKSPACE, TUI_KEY_BACKSPACE, TUI_KEY_UP, TUI_KEY_UP, '.', '.'));
+	tf_keys(s, m,
+		TF_KEYS(TUI_KEY_BACKSPACE, TUI_KEY_BACKSPACE, TUI_KEY_UP, TUI_KEY_UP, '.', '.'));
 	snap_enter(s, m, "Name: a file name", TUI_SNAP_NAME);
 	tf_keys(s, m, TF_KEYS(TUI_KEY_BACKSPACE, '/'));
 	snap_enter(s, m, "Name: a file name", TUI_SNAP_NAME);
