@@ -78,7 +78,12 @@ static void test_threads(void **state)
 	}
 }
 
-TU_MAIN(
-	cmocka_unit_test(test_reuse),
-	cmocka_unit_test(test_bound),
-	cmocka_unit_test(test_threads))
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_threads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
