@@ -66,6 +66,28 @@ void tb_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
 	assert_int_equal(a->avoid_ros_namespace_conventions, b->avoid_ros_namespace_conventions);
 }
 
+void tb_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_string_equal(a->type, b->type);
+	assert_string_equal(a->serialization_format, b->serialization_format);
+	assert_string_equal(a->type_description_hash, b->type_description_hash);
+	assert_int_equal(a->n_qos, b->n_qos);
+	for (size_t i = 0; i < a->n_qos; i++)
+		tb_assert_qos_equal(&a->qos[i], &b->qos[i]);
+}
+
+void tb_assert_files_equal(const struct bag_metadata *a, const struct bag_metadata *b)
+{
+	assert_int_equal(a->n_files, b->n_files);
+	for (size_t i = 0; i < a->n_files; i++) {
+		assert_string_equal(a->files[i].path, b->files[i].path);
+		assert_int_equal(a->files[i].starting_time, b->files[i].starting_time);
+		assert_int_equal(a->files[i].duration, b->files[i].duration);
+		assert_int_equal(a->files[i].message_count, b->files[i].message_count);
+	}
+}
+
 sqlite3 *tb_sql_open(const char *db)
 {
 	sqlite3 *h = NULL;

@@ -28,6 +28,10 @@ unsigned long long tb_count(const char *path, const char *topic, int64_t from, i
 /* Every field of a and b is equal (fails the test at the first that is not). */
 void tb_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b);
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b);
+/* The same for a topic (name, type, format, hash, each QoS profile) and
+ * for the files of two metadata (path, start, duration, messages of each). */
+void tb_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b);
+void tb_assert_files_equal(const struct bag_metadata *a, const struct bag_metadata *b);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

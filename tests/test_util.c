@@ -277,6 +277,26 @@ int tu_scratch_teardown(void **state)
 	return 0;
 }
 
+static char *tu_scratch_list[32];
+static size_t tu_n_scratch;
+
+char *tu_scratch_new(const char *tag)
+{
+	assert_true(tu_n_scratch < sizeof tu_scratch_list / sizeof tu_scratch_list[0]);
+	return tu_scratch_list[tu_n_scratch++] = tu_mkdtemp(tag);
+}
+
+int tu_scratch_list_teardown(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < tu_n_scratch; i++) {
+		tu_rmrf(tu_scratch_list[i]);
+		free(tu_scratch_list[i]);
+	}
+	tu_n_scratch = 0;
+	return 0;
+}
+
 char *tu_group_tmp;
 
 int tu_group_tmp_setup(void **state)

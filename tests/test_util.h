@@ -85,6 +85,16 @@ int tu_scratch_teardown(void **state);
 extern char *tu_group_tmp;
 int tu_group_tmp_setup(void **state);
 int tu_group_tmp_teardown(void **state);
+/* A fresh scratch directory (tu_mkdtemp) kept on a list (at most 32)
+ * for tu_scratch_list_teardown, a cmocka teardown that removes and frees
+ * every one: for tests that make several, or make them in helpers, and
+ * must not leave them behind when an assertion ends the test. */
+char *tu_scratch_new(const char *tag);
+int tu_scratch_list_teardown(void **state);
+/* A test named `name` (as cmocka_unit_test(name) would be) running f
+ * with `arg` as its *state: one row of a table of cases, f the same for
+ * every row. */
+#define TU_CASE_TEST(name, f, arg) {#name, f, NULL, NULL, (void *)(arg)}
 /* How many times `needle` occurs in `hay` (overlapping ones too). */
 size_t tu_count_of(const char *hay, const char *needle);
 /* Byte-identical files? */
@@ -93,5 +103,17 @@ int tu_files_equal(const char *a, const char *b);
 void tu_copy_file(const char *src, const char *dst);
 /* Writes `len` bytes to `path`. */
 void tu_write_file(const char *path, const void *data, size_t len);
+
+/* A test file's main(): runs the tests given (cmocka_unit_test(f),
+ * TU_SCRATCH_TEST(f), …) as one cmocka group, with the group's setup and
+ * teardown (TU_MAIN_GROUP) or none (TU_MAIN), and exits with what cmocka
+ * returns (the number of failed tests). */
+#define TU_MAIN_GROUP(setup, teardown, ...)                                  \
+	int main(void)                                                       \
+	{                                                                    \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};             \
+		return cmocka_run_group_tests(tests, setup, teardown);       \
+	}
+#define TU_MAIN(...) TU_MAIN_GROUP(NULL, NULL, __VA_ARGS__)
 
 #endif

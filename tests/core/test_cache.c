@@ -358,15 +358,10 @@ static void test_cache_many_producers(void **state)
 	rec_cache_free(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cache_bound),
-		cmocka_unit_test(test_cache_order),
-		cmocka_unit_test(test_cache_close),
-		cmocka_unit_test(test_cache_timeout),
-		cmocka_unit_test(test_cache_write_through),
-		cmocka_unit_test(test_cache_many_producers),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_cache_bound),
+	cmocka_unit_test(test_cache_order),
+	cmocka_unit_test(test_cache_close),
+	cmocka_unit_test(test_cache_timeout),
+	cmocka_unit_test(test_cache_write_through),
+	cmocka_unit_test(test_cache_many_producers))

@@ -58,11 +58,6 @@ static void test_snap_name_valid(void **state)
 	assert_false(rec_cmd_snap_name_valid(too_long));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snap_roundtrip),
-		cmocka_unit_test(test_snap_name_valid),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_snap_roundtrip),
+	cmocka_unit_test(test_snap_name_valid))

@@ -323,15 +323,10 @@ static void test_adapt_readme_profile(void **state)
 	rec_requested_fini(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_adapt_reliability_durability),
-		cmocka_unit_test(test_adapt_no_publisher),
-		cmocka_unit_test(test_adapt_partitions_ownership_latency),
-		cmocka_unit_test(test_adapt_override),
-		cmocka_unit_test(test_compatible),
-		cmocka_unit_test(test_adapt_readme_profile),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_adapt_reliability_durability),
+	cmocka_unit_test(test_adapt_no_publisher),
+	cmocka_unit_test(test_adapt_partitions_ownership_latency),
+	cmocka_unit_test(test_adapt_override),
+	cmocka_unit_test(test_compatible),
+	cmocka_unit_test(test_adapt_readme_profile))

@@ -63,10 +63,5 @@ static void test_one_window(void **state)
 	rec_topics_free(tt);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_window),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_one_window))

@@ -273,11 +273,14 @@ static void print_summary(const char *tag, const struct list *got)
 
 /* ---- tpub cases ---------------------------------------------------------- */
 
+/* A tpub run checked: what arrived is identical to the oracle, in order,
+ * and `check` (NULL: nothing) finds what the case is about. */
 struct tpub_case {
 	const char *tag, *type_arg, *type_name;
 	bool keyed;
 	long count;
 	const char *extra[8]; /* more tpub arguments, NULL-terminated */
+	void (*check)(struct list *got, struct list *oracle);
 };
 
 /* Raw reader first, then tpub waits for it and writes `count` messages;
@@ -312,66 +315,60 @@ static void run_tpub(const struct tpub_case *c, struct list *got, struct list *o
 	rig_close(&r);
 }
 
-/* ROS-like keyless String without type information: identical, in order. */
-static void test_raw_string(void **state)
+/* The test of a tpub_case (its *state). */
+static void test_tpub_case(void **state)
 {
-	(void)state;
-	struct tpub_case c = {"string", "string", "std_msgs::msg::dds_::String_", false, 20,
-			      {"--rate", "200", NULL}};
+	const struct tpub_case *c = *state;
 	struct list got = {0}, oracle = {0};
-	run_tpub(&c, &got, &oracle);
+	run_tpub(c, &got, &oracle);
 	expect_identical(&got, &oracle, 0);
-	/* XCDR1 little-endian, Cyclone writes the padding count in options */
-	assert_int_equal(got.v[0].data[0], 0x00);
-	assert_int_equal(got.v[0].data[1], 0x01);
+	if (c->check)
+		c->check(&got, &oracle);
 	list_free(&got);
 	list_free(&oracle);
 }
 
-/* Keyed, 3 keys, one raw instance: same multiset and arrival order. */
-static void test_raw_keyed(void **state)
+/* XCDR1 little-endian, Cyclone writes the padding count in options. */
+static void check_xcdr1(struct list *got, struct list *oracle)
 {
-	(void)state;
-	struct tpub_case c = {"keyed", "keyed", "bagtest::Keyed", true, 30,
-			      {"--keys", "3", "--size", "33", "--rate", "300", NULL}};
-	struct list got = {0}, oracle = {0};
-	run_tpub(&c, &got, &oracle);
-	expect_identical(&got, &oracle, 0);
-	expect_same_multiset(&got, &oracle);
-	list_free(&got);
-	list_free(&oracle);
+	(void)oracle;
+	assert_int_equal(got->v[0].data[0], 0x00);
+	assert_int_equal(got->v[0].data[1], 0x01);
 }
 
-/* @appendable: XCDR2, kept as sent. */
-static void test_raw_appendable(void **state)
+/* @appendable: XCDR2 (0x09 or 0x07 as sent). */
+static void check_xcdr2(struct list *got, struct list *oracle)
 {
-	(void)state;
-	struct tpub_case c = {"app", "appendable", "bagtest::App", false, 10,
-			      {"--size", "21", "--rate", "200", NULL}};
-	struct list got = {0}, oracle = {0};
-	run_tpub(&c, &got, &oracle);
-	expect_identical(&got, &oracle, 0);
-	for (size_t i = 0; i < got.n; i++) {
-		assert_int_equal(got.v[i].data[0], 0x00);
-		assert_true(got.v[i].data[1] == 0x09 || got.v[i].data[1] == 0x07);
+	(void)oracle;
+	for (size_t i = 0; i < got->n; i++) {
+		assert_int_equal(got->v[i].data[0], 0x00);
+		assert_true(got->v[i].data[1] == 0x09 || got->v[i].data[1] == 0x07);
 	}
-	list_free(&got);
-	list_free(&oracle);
 }
 
-/* 100 kB strings travel as DATA_FRAG: reassembled byte-exactly. */
-static void test_raw_large(void **state)
+/* Fragments reassembled into one sample. */
+static void check_large(struct list *got, struct list *oracle)
 {
-	(void)state;
-	struct tpub_case c = {"large", "string", "std_msgs::msg::dds_::String_", false, 8,
-			      {"--size", "100000", "--rate", "50", NULL}};
-	struct list got = {0}, oracle = {0};
-	run_tpub(&c, &got, &oracle);
-	expect_identical(&got, &oracle, 0);
-	assert_true(got.v[0].len > 100000);
-	list_free(&got);
-	list_free(&oracle);
+	(void)oracle;
+	assert_true(got->v[0].len > 100000);
 }
+
+/* ROS-like keyless String without type information: identical, in order. */
+static const struct tpub_case raw_string = {
+	"string", "string", "std_msgs::msg::dds_::String_", false, 20,
+	{"--rate", "200", NULL}, check_xcdr1};
+/* Keyed, 3 keys, one raw instance: same multiset and arrival order. */
+static const struct tpub_case raw_keyed = {
+	"keyed", "keyed", "bagtest::Keyed", true, 30,
+	{"--keys", "3", "--size", "33", "--rate", "300", NULL}, expect_same_multiset};
+/* @appendable: XCDR2, kept as sent. */
+static const struct tpub_case raw_appendable = {
+	"app", "appendable", "bagtest::App", false, 10,
+	{"--size", "21", "--rate", "200", NULL}, check_xcdr2};
+/* 100 kB strings travel as DATA_FRAG: reassembled byte-exactly. */
+static const struct tpub_case raw_large = {
+	"large", "string", "std_msgs::msg::dds_::String_", false, 8,
+	{"--size", "100000", "--rate", "50", NULL}, check_large};
 
 /* A transient-local reader created after the writer finished gets its
  * history: exactly the last `depth` samples. */
@@ -557,10 +554,10 @@ int main(void)
 		return 77;
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_raw_string),
-		cmocka_unit_test(test_raw_keyed),
-		cmocka_unit_test(test_raw_appendable),
-		cmocka_unit_test(test_raw_large),
+		TU_CASE_TEST(test_raw_string, test_tpub_case, &raw_string),
+		TU_CASE_TEST(test_raw_keyed, test_tpub_case, &raw_keyed),
+		TU_CASE_TEST(test_raw_appendable, test_tpub_case, &raw_appendable),
+		TU_CASE_TEST(test_raw_large, test_tpub_case, &raw_large),
 		cmocka_unit_test(test_raw_transient_local),
 		cmocka_unit_test(test_raw_local_writer),
 		cmocka_unit_test(test_raw_ddsperf_1k),

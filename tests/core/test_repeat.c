@@ -463,15 +463,10 @@ static void test_repeat_snapshot_post(void **state)
 	rec_snap_free(snap);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_repeat_split),
-		cmocka_unit_test(test_repeat_split_files),
-		cmocka_unit_test(test_repeat_snapshot_merge),
-		cmocka_unit_test(test_repeat_snapshot_edges),
-		cmocka_unit_test(test_repeat_snapshot_end_to_end),
-		cmocka_unit_test(test_repeat_snapshot_post),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_repeat_split),
+	cmocka_unit_test(test_repeat_split_files),
+	cmocka_unit_test(test_repeat_snapshot_merge),
+	cmocka_unit_test(test_repeat_snapshot_edges),
+	cmocka_unit_test(test_repeat_snapshot_end_to_end),
+	cmocka_unit_test(test_repeat_snapshot_post))

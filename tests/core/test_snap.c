@@ -777,23 +777,18 @@ static void test_snap_concurrent_post(void **state)
 	rec_snap_free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snap_byte_bound),
-		cmocka_unit_test(test_snap_oversized),
-		cmocka_unit_test(test_snap_time_bound),
-		cmocka_unit_test(test_snap_both_bounds),
-		cmocka_unit_test(test_snap_trigger_states),
-		cmocka_unit_test(test_snap_close),
-		cmocka_unit_test(test_snap_wait),
-		cmocka_unit_test(test_snap_post),
-		cmocka_unit_test(test_snap_post_limits),
-		cmocka_unit_test(test_snap_topic_windows),
-		cmocka_unit_test(test_snap_topic_global),
-		cmocka_unit_test(test_snap_trigger_params),
-		cmocka_unit_test(test_snap_concurrent),
-		cmocka_unit_test(test_snap_concurrent_post),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_snap_byte_bound),
+	cmocka_unit_test(test_snap_oversized),
+	cmocka_unit_test(test_snap_time_bound),
+	cmocka_unit_test(test_snap_both_bounds),
+	cmocka_unit_test(test_snap_trigger_states),
+	cmocka_unit_test(test_snap_close),
+	cmocka_unit_test(test_snap_wait),
+	cmocka_unit_test(test_snap_post),
+	cmocka_unit_test(test_snap_post_limits),
+	cmocka_unit_test(test_snap_topic_windows),
+	cmocka_unit_test(test_snap_topic_global),
+	cmocka_unit_test(test_snap_trigger_params),
+	cmocka_unit_test(test_snap_concurrent),
+	cmocka_unit_test(test_snap_concurrent_post))

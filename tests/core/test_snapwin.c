@@ -108,12 +108,7 @@ static void test_snapwin_find(void **state)
 	rec_snapwin_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snapwin_parse),
-		cmocka_unit_test(test_snapwin_new),
-		cmocka_unit_test(test_snapwin_find),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_snapwin_parse),
+	cmocka_unit_test(test_snapwin_new),
+	cmocka_unit_test(test_snapwin_find))

@@ -237,12 +237,10 @@ static void test_bucket_threads(void **state)
 	assert_true(atomic_load(&admitted) >= 100);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_good),  cmocka_unit_test(test_parse_bad),
-		cmocka_unit_test(test_find),        cmocka_unit_test(test_bucket_hz),
-		cmocka_unit_test(test_bucket_bytes), cmocka_unit_test(test_bucket_threads),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_parse_good),
+	cmocka_unit_test(test_parse_bad),
+	cmocka_unit_test(test_find),
+	cmocka_unit_test(test_bucket_hz),
+	cmocka_unit_test(test_bucket_bytes),
+	cmocka_unit_test(test_bucket_threads))

@@ -373,17 +373,12 @@ static void test_tl_threads(void **state)
 	rec_tl_free(c.tl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tl_depth_one),
-		cmocka_unit_test(test_tl_depth_five),
-		cmocka_unit_test(test_tl_sorted),
-		cmocka_unit_test(test_tl_fill),
-		cmocka_unit_test(test_tl_mark_unmark),
-		cmocka_unit_test(test_tl_alloc_failure),
-		cmocka_unit_test(test_tl_parse_spec),
-		cmocka_unit_test(test_tl_threads),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_tl_depth_one),
+	cmocka_unit_test(test_tl_depth_five),
+	cmocka_unit_test(test_tl_sorted),
+	cmocka_unit_test(test_tl_fill),
+	cmocka_unit_test(test_tl_mark_unmark),
+	cmocka_unit_test(test_tl_alloc_failure),
+	cmocka_unit_test(test_tl_parse_spec),
+	cmocka_unit_test(test_tl_threads))

@@ -260,15 +260,10 @@ static void test_describe(void **state)
 	btdds_env_fini(&e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fragments),
-		cmocka_unit_test(test_localhost_never_leaves_loopback),
-		cmocka_unit_test(test_merged_with_uri),
-		cmocka_unit_test(test_uri_interfaces),
-		cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_describe),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_fragments),
+	cmocka_unit_test(test_localhost_never_leaves_loopback),
+	cmocka_unit_test(test_merged_with_uri),
+	cmocka_unit_test(test_uri_interfaces),
+	cmocka_unit_test(test_bad_values),
+	cmocka_unit_test(test_describe))

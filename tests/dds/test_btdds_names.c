@@ -98,10 +98,7 @@ static void test_qos_round_trip(void **state)
 	assert_int_equal(btdds_qos_time(DDS_SECS(2)).sec, 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_topics),
-					   cmocka_unit_test(test_types),
-					   cmocka_unit_test(test_qos_round_trip)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_topics),
+	cmocka_unit_test(test_types),
+	cmocka_unit_test(test_qos_round_trip))

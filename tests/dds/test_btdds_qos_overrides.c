@@ -216,13 +216,8 @@ static void test_overrides_missing(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_overrides_rosbag2_example),
-		cmocka_unit_test(test_overrides_empty),
-		cmocka_unit_test(test_overrides_errors),
-		cmocka_unit_test(test_overrides_missing),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_overrides_rosbag2_example),
+	cmocka_unit_test(test_overrides_empty),
+	cmocka_unit_test(test_overrides_errors),
+	cmocka_unit_test(test_overrides_missing))

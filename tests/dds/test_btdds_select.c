@@ -250,10 +250,7 @@ static void test_errors(void **state)
 	expect_usage(&bad_both, "bad --exclude-regex '((': ");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_cases),
-					   cmocka_unit_test(test_explicit),
-					   cmocka_unit_test(test_errors)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_cases),
+	cmocka_unit_test(test_explicit),
+	cmocka_unit_test(test_errors))

@@ -343,13 +343,12 @@ static void test_service_names(void **state)
 	free(o.b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode_good),   cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_lying_lengths), cmocka_unit_test(test_too_many_types),
-		cmocka_unit_test(test_nesting_cap),   cmocka_unit_test(test_render),
-		cmocka_unit_test(test_graph),         cmocka_unit_test(test_service_names),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_decode_good),
+	cmocka_unit_test(test_truncated),
+	cmocka_unit_test(test_lying_lengths),
+	cmocka_unit_test(test_too_many_types),
+	cmocka_unit_test(test_nesting_cap),
+	cmocka_unit_test(test_render),
+	cmocka_unit_test(test_graph),
+	cmocka_unit_test(test_service_names))

@@ -140,13 +140,8 @@ static void test_value(void **state)
 	assert_false(value(big, sizeof big, "clientid", out, sizeof out));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_value),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_valid),
+	cmocka_unit_test(test_bad),
+	cmocka_unit_test(test_hostile),
+	cmocka_unit_test(test_value))

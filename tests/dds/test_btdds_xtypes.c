@@ -451,15 +451,10 @@ static void test_bad(void **state)
 	expect_error(&root, &t, BT_ERR_FORMAT, "without an element type");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real_type),
-		cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_cycle),
-		cmocka_unit_test(test_deep),
-		cmocka_unit_test(test_bad),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_real_type),
+	cmocka_unit_test(test_kinds),
+	cmocka_unit_test(test_labels),
+	cmocka_unit_test(test_cycle),
+	cmocka_unit_test(test_deep),
+	cmocka_unit_test(test_bad))

@@ -129,6 +129,26 @@ const rows = sql("SELECT topic_id, hex(data) AS hex FROM (SELECT topic_id, data,
   "WHERE k <= 3");
 
 const seen = new Set();
+// Decodes topic t's rows with `read` and checks each message; fails when
+// one does not decode (saying `how`). Returns how many were decoded.
+function decodeRows(t, read, how) {
+  const mine = rows.filter((r) => r.topic_id === t.id);
+  if (mine.length === 0) fail(`${t.name}: no message`);
+  for (const r of mine) {
+    let m;
+    try {
+      m = read(Uint8Array.from(Buffer.from(r.hex, "hex")));
+    } catch (e) {
+      fail(`${t.name}: does not decode${how}: ${e.message}`);
+    }
+    const check = checks[t.name];
+    if (!check) fail(`${t.name}: unexpected topic`);
+    check(m);
+  }
+  seen.add(t.name);
+  return mine.length;
+}
+
 for (const t of topics) {
   const d = defs.get(t.type);
   if (!d) fail(`${t.name}: no message_definitions row for ${t.type}`);
@@ -144,21 +164,8 @@ for (const t of topics) {
     } catch (e) {
       fail(`${t.name}: the IDL in the bag does not parse: ${e.message}`);
     }
-    const mine = rows.filter((r) => r.topic_id === t.id);
-    if (mine.length === 0) fail(`${t.name}: no message`);
-    for (const r of mine) {
-      let m;
-      try {
-        m = idl.readMessage(Uint8Array.from(Buffer.from(r.hex, "hex")));
-      } catch (e) {
-        fail(`${t.name}: does not decode with its IDL: ${e.message}`);
-      }
-      const check = checks[t.name];
-      if (!check) fail(`${t.name}: unexpected topic`);
-      check(m);
-    }
-    seen.add(t.name);
-    console.log(`ok ${t.name} [${t.type}]: ${mine.length} decoded with its OMG IDL`);
+    const k = decodeRows(t, (b) => idl.readMessage(b), " with its IDL");
+    console.log(`ok ${t.name} [${t.type}]: ${k} decoded with its OMG IDL`);
     continue;
   }
   if (d.encoding !== "ros2msg") fail(`${t.name}: encoding '${d.encoding}'`);
@@ -168,22 +175,9 @@ for (const t of topics) {
   } catch (e) {
     fail(`${t.name}: the definition in the bag does not parse: ${e.message}`);
   }
-  const mine = rows.filter((r) => r.topic_id === t.id);
-  if (mine.length === 0) fail(`${t.name}: no message`);
-  for (const r of mine) {
-    let m;
-    try {
-      m = reader.readMessage(Uint8Array.from(Buffer.from(r.hex, "hex")));
-    } catch (e) {
-      fail(`${t.name}: does not decode: ${e.message}`);
-    }
-    const check = checks[t.name];
-    if (!check) fail(`${t.name}: unexpected topic`);
-    check(m);
-  }
-  seen.add(t.name);
+  const k = decodeRows(t, (b) => reader.readMessage(b), "");
   const n = d.text.split("\n" + "=".repeat(80) + "\n").length;
-  console.log(`ok ${t.name} [${t.type}]: ${mine.length} decoded, definition of ${n} types`);
+  console.log(`ok ${t.name} [${t.type}]: ${k} decoded, definition of ${n} types`);
 }
 for (const name of Object.keys(checks))
   if (!seen.has(name)) fail(`${name}: not in the bag`);

@@ -451,14 +451,12 @@ static void test_bad_input(void **state)
 	free(root);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rosbag2_cases),  cmocka_unit_test(test_parse_deps),
-		cmocka_unit_test(test_builtin_golden), cmocka_unit_test(test_builtin_all),
-		cmocka_unit_test(test_builtin_distros),
-		cmocka_unit_test(test_sources),        cmocka_unit_test(test_custom_fixture),
-		cmocka_unit_test(test_bad_input),
-	};
-	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
-}
+TU_MAIN_GROUP(tu_group_tmp_setup, tu_group_tmp_teardown,
+	cmocka_unit_test(test_rosbag2_cases),
+	cmocka_unit_test(test_parse_deps),
+	cmocka_unit_test(test_builtin_golden),
+	cmocka_unit_test(test_builtin_all),
+	cmocka_unit_test(test_builtin_distros),
+	cmocka_unit_test(test_sources),
+	cmocka_unit_test(test_custom_fixture),
+	cmocka_unit_test(test_bad_input))

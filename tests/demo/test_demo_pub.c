@@ -477,12 +477,7 @@ static void test_definitions(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_definitions),
-		cmocka_unit_test(test_bad_domain),
-		cmocka_unit_test(test_publish),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_definitions),
+	cmocka_unit_test(test_bad_domain),
+	cmocka_unit_test(test_publish))

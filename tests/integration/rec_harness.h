@@ -57,6 +57,13 @@ bool rec_harness_ready(void);
  * tests run as one cmocka group named `name` (no group set-up). */
 int rec_harness_run(const char *name, const struct CMUnitTest *tests, size_t n);
 #define REC_RUN_TESTS(tests) rec_harness_run(#tests, tests, sizeof tests / sizeof tests[0])
+/* A test file's main(): rec_harness_run over the tests given. */
+#define REC_MAIN(...)                                                    \
+	int main(void)                                                   \
+	{                                                                \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};         \
+		return REC_RUN_TESTS(tests);                             \
+	}
 /* tpub --domain D --topic T --type string EXTRA...; see tests/tools/tpub.c. */
 pid_t tpub_spawn(int domain, const char *topic, char *const extra[], const char *out_path);
 /* Waits for tpub; asserts exit 0; returns N of "tpub: wrote N". */

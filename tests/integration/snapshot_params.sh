@@ -85,28 +85,33 @@ per() {
 	       if (!($1 in f)) f[$1] = s; l[$1] = s }
 	     END { for (k in n) printf "%s %d %d %d\n", k, n[k], f[k], l[k] }' | sort
 }
-f1=$(cat "$T/s1.out")
-f3=$(cat "$T/s3.out")
-[ -f "$f1" ] && [ -f "$f3" ] && [ "$f1" != "$f3" ] || fail "snapshot files: '$f1' '$f3'"
-per "$f1" >"$T/per1"
-per "$f3" >"$T/per3"
-echo "snapshot 1:"; cat "$T/per1"; echo "snapshot 3:"; cat "$T/per3"
+# snapshots A B: the files the snapshot calls A and B named (sA.out, sB.out)
+# are two files; their figures (per) in perA and perB, and in the log
+snapshots() {
+	fa=$(cat "$T/s$1.out")
+	fb=$(cat "$T/s$2.out")
+	[ -f "$fa" ] && [ -f "$fb" ] && [ "$fa" != "$fb" ] ||
+		fail "snapshot files $1, $2: '$fa' '$fb'"
+	per "$fa" >"$T/per$1"
+	per "$fb" >"$T/per$2"
+	echo "snapshot $1:"; cat "$T/per$1"; echo "snapshot $2:"; cat "$T/per$2"
+}
+# topics_are N "/a /b ": snapshot N holds these topics and no other
+topics_are() {
+	[ "$(cut -d' ' -f1 "$T/per$1" | tr '\n' ' ')" = "$2" ] || fail "snapshot $1: not '$2' alone"
+}
+snapshots 1 3
 grep -q '^gap' "$T/per1" "$T/per3" && fail "a missing message"
-[ "$(cut -d' ' -f1 "$T/per1" | tr '\n' ' ')" = "/pa " ] || fail "snapshot 1: not /pa alone"
+topics_are 1 "/pa "
 c=$(awk '$1 == "/pa" {print $2}' "$T/per1")
 # 2.5 s at 50 Hz, give or take the trigger's latency and the timer's jitter
 [ "$c" -ge 115 ] && [ "$c" -le 135 ] || fail "snapshot 1: $c messages of /pa, want 125 +- 10"
-[ "$(cut -d' ' -f1 "$T/per3" | tr '\n' ' ')" = "/pb /pc " ] || fail "snapshot 3: not /pb /pc"
+topics_are 3 "/pb /pc "
 # /pb: from its first message on (left out of snapshot 1, still buffered)
 [ "$(awk '$1 == "/pb" {print $3}' "$T/per3")" -le 2 ] || fail "snapshot 3: /pb's start missing"
-f4=$(cat "$T/s4.out")
-f5=$(cat "$T/s5.out")
-[ -f "$f4" ] && [ -f "$f5" ] && [ "$f4" != "$f5" ] || fail "queued snapshot files: '$f4' '$f5'"
-per "$f4" >"$T/per4"
-per "$f5" >"$T/per5"
-echo "snapshot 4:"; cat "$T/per4"; echo "snapshot 5 (queued):"; cat "$T/per5"
-[ "$(cut -d' ' -f1 "$T/per4" | tr '\n' ' ')" = "/pa " ] || fail "snapshot 4: not /pa alone"
-[ "$(cut -d' ' -f1 "$T/per5" | tr '\n' ' ')" = "/pc " ] || fail "snapshot 5: not /pc alone"
+snapshots 4 5 # 5 was queued
+topics_are 4 "/pa "
+topics_are 5 "/pc "
 c=$(awk '$1 == "/pc" {print $2}' "$T/per5")
 [ "$c" -ge 20 ] && [ "$c" -le 30 ] || fail "snapshot 5: $c messages of /pc, want 25 +- 5"
 "$B" check "$T/bagq" >/dev/null || fail "check (queued)"

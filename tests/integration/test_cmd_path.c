@@ -204,11 +204,6 @@ static void test_burst(void **state)
 	rec_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_origins),
-		cmocka_unit_test(test_burst),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_two_origins),
+	cmocka_unit_test(test_burst))

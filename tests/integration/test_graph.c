@@ -468,12 +468,10 @@ static void test_call_list(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_split_events),  cmocka_unit_test(test_snapshot_event),
-		cmocka_unit_test(test_lost_events),   cmocka_unit_test(test_graph_jazzy),
-		cmocka_unit_test(test_graph_humble),  cmocka_unit_test(test_call_list),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_split_events),
+	cmocka_unit_test(test_snapshot_event),
+	cmocka_unit_test(test_lost_events),
+	cmocka_unit_test(test_graph_jazzy),
+	cmocka_unit_test(test_graph_humble),
+	cmocka_unit_test(test_call_list))

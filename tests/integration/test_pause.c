@@ -126,11 +126,6 @@ static void test_pause_refused(void **state)
 	free(tmp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pause_resume_by_pid),
-		cmocka_unit_test(test_pause_refused),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_pause_resume_by_pid),
+	cmocka_unit_test(test_pause_refused))

@@ -252,16 +252,11 @@ static void test_demo_first_message(void **state)
 	free(bag);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_chatter),
-		cmocka_unit_test(test_record_selection),
-		cmocka_unit_test(test_record_signals),
-		cmocka_unit_test(test_record_slow_consumer),
-		cmocka_unit_test(test_record_late_publisher),
-		cmocka_unit_test(test_record_mixed_qos),
-		cmocka_unit_test(test_demo_first_message),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_record_chatter),
+	cmocka_unit_test(test_record_selection),
+	cmocka_unit_test(test_record_signals),
+	cmocka_unit_test(test_record_slow_consumer),
+	cmocka_unit_test(test_record_late_publisher),
+	cmocka_unit_test(test_record_mixed_qos),
+	cmocka_unit_test(test_demo_first_message))

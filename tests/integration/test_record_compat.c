@@ -171,13 +171,8 @@ static void test_humble_hint(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_humble),
-		cmocka_unit_test(test_record_iron_from_env),
-		cmocka_unit_test(test_record_rolling_gets_jazzy),
-		cmocka_unit_test(test_humble_hint),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_record_humble),
+	cmocka_unit_test(test_record_iron_from_env),
+	cmocka_unit_test(test_record_rolling_gets_jazzy),
+	cmocka_unit_test(test_humble_hint))

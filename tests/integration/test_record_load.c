@@ -306,15 +306,10 @@ static void test_record_transport_loss(void **state)
 	rec_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_ddsperf),
-		cmocka_unit_test(test_record_cache_zero),
-		cmocka_unit_test(test_record_sigkill_reindex),
-		cmocka_unit_test(test_record_loss_statistics),
-		cmocka_unit_test(test_record_compression_loss),
-		cmocka_unit_test(test_record_transport_loss),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_record_ddsperf),
+	cmocka_unit_test(test_record_cache_zero),
+	cmocka_unit_test(test_record_sigkill_reindex),
+	cmocka_unit_test(test_record_loss_statistics),
+	cmocka_unit_test(test_record_compression_loss),
+	cmocka_unit_test(test_record_transport_loss))

@@ -210,13 +210,8 @@ static void test_record_qos_joiner(void **state)
 	free(tmp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_tl_late_joiner),
-		cmocka_unit_test(test_record_override_volatile),
-		cmocka_unit_test(test_record_incompatible_warned),
-		cmocka_unit_test(test_record_qos_joiner),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_record_tl_late_joiner),
+	cmocka_unit_test(test_record_override_volatile),
+	cmocka_unit_test(test_record_incompatible_warned),
+	cmocka_unit_test(test_record_qos_joiner))

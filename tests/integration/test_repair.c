@@ -170,15 +170,27 @@ static void rp_want(int rc, int want_rc, const char *out, const char *needle)
 	}
 }
 
-/* Runs bagtop as rp_run does: it must exit `want_rc` with `needle` in its
- * output. */
-#define rp_expect(want_rc, needle, ...)                                                          \
+/* rp_want for each of `needles` (NULL-terminated; { NULL }: the exit alone). */
+static void rp_want_all(int rc, int want_rc, const char *out, const char *const *needles)
+{
+	rp_want(rc, want_rc, out, needles[0]);
+	for (size_t i = 1; needles[0] && needles[i]; i++)
+		rp_want(rc, want_rc, out, needles[i]);
+}
+
+/* Runs bagtop as rp_run does: it must exit `want_rc` with each of `needles`
+ * (rp_want_all's) in its output. */
+#define rp_expect_all(want_rc, needles, ...)                                                     \
 	do {                                                                                      \
 		char *out_;                                                                       \
 		int rc_ = rp_run(&out_, __VA_ARGS__);                                             \
-		rp_want(rc_, (want_rc), out_, (needle));                                          \
+		rp_want_all(rc_, (want_rc), out_, (needles));                                     \
 		free(out_);                                                                       \
 	} while (0)
+/* The needles of rp_expect_all. */
+#define RP_NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* The same with one `needle` (NULL: the exit alone). */
+#define rp_expect(want_rc, needle, ...) rp_expect_all(want_rc, RP_NEEDLES(needle), __VA_ARGS__)
 
 static void rp_check_ok(const char *bag)
 {
@@ -242,11 +254,8 @@ static void test_reindex_blank_files(void **state)
 	const struct rp_case *c = *state;
 	rp_bag_n(c->bag, BAG_COMPRESSION_NONE, 5, 0);
 	rp_blank(c->bag, (const char *const[]){"b_1.db3", "b_1.db3-journal", "user_notes.db3", NULL});
-	char *out;
-	int rc = rp_run(&out, "reindex", c->bag, NULL);
-	rp_want(rc, 0, out, "b_1.db3.set-aside-by-reindex");
-	rp_want(rc, 0, out, "user_notes.db3");
-	free(out);
+	rp_expect_all(0, RP_NEEDLES("b_1.db3.set-aside-by-reindex", "user_notes.db3"), "reindex",
+		      c->bag, NULL);
 	assert_true(rp_exists(c->bag, "user_notes.db3"));
 	assert_false(rp_exists(c->bag, "b_1.db3"));
 	assert_false(rp_exists(c->bag, "b_1.db3-journal"));
@@ -263,11 +272,10 @@ static void test_first_file_incomplete(void **state)
 	const struct rp_case *c = *state;
 	assert_int_equal(mkdir(c->bag, 0755), 0);
 	rp_blank(c->bag, (const char *const[]){"b_0.db3", "b_0.db3-journal", NULL});
-	char *out;
-	int rc = rp_run(&out, "check", c->bag, NULL);
-	rp_want(rc, 1, out, "the recording stopped before its first file was complete");
-	rp_want(rc, 1, out, "bagtop reindex");
-	free(out);
+	rp_expect_all(1,
+		      RP_NEEDLES("the recording stopped before its first file was complete",
+				 "bagtop reindex"),
+		      "check", c->bag, NULL);
 	rp_expect(0, "0 messages", "reindex", c->bag, NULL);
 	assert_true(rp_exists(c->bag, "b_0.db3.set-aside-by-reindex"));
 	rp_check_ok(c->bag);
@@ -309,11 +317,8 @@ static void test_reindex_damaged(void **state)
 	rp_bag_n(c->bag, BAG_COMPRESSION_NONE, 60, 100000); /* blobs over several pages */
 	char *db = rp_path(c->bag, "b_0.db3");
 	rp_scribble_overflow(db);
-	char *out;
-	int rc = rp_run(&out, "reindex", c->bag, NULL);
-	rp_want(rc, 1, out, "could not be fully recovered");
-	rp_want(rc, 1, out, "b_0.db3");
-	free(out);
+	rp_expect_all(1, RP_NEEDLES("could not be fully recovered", "b_0.db3"), "reindex", c->bag,
+		      NULL);
 	rp_expect(1, "integrity", "check", c->bag, NULL);
 	free(db);
 }
@@ -492,20 +497,15 @@ static void test_info_one_rate(void **state)
 
 #define RP_TEST(f) cmocka_unit_test_setup_teardown(f, rp_setup, rp_teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reindex_keeps_longer_zstd),
-		cmocka_unit_test(test_reindex_keeps_longer_plain),
-		RP_TEST(test_reindex_blank_files),
-		RP_TEST(test_first_file_incomplete),
-		RP_TEST(test_reindex_damaged),
-		RP_TEST(test_fifo),
-		RP_TEST(test_int64_timestamps),
-		RP_TEST(test_anchors_refused),
-		RP_TEST(test_custom_data_twice),
-		cmocka_unit_test(test_check_duplicate_keys),
-		RP_TEST(test_info_one_rate),
-	};
-	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
-}
+TU_MAIN_GROUP(tu_group_tmp_setup, tu_group_tmp_teardown,
+	cmocka_unit_test(test_reindex_keeps_longer_zstd),
+	cmocka_unit_test(test_reindex_keeps_longer_plain),
+	RP_TEST(test_reindex_blank_files),
+	RP_TEST(test_first_file_incomplete),
+	RP_TEST(test_reindex_damaged),
+	RP_TEST(test_fifo),
+	RP_TEST(test_int64_timestamps),
+	RP_TEST(test_anchors_refused),
+	RP_TEST(test_custom_data_twice),
+	cmocka_unit_test(test_check_duplicate_keys),
+	RP_TEST(test_info_one_rate))

@@ -187,14 +187,9 @@ static void test_bad_values(void **state)
 	free(tmp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_ros_domain_id),
-		cmocka_unit_test(test_localhost_range),
-		cmocka_unit_test(test_type_hash),
-		cmocka_unit_test(test_no_topic_notice),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_bad_values),
+	cmocka_unit_test(test_ros_domain_id),
+	cmocka_unit_test(test_localhost_range),
+	cmocka_unit_test(test_type_hash),
+	cmocka_unit_test(test_no_topic_notice))

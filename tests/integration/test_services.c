@@ -692,14 +692,13 @@ static void test_snapshot_params(void **state)
 	rec_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_payloads),     cmocka_unit_test(test_gate),
-		cmocka_unit_test(test_early),        cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_burst),        cmocka_unit_test(test_call_snapshot),
-		cmocka_unit_test(test_call_verbs),   cmocka_unit_test(test_call_absent),
-		cmocka_unit_test(test_snapshot_params),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_payloads),
+	cmocka_unit_test(test_gate),
+	cmocka_unit_test(test_early),
+	cmocka_unit_test(test_bad_input),
+	cmocka_unit_test(test_burst),
+	cmocka_unit_test(test_call_snapshot),
+	cmocka_unit_test(test_call_verbs),
+	cmocka_unit_test(test_call_absent),
+	cmocka_unit_test(test_snapshot_params))

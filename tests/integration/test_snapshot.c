@@ -539,16 +539,11 @@ static void test_snapshot_concurrent(void **state)
 	rec_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snapshot_repeat_tl),
-		cmocka_unit_test(test_snapshot_post),
-		cmocka_unit_test(test_snapshot_refused),
-		cmocka_unit_test(test_snapshot_usage),
-		cmocka_unit_test(test_repeat_split),
-		cmocka_unit_test(test_snapshot_memory),
-		cmocka_unit_test(test_snapshot_concurrent),
-	};
-	return REC_RUN_TESTS(tests);
-}
+REC_MAIN(
+	cmocka_unit_test(test_snapshot_repeat_tl),
+	cmocka_unit_test(test_snapshot_post),
+	cmocka_unit_test(test_snapshot_refused),
+	cmocka_unit_test(test_snapshot_usage),
+	cmocka_unit_test(test_repeat_split),
+	cmocka_unit_test(test_snapshot_memory),
+	cmocka_unit_test(test_snapshot_concurrent))

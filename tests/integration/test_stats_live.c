@@ -570,17 +570,12 @@ static void test_stats_recorder_split(void **state)
 	free(tout);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_counts),
-		cmocka_unit_test(test_stats_late_joiner),
-		cmocka_unit_test(test_stats_rate_limit),
-		cmocka_unit_test(test_stats_loss_events),
-		cmocka_unit_test(test_stats_nobody),
-		cmocka_unit_test(test_stats_watch),
-		cmocka_unit_test(test_stats_recorder),
-		cmocka_unit_test(test_stats_recorder_split),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_stats_counts),
+	cmocka_unit_test(test_stats_late_joiner),
+	cmocka_unit_test(test_stats_rate_limit),
+	cmocka_unit_test(test_stats_loss_events),
+	cmocka_unit_test(test_stats_nobody),
+	cmocka_unit_test(test_stats_watch),
+	cmocka_unit_test(test_stats_recorder),
+	cmocka_unit_test(test_stats_recorder_split))

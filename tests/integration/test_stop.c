@@ -106,30 +106,48 @@ static void test_split_storm(void **state)
 	rec_free(&r);
 }
 
-/* Publishes 600 messages on `topic` in about a second; the recorder's
- * writer, wedged, has written only a few of them when this returns. */
-static void stop_publish(struct rec *r, int domain, const char *topic)
+/* Publishes 600 messages of `size` bytes on `topic` in about a second; a
+ * wedged writer has written only a few of them when this returns. */
+static void stop_publish(struct rec *r, int domain, const char *topic, const char *size)
 {
 	char *tout = bt_xasprintf("%s/tpub.txt", r->tmp);
-	char *extra[] = {"--count", "600", "--size", "100", "--rate", "600", "--wait-readers",
-			 "1", "--linger", "1", NULL};
+	char *extra[] = {"--count", "600", "--size", (char *)size, "--rate", "600",
+			 "--wait-readers", "1", "--linger", "1", NULL};
 	pid_t tp = tpub_spawn(domain, topic, extra, tout);
 	assert_int_equal(tpub_finish(tp, tout), 600);
 	free(tout);
+}
+
+/* A stop case of the table in main: the recorder's domain and topic, and
+ * which way to stop it. */
+struct stop_case {
+	int domain;
+	const char *topic;
+	bool flag; /* wedged: --stop-timeout; stuck: a third SIGINT */
+};
+
+/* Records c's topic (with --stop-timeout 2 when `stop_timeout`) with the
+ * test hook `env`, and publishes 600 messages to it. */
+static void stop_case_start(struct rec *r, const struct stop_case *c, bool stop_timeout,
+			    const char *env)
+{
+	char dds[64];
+	snprintf(dds, sizeof dds, "rt%s", c->topic);
+	char *args[] = {(char *)c->topic, stop_timeout ? "--stop-timeout" : NULL, "2", NULL};
+	rec_start(r, c->domain, args, env);
+	stop_publish(r, c->domain, dds, "100");
 }
 
 /* A wedged writer (50 ms a message: 30 s for what was received) is
  * stopped: a second SIGINT 0.5 s after the first (`timeout` false), or a
  * single SIGTERM with --stop-timeout 2 (`timeout` true), abandons the rest
  * within a couple of seconds, says so, exits 1, and leaves an honest bag. */
-static void stop_wedged_case(int domain, const char *topic, bool timeout)
+static void test_stop_wedged(void **state)
 {
+	const struct stop_case *c = *state;
+	bool timeout = c->flag;
 	struct rec r;
-	char dds[64];
-	snprintf(dds, sizeof dds, "rt%s", topic);
-	char *args[] = {(char *)topic, timeout ? "--stop-timeout" : NULL, "2", NULL};
-	rec_start(&r, domain, args, "BAGTOP_TEST_WRITE_DELAY_US=50000");
-	stop_publish(&r, domain, dds);
+	stop_case_start(&r, c, timeout, "BAGTOP_TEST_WRITE_DELAY_US=50000");
 	if (!timeout) {
 		kill(r.pid, SIGINT);
 		rec_sleep(0.5);
@@ -146,7 +164,7 @@ static void stop_wedged_case(int domain, const char *topic, bool timeout)
 					      "written yet"
 					    : "Interrupt again: abandoning what is not written yet"));
 	/* The log line: how many, and per topic. */
-	char *per_topic = bt_xasprintf("): %s ", topic);
+	char *per_topic = bt_xasprintf("): %s ", c->topic);
 	const char *line = strstr(r.out, "abandoned at stop: ");
 	assert_non_null(line);
 	assert_non_null(strstr(line, per_topic));
@@ -169,18 +187,6 @@ static void stop_wedged_case(int domain, const char *topic, bool timeout)
 	rec_free(&r);
 }
 
-static void test_second_sigint_abandons(void **state)
-{
-	(void)state;
-	stop_wedged_case(181, "/wedged", false);
-}
-
-static void test_stop_timeout_abandons(void **state)
-{
-	(void)state;
-	stop_wedged_case(182, "/wedged_t", true);
-}
-
 /* FILE compression that is slow (1 s a file, test hook) with ~14 files of
  * 90 KiB to compress at the stop: a second SIGINT cancels it at once. The
  * files left plain are said, once, with the command that finishes them;
@@ -192,12 +198,7 @@ static void test_second_sigint_cancels_file_compression(void **state)
 	struct rec r;
 	char *args[] = {"/fslow", "--compression-mode", "file", "-b", "90K", NULL};
 	rec_start(&r, 184, args, "BAGTOP_TEST_COMPRESS_DELAY_US=1000000");
-	char *tout = bt_xasprintf("%s/tpub.txt", r.tmp);
-	char *extra[] = {"--count", "600", "--size", "2000", "--rate", "600", "--wait-readers",
-			 "1", "--linger", "1", NULL};
-	pid_t tp = tpub_spawn(184, "rt/fslow", extra, tout);
-	assert_int_equal(tpub_finish(tp, tout), 600);
-	free(tout);
+	stop_publish(&r, 184, "rt/fslow", "2000");
 	kill(r.pid, SIGINT);
 	rec_sleep(0.5);
 	double t_sig = rec_now();
@@ -219,14 +220,12 @@ static void test_second_sigint_cancels_file_compression(void **state)
  * (`third`), or else 10 s, ends the process there and then, exit 1, with
  * the line that says to reindex; and reindexing gives a bag `check`
  * accepts with every message committed before. Before, only kill -9. */
-static void stop_stuck_case(int domain, const char *topic, bool third)
+static void test_stop_stuck(void **state)
 {
+	const struct stop_case *c = *state;
+	bool third = c->flag;
 	struct rec r;
-	char dds[64];
-	snprintf(dds, sizeof dds, "rt%s", topic);
-	char *args[] = {(char *)topic, NULL};
-	rec_start(&r, domain, args, "BAGTOP_TEST_CLOSE_STALL_US=30000000");
-	stop_publish(&r, domain, dds);
+	stop_case_start(&r, c, false, "BAGTOP_TEST_CLOSE_STALL_US=30000000");
 	kill(r.pid, SIGINT);
 	rec_sleep(0.3);
 	kill(r.pid, SIGINT);
@@ -248,20 +247,8 @@ static void stop_stuck_case(int domain, const char *topic, bool third)
 	assert_int_equal(tu_bagtop(&out, "reindex", r.dir, NULL), 0);
 	free(out);
 	rec_check(r.dir);
-	rec_expect_count(r.dir, topic, 600);
+	rec_expect_count(r.dir, c->topic, 600);
 	rec_free(&r);
-}
-
-static void test_third_sigint_exits_now(void **state)
-{
-	(void)state;
-	stop_stuck_case(185, "/stuck3", true);
-}
-
-static void test_stuck_writer_given_up(void **state)
-{
-	(void)state;
-	stop_stuck_case(186, "/stuck", false);
 }
 
 /* A slow writer (5 ms a message: 3 s for all, so some are left at the
@@ -272,7 +259,7 @@ static void test_patient_stop_writes_all(void **state)
 	struct rec r;
 	char *args[] = {"/slow", NULL};
 	rec_start(&r, 183, args, "BAGTOP_TEST_WRITE_DELAY_US=5000");
-	stop_publish(&r, 183, "rt/slow");
+	stop_publish(&r, 183, "rt/slow", "100");
 	double t_sig = rec_now();
 	kill(r.pid, SIGINT);
 	stop_wait(&r, t_sig, 30.0);
@@ -283,16 +270,15 @@ static void test_patient_stop_writes_all(void **state)
 	rec_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_split_storm),
-		cmocka_unit_test(test_second_sigint_cancels_file_compression),
-		cmocka_unit_test(test_third_sigint_exits_now),
-		cmocka_unit_test(test_stuck_writer_given_up),
-		cmocka_unit_test(test_second_sigint_abandons),
-		cmocka_unit_test(test_stop_timeout_abandons),
-		cmocka_unit_test(test_patient_stop_writes_all),
-	};
-	return REC_RUN_TESTS(tests);
-}
+static const struct stop_case third_sigint = {185, "/stuck3", true}, stuck = {186, "/stuck", false},
+				      second_sigint = {181, "/wedged", false},
+				      stop_timeout = {182, "/wedged_t", true};
+
+REC_MAIN(
+	cmocka_unit_test(test_split_storm),
+	cmocka_unit_test(test_second_sigint_cancels_file_compression),
+	TU_CASE_TEST(test_third_sigint_exits_now, test_stop_stuck, &third_sigint),
+	TU_CASE_TEST(test_stuck_writer_given_up, test_stop_stuck, &stuck),
+	TU_CASE_TEST(test_second_sigint_abandons, test_stop_wedged, &second_sigint),
+	TU_CASE_TEST(test_stop_timeout_abandons, test_stop_wedged, &stop_timeout),
+	cmocka_unit_test(test_patient_stop_writes_all))

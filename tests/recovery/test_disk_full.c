@@ -99,8 +99,5 @@ static void test_disk_full(void **state)
 	full_case(2048 * 1024, resilient); /* WAL frames are whole 32 KiB pages */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_disk_full)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_disk_full))

@@ -648,20 +648,15 @@ static void test_cli_usage(void **state)
 	free(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_humble_keys),
-		cmocka_unit_test(test_iron_keys),
-		cmocka_unit_test(test_jazzy_keys),
-		cmocka_unit_test(test_qos_string_exact),
-		cmocka_unit_test(test_qos_humble_round_trip),
-		cmocka_unit_test(test_schema_per_distro),
-		cmocka_unit_test(test_matrix),
-		cmocka_unit_test(test_matrix_mcap),
-		cmocka_unit_test(test_humble_refuses_custom_data),
-		cmocka_unit_test(test_choose),
-		cmocka_unit_test(test_cli_usage),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_humble_keys),
+	cmocka_unit_test(test_iron_keys),
+	cmocka_unit_test(test_jazzy_keys),
+	cmocka_unit_test(test_qos_string_exact),
+	cmocka_unit_test(test_qos_humble_round_trip),
+	cmocka_unit_test(test_schema_per_distro),
+	cmocka_unit_test(test_matrix),
+	cmocka_unit_test(test_matrix_mcap),
+	cmocka_unit_test(test_humble_refuses_custom_data),
+	cmocka_unit_test(test_choose),
+	cmocka_unit_test(test_cli_usage))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bag_types.h"
+#include "test_util.h"
 
 #ifndef BAGTOP_STATS_IDL
 #error "BAGTOP_STATS_IDL: the path of src/core/idl/BagtopStats.idl"
@@ -123,13 +124,8 @@ static void test_idl_throttled_last(void **state)
 	assert_int_equal(found, 2); /* TopicStatistics and Totals */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_idl_matches_table),
-		cmocka_unit_test(test_table_sums),
-		cmocka_unit_test(test_not_lost_in_no_sum),
-		cmocka_unit_test(test_idl_throttled_last),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_idl_matches_table),
+	cmocka_unit_test(test_table_sums),
+	cmocka_unit_test(test_not_lost_in_no_sum),
+	cmocka_unit_test(test_idl_throttled_last))

@@ -164,6 +164,17 @@ static void test_truncated_everywhere(void **state)
 	}
 }
 
+/* `good` with the bits of `mask` flipped at `at` into `path` (good itself
+ * unchanged); returns the bad_run. */
+static void bad_flip(const char *path, char *good, size_t n, size_t at, uint8_t mask,
+		     struct bad_result *res)
+{
+	good[at] ^= (char)mask;
+	bad_save(path, good, n);
+	good[at] ^= (char)mask;
+	bad_run(path, res);
+}
+
 static void test_bit_flips(void **state)
 {
 	const char *dir = *state;
@@ -175,26 +186,14 @@ static void test_bit_flips(void **state)
 	snprintf(flip, sizeof flip, "%s/flip-.mcap", dir);
 	size_t caught = 0;
 	for (size_t at = 0; at < n; at++) {
-		good[at] ^= (char)(1u << (at % 8));
-		bad_save(flip, good, n);
-		good[at] ^= (char)(1u << (at % 8));
 		struct bad_result res;
-		bad_run(flip, &res);
+		bad_flip(flip, good, n, at, (uint8_t)(1u << (at % 8)), &res);
 		caught += res.stream != BT_OK;
 	}
 	/* Every CRC is on: most flips are caught by the streamed read. */
 	printf("bit flips: %zu of %zu caught by the streamed read\n", caught, n);
 	assert_true(caught > n / 2);
 	free(good);
-}
-
-/* Flips one byte of `good` at `at` into `path`; returns the bad_run. */
-static void bad_flip(const char *path, char *good, size_t n, size_t at, struct bad_result *res)
-{
-	good[at] ^= 0x20;
-	bad_save(path, good, n);
-	good[at] ^= 0x20;
-	bad_run(path, res);
 }
 
 /* Each CRC catches a change in what it covers; a damaged summary makes the
@@ -219,14 +218,14 @@ static void test_crc_and_damaged_summary(void **state)
 	uint64_t sum_start = mcap_get_u64((uint8_t *)good + n - MCAP_MAGIC_LEN - 20);
 	struct bad_result res;
 	/* a byte of the first chunk's records (uncompressed: 57 bytes of fields) */
-	bad_flip(bad, good, n, chunk + 57 + 20, &res);
+	bad_flip(bad, good, n, chunk + 57 + 20, 0x20, &res);
 	assert_non_null(strstr(res.stream_err.msg, "CRC mismatch"));
 	assert_non_null(strstr(res.stream_err.msg, "chunk at offset"));
 	/* a byte of the metadata record: only the data section CRC covers it */
-	bad_flip(bad, good, n, meta + MCAP_RECORD_PREFIX + 4 + 2, &res); /* in its name */
+	bad_flip(bad, good, n, meta + MCAP_RECORD_PREFIX + 4 + 2, 0x20, &res); /* its name */
 	assert_non_null(strstr(res.stream_err.msg, "data section CRC mismatch"));
 	/* a byte of the summary */
-	bad_flip(bad, good, n, sum_start + 12, &res);
+	bad_flip(bad, good, n, sum_start + 12, 0x20, &res);
 	assert_int_equal(res.index, BT_OK);
 	assert_int_equal(res.indexed_msgs, 40);
 	assert_int_equal(mcap_reader_open(&r, bad, &err), BT_OK);
@@ -295,6 +294,30 @@ static void craft_check(const char *dir, const char *name, const struct bt_buf *
 	printf("%-24s %s\n", name, res.stream_err.msg);
 }
 
+/* One crafted file per case: a Chunk record declaring `usize` around `len`
+ * stored bytes compressed with `comp`, which every reader path refuses
+ * (craft_check) with an error holding `want`. */
+struct chunk_case {
+	const char *name;
+	uint64_t usize;
+	const char *comp;
+	const void *data;
+	size_t len;
+	const char *want;
+};
+
+static void craft_chunk_cases(const char *dir, const struct chunk_case *c, size_t n)
+{
+	struct bt_buf b = BT_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		craft_start(&b);
+		craft_chunk(&b, c[i].usize, c[i].comp, c[i].data, c[i].len);
+		craft_end(&b);
+		craft_check(dir, c[i].name, &b, c[i].want);
+	}
+	bt_buf_fini(&b);
+}
+
 static void test_lying_lengths(void **state)
 {
 	const char *dir = *state;
@@ -330,33 +353,20 @@ static void test_lying_lengths(void **state)
 
 static void test_lying_uncompressed_size(void **state)
 {
-	const char *dir = *state;
-	struct bt_buf b = BT_BUF_INIT;
-	craft_start(&b);
-	craft_chunk(&b, 5, "", "abcd", 4);
-	craft_end(&b);
-	craft_check(dir, "usize_more_than_stored.mcap", &b, "declares 5 bytes");
-	craft_start(&b);
-	craft_chunk(&b, UINT64_MAX, "", "abcd", 4);
-	craft_end(&b);
-	craft_check(dir, "usize_2e64.mcap", &b, "declares 18446744073709551615 bytes");
 	char src[1000], z[2000];
 	memset(src, 'x', sizeof src);
 	size_t zn = ZSTD_compress(z, sizeof z, src, sizeof src, 1);
 	assert_false(ZSTD_isError(zn));
-	craft_start(&b);
-	craft_chunk(&b, 999, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_usize_short.mcap", &b, "zstd chunk");
-	craft_start(&b);
-	craft_chunk(&b, 1001, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_usize_long.mcap", &b, "zstd chunk");
-	craft_start(&b);
-	craft_chunk(&b, 4, "brotli", "abcd", 4);
-	craft_end(&b);
-	craft_check(dir, "unknown_compression.mcap", &b, "unknown compression \"brotli\"");
-	bt_buf_fini(&b);
+	const struct chunk_case cases[] = {
+		{"usize_more_than_stored.mcap", 5, "", "abcd", 4, "declares 5 bytes"},
+		{"usize_2e64.mcap", UINT64_MAX, "", "abcd", 4,
+		 "declares 18446744073709551615 bytes"},
+		{"zstd_usize_short.mcap", 999, "zstd", z, zn, "zstd chunk"},
+		{"zstd_usize_long.mcap", 1001, "zstd", z, zn, "zstd chunk"},
+		{"unknown_compression.mcap", 4, "brotli", "abcd", 4,
+		 "unknown compression \"brotli\""},
+	};
+	craft_chunk_cases(*state, cases, sizeof cases / sizeof cases[0]);
 }
 
 static long bad_maxrss_kib(void)
@@ -396,34 +406,20 @@ static void test_bombs(void **state)
 	assert_false(LZ4F_isError(ln));
 	free(zeros);
 	long before = bad_maxrss_kib();
-	struct bt_buf b = BT_BUF_INIT;
-	craft_start(&b);
-	craft_chunk(&b, 4096, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_bomb.mcap", &b, "its frames hold 16777216 bytes");
-	craft_start(&b);
-	craft_chunk(&b, 4096, "zstd", zs, zsn);
-	craft_end(&b);
-	craft_check(dir, "zstd_bomb_nosize.mcap", &b, "Destination buffer is too small");
-	craft_start(&b);
-	craft_chunk(&b, 1ull << 40, "zstd", z, zn);
-	craft_end(&b);
-	craft_check(dir, "zstd_bomb_2e40.mcap", &b, "declares 1099511627776 bytes");
-	craft_start(&b);
-	craft_chunk(&b, 4096, "lz4", l, ln);
-	craft_end(&b);
-	craft_check(dir, "lz4_bomb.mcap", &b, "lz4 chunk");
-	craft_start(&b);
-	craft_chunk(&b, 1ull << 40, "lz4", l, ln);
-	craft_end(&b);
-	craft_check(dir, "lz4_bomb_2e40.mcap", &b, "declares 1099511627776 bytes");
+	const struct chunk_case cases[] = {
+		{"zstd_bomb.mcap", 4096, "zstd", z, zn, "its frames hold 16777216 bytes"},
+		{"zstd_bomb_nosize.mcap", 4096, "zstd", zs, zsn, "Destination buffer is too small"},
+		{"zstd_bomb_2e40.mcap", 1ull << 40, "zstd", z, zn, "declares 1099511627776 bytes"},
+		{"lz4_bomb.mcap", 4096, "lz4", l, ln, "lz4 chunk"},
+		{"lz4_bomb_2e40.mcap", 1ull << 40, "lz4", l, ln, "declares 1099511627776 bytes"},
+	};
+	craft_chunk_cases(dir, cases, sizeof cases / sizeof cases[0]);
 	long grown = bad_maxrss_kib() - before;
 	printf("bombs: peak RSS grew by %ld KiB\n", grown);
 	assert_true(grown < 32 * 1024); /* nothing near the 16 MiB inside, let alone 2^40 */
 	free(z);
 	free(zs);
 	free(l);
-	bt_buf_fini(&b);
 }
 
 /* Every file in tests/data/bad/mcap must be refused cleanly. */
@@ -450,21 +446,11 @@ static void test_corpus(void **state)
 	bt_fs_free_list(names, n);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_truncated_everywhere, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_bit_flips, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_crc_and_damaged_summary, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_lying_lengths, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_lying_uncompressed_size, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_bombs, tu_scratch_setup, tu_scratch_teardown),
-		cmocka_unit_test(test_corpus),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_truncated_everywhere),
+	TU_SCRATCH_TEST(test_bit_flips),
+	TU_SCRATCH_TEST(test_crc_and_damaged_summary),
+	TU_SCRATCH_TEST(test_lying_lengths),
+	TU_SCRATCH_TEST(test_lying_uncompressed_size),
+	TU_SCRATCH_TEST(test_bombs),
+	cmocka_unit_test(test_corpus))

@@ -98,17 +98,6 @@ static void md_build_full(struct bag_metadata *md)
 	md->custom_data[3] = (struct bag_kv){bt_xstrdup("empty"), bt_xstrdup("")};
 }
 
-static void md_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b)
-{
-	assert_string_equal(a->name, b->name);
-	assert_string_equal(a->type, b->type);
-	assert_string_equal(a->serialization_format, b->serialization_format);
-	assert_string_equal(a->type_description_hash, b->type_description_hash);
-	assert_int_equal(a->n_qos, b->n_qos);
-	for (size_t i = 0; i < a->n_qos; i++)
-		tb_assert_qos_equal(&a->qos[i], &b->qos[i]);
-}
-
 static void md_assert_equal(const struct bag_metadata *a, const struct bag_metadata *b)
 {
 	assert_int_equal(a->version, b->version);
@@ -118,7 +107,7 @@ static void md_assert_equal(const struct bag_metadata *a, const struct bag_metad
 	assert_int_equal(a->message_count, b->message_count);
 	assert_int_equal(a->n_topics, b->n_topics);
 	for (size_t i = 0; i < a->n_topics; i++) {
-		md_assert_topic_equal(&a->topics[i].topic, &b->topics[i].topic);
+		tb_assert_topic_equal(&a->topics[i].topic, &b->topics[i].topic);
 		assert_int_equal(a->topics[i].message_count, b->topics[i].message_count);
 	}
 	assert_string_equal(a->compression_format, b->compression_format);
@@ -126,13 +115,7 @@ static void md_assert_equal(const struct bag_metadata *a, const struct bag_metad
 	assert_int_equal(a->n_paths, b->n_paths);
 	for (size_t i = 0; i < a->n_paths; i++)
 		assert_string_equal(a->relative_file_paths[i], b->relative_file_paths[i]);
-	assert_int_equal(a->n_files, b->n_files);
-	for (size_t i = 0; i < a->n_files; i++) {
-		assert_string_equal(a->files[i].path, b->files[i].path);
-		assert_int_equal(a->files[i].starting_time, b->files[i].starting_time);
-		assert_int_equal(a->files[i].duration, b->files[i].duration);
-		assert_int_equal(a->files[i].message_count, b->files[i].message_count);
-	}
+	tb_assert_files_equal(a, b);
 	assert_int_equal(a->n_custom_data, b->n_custom_data);
 	for (size_t i = 0; i < a->n_custom_data; i++) {
 		assert_string_equal(a->custom_data[i].key, b->custom_data[i].key);
@@ -161,6 +144,15 @@ static void md_parse_ok(const char *text, struct bag_metadata *md)
 	bt_status st = bag_metadata_from_yaml(text, strlen(text), md, &err);
 	if (st != BT_OK)
 		fail_msg("parse failed (%d): %s\n--- text:\n%s", st, err.msg, text);
+}
+
+/* `text` parses into metadata equal to md. */
+static void md_reads_back(const char *text, const struct bag_metadata *md)
+{
+	struct bag_metadata back;
+	md_parse_ok(text, &back);
+	md_assert_equal(md, &back);
+	bag_metadata_fini(&back);
 }
 
 /* ---- text layout helpers ---- */
@@ -234,7 +226,7 @@ static char *md_section(const char *text, const char *from, const char *to)
 static void test_round_trip_full(void **state)
 {
 	(void)state;
-	struct bag_metadata md, back, back2;
+	struct bag_metadata md, back;
 	md_build_full(&md);
 	char *text = md_emit(&md, true);
 	md_parse_ok(text, &back);
@@ -242,15 +234,13 @@ static void test_round_trip_full(void **state)
 	/* The embedded-row form, without the root key, reads back the same. */
 	char *inner = md_emit(&md, false);
 	assert_null(strstr(inner, "rosbag2_bagfile_information"));
-	md_parse_ok(inner, &back2);
-	md_assert_equal(&md, &back2);
+	md_reads_back(inner, &md);
 	/* Emitting what was parsed gives the same text again. */
 	char *again = md_emit(&back, true);
 	assert_string_equal(text, again);
 	free(again);
 	free(inner);
 	free(text);
-	bag_metadata_fini(&back2);
 	bag_metadata_fini(&back);
 	bag_metadata_fini(&md);
 }
@@ -260,7 +250,7 @@ static void test_round_trip_full(void **state)
 static void test_def_sources(void **state)
 {
 	(void)state;
-	struct bag_metadata md, back;
+	struct bag_metadata md;
 	md_build_full(&md);
 	char *text = md_emit(&md, true);
 	assert_null(strstr(text, "message_definition_sources"));
@@ -274,10 +264,8 @@ static void test_def_sources(void **state)
 	text = md_emit(&md, true);
 	char *ros = strstr(text, "ros_distro:"), *src = strstr(text, "message_definition_sources:");
 	assert_true(ros != NULL && src != NULL && src > ros);
-	md_parse_ok(text, &back);
-	md_assert_equal(&md, &back);
+	md_reads_back(text, &md);
 	free(text);
-	bag_metadata_fini(&back);
 	bag_metadata_fini(&md);
 }
 
@@ -314,13 +302,11 @@ static void test_round_trip_empty_bag(void **state)
 	bag_metadata_fini(&back);
 
 	/* No topics, no files at all. */
-	struct bag_metadata bare, bare_back;
+	struct bag_metadata bare;
 	bag_metadata_init(&bare);
 	text = md_emit(&bare, true);
-	md_parse_ok(text, &bare_back);
-	md_assert_equal(&bare, &bare_back);
+	md_reads_back(text, &bare);
 	free(text);
-	bag_metadata_fini(&bare_back);
 	bag_metadata_fini(&bare);
 	bag_metadata_fini(&md);
 }
@@ -487,22 +473,16 @@ static void test_parse_v4_numbers(void **state)
 	assert_non_null(strstr(text, "version: 4\n"));
 	assert_non_null(strstr(text, "offered_qos_profiles: \"- history: 3\\n"));
 	assert_null(strstr(text, "\n  files:"));
-	struct bag_metadata back;
-	md_parse_ok(text, &back);
-	assert_int_equal(back.version, 4);
-	md_assert_equal(&md, &back);
+	assert_int_equal(md.version, 4); /* and so back's (md_assert_equal) */
+	md_reads_back(text, &md);
 	free(text);
-	bag_metadata_fini(&back);
 	/* As version 9: names, and the same again. */
 	md.version = 9;
 	text = md_emit(&md, true);
 	assert_non_null(strstr(text, "version: 9\n"));
 	assert_non_null(strstr(text, "history: keep_last\n"));
-	md_parse_ok(text, &back);
-	assert_int_equal(back.version, 9);
-	md_assert_equal(&md, &back);
+	md_reads_back(text, &md);
 	free(text);
-	bag_metadata_fini(&back);
 	bag_metadata_fini(&md);
 }
 
@@ -714,18 +694,13 @@ static void test_write_read_file(void **state)
 	bag_metadata_fini(&md);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_full),
-		cmocka_unit_test(test_def_sources),
-		cmocka_unit_test(test_round_trip_empty_bag),
-		cmocka_unit_test(test_v9_layout),
-		cmocka_unit_test(test_parse_v4_numbers),
-		cmocka_unit_test(test_qos_string_forms),
-		cmocka_unit_test(test_qos_to_string),
-		cmocka_unit_test(test_errors),
-		TU_SCRATCH_TEST(test_write_read_file),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_round_trip_full),
+	cmocka_unit_test(test_def_sources),
+	cmocka_unit_test(test_round_trip_empty_bag),
+	cmocka_unit_test(test_v9_layout),
+	cmocka_unit_test(test_parse_v4_numbers),
+	cmocka_unit_test(test_qos_string_forms),
+	cmocka_unit_test(test_qos_to_string),
+	cmocka_unit_test(test_errors),
+	TU_SCRATCH_TEST(test_write_read_file))

@@ -91,11 +91,6 @@ static void test_schema1(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		TU_SCRATCH_TEST(test_schema3),
-		TU_SCRATCH_TEST(test_schema1),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_schema3),
+	TU_SCRATCH_TEST(test_schema1))

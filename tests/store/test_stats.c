@@ -55,28 +55,13 @@ struct st_bag {
 	struct st_expect x;
 };
 
-static char *st_scratch[8];
-static size_t st_n_scratch;
-
-static int st_teardown(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < st_n_scratch; i++) {
-		tu_rmrf(st_scratch[i]);
-		free(st_scratch[i]);
-	}
-	st_n_scratch = 0;
-	return 0;
-}
-
 /* ---- writing the bag ---- */
 
 static void st_open_with(struct st_bag *b, const char *tag, enum bag_compression comp,
 			 uint64_t max_files)
 {
 	memset(b, 0, sizeof *b);
-	assert_true(st_n_scratch < sizeof st_scratch / sizeof st_scratch[0]);
-	b->tmp = st_scratch[st_n_scratch++] = tu_mkdtemp(tag);
+	b->tmp = tu_scratch_new(tag);
 	b->dir = bt_fs_join(b->tmp, "stats_bag");
 	struct bag_writer_options o = {.uri = b->dir, .ros_distro = "jazzy", .compression = comp,
 				       .compression_threads = 2, .max_bag_files = max_files};
@@ -148,20 +133,18 @@ static void st_write_toobig(struct st_bag *b, size_t t)
  * up instead of diffing the writer's figures. */
 static void test_write_result(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_open(&b, "result");
+	struct st_bag *b = *state;
 	size_t big = (size_t)INT32_MAX + 1;
 	void *p = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(p != MAP_FAILED);
 	static const uint8_t data[40];
-	struct bag_message m[3] = {{b.h[0], ST_T0, data, 30},
-				   {b.h[1], ST_T0 + ST_MS, p, big},
-				   {b.h[0], ST_T0 + 2 * ST_MS, data, 40}};
+	struct bag_message m[3] = {{b->h[0], ST_T0, data, 30},
+				   {b->h[1], ST_T0 + ST_MS, p, big},
+				   {b->h[0], ST_T0 + 2 * ST_MS, data, 40}};
 	uint8_t fate[3];
 	struct bag_write_result r = {.fate = fate};
 	struct bt_error err;
-	assert_int_equal(bag_writer_write_batch(b.w, m, 3, &r, &err), BT_OK);
+	assert_int_equal(bag_writer_write_batch(b->w, m, 3, &r, &err), BT_OK);
 	munmap(p, big);
 	assert_int_equal(fate[0], BAG_MSG_RECORDED);
 	assert_int_equal(fate[1], BAG_MSG_TOOBIG);
@@ -172,14 +155,13 @@ static void test_write_result(void **state)
 	assert_int_equal(r.repeated, 0);
 	/* Cancelled: nothing more is inserted, every message says so. */
 	atomic_bool cancel = true;
-	bag_writer_set_cancel(b.w, &cancel);
+	bag_writer_set_cancel(b->w, &cancel);
 	m[1] = m[0];
-	assert_int_equal(bag_writer_write_batch(b.w, m, 2, &r, &err), BT_OK);
+	assert_int_equal(bag_writer_write_batch(b->w, m, 2, &r, &err), BT_OK);
 	assert_int_equal(fate[0], BAG_MSG_NOT_WRITTEN);
 	assert_int_equal(fate[1], BAG_MSG_NOT_WRITTEN);
 	assert_int_equal(r.recorded + r.toobig, 0);
-	assert_int_equal(bag_writer_close(b.w, &err), BT_OK);
-	free(b.dir);
+	assert_int_equal(bag_writer_close(b->w, &err), BT_OK);
 }
 
 static void st_split(struct st_bag *b)
@@ -222,10 +204,9 @@ static void st_close(struct st_bag *b)
 	b->w = NULL;
 }
 
-/* The whole scenario, closed. */
-static void st_make(struct st_bag *b, const char *tag)
+/* The whole scenario in the open bag b, closed. */
+static void st_scenario(struct st_bag *b)
 {
-	st_open(b, tag);
 	st_fill_file0(b);
 	st_split(b);
 	st_fill_file1(b);
@@ -236,6 +217,26 @@ static void st_free(struct st_bag *b)
 {
 	free(b->dir);
 }
+
+/* A test's bag in *state, open, from the tag that is its initial state
+ * (ST_BAG_TEST); the teardown frees it and removes the test's scratch. */
+static int st_bag_setup(void **state)
+{
+	struct st_bag *b = bt_xmalloc(sizeof *b);
+	st_open(b, *state);
+	*state = b;
+	return 0;
+}
+
+static int st_bag_teardown(void **state)
+{
+	st_free(*state);
+	free(*state);
+	return tu_scratch_list_teardown(state);
+}
+
+#define ST_BAG_TEST(f, tag)                                                                        \
+	cmocka_unit_test_prestate_setup_teardown(f, st_bag_setup, st_bag_teardown, (void *)(tag))
 
 /* ---- expectations ---- */
 
@@ -427,44 +428,40 @@ static char *st_emit(const struct bag_metadata *md, bool root)
 /* The writer's own view, live: totals and the current file. */
 static void test_writer_counts(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_open(&b, "stats-live");
-	st_fill_file0(&b);
+	struct st_bag *b = *state;
+	st_fill_file0(b);
 	struct bag_writer_topic_stats tot, file;
 	for (size_t t = 0; t < ST_TOPICS; t++) {
-		assert_true(bag_writer_get_topic_stats(b.w, b.h[t], &tot, &file));
+		assert_true(bag_writer_get_topic_stats(b->w, b->h[t], &tot, &file));
 		assert_memory_equal(&tot, &file, sizeof tot);
-		assert_int_equal(tot.recorded, b.x.recorded[0][t]);
-		assert_int_equal(tot.bytes, b.x.bytes[0][t]);
-		assert_memory_equal(&tot.lost, &b.x.causes[t], sizeof tot.lost);
+		assert_int_equal(tot.recorded, b->x.recorded[0][t]);
+		assert_int_equal(tot.bytes, b->x.bytes[0][t]);
+		assert_memory_equal(&tot.lost, &b->x.causes[t], sizeof tot.lost);
 	}
-	st_split(&b);
-	assert_true(bag_writer_get_topic_stats(b.w, b.h[0], &tot, &file));
+	st_split(b);
+	assert_true(bag_writer_get_topic_stats(b->w, b->h[0], &tot, &file));
 	assert_int_equal(tot.recorded, 10);
 	assert_int_equal(file.recorded, 0);
 	assert_int_equal(file.lost.lost_transport, 0);
 	assert_int_equal(tot.lost.lost_transport, 2);
-	assert_false(bag_writer_get_topic_stats(b.w, 99, &tot, NULL));
+	assert_false(bag_writer_get_topic_stats(b->w, 99, &tot, NULL));
 	assert_int_equal(tot.recorded, 0);
 	struct bag_losses one = {.lost_cache = 1};
-	assert_int_equal(bag_writer_add_losses(b.w, 99, &one), BT_ERR_USAGE);
-	st_close(&b);
-	st_free(&b);
+	assert_int_equal(bag_writer_add_losses(b->w, 99, &one), BT_ERR_USAGE);
+	st_close(b);
 }
 
 /* metadata.yaml after a split and close: figures per file and per topic,
  * sums over files = totals, recorded and bytes = what sqlite holds. */
 static void test_metadata_yaml(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-yaml");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	struct bag_metadata md;
-	st_read_md(b.dir, &md);
-	st_check_md(&b.x, &md);
+	st_read_md(b->dir, &md);
+	st_check_md(&b->x, &md);
 	for (size_t f = 0; f < ST_FILES; f++) {
-		char *db = st_db_path(&b, f);
+		char *db = st_db_path(b, f);
 		for (size_t t = 0; t < ST_TOPICS; t++) {
 			uint64_t rows, bytes;
 			st_sql_topic(db, st_names[t], &rows, &bytes);
@@ -475,8 +472,7 @@ static void test_metadata_yaml(void **state)
 		free(db);
 	}
 	bag_metadata_fini(&md);
-	assert_int_equal(bag_check(b.dir, NULL, NULL), 0);
-	st_free(&b);
+	assert_int_equal(bag_check(b->dir, NULL, NULL), 0);
 }
 
 /* Each file's last row (written when it was closed) carries its own final
@@ -485,14 +481,13 @@ static void test_metadata_yaml(void **state)
  * of all files add up to the final totals. */
 static void test_embedded_rows(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-rows");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	struct bag_metadata md;
-	st_read_md(b.dir, &md);
+	st_read_md(b->dir, &md);
 	uint64_t rec[ST_TOPICS] = {0}, lost[ST_TOPICS] = {0};
 	for (size_t f = 0; f < ST_FILES; f++) {
-		char *db = st_db_path(&b, f);
+		char *db = st_db_path(b, f);
 		struct bag_metadata rows[4];
 		size_t n = st_sql_rows(db, rows, 4);
 		assert_int_equal(n, 2); /* at open and at close */
@@ -501,7 +496,7 @@ static void test_embedded_rows(void **state)
 		assert_int_equal(last->n_files, f + 1);
 		for (size_t k = 0; k < last->n_files; k++)
 			assert_int_equal(last->files[k].has_stats, k == f);
-		st_check_file(&b.x, &last->files[f], f);
+		st_check_file(&b->x, &last->files[f], f);
 		for (size_t t = 0; t < ST_TOPICS; t++) {
 			const struct bag_file_topic_stats *e = st_entry(&last->files[f], st_names[t]);
 			const struct bag_file_topic_stats *y = st_entry(&md.files[f], st_names[t]);
@@ -512,7 +507,7 @@ static void test_embedded_rows(void **state)
 			lost[t] += e ? e->stats.lost_in_transport + e->stats.lost_in_recorder : 0;
 			/* The totals as of closing this file. */
 			assert_int_equal(last->topics[t].stats.messages_recorded,
-					 f == 0 ? b.x.recorded[0][t] : st_sum(b.x.recorded, t));
+					 f == 0 ? b->x.recorded[0][t] : st_sum(b->x.recorded, t));
 		}
 		for (size_t i = 0; i < n; i++)
 			bag_metadata_fini(&rows[i]);
@@ -524,20 +519,18 @@ static void test_embedded_rows(void **state)
 						  md.topics[t].stats.lost_in_recorder);
 	}
 	bag_metadata_fini(&md);
-	st_free(&b);
 }
 
 /* Reader round trip: parsing metadata.yaml and writing it again gives the
  * same bytes, statistics included (rates too: written with 6 decimals). */
 static void test_round_trip(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-rt");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	char *text;
-	st_read_text(b.dir, &text);
+	st_read_text(b->dir, &text);
 	struct bag_metadata md, copy;
-	st_read_md(b.dir, &md);
+	st_read_md(b->dir, &md);
 	char *again = st_emit(&md, true);
 	assert_string_equal(again, text);
 	bag_metadata_copy(&copy, &md);
@@ -548,7 +541,6 @@ static void test_round_trip(void **state)
 	free(again);
 	bag_metadata_fini(&md);
 	free(text);
-	st_free(&b);
 }
 
 static size_t st_indent(const char *line)
@@ -595,15 +587,14 @@ static char *st_strip(const char *text)
  * no statistics at all (the layout test_metadata pins against rosbag2). */
 static void test_v9_layout_kept(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-v9");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	char *text;
-	st_read_text(b.dir, &text);
+	st_read_text(b->dir, &text);
 	assert_non_null(strstr(text, "    statistics:"));
 	assert_non_null(strstr(text, "topics_statistics:"));
 	struct bag_metadata md;
-	st_read_md(b.dir, &md);
+	st_read_md(b->dir, &md);
 	for (size_t i = 0; i < md.n_topics; i++)
 		md.topics[i].has_stats = false;
 	for (size_t i = 0; i < md.n_files; i++)
@@ -630,7 +621,6 @@ static void test_v9_layout_kept(void **state)
 	free(plain);
 	bag_metadata_fini(&md);
 	free(text);
-	st_free(&b);
 }
 
 /* The reader is lenient with our keys (rosbag2 reads such a bag, so must
@@ -748,15 +738,14 @@ static const char *st_table_line(const char *out, const char *topic)
 
 static void test_info(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-info");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	char *out;
-	st_bagtop(&out, 0, "info", "-v", b.dir);
+	st_bagtop(&out, 0, "info", "-v", b->dir);
 	/* /a: 14 recorded, 1400+45+1200+6 bytes, 3 + 1 lost, causes 2 1 0 1 0 0. */
 	const char *l = st_table_line(out, "/stats/a");
 	char want[256];
-	snprintf(want, sizeof want, "%" PRIu64 " ", st_sum(b.x.bytes, 0));
+	snprintf(want, sizeof want, "%" PRIu64 " ", st_sum(b->x.bytes, 0));
 	assert_non_null(strstr(l, want));
 	int n;
 	char name[32];
@@ -766,7 +755,7 @@ static void test_info(void **state)
 		   &bytes, &hz, &tr, &rl, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5]);
 	assert_int_equal(n, 12);
 	assert_int_equal(rec, 14);
-	assert_int_equal(bytes, st_sum(b.x.bytes, 0));
+	assert_int_equal(bytes, st_sum(b->x.bytes, 0));
 	assert_int_equal(tr, 3);
 	assert_int_equal(rl, 1);
 	/* The cause columns come in bag_counters.h's order. */
@@ -788,65 +777,60 @@ static void test_info(void **state)
 	} else {
 		printf("note: rosbag2 fixtures absent: info -v on a fixture not checked\n");
 	}
-	st_free(&b);
 }
 
 /* bagtop check verifies the statistics: a tampered figure is a problem. */
 static void test_check_tampered(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-check");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	char *out;
-	st_bagtop(&out, 0, "check", b.dir, NULL);
+	st_bagtop(&out, 0, "check", b->dir, NULL);
 	free(out);
 	char *text;
-	st_read_text(b.dir, &text);
+	st_read_text(b->dir, &text);
 	char *at = strstr(text, "messages_recorded: 14");
 	assert_non_null(at);
 	memcpy(at, "messages_recorded: 15", 21);
-	char *path = bt_fs_join(b.dir, BAG_METADATA_FILE);
+	char *path = bt_fs_join(b->dir, BAG_METADATA_FILE);
 	tu_write_file(path, text, strlen(text));
-	assert_true(bag_check(b.dir, NULL, NULL) > 0);
-	st_bagtop(&out, 1, "check", b.dir, NULL);
+	assert_true(bag_check(b->dir, NULL, NULL) > 0);
+	st_bagtop(&out, 1, "check", b->dir, NULL);
 	assert_non_null(strstr(out, "statistics of topic /stats/a: messages_recorded"));
 	free(out);
 	free(path);
 	free(text);
-	st_free(&b);
 }
 
 /* reindex of an intact bag rebuilds the same metadata.yaml, with or
  * without the old one: closed files keep their figures in their rows. */
 static void test_reindex_intact(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_make(&b, "stats-rx");
+	struct st_bag *b = *state;
+	st_scenario(b);
 	char *before;
-	st_read_text(b.dir, &before);
+	st_read_text(b->dir, &before);
 	struct bag_reindex_result res;
 	struct bt_error err;
-	if (bag_reindex(b.dir, &res, &err) != BT_OK)
+	if (bag_reindex(b->dir, &res, &err) != BT_OK)
 		fail_msg("reindex: %s", err.msg);
 	assert_int_equal(res.losses, BAG_REINDEX_LOSSES_KEPT);
 	char *after;
-	st_read_text(b.dir, &after);
+	st_read_text(b->dir, &after);
 	assert_string_equal(after, before);
 	free(after);
-	char *path = bt_fs_join(b.dir, BAG_METADATA_FILE);
+	char *path = bt_fs_join(b->dir, BAG_METADATA_FILE);
 	assert_int_equal(unlink(path), 0);
 	char *out;
-	st_bagtop(&out, 0, "reindex", b.dir, NULL);
+	st_bagtop(&out, 0, "reindex", b->dir, NULL);
 	assert_non_null(strstr(out, "metadata.yaml rebuilt: 2 files, 27 messages\n"));
 	assert_null(strstr(out, "loss")); /* all kept: nothing to say */
 	free(out);
-	st_read_text(b.dir, &after);
+	st_read_text(b->dir, &after);
 	assert_string_equal(after, before);
 	free(after);
 	free(path);
 	free(before);
-	st_free(&b);
 }
 
 static void st_copy_dir(const char *from, const char *to)
@@ -891,29 +875,27 @@ static char *st_crash_reindex(struct st_bag *b, const char *rebuilt, const char 
  * and so the totals' too. */
 static void test_reindex_crash(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_open(&b, "stats-crash");
-	st_fill_file0(&b);
-	st_split(&b);
-	st_fill_file1(&b);
-	char *copy = st_crash_reindex(&b, "metadata.yaml rebuilt: 2 files, 27 messages\n",
+	struct st_bag *b = *state;
+	st_fill_file0(b);
+	st_split(b);
+	st_fill_file1(b);
+	char *copy = st_crash_reindex(b, "metadata.yaml rebuilt: 2 files, 27 messages\n",
 				      "losses cannot be recovered for 1 of 2 files");
 	char *out;
 	struct bag_metadata md;
 	st_read_md(copy, &md);
-	st_check_file(&b.x, &md.files[0], 0);
+	st_check_file(&b->x, &md.files[0], 0);
 	const struct bag_file_info *f1 = &md.files[1];
 	assert_true(f1->has_stats);
 	for (size_t t = 0; t < ST_TOPICS; t++) {
 		const struct bag_file_topic_stats *e = st_entry(f1, st_names[t]);
 		assert_non_null(e);
-		assert_int_equal(e->stats.messages_recorded, b.x.recorded[1][t]);
-		assert_int_equal(e->stats.bytes_written, b.x.bytes[1][t]);
+		assert_int_equal(e->stats.messages_recorded, b->x.recorded[1][t]);
+		assert_int_equal(e->stats.bytes_written, b->x.bytes[1][t]);
 		assert_false(e->stats.losses_known);
 		const struct bag_stats *s = &md.topics[t].stats;
-		assert_int_equal(s->messages_recorded, st_sum(b.x.recorded, t));
-		assert_int_equal(s->bytes_written, st_sum(b.x.bytes, t));
+		assert_int_equal(s->messages_recorded, st_sum(b->x.recorded, t));
+		assert_int_equal(s->bytes_written, st_sum(b->x.bytes, t));
 		assert_false(s->losses_known);
 		st_assert_rate(s->average_rate_hz, s->messages_recorded, md.duration);
 	}
@@ -924,18 +906,15 @@ static void test_reindex_crash(void **state)
 	assert_non_null(strstr(st_table_line(out, "/stats/a"), "unknown"));
 	free(out);
 	free(copy);
-	st_free(&b);
 }
 
 /* A single-file bag whose recorder died: nothing holds any loss figure.
  * reindex says so on its one line and writes no loss key at all. */
 static void test_reindex_no_metadata(void **state)
 {
-	(void)state;
-	struct st_bag b;
-	st_open(&b, "stats-nomd");
-	st_fill_file0(&b);
-	char *copy = st_crash_reindex(&b, "metadata.yaml rebuilt: 1 file, 15 messages\n",
+	struct st_bag *b = *state;
+	st_fill_file0(b);
+	char *copy = st_crash_reindex(b, "metadata.yaml rebuilt: 1 file, 15 messages\n",
 				      ": losses cannot be recovered (no readable metadata.yaml");
 	char *out;
 	char *text;
@@ -947,15 +926,14 @@ static void test_reindex_no_metadata(void **state)
 	st_read_md(copy, &md);
 	for (size_t t = 0; t < ST_TOPICS; t++) {
 		assert_true(md.topics[t].has_stats);
-		assert_int_equal(md.topics[t].stats.messages_recorded, b.x.recorded[0][t]);
-		assert_int_equal(md.topics[t].stats.bytes_written, b.x.bytes[0][t]);
+		assert_int_equal(md.topics[t].stats.messages_recorded, b->x.recorded[0][t]);
+		assert_int_equal(md.topics[t].stats.bytes_written, b->x.bytes[0][t]);
 		assert_false(md.topics[t].stats.losses_known);
 	}
 	bag_metadata_fini(&md);
 	st_bagtop(&out, 0, "check", copy, NULL);
 	free(out);
 	free(copy);
-	st_free(&b);
 }
 
 /* Compressed bags: bytes are the serialized bytes (before compression), so
@@ -1032,8 +1010,7 @@ static void test_reindex_fixtures(void **state)
 	}
 	static const char *const bags[] = {"multiple_files", "message_compression",
 					   "file_compression", "talker"};
-	assert_true(st_n_scratch < sizeof st_scratch / sizeof st_scratch[0]);
-	char *tmp = st_scratch[st_n_scratch++] = tu_mkdtemp("stats-fx");
+	char *tmp = tu_scratch_new("stats-fx");
 	for (size_t i = 0; i < sizeof bags / sizeof bags[0]; i++) {
 		char *src = bt_fs_join(fx, bags[i]), *dir = bt_fs_join(tmp, bags[i]);
 		st_copy_dir(src, dir);
@@ -1066,25 +1043,20 @@ static void test_reindex_fixtures(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_writer_counts, st_teardown),
-		cmocka_unit_test_teardown(test_write_result, st_teardown),
-		cmocka_unit_test_teardown(test_metadata_yaml, st_teardown),
-		cmocka_unit_test_teardown(test_embedded_rows, st_teardown),
-		cmocka_unit_test_teardown(test_round_trip, st_teardown),
-		cmocka_unit_test_teardown(test_v9_layout_kept, st_teardown),
-		cmocka_unit_test(test_reader_lenient),
-		cmocka_unit_test(test_fixtures_no_stats),
-		cmocka_unit_test_teardown(test_info, st_teardown),
-		cmocka_unit_test_teardown(test_check_tampered, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_intact, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_crash, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_no_metadata, st_teardown),
-		cmocka_unit_test_teardown(test_reindex_fixtures, st_teardown),
-		cmocka_unit_test_teardown(test_compressed, st_teardown),
-		cmocka_unit_test_teardown(test_rotation, st_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	ST_BAG_TEST(test_writer_counts, "stats-live"),
+	ST_BAG_TEST(test_write_result, "result"),
+	ST_BAG_TEST(test_metadata_yaml, "stats-yaml"),
+	ST_BAG_TEST(test_embedded_rows, "stats-rows"),
+	ST_BAG_TEST(test_round_trip, "stats-rt"),
+	ST_BAG_TEST(test_v9_layout_kept, "stats-v9"),
+	cmocka_unit_test(test_reader_lenient),
+	cmocka_unit_test(test_fixtures_no_stats),
+	ST_BAG_TEST(test_info, "stats-info"),
+	ST_BAG_TEST(test_check_tampered, "stats-check"),
+	ST_BAG_TEST(test_reindex_intact, "stats-rx"),
+	ST_BAG_TEST(test_reindex_crash, "stats-crash"),
+	ST_BAG_TEST(test_reindex_no_metadata, "stats-nomd"),
+	cmocka_unit_test_teardown(test_reindex_fixtures, tu_scratch_list_teardown),
+	cmocka_unit_test_teardown(test_compressed, tu_scratch_list_teardown),
+	cmocka_unit_test_teardown(test_rotation, tu_scratch_list_teardown))

@@ -349,16 +349,11 @@ static void test_cli_unknown_storage(void **state)
 	free(a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registry_identifier),
-		cmocka_unit_test(test_registry_unknown_identifier),
-		cmocka_unit_test(test_registry_file_names),
-		TU_SCRATCH_TEST(test_registry_open_unknown),
-		TU_SCRATCH_TEST(test_writer_unknown_storage),
-		TU_SCRATCH_TEST(test_contract),
-		TU_SCRATCH_TEST(test_cli_unknown_storage),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_registry_identifier),
+	cmocka_unit_test(test_registry_unknown_identifier),
+	cmocka_unit_test(test_registry_file_names),
+	TU_SCRATCH_TEST(test_registry_open_unknown),
+	TU_SCRATCH_TEST(test_writer_unknown_storage),
+	TU_SCRATCH_TEST(test_contract),
+	TU_SCRATCH_TEST(test_cli_unknown_storage))

@@ -76,28 +76,6 @@ struct wt_bag {
 	uint32_t next_seed;
 };
 
-/* Scratch directories of the running test: removed by its teardown, also
- * when an assertion ended it early. */
-static char *wt_scratch[32];
-static size_t wt_n_scratch;
-
-static char *wt_scratch_new(const char *tag)
-{
-	assert_true(wt_n_scratch < sizeof wt_scratch / sizeof wt_scratch[0]);
-	return wt_scratch[wt_n_scratch++] = tu_mkdtemp(tag);
-}
-
-static int wt_teardown(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < wt_n_scratch; i++) {
-		tu_rmrf(wt_scratch[i]);
-		free(wt_scratch[i]);
-	}
-	wt_n_scratch = 0;
-	return 0;
-}
-
 static void wt_fill(uint8_t *p, size_t len, uint32_t seed)
 {
 	static const uint8_t cdr[4] = {0x00, 0x01, 0x00, 0x00};
@@ -120,7 +98,7 @@ static uint8_t *wt_payload(const struct wt_msg *m)
 static void wt_init(struct wt_bag *b, const char *tag)
 {
 	memset(b, 0, sizeof *b);
-	b->tmp = wt_scratch_new(tag);
+	b->tmp = tu_scratch_new(tag);
 	b->base = bt_xasprintf("%s_bag", tag);
 	b->dir = bt_fs_join(b->tmp, b->base);
 	b->o.uri = b->dir;
@@ -228,10 +206,32 @@ static void wt_fini(struct wt_bag *b)
 	}
 	free(b->topics);
 	free(b->msgs);
-	tu_rmrf(b->tmp); /* wt_teardown frees the name */
+	tu_rmrf(b->tmp); /* its teardown frees the name */
 	free(b->dir);
 	free(b->base);
 }
+
+/* The bag of a test: wt_init with the tag that is the test's initial
+ * state (WT_BAG_TEST), then in *state; the teardown finishes it and
+ * removes the test's scratch directories (tu_scratch_list_teardown). */
+static int wt_bag_setup(void **state)
+{
+	struct wt_bag *b = bt_xmalloc(sizeof *b);
+	wt_init(b, *state);
+	*state = b;
+	return 0;
+}
+
+static int wt_bag_teardown(void **state)
+{
+	wt_fini(*state);
+	free(*state);
+	return tu_scratch_list_teardown(state);
+}
+
+#define WT_TEST(f) cmocka_unit_test_teardown(f, tu_scratch_list_teardown)
+#define WT_BAG_TEST(f, tag)                                                                        \
+	cmocka_unit_test_prestate_setup_teardown(f, wt_bag_setup, wt_bag_teardown, (void *)(tag))
 
 static bool wt_kept(const struct wt_bag *b, const struct wt_msg *m)
 {
@@ -249,13 +249,19 @@ static char *wt_sql_text(sqlite3 *h, const char *sql)
 	return t;
 }
 
+/* The first `n` bytes of the file at path (there must be that many). */
+static void wt_read_head(const char *path, unsigned char *head, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(head, 1, n, f), n);
+	fclose(f);
+}
+
 static void wt_assert_header_rollback(const char *path)
 {
 	unsigned char hdr[100];
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(hdr, 1, sizeof hdr, f), sizeof hdr);
-	fclose(f);
+	wt_read_head(path, hdr, sizeof hdr);
 	assert_memory_equal(hdr, "SQLite format 3", 16);
 	/* File format read/write versions: 1 = rollback journal, 2 = WAL. */
 	assert_int_equal(hdr[18], 1);
@@ -265,10 +271,7 @@ static void wt_assert_header_rollback(const char *path)
 static int wt_header_version(const char *path)
 {
 	unsigned char hdr[20];
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(hdr, 1, sizeof hdr, f), sizeof hdr);
-	fclose(f);
+	wt_read_head(path, hdr, sizeof hdr);
 	assert_int_equal(hdr[18], hdr[19]);
 	return hdr[18];
 }
@@ -594,12 +597,8 @@ static void wt_check_totals(const struct wt_bag *b, const struct bag_metadata *m
 				break;
 		assert_true(k < b->n_topics);
 		assert_int_equal(md->topics[i].message_count, per[k]);
-		assert_string_equal(t->type, b->topics[k].t.type);
 		assert_string_equal(t->serialization_format, "cdr");
-		assert_string_equal(t->type_description_hash, b->topics[k].t.type_description_hash);
-		assert_int_equal(t->n_qos, b->topics[k].t.n_qos);
-		for (size_t q = 0; q < t->n_qos; q++)
-			tb_assert_qos_equal(&t->qos[q], &b->topics[k].t.qos[q]);
+		tb_assert_topic_equal(t, &b->topics[k].t);
 	}
 	free(per);
 	wt_check_custom(b, md);
@@ -611,13 +610,7 @@ static void wt_compare_final(const struct bag_metadata *row, const struct bag_me
 	assert_int_equal(row->message_count, md->message_count);
 	assert_int_equal(row->starting_time, md->starting_time);
 	assert_int_equal(row->duration, md->duration);
-	assert_int_equal(row->n_files, md->n_files);
-	for (size_t i = 0; i < md->n_files; i++) {
-		assert_string_equal(row->files[i].path, md->files[i].path);
-		assert_int_equal(row->files[i].message_count, md->files[i].message_count);
-		assert_int_equal(row->files[i].starting_time, md->files[i].starting_time);
-		assert_int_equal(row->files[i].duration, md->files[i].duration);
-	}
+	tb_assert_files_equal(row, md);
 	assert_int_equal(row->n_topics, md->n_topics);
 	for (size_t i = 0; i < md->n_topics; i++) {
 		assert_string_equal(row->topics[i].topic.name, md->topics[i].topic.name);
@@ -756,19 +749,17 @@ static int64_t wt_ts(size_t r, size_t k, size_t n)
 
 static void test_many_topics(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "many");
-	b.expect_files = 1;
-	wt_open(&b);
-	wt_add_topics(&b, 20, 4);
+	struct wt_bag *b = *state;
+	b->expect_files = 1;
+	wt_open(b);
+	wt_add_topics(b, 20, 4);
 	struct wt_msg batch[20];
 	for (size_t r = 0; r < 40; r++) {
 		size_t n = 0;
 		for (size_t k = 0; k < 20; k++) {
 			if ((r + k) % 3 == 0 && k != 0)
 				continue; /* uneven counts per topic */
-			batch[n++] = wt_msg(&b, (uint32_t)k, wt_ts(r, k, 20), 4 + (r * 31 + k) % 200);
+			batch[n++] = wt_msg(b, (uint32_t)k, wt_ts(r, k, 20), 4 + (r * 31 + k) % 200);
 		}
 		if (r % 5 == 4) /* some batches arrive out of timestamp order */
 			for (size_t i = 0; i < n / 2; i++) {
@@ -777,47 +768,44 @@ static void test_many_topics(void **state)
 				batch[n - 1 - i] = t;
 			}
 		if (r % 2)
-			wt_write(&b, batch, n);
+			wt_write(b, batch, n);
 		else
 			for (size_t i = 0; i < n; i++)
-				wt_write(&b, &batch[i], 1);
+				wt_write(b, &batch[i], 1);
 	}
 	/* The earliest message of all comes last. */
-	struct wt_msg early = wt_msg(&b, 3, WT_T0 - 5000, 12);
-	wt_write(&b, &early, 1);
+	struct wt_msg early = wt_msg(b, 3, WT_T0 - 5000, 12);
+	wt_write(b, &early, 1);
 	struct bag_writer_stats st;
-	bag_writer_get_stats(b.w, &st);
-	assert_int_equal(st.messages, b.n_msgs);
+	bag_writer_get_stats(b->w, &st);
+	assert_int_equal(st.messages, b->n_msgs);
 	assert_int_equal(st.file_index, 0);
-	wt_close(&b);
-	wt_verify(&b);
-	wt_fini(&b);
+	wt_close(b);
+	wt_verify(b);
 }
 
 static void test_split_by_size(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "size");
-	b.o.max_bagfile_size = BAG_MIN_SPLIT_SIZE;
-	b.files_known = false;
-	wt_open(&b);
-	wt_add_topics(&b, 20, 3);
+	struct wt_bag *b = *state;
+	b->o.max_bagfile_size = BAG_MIN_SPLIT_SIZE;
+	b->files_known = false;
+	wt_open(b);
+	wt_add_topics(b, 20, 3);
 	struct wt_msg batch[20];
 	for (size_t r = 0; r < 45; r++) { /* over 10 files: _10 sorts after _9 */
 		for (size_t k = 0; k < 20; k++)
-			batch[k] = wt_msg(&b, (uint32_t)k, wt_ts(r, k, 20), 500 + (r * 977 + k * 131) % 2500);
-		wt_write(&b, batch, r % 3 ? 20 : 7);
+			batch[k] = wt_msg(b, (uint32_t)k, wt_ts(r, k, 20), 500 + (r * 977 + k * 131) % 2500);
+		wt_write(b, batch, r % 3 ? 20 : 7);
 	}
-	wt_close(&b);
-	wt_verify(&b);
+	wt_close(b);
+	wt_verify(b);
 	struct bag_metadata md;
 	struct bt_error err;
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	assert_true(md.n_paths >= 11);
 	/* A file is closed once its size reached the limit, not much later. */
 	for (size_t i = 0; i < md.n_paths; i++) {
-		char *p = bt_fs_join(b.dir, md.relative_file_paths[i]);
+		char *p = bt_fs_join(b->dir, md.relative_file_paths[i]);
 		uint64_t size;
 		assert_int_equal(bt_fs_file_size(p, &size, &err), BT_OK);
 		if (i + 1 < md.n_paths) {
@@ -828,7 +816,6 @@ static void test_split_by_size(void **state)
 		free(p);
 	}
 	bag_metadata_fini(&md);
-	wt_fini(&b);
 }
 
 /* Counts warnings logged while a test runs. */
@@ -845,38 +832,35 @@ static void wt_count_warn(void *ctx, enum bt_log_level level, const char *line)
  * split per message), and the user is warned once. */
 static void test_split_overhead(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "overhead");
-	b.o.max_bagfile_size = BAG_MIN_SPLIT_SIZE;
-	b.files_known = false;
+	struct wt_bag *b = *state;
+	b->o.max_bagfile_size = BAG_MIN_SPLIT_SIZE;
+	b->files_known = false;
 	size_t warns = 0;
 	bt_log_set_sink(wt_count_warn, &warns);
-	wt_open(&b);
-	wt_add_topics(&b, 200, 4);
+	wt_open(b);
+	wt_add_topics(b, 200, 4);
 	struct wt_msg batch[200];
 	size_t payload = 0;
 	for (size_t r = 0; r < 10; r++) {
 		for (size_t k = 0; k < 200; k++) {
-			batch[k] = wt_msg(&b, (uint32_t)k, wt_ts(r, k, 200), 100 + (k * 13) % 200);
+			batch[k] = wt_msg(b, (uint32_t)k, wt_ts(r, k, 200), 100 + (k * 13) % 200);
 			payload += batch[k].len;
 		}
-		wt_write(&b, batch, 200);
+		wt_write(b, batch, 200);
 	}
-	wt_close(&b);
+	wt_close(b);
 	bt_log_set_sink(NULL, NULL);
 	assert_int_equal(warns, 1);
-	wt_verify(&b);
+	wt_verify(b);
 	struct bag_metadata md;
 	struct bt_error err;
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	/* ~400 KiB of payload in 84 KiB of messages per file: a handful. */
 	assert_true(md.n_paths >= 2);
 	assert_true(md.n_paths <= 2 * payload / BAG_MIN_SPLIT_SIZE + 2);
 	for (size_t i = 0; i + 1 < md.n_paths; i++)
 		assert_true(md.files[i].message_count >= 100);
 	bag_metadata_fini(&md);
-	wt_fini(&b);
 }
 
 /* Files deleted by max_bag_files leave the writer's records: 2000 splits
@@ -884,7 +868,7 @@ static void test_split_overhead(void **state)
 static void test_rotation_forgets(void **state)
 {
 	(void)state;
-	char *tmp = wt_scratch_new("forget");
+	char *tmp = tu_scratch_new("forget");
 	char *dir = bt_fs_join(tmp, "forget_bag");
 	struct bag_writer_options o = {.uri = dir, .max_bag_files = 3, .ros_distro = "jazzy"};
 	struct bag_writer *w;
@@ -931,7 +915,7 @@ static size_t wt_cancel_on_split(void *ctx, int64_t t_last, const struct bag_mes
 static void test_cancel(void **state)
 {
 	(void)state;
-	char *tmp = wt_scratch_new("cancel");
+	char *tmp = tu_scratch_new("cancel");
 	char *dir = bt_fs_join(tmp, "cancel_bag");
 	struct bag_writer_options o = {.uri = dir, .ros_distro = "jazzy",
 				       .max_bagfile_duration = 1000,
@@ -966,13 +950,11 @@ static void test_cancel(void **state)
 
 static void test_split_by_duration(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "dur");
+	struct wt_bag *b = *state;
 	const int64_t limit = 1000000000; /* 1 s */
-	b.o.max_bagfile_duration = limit;
-	wt_open(&b);
-	wt_add_topics(&b, 3, 2);
+	b->o.max_bagfile_duration = limit;
+	wt_open(b);
+	wt_add_topics(b, 3, 2);
 	/* rosbag2: split before a message more than `limit` after the first
 	 * message of the current file; predict the file of each message. */
 	size_t file = 0;
@@ -992,23 +974,22 @@ static void test_split_by_duration(void **state)
 			start = ts;
 			any = true;
 		}
-		batch[n] = wt_msg(&b, (uint32_t)(i % 3), ts, 16 + i);
+		batch[n] = wt_msg(b, (uint32_t)(i % 3), ts, 16 + i);
 		batch[n].file = file;
 		n++;
 		if (n == (i % 4) + 1 || n == 8 || i == 59) {
-			b.files_known = false; /* set below from the prediction */
-			wt_write(&b, batch, n);
+			b->files_known = false; /* set below from the prediction */
+			wt_write(b, batch, n);
 			for (size_t j = 0; j < n; j++)
-				b.msgs[written + j].file = batch[j].file;
+				b->msgs[written + j].file = batch[j].file;
 			written += n;
 			n = 0;
 		}
 	}
-	b.expect_files = file + 1;
-	assert_true(b.expect_files >= 5);
-	wt_close(&b);
-	wt_verify(&b);
-	wt_fini(&b);
+	b->expect_files = file + 1;
+	assert_true(b->expect_files >= 5);
+	wt_close(b);
+	wt_verify(b);
 }
 
 /* bag_writer_split_named: the file named as asked, the first free NAME_K
@@ -1017,45 +998,43 @@ static void test_split_by_duration(void **state)
  * name took; metadata.yaml lists them all in the order written. */
 static void test_split_named(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "nm");
-	wt_open(&b);
-	wt_add_topics(&b, 1, 1);
+	struct wt_bag *b = *state;
+	wt_open(b);
+	wt_add_topics(b, 1, 1);
 	struct bt_error err;
 	/* File 0 is empty: dropped, its name free again. */
-	assert_int_equal(bag_writer_split_named(b.w, "ev1", &err), BT_OK);
-	assert_string_equal(bag_writer_current_file(b.w), "ev1.db3");
-	struct wt_msg m = wt_msg(&b, 0, WT_T0, 8);
-	wt_write(&b, &m, 1);
-	assert_int_equal(bag_writer_split_named(b.w, "ev1", &err), BT_OK);
-	assert_string_equal(bag_writer_current_file(b.w), "ev1_2.db3");
-	m = wt_msg(&b, 0, WT_T0 + 1000, 8);
-	wt_write(&b, &m, 1);
-	assert_int_equal(bag_writer_split_named(b.w, "nm_bag_1", &err), BT_OK);
-	m = wt_msg(&b, 0, WT_T0 + 2000, 8);
-	wt_write(&b, &m, 1);
-	wt_split(&b);
-	assert_string_equal(bag_writer_current_file(b.w), "nm_bag_0.db3");
-	m = wt_msg(&b, 0, WT_T0 + 3000, 8);
-	wt_write(&b, &m, 1);
-	wt_split(&b);
-	assert_string_equal(bag_writer_current_file(b.w), "nm_bag_2.db3"); /* _1 is taken */
-	m = wt_msg(&b, 0, WT_T0 + 4000, 8);
-	wt_write(&b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b->w, "ev1", &err), BT_OK);
+	assert_string_equal(bag_writer_current_file(b->w), "ev1.db3");
+	struct wt_msg m = wt_msg(b, 0, WT_T0, 8);
+	wt_write(b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b->w, "ev1", &err), BT_OK);
+	assert_string_equal(bag_writer_current_file(b->w), "ev1_2.db3");
+	m = wt_msg(b, 0, WT_T0 + 1000, 8);
+	wt_write(b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b->w, "nm_bag_1", &err), BT_OK);
+	m = wt_msg(b, 0, WT_T0 + 2000, 8);
+	wt_write(b, &m, 1);
+	wt_split(b);
+	assert_string_equal(bag_writer_current_file(b->w), "nm_bag_0.db3");
+	m = wt_msg(b, 0, WT_T0 + 3000, 8);
+	wt_write(b, &m, 1);
+	wt_split(b);
+	assert_string_equal(bag_writer_current_file(b->w), "nm_bag_2.db3"); /* _1 is taken */
+	m = wt_msg(b, 0, WT_T0 + 4000, 8);
+	wt_write(b, &m, 1);
 	/* A file of that name on disk, not the bag's: left as it is. */
-	char *taken = bt_fs_join(b.dir, "taken.db3");
+	char *taken = bt_fs_join(b->dir, "taken.db3");
 	FILE *f = fopen(taken, "w");
 	assert_non_null(f);
 	fputs("mine", f);
 	assert_int_equal(fclose(f), 0);
-	assert_int_equal(bag_writer_split_named(b.w, "taken", &err), BT_OK);
-	assert_string_equal(bag_writer_current_file(b.w), "taken_2.db3");
-	m = wt_msg(&b, 0, WT_T0 + 5000, 8);
-	wt_write(&b, &m, 1);
-	assert_int_equal(bag_writer_split_named(b.w, "a/b", &err), BT_ERR_USAGE);
-	assert_int_equal(bag_writer_split_named(b.w, "..", &err), BT_ERR_USAGE);
-	wt_close(&b);
+	assert_int_equal(bag_writer_split_named(b->w, "taken", &err), BT_OK);
+	assert_string_equal(bag_writer_current_file(b->w), "taken_2.db3");
+	m = wt_msg(b, 0, WT_T0 + 5000, 8);
+	wt_write(b, &m, 1);
+	assert_int_equal(bag_writer_split_named(b->w, "a/b", &err), BT_ERR_USAGE);
+	assert_int_equal(bag_writer_split_named(b->w, "..", &err), BT_ERR_USAGE);
+	wt_close(b);
 	char *text = NULL;
 	size_t len;
 	assert_int_equal(bt_fs_read_all(taken, 100, &text, &len, &err), BT_OK);
@@ -1063,7 +1042,7 @@ static void test_split_named(void **state)
 	free(text);
 	free(taken);
 	struct bag_metadata md;
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	static const char *const want[] = {"ev1.db3", "ev1_2.db3", "nm_bag_1.db3",
 					   "nm_bag_0.db3", "nm_bag_2.db3", "taken_2.db3"};
 	assert_int_equal(md.n_paths, 6);
@@ -1073,56 +1052,52 @@ static void test_split_named(void **state)
 	}
 	assert_int_equal(md.message_count, 6);
 	bag_metadata_fini(&md);
-	wt_fini(&b);
 }
 
 static void test_split_on_request(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "req");
-	wt_open(&b);
-	wt_add_topics(&b, 4, 2);
+	struct wt_bag *b = *state;
+	wt_open(b);
+	wt_add_topics(b, 4, 2);
 	struct bag_metadata md;
 	struct bt_error err;
 	/* metadata.yaml exists from the start and follows every split. */
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	assert_int_equal(md.n_paths, 1);
 	assert_int_equal(md.message_count, 0);
 	assert_int_equal(md.starting_time, BAG_TIME_NONE);
 	bag_metadata_fini(&md);
 	struct wt_msg m;
 	for (size_t i = 0; i < 10; i++) {
-		m = wt_msg(&b, (uint32_t)(i % 4), WT_T0 + (int64_t)i * 1000, 8 + i);
-		wt_write(&b, &m, 1);
+		m = wt_msg(b, (uint32_t)(i % 4), WT_T0 + (int64_t)i * 1000, 8 + i);
+		wt_write(b, &m, 1);
 	}
-	wt_split(&b);
-	assert_string_equal(bag_writer_current_file(b.w), "req_bag_1.db3");
-	wt_split(&b); /* file 1 stays empty */
+	wt_split(b);
+	assert_string_equal(bag_writer_current_file(b->w), "req_bag_1.db3");
+	wt_split(b); /* file 1 stays empty */
 	/* A topic added now exists in file 2 and later only. */
-	wt_add_topics(&b, 1, 4);
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	wt_add_topics(b, 1, 4);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	assert_int_equal(md.n_paths, 3);
 	assert_int_equal(md.message_count, 10);
 	assert_int_equal(md.files[0].message_count, 10);
 	bag_metadata_fini(&md);
 	for (size_t i = 0; i < 5; i++) {
-		m = wt_msg(&b, (uint32_t)(i % 5), WT_T0 + 50000 + (int64_t)i * 1000, 20);
-		wt_write(&b, &m, 1);
+		m = wt_msg(b, (uint32_t)(i % 5), WT_T0 + 50000 + (int64_t)i * 1000, 20);
+		wt_write(b, &m, 1);
 	}
-	wt_split(&b);
-	m = wt_msg(&b, 4, WT_T0 + 90000, 4);
-	wt_write(&b, &m, 1);
-	b.expect_files = 4;
-	wt_close(&b);
-	wt_verify(&b);
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	wt_split(b);
+	m = wt_msg(b, 4, WT_T0 + 90000, 4);
+	wt_write(b, &m, 1);
+	b->expect_files = 4;
+	wt_close(b);
+	wt_verify(b);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	assert_int_equal(md.files[1].message_count, 0);
 	assert_int_equal(md.files[1].starting_time, BAG_TIME_NONE);
 	assert_int_equal(md.files[1].duration, 0);
 	assert_int_equal(md.duration, 90000); /* last - first, not a sum of files */
 	bag_metadata_fini(&md);
-	wt_fini(&b);
 }
 
 static void wt_compression_case(enum bag_compression c, const char *tag, bool empty)
@@ -1181,36 +1156,33 @@ static void wt_check_problem(void *ctx, const char *problem)
  * uncompressed, so the bag is whole as it is: `bag_check` finds nothing. */
 static void test_compression_file_cancelled(void **state)
 {
-	(void)state;
-	struct wt_bag b;
+	struct wt_bag *b = *state;
 	static atomic_bool cancel;
 	atomic_store(&cancel, false);
-	wt_init(&b, "cfile_cancel");
-	b.o.compression = BAG_COMPRESSION_FILE;
-	b.o.test_compress_delay_us = 1000000; /* 1 s a file: none done before the cancel */
-	wt_open(&b);
-	bag_writer_set_cancel(b.w, &cancel);
-	wt_add_topics(&b, 2, 1);
-	struct wt_msg m = wt_msg(&b, 0, WT_T0, 10);
-	wt_write(&b, &m, 1);
-	wt_split(&b);
-	m = wt_msg(&b, 1, WT_T0 + 1000, 10);
-	wt_write(&b, &m, 1);
+	b->o.compression = BAG_COMPRESSION_FILE;
+	b->o.test_compress_delay_us = 1000000; /* 1 s a file: none done before the cancel */
+	wt_open(b);
+	bag_writer_set_cancel(b->w, &cancel);
+	wt_add_topics(b, 2, 1);
+	struct wt_msg m = wt_msg(b, 0, WT_T0, 10);
+	wt_write(b, &m, 1);
+	wt_split(b);
+	m = wt_msg(b, 1, WT_T0 + 1000, 10);
+	wt_write(b, &m, 1);
 	atomic_store(&cancel, true);
 	double t0 = tu_now();
-	wt_close(&b);
+	wt_close(b);
 	assert_true(tu_now() - t0 < 0.9); /* not the 2 s the two files would take */
 	struct bag_metadata md;
 	struct bt_error err;
-	assert_int_equal(bag_metadata_read(b.dir, &md, &err), BT_OK);
+	assert_int_equal(bag_metadata_read(b->dir, &md, &err), BT_OK);
 	assert_string_equal(md.compression_mode, "");
 	assert_string_equal(md.compression_format, "");
 	assert_int_equal(md.message_count, 2);
 	for (size_t i = 0; i < md.n_paths; i++)
 		assert_null(strstr(md.relative_file_paths[i], ".zstd"));
 	bag_metadata_fini(&md);
-	assert_int_equal(bag_check(b.dir, wt_check_problem, NULL), 0);
-	wt_fini(&b);
+	assert_int_equal(bag_check(b->dir, wt_check_problem, NULL), 0);
 }
 
 static void test_compression_message(void **state)
@@ -1352,7 +1324,7 @@ static void test_max_bag_files(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	char *tmp = wt_scratch_new("refuse");
+	char *tmp = tu_scratch_new("refuse");
 	struct bag_writer_options o = {0};
 	struct bag_writer *w = NULL;
 	struct bt_error err;
@@ -1469,58 +1441,52 @@ static struct bag_qos wt_qos_joiner(uint64_t depth)
  * after it too (wt_verify checks all of them against the new list). */
 static void test_topic_qos_later(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "qoslate");
-	wt_open(&b);
-	wt_add_topics(&b, 2, 1); /* topic 1 ("/wt/topic_01"): one profile */
-	assert_int_equal(b.topics[1].t.n_qos, 1);
-	struct wt_msg m = wt_msg(&b, 1, WT_T0, 10);
-	wt_write(&b, &m, 1);
-	struct bag_qos q[3] = {b.topics[1].t.qos[0], wt_qos_joiner(7), wt_qos_joiner(7)};
-	wt_set_qos(&b, 1, q, 2);
-	wt_assert_file_qos(&b, 0, "/wt/topic_01", q, 2);
-	m = wt_msg(&b, 1, WT_T0 + 1000, 10);
-	wt_write(&b, &m, 1);
+	struct wt_bag *b = *state;
+	wt_open(b);
+	wt_add_topics(b, 2, 1); /* topic 1 ("/wt/topic_01"): one profile */
+	assert_int_equal(b->topics[1].t.n_qos, 1);
+	struct wt_msg m = wt_msg(b, 1, WT_T0, 10);
+	wt_write(b, &m, 1);
+	struct bag_qos q[3] = {b->topics[1].t.qos[0], wt_qos_joiner(7), wt_qos_joiner(7)};
+	wt_set_qos(b, 1, q, 2);
+	wt_assert_file_qos(b, 0, "/wt/topic_01", q, 2);
+	m = wt_msg(b, 1, WT_T0 + 1000, 10);
+	wt_write(b, &m, 1);
 	/* Equal profiles stay distinct entries: one per publisher. */
-	wt_set_qos(&b, 1, q, 3);
-	wt_assert_file_qos(&b, 0, "/wt/topic_01", q, 3);
-	wt_split(&b);
-	wt_assert_yaml_qos(&b, "/wt/topic_01", q, 3);
-	wt_assert_file_qos(&b, 1, "/wt/topic_01", q, 3);
-	m = wt_msg(&b, 0, WT_T0 + 2000, 10);
-	wt_write(&b, &m, 1);
-	b.expect_files = 2;
-	wt_close(&b);
-	wt_verify(&b);
-	wt_assert_yaml_qos(&b, "/wt/topic_01", q, 3);
-	wt_fini(&b);
+	wt_set_qos(b, 1, q, 3);
+	wt_assert_file_qos(b, 0, "/wt/topic_01", q, 3);
+	wt_split(b);
+	wt_assert_yaml_qos(b, "/wt/topic_01", q, 3);
+	wt_assert_file_qos(b, 1, "/wt/topic_01", q, 3);
+	m = wt_msg(b, 0, WT_T0 + 2000, 10);
+	wt_write(b, &m, 1);
+	b->expect_files = 2;
+	wt_close(b);
+	wt_verify(b);
+	wt_assert_yaml_qos(b, "/wt/topic_01", q, 3);
 }
 
 /* After a split the files already closed keep their rows; a topic that had
  * no profile gets some; an unknown handle is refused. */
 static void test_topic_qos_after_split(void **state)
 {
-	(void)state;
-	struct wt_bag b;
-	wt_init(&b, "qossplit");
-	wt_open(&b);
-	wt_add_topics(&b, 1, 1); /* topic 0: no profile */
-	assert_int_equal(b.topics[0].t.n_qos, 0);
-	struct wt_msg m = wt_msg(&b, 0, WT_T0, 10);
-	wt_write(&b, &m, 1);
-	wt_split(&b);
+	struct wt_bag *b = *state;
+	wt_open(b);
+	wt_add_topics(b, 1, 1); /* topic 0: no profile */
+	assert_int_equal(b->topics[0].t.n_qos, 0);
+	struct wt_msg m = wt_msg(b, 0, WT_T0, 10);
+	wt_write(b, &m, 1);
+	wt_split(b);
 	struct bag_qos q = wt_qos_joiner(3);
 	struct bt_error err;
-	assert_int_equal(bag_writer_set_topic_qos(b.w, 5, &q, 1, &err), BT_ERR_USAGE);
-	wt_set_qos(&b, 0, &q, 1);
-	wt_assert_file_qos(&b, 1, "/wt/topic_00", &q, 1);
-	wt_split(&b);
-	wt_assert_file_qos(&b, 2, "/wt/topic_00", &q, 1);
-	wt_close(&b);
-	wt_assert_file_qos(&b, 0, "/wt/topic_00", NULL, 0);
-	wt_assert_yaml_qos(&b, "/wt/topic_00", &q, 1);
-	wt_fini(&b);
+	assert_int_equal(bag_writer_set_topic_qos(b->w, 5, &q, 1, &err), BT_ERR_USAGE);
+	wt_set_qos(b, 0, &q, 1);
+	wt_assert_file_qos(b, 1, "/wt/topic_00", &q, 1);
+	wt_split(b);
+	wt_assert_file_qos(b, 2, "/wt/topic_00", &q, 1);
+	wt_close(b);
+	wt_assert_file_qos(b, 0, "/wt/topic_00", NULL, 0);
+	wt_assert_yaml_qos(b, "/wt/topic_00", &q, 1);
 }
 
 static void test_custom_data_and_distro(void **state)
@@ -1567,29 +1533,24 @@ static void test_custom_data_and_distro(void **state)
 	free(saved);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_many_topics, wt_teardown),
-		cmocka_unit_test_teardown(test_split_by_size, wt_teardown),
-		cmocka_unit_test_teardown(test_split_overhead, wt_teardown),
-		cmocka_unit_test_teardown(test_rotation_forgets, wt_teardown),
-		cmocka_unit_test_teardown(test_cancel, wt_teardown),
-		cmocka_unit_test_teardown(test_split_by_duration, wt_teardown),
-		cmocka_unit_test_teardown(test_split_on_request, wt_teardown),
-		cmocka_unit_test_teardown(test_split_named, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_none, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_file, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_file_cancelled, wt_teardown),
-		cmocka_unit_test_teardown(test_compression_message, wt_teardown),
-		cmocka_unit_test_teardown(test_presets, wt_teardown),
-		cmocka_unit_test_teardown(test_empty_bag, wt_teardown),
-		cmocka_unit_test_teardown(test_message_sizes, wt_teardown),
-		cmocka_unit_test_teardown(test_max_bag_files, wt_teardown),
-		cmocka_unit_test_teardown(test_refusals, wt_teardown),
-		cmocka_unit_test_teardown(test_custom_data_and_distro, wt_teardown),
-		cmocka_unit_test_teardown(test_topic_qos_later, wt_teardown),
-		cmocka_unit_test_teardown(test_topic_qos_after_split, wt_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	WT_BAG_TEST(test_many_topics, "many"),
+	WT_BAG_TEST(test_split_by_size, "size"),
+	WT_BAG_TEST(test_split_overhead, "overhead"),
+	WT_TEST(test_rotation_forgets),
+	WT_TEST(test_cancel),
+	WT_BAG_TEST(test_split_by_duration, "dur"),
+	WT_BAG_TEST(test_split_on_request, "req"),
+	WT_BAG_TEST(test_split_named, "nm"),
+	WT_TEST(test_compression_none),
+	WT_TEST(test_compression_file),
+	WT_BAG_TEST(test_compression_file_cancelled, "cfile_cancel"),
+	WT_TEST(test_compression_message),
+	WT_TEST(test_presets),
+	WT_TEST(test_empty_bag),
+	WT_TEST(test_message_sizes),
+	WT_TEST(test_max_bag_files),
+	WT_TEST(test_refusals),
+	WT_TEST(test_custom_data_and_distro),
+	WT_BAG_TEST(test_topic_qos_later, "qoslate"),
+	WT_BAG_TEST(test_topic_qos_after_split, "qossplit"))

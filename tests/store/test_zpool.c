@@ -15,6 +15,7 @@
 #include "bt_mem.h"
 #include "store__zpool.h"
 #include "store__zstd.h"
+#include "test_util.h"
 
 #define ZT_MAX_JOBS 600
 
@@ -118,13 +119,8 @@ static void test_free_with_batch_in_flight(void **state)
 	bag_zpool_free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_worker),
-		cmocka_unit_test(test_two_workers),
-		cmocka_unit_test(test_three_workers),
-		cmocka_unit_test(test_free_with_batch_in_flight),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_one_worker),
+	cmocka_unit_test(test_two_workers),
+	cmocka_unit_test(test_three_workers),
+	cmocka_unit_test(test_free_with_batch_in_flight))

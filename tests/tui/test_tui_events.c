@@ -95,9 +95,6 @@ static void test_overflow_and_sink(void **state)
 	tui_events_free(q);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_threads),
-					   cmocka_unit_test(test_overflow_and_sink)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_threads),
+	cmocka_unit_test(test_overflow_and_sink))

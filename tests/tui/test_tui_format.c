@@ -46,9 +46,6 @@ static void test_bytes_and_rates(void **state)
 	CHECK(tui_format_rate, 20000.0, "20k");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_counts),
-					   cmocka_unit_test(test_bytes_and_rates)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_counts),
+	cmocka_unit_test(test_bytes_and_rates))

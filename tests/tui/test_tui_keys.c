@@ -62,14 +62,24 @@ static void test_no_key_bound_twice(void **state)
 	assert_int_equal(tui_keys_action(TUI_MODE_RECORD, ' ', false), TUI_ACT_TOGGLE_TOPIC);
 }
 
+/* A key and the action it must have. */
+struct key_want {
+	int key;
+	enum tui_action a;
+};
+
+/* Each key of `want` has its action in `mode` (with a row selected: `sel`). */
+static void expect_actions(enum tui_mode mode, bool sel, const struct key_want *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(tui_keys_action(mode, want[i].key, sel), want[i].a);
+}
+
 /* The keys the issue names, each to its action. */
 static void test_issue_keys(void **state)
 {
 	(void)state;
-	static const struct {
-		int key;
-		enum tui_action a;
-	} want[] = {
+	static const struct key_want want[] = {
 		{'s', TUI_ACT_SNAPSHOT}, {' ', TUI_ACT_TOGGLE_TOPIC}, {'t', TUI_ACT_MARK_TL},
 		{'T', TUI_ACT_ASK_TL_DEPTH}, {'p', TUI_ACT_PAUSE}, {'n', TUI_ACT_SPLIT},
 		{'?', TUI_ACT_HELP}, {TUI_KEY_F(1), TUI_ACT_HELP}, {'h', TUI_ACT_HELP},
@@ -83,8 +93,7 @@ static void test_issue_keys(void **state)
 		{TUI_KEY_PGUP, TUI_ACT_PGUP}, {TUI_KEY_PGDN, TUI_ACT_PGDN},
 		{TUI_KEY_HOME, TUI_ACT_HOME}, {TUI_KEY_END, TUI_ACT_END},
 	};
-	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-		assert_int_equal(tui_keys_action(TUI_MODE_RECORD, want[i].key, true), want[i].a);
+	expect_actions(TUI_MODE_RECORD, true, want, sizeof want / sizeof want[0]);
 }
 
 /* Play's keys as the issue names them: Space pauses, `.` and Right step,
@@ -93,10 +102,7 @@ static void test_issue_keys(void **state)
 static void test_play_keys(void **state)
 {
 	(void)state;
-	static const struct {
-		int key;
-		enum tui_action a;
-	} want[] = {
+	static const struct key_want want[] = {
 		{' ', TUI_ACT_PAUSE}, {'p', TUI_ACT_PAUSE}, {'.', TUI_ACT_STEP},
 		{TUI_KEY_RIGHT, TUI_ACT_STEP}, {TUI_KEY_UP, TUI_ACT_FASTER}, {'+', TUI_ACT_FASTER},
 		{TUI_KEY_DOWN, TUI_ACT_SLOWER}, {'-', TUI_ACT_SLOWER}, {'[', TUI_ACT_SEEK_BACK},
@@ -107,8 +113,7 @@ static void test_play_keys(void **state)
 		{'L', TUI_ACT_SORT_LATE}, {'s', TUI_ACT_NONE}, {'t', TUI_ACT_NONE},
 		{'n', TUI_ACT_NONE},
 	};
-	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-		assert_int_equal(tui_keys_action(TUI_MODE_PLAY, want[i].key, false), want[i].a);
+	expect_actions(TUI_MODE_PLAY, false, want, sizeof want / sizeof want[0]);
 }
 
 static void test_key_names(void **state)
@@ -145,21 +150,29 @@ static void test_help_lines(void **state)
 	assert_string_equal(line, "");
 }
 
-static void test_man_section(void **state)
+/* Mode's man page section (malloc'ed): it starts with `head` and has one
+ * .TP entry per key of the mode's table. */
+static char *man_section(enum tui_mode mode, const char *head)
 {
-	(void)state;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	assert_int_equal(tui_keys_man(TUI_MODE_RECORD, f), 0);
+	assert_int_equal(tui_keys_man(mode, f), 0);
 	fclose(f);
-	assert_true(strncmp(buf, ".SH \"INTERACTIVE COMMANDS\"\n", 27) == 0);
+	assert_true(strncmp(buf, head, strlen(head)) == 0);
 	size_t n, tp = 0;
-	tui_keys_table(TUI_MODE_RECORD, &n);
+	tui_keys_table(mode, &n);
 	for (const char *p = buf; (p = strstr(p, ".TP\n")); p++)
 		tp++;
 	assert_int_equal(tp, n);
+	return buf;
+}
+
+static void test_man_section(void **state)
+{
+	(void)state;
+	char *buf = man_section(TUI_MODE_RECORD, ".SH \"INTERACTIVE COMMANDS\"\n");
 	assert_non_null(strstr(buf, ".TP\n.B \"q, F10\"\nQuit: finish the bag and exit (asks "
 				    "first while recording; in snapshot mode, says what the buffer "
 				    "holds and s writes it as a snapshot first).\n"));
@@ -172,35 +185,19 @@ static void test_man_section(void **state)
 static void test_man_section_play(void **state)
 {
 	(void)state;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(tui_keys_man(TUI_MODE_PLAY, f), 0);
-	fclose(f);
-	assert_true(strncmp(buf, ".SH \"INTERACTIVE COMMANDS (play)\"\n", 34) == 0);
-	size_t n, tp = 0;
-	tui_keys_table(TUI_MODE_PLAY, &n);
-	for (const char *p = buf; (p = strstr(p, ".TP\n")); p++)
-		tp++;
-	assert_int_equal(tp, n);
+	char *buf = man_section(TUI_MODE_PLAY, ".SH \"INTERACTIVE COMMANDS (play)\"\n");
 	assert_non_null(strstr(buf, ".TP\n.B \"Space, p\"\nPause or resume playing"));
 	assert_non_null(strstr(buf, ".TP\n.B \"Space\"\nMute or unmute the selected topic"));
 	assert_non_null(strstr(buf, ".TP\n.B \"Up, +\"\nPlay faster: rate x 1.1.\n"));
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_action_bound_once),
-		cmocka_unit_test(test_no_key_bound_twice),
-		cmocka_unit_test(test_issue_keys),
-		cmocka_unit_test(test_play_keys),
-		cmocka_unit_test(test_key_names),
-		cmocka_unit_test(test_help_lines),
-		cmocka_unit_test(test_man_section),
-		cmocka_unit_test(test_man_section_play),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_every_action_bound_once),
+	cmocka_unit_test(test_no_key_bound_twice),
+	cmocka_unit_test(test_issue_keys),
+	cmocka_unit_test(test_play_keys),
+	cmocka_unit_test(test_key_names),
+	cmocka_unit_test(test_help_lines),
+	cmocka_unit_test(test_man_section),
+	cmocka_unit_test(test_man_section_play))

@@ -151,12 +151,10 @@ static void test_fit(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_80x24),     cmocka_unit_test(test_60x12),
-		cmocka_unit_test(test_132x43),    cmocka_unit_test(test_drop_order),
-		cmocka_unit_test(test_too_small), cmocka_unit_test(test_fit),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_80x24),
+	cmocka_unit_test(test_60x12),
+	cmocka_unit_test(test_132x43),
+	cmocka_unit_test(test_drop_order),
+	cmocka_unit_test(test_too_small),
+	cmocka_unit_test(test_fit))

@@ -49,8 +49,5 @@ static void test_capture_and_replay(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_capture_and_replay)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_capture_and_replay))

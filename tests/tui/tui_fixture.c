@@ -153,13 +153,24 @@ const char *tf_order(const struct tui_state *s, const struct tui_model *m)
 	return buf;
 }
 
-int tf_setup(void **state)
+static int tf_fx_new(void **state, void (*model)(struct tui_model *m))
 {
 	struct tf_fx *fx = bt_xcalloc(1, sizeof *fx);
-	tf_model(&fx->m);
+	fx->test = *state;
+	model(&fx->m);
 	tf_state(&fx->s, &fx->m, 10);
 	*state = fx;
 	return 0;
+}
+
+int tf_setup(void **state)
+{
+	return tf_fx_new(state, tf_model);
+}
+
+int tf_play_setup(void **state)
+{
+	return tf_fx_new(state, tf_play_model);
 }
 
 int tf_teardown(void **state)
@@ -169,6 +180,12 @@ int tf_teardown(void **state)
 	tui_model_fini(&fx->m);
 	free(fx);
 	return 0;
+}
+
+void tf_run(void **state)
+{
+	struct tf_fx *fx = *state;
+	fx->test->fn(&fx->m, &fx->s);
 }
 
 static char *slurp(const char *path)

@@ -33,20 +33,37 @@ void tf_snapshot_mode(struct tui_model *m, int64_t before_s, int64_t after_ms,
 		      int64_t before_max_s, int64_t after_max_ms);
 /* Init the state for a table of `page` rows and sync it. */
 void tf_state(struct tui_state *s, const struct tui_model *m, size_t page);
-/* The model of tf_model and its state for a page of 10 rows: a cmocka
- * fixture (*state) that tf_setup makes and tf_teardown frees. */
+/* A test of a fixture's model and state (TF_TEST, TF_PLAY_TEST). */
+typedef void tf_test_fn(struct tui_model *m, struct tui_state *s);
+struct tf_test {
+	tf_test_fn *fn;
+};
+/* The model of tf_model (tf_setup) or tf_play_model (tf_play_setup) and
+ * its state for a page of 10 rows: a cmocka fixture (*state, the test's
+ * initial state kept in `test`) that tf_teardown frees. */
 struct tf_fx {
 	struct tui_model m;
 	struct tui_state s;
+	const struct tf_test *test;
 };
 int tf_setup(void **state);
+int tf_play_setup(void **state);
 int tf_teardown(void **state);
+/* The cmocka test of TF_TEST: runs the fixture's test on its m and s. */
+void tf_run(void **state);
+/* The cmocka test named f running f(m, s) on tf_model's (TF_TEST) or
+ * tf_play_model's (TF_PLAY_TEST) fixture. */
+#define TF_TEST_ON(f, setup) {#f, tf_run, setup, tf_teardown, &(struct tf_test){f}}
+#define TF_TEST(f) TF_TEST_ON(f, tf_setup)
+#define TF_PLAY_TEST(f) TF_TEST_ON(f, tf_play_setup)
 enum tf_render { TEXT, COLOUR, MONO };
 /* Builds the frame for (m, s) at cols x rows (laid out as tui_run does)
  * and compares it, as text or with the styles of the colour or mono
  * scheme, with golden/<name>.txt; BAGTOP_UPDATE_GOLDEN=1 rewrites it. */
 void tf_golden(const char *name, const struct tui_model *m, struct tui_state *s, int cols,
 	       int rows, bool utf8, enum tf_render how);
+/* The keys given, 0-terminated, for tf_keys. */
+#define TF_KEYS(...) ((const int[]){__VA_ARGS__, 0})
 /* Presses the keys (0-terminated); returns the last key's command. */
 struct tui_cmd tf_keys(struct tui_state *s, const struct tui_model *m, const int *keys);
 /* Names of the rows in the state's order, joined by spaces (static). */

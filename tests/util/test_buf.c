@@ -76,12 +76,7 @@ static void test_reset_steal(void **state)
 	bt_buf_fini(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_append),
-		cmocka_unit_test(test_growth),
-		cmocka_unit_test(test_reset_steal),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_append),
+	cmocka_unit_test(test_growth),
+	cmocka_unit_test(test_reset_steal))

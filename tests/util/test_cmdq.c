@@ -284,10 +284,8 @@ static void test_concurrent(void **state)
 	bt_cmdq_free(k.q);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bounded), cmocka_unit_test(test_call),
-		cmocka_unit_test(test_deferred), cmocka_unit_test(test_concurrent)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_bounded),
+	cmocka_unit_test(test_call),
+	cmocka_unit_test(test_deferred),
+	cmocka_unit_test(test_concurrent))

@@ -163,13 +163,11 @@ static int utc(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_iec),     cmocka_unit_test(test_plural),
-		cmocka_unit_test(test_seconds), cmocka_unit_test(test_date),
-		cmocka_unit_test(test_clocks),  cmocka_unit_test(test_ends_with),
-		cmocka_unit_test(test_file_name_ok),
-	};
-	return cmocka_run_group_tests(tests, utc, NULL);
-}
+TU_MAIN_GROUP(utc, NULL,
+	cmocka_unit_test(test_iec),
+	cmocka_unit_test(test_plural),
+	cmocka_unit_test(test_seconds),
+	cmocka_unit_test(test_date),
+	cmocka_unit_test(test_clocks),
+	cmocka_unit_test(test_ends_with),
+	cmocka_unit_test(test_file_name_ok))

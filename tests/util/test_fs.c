@@ -160,12 +160,9 @@ static void test_rename_aside(void **state)
 	free(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_paths),        cmocka_unit_test(test_write_read),
-		cmocka_unit_test(test_open_regular), cmocka_unit_test(test_mkdir_list),
-		cmocka_unit_test(test_rename_aside),
-	};
-	return cmocka_run_group_tests(tests, tu_group_tmp_setup, tu_group_tmp_teardown);
-}
+TU_MAIN_GROUP(tu_group_tmp_setup, tu_group_tmp_teardown,
+	cmocka_unit_test(test_paths),
+	cmocka_unit_test(test_write_read),
+	cmocka_unit_test(test_open_regular),
+	cmocka_unit_test(test_mkdir_list),
+	cmocka_unit_test(test_rename_aside))

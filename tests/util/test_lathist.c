@@ -80,12 +80,7 @@ static void test_concurrent(void **state)
 	assert_int_equal(bt_lathist_quantile(&h, 0.5), 1 * MS);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fine),
-		cmocka_unit_test(test_coarse),
-		cmocka_unit_test(test_concurrent),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_fine),
+	cmocka_unit_test(test_coarse),
+	cmocka_unit_test(test_concurrent))

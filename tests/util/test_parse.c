@@ -207,14 +207,9 @@ static void test_seconds(void **state)
 	RUN("bt_parse_seconds", seconds, cases);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_refused_by_all),
-		cmocka_unit_test(test_u64),
-		cmocka_unit_test(test_i64),
-		cmocka_unit_test(test_size),
-		cmocka_unit_test(test_seconds),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_refused_by_all),
+	cmocka_unit_test(test_u64),
+	cmocka_unit_test(test_i64),
+	cmocka_unit_test(test_size),
+	cmocka_unit_test(test_seconds))

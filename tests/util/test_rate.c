@@ -58,9 +58,6 @@ static void test_odd_samples(void **state)
 	assert_true(hz > 29.99 && hz < 30.01);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_window),
-					   cmocka_unit_test(test_odd_samples)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_window),
+	cmocka_unit_test(test_odd_samples))

@@ -99,13 +99,8 @@ static void test_wait_poll_stop(void **state)
 	assert_int_equal(tu_wait(pid, -1), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_captures),
-		cmocka_unit_test(test_run_bounded_kills),
-		cmocka_unit_test(test_spawn_wiring),
-		cmocka_unit_test(test_wait_poll_stop),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_run_captures),
+	cmocka_unit_test(test_run_bounded_kills),
+	cmocka_unit_test(test_spawn_wiring),
+	cmocka_unit_test(test_wait_poll_stop))

@@ -75,9 +75,6 @@ static void test_wait_and_raise(void **state)
 	pthread_mutex_destroy(&r.mu);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_deadline),
-					   cmocka_unit_test(test_wait_and_raise)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_deadline),
+	cmocka_unit_test(test_wait_and_raise))
