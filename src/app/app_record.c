@@ -327,6 +327,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	delay = getenv("BAGTOP_TEST_LISTENER_DELAY_US");
 	if (delay != NULL && bt_parse_u64(delay, 0, 1000000, &us) == BT_OK)
 		c->ro.test_listener_delay_us = (uint32_t)us;
+	/* A discovery thread slow to finish subscribing a topic. */
+	delay = getenv("BAGTOP_TEST_SUBSCRIBE_DELAY_US");
+	if (delay != NULL && bt_parse_u64(delay, 0, 5000000, &us) == BT_OK)
+		c->ro.test_subscribe_delay_us = (uint32_t)us;
 	return 0;
 }
 

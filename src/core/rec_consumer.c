@@ -240,8 +240,8 @@ static void cons_lost_write(struct rec_consumer *c, const struct rec_msg *m)
 
 /* ---- topic registration ---- */
 
-/* Registers topic `i` if it is subscribed; false when it cannot be (not
- * subscribed yet, refused by the bag, or the writer failed). */
+/* Registers topic `i` if it is described; false when it cannot be (not
+ * described yet, refused by the bag, or the writer failed). */
 static bool cons_register(struct rec_consumer *c, uint32_t i)
 {
 	assert(i < rec_topics_count(c->opt.topics));
@@ -250,8 +250,9 @@ static bool cons_register(struct rec_consumer *c, uint32_t i)
 	if (c->handles[i] != CONS_HANDLE_NONE)
 		return true;
 	struct rec_topic *tp = rec_topics_get(c->opt.topics, i);
-	/* Acquire: pairs with the discovery thread's release; bag/def final. */
-	if (!atomic_load_explicit(&tp->subscribed, memory_order_acquire))
+	/* Acquire: pairs with the discovery thread's release; bag/def final.
+	 * `described`, not `subscribed`: a message may come before the latter. */
+	if (!atomic_load_explicit(&tp->described, memory_order_acquire))
 		return false;
 	struct bt_error e = {0};
 	bt_status st = bag_writer_add_topic(c->opt.writer, &tp->bag, &tp->def, &c->handles[i], &e);

@@ -13,7 +13,7 @@
  * and at the end — so the bag's statistics carry it in the file current at
  * that time.
  * Topics are registered in the bag lazily: before the first message of a
- * topic, and for every topic that is `subscribed` when the topics'
+ * topic, and for every topic that is `described` (rec_topics.h) when the topics'
  * generation changes (rec_consumer_topics_changed), so topics without
  * messages still appear in the bag as rosbag2 does.
  *

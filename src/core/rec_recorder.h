@@ -67,6 +67,10 @@ struct rec_recorder_options {
 	 * receive thread this long, so a fast best-effort publisher overruns
 	 * the socket buffer (losses in transport, on purpose). */
 	uint32_t test_listener_delay_us;
+	/* Test hook: the discovery thread waits this long between creating a
+	 * topic's reader and marking the topic subscribed, so that its first
+	 * messages are handled in between (the order rec_topics.h sets). */
+	uint32_t test_subscribe_delay_us;
 	double stats_rate;   /* Hz of the live statistics on DDS (rec_stats_pub); 0 = none */
 	const char *version; /* bagtop's, named in the statistics; NULL = "" */
 	/* Snapshot mode: a circular cache of max_cache_size bytes (> 0) and,

@@ -131,6 +131,7 @@ struct rec_topic *rec_topics_add(struct rec_topics *t, const char *dds_name,
 	tp->dds_type = bt_xstrdup(dds_type);
 	tp->keyed = keyed;
 	topic_names(tp);
+	atomic_init(&tp->described, false);
 	atomic_init(&tp->subscribed, false);
 	atomic_init(&tp->enabled, true);
 	atomic_init(&tp->def_late, REC_DEF_LATE_NONE);

@@ -5,9 +5,12 @@
  * listener holds a `struct rec_topic *` without locking.
  *
  * Publication rule: the discovery thread fills `bag` and `def`, then sets
- * `subscribed` with release order; after that they are immutable and any
- * thread that reads `subscribed` true (acquire) may read them. Counters are
- * relaxed atomics. */
+ * `described` with release order, then creates the reader and sets
+ * `subscribed` (release) too; after `described` they are immutable and any
+ * thread that reads `described` or `subscribed` true (acquire) may read
+ * them. A message of the topic can arrive as soon as its reader exists (a
+ * transient-local one at once), before `subscribed` is set: what handles
+ * messages looks at `described`. Counters are relaxed atomics. */
 #ifndef REC_TOPICS_H
 #define REC_TOPICS_H
 
@@ -67,7 +70,8 @@ struct rec_topic {
 	char *type;     /* as recorded: "std_msgs/msg/String", or the DDS type */
 	bool is_ros;
 	bool keyed;
-	atomic_bool subscribed; /* a reader exists; bag/def are final */
+	atomic_bool described;  /* bag/def are final (set before the reader) */
+	atomic_bool subscribed; /* a reader exists (and described is set) */
 	atomic_bool enabled;    /* recording this topic (toggle) */
 	atomic_bool want_subscribe; /* switched on by the user though not selected */
 	atomic_uint publishers; /* alive publications (discovery) */

@@ -82,8 +82,16 @@ static void fx_free(struct fx *f)
 	free(f->tmp);
 }
 
+/* What the discovery thread does once bag and def are filled: `described`
+ * with release order, then (its reader made) `subscribed`. */
+static void fx_subscribe(struct rec_topic *tp)
+{
+	atomic_store_explicit(&tp->described, true, memory_order_release);
+	atomic_store_explicit(&tp->subscribed, true, memory_order_release);
+}
+
 /* A topic as the discovery thread publishes it: bag description first,
- * then `subscribed` with release order. */
+ * then `described` and `subscribed`. */
 static struct rec_topic *fx_topic(struct fx *f, const char *dds_name, const char *dds_type,
 				  bool subscribe)
 {
@@ -94,7 +102,7 @@ static struct rec_topic *fx_topic(struct fx *f, const char *dds_name, const char
 	tp->bag.serialization_format = bt_xstrdup("cdr");
 	tp->bag.type_description_hash = bt_xstrdup("");
 	if (subscribe)
-		atomic_store_explicit(&tp->subscribed, true, memory_order_release);
+		fx_subscribe(tp);
 	return tp;
 }
 
@@ -351,7 +359,7 @@ static void test_consumer_topics(void **state)
 	for (uint32_t s = 0; s < 3; s++)
 		push_ok(&f, dup->index, s, 20);
 	/* Subscribed without topics_changed: registered with its message. */
-	atomic_store_explicit(&e->subscribed, true, memory_order_release);
+	fx_subscribe(e);
 	push_ok(&f, e->index, 0, 30);
 	/* Once /e's batch is counted, the consumer sleeps 500 ms: /d is
 	 * subscribed, announced and the cache closed meanwhile, so only the
@@ -359,7 +367,7 @@ static void test_consumer_topics(void **state)
 	for (int i = 0; i < 10000 && ld(&e->st.recorded) == 0; i++)
 		usleep(1000);
 	assert_int_equal(ld(&e->st.recorded), 1);
-	atomic_store_explicit(&d->subscribed, true, memory_order_release);
+	fx_subscribe(d);
 	rec_consumer_topics_changed(f.cons);
 	assert_int_equal(fx_stop(&f), BT_OK);
 	assert_int_equal(ld(&a->st.recorded), 2);
@@ -411,7 +419,7 @@ static void test_consumer_topic_qos(void **state)
 	q->bag.qos = bt_xcalloc(1, sizeof *q->bag.qos);
 	q->bag.qos[0] = prof[0];
 	q->bag.n_qos = 1;
-	atomic_store_explicit(&q->subscribed, true, memory_order_release);
+	fx_subscribe(q);
 	struct rec_topic *r = fx_topic(&f, "rt/r", ty, false);
 	fx_start(&f, 0);
 	push_ok(&f, q->index, 0, 20);
@@ -420,7 +428,7 @@ static void test_consumer_topic_qos(void **state)
 	rec_consumer_set_topic_qos(f.cons, q->index, prof, 2);
 	rec_consumer_set_topic_qos(f.cons, q->index, prof, 3);
 	/* Subscribed without topics_changed: the list alone brings it in. */
-	atomic_store_explicit(&r->subscribed, true, memory_order_release);
+	fx_subscribe(r);
 	rec_consumer_set_topic_qos(f.cons, r->index, &prof[2], 1);
 	assert_int_equal(fx_stop(&f), BT_OK);
 	struct bag_reader *br = open_bag(f.dir);

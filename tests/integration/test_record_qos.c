@@ -3,7 +3,7 @@
  * metadata.yaml, rosbag2's override file changes what the recorder asks
  * for, an incompatible request is warned about once, and a publisher
  * joining later adds its offered QoS. Real bagtop and tpub processes on
- * loopback-only DDS domains 120..123 and 160. */
+ * loopback-only DDS domains 120..123, 160 and 83. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +68,32 @@ static void test_record_tl_late_joiner(void **state)
 	assert_int_equal(q.reliability, BAG_RELIABILITY_RELIABLE);
 	assert_int_equal(q.history, BAG_HISTORY_KEEP_LAST);
 	assert_int_equal(q.depth, 5);
+	rec_check(r.dir);
+	rec_free(&r);
+	tu_rmrf(tmp);
+	free(tmp);
+}
+
+/* 1b. The same while the discovery thread takes 0.8 s between creating the
+ * reader and marking the topic subscribed (a test hook): the history,
+ * delivered as soon as the reader exists, is written, none of it counted
+ * as lost (it was, as "write failed", when the consumer waited for
+ * `subscribed` rather than for the topic's description). */
+static void test_record_tl_slow_subscribe(void **state)
+{
+	(void)state;
+	char *tmp = tu_mkdtemp("tlslow");
+	struct rec_pub tp = tl_publisher(tmp, 83, "rt/tl");
+	struct rec r;
+	char *args[] = {"/tl", NULL};
+	rec_start(&r, 83, args, "BAGTOP_TEST_SUBSCRIBE_DELAY_US=800000");
+	rec_sleep(1.5); /* past the delay: the topic is subscribed */
+	rec_stop(&r, SIGINT);
+	assert_int_equal(rec_pub_finish(&tp), 10);
+	printf("%s", r.out);
+	assert_int_equal(tb_count(r.dir, "/tl", TB_ALL), 5);
+	assert_null(strstr(r.out, "LOST"));
+	assert_non_null(strstr(r.out, "Recorded 5 messages"));
 	rec_check(r.dir);
 	rec_free(&r);
 	tu_rmrf(tmp);
@@ -212,6 +238,7 @@ static void test_record_qos_joiner(void **state)
 
 REC_MAIN(
 	cmocka_unit_test(test_record_tl_late_joiner),
+	cmocka_unit_test(test_record_tl_slow_subscribe),
 	cmocka_unit_test(test_record_override_volatile),
 	cmocka_unit_test(test_record_incompatible_warned),
 	cmocka_unit_test(test_record_qos_joiner))

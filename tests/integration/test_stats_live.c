@@ -61,6 +61,7 @@ static struct rec_topic *fake_topic(struct fake *f, const char *dds_name, const 
 	atomic_store(&tp->publishers, 1u);
 	atomic_store(&tp->reliable, true);
 	atomic_store(&tp->enabled, true);
+	atomic_store(&tp->described, true);
 	atomic_store(&tp->subscribed, true);
 	return tp;
 }
