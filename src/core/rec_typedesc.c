@@ -89,22 +89,6 @@ static bool td_on_graph(void *arg, const struct btdds_raw_sample *s)
 	return true;
 }
 
-static bt_status td_graph_start(struct rec_typedesc *td, struct bt_error *err)
-{
-	td->graph_topic = btdds_raw_topic_create(td->o.pp, BTDDS_GRAPH_TOPIC, BTDDS_GRAPH_TYPE,
-						 false);
-	if (td->graph_topic < 0)
-		return bt_err_set(err, BT_ERR_DDS, "ros_discovery_info: %s",
-				  dds_strretcode(td->graph_topic));
-	dds_qos_t *q = btdds_qos_graph(TD_GRAPH_DEPTH);
-	td->graph_reader = dds_create_reader(td->o.pp, td->graph_topic, q, NULL);
-	dds_delete_qos(q);
-	if (td->graph_reader < 0)
-		return bt_err_set(err, BT_ERR_DDS, "ros_discovery_info reader: %s",
-				  dds_strretcode(td->graph_reader));
-	return BT_OK;
-}
-
 /* The node that announces one of the job's writers, in `fqn`. */
 static bool td_find_node(const struct rec_typedesc *td, const struct td_job *j,
 			 char fqn[BTDDS_NODE_FQN_MAX])
@@ -299,7 +283,8 @@ bt_status rec_typedesc_start(const struct rec_typedesc_options *o, struct rec_ty
 	atomic_init(&td->stop, false);
 	pthread_mutex_init(&td->mu, NULL);
 	bt_sync_cond_init(&td->cv);
-	bt_status st = td_graph_start(td, err);
+	bt_status st = btdds_qos_graph_endpoint(td->o.pp, TD_GRAPH_DEPTH, false, &td->graph_topic,
+						&td->graph_reader, err);
 	if (st == BT_OK && pthread_create(&td->thread, NULL, td_main, td) != 0)
 		st = bt_err_set(err, BT_ERR_STATE, "cannot start the get_type_description thread");
 	td->started = st == BT_OK;
