@@ -40,7 +40,7 @@ struct td_part {
 };
 
 struct rec_typedesc {
-	struct rec_typedesc_options o;
+	struct rec_def_source_options o;
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -273,7 +273,7 @@ static void *td_main(void *arg)
 	return NULL;
 }
 
-bt_status rec_typedesc_start(const struct rec_typedesc_options *o, struct rec_typedesc **out,
+bt_status rec_typedesc_start(const struct rec_def_source_options *o, struct rec_typedesc **out,
 			     struct bt_error *err)
 {
 	struct rec_typedesc *td = bt_xcalloc(1, sizeof *td);
