@@ -131,7 +131,8 @@ bt_status btdds_qos_graph_endpoint(dds_entity_t pp, int32_t depth, bool writer,
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
 	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
 	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
-	*ep = writer ? dds_create_writer(pp, *topic, q, NULL) : dds_create_reader(pp, *topic, q, NULL);
+	*ep = writer ? dds_create_writer(pp, *topic, q, NULL)
+		     : dds_create_reader(pp, *topic, q, NULL);
 	dds_delete_qos(q);
 	if (*ep < 0)
 		return bt_err_set(err, BT_ERR_DDS, "%s %s: %s", BTDDS_GRAPH_TOPIC,

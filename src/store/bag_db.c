@@ -855,10 +855,10 @@ bt_status bag_db_read_msgdefs(struct bag_db *db, struct bag_msgdef **out, size_t
 	if (!db->has_msgdefs)
 		return BT_OK;
 	struct bag_db_rows r = {.db = db};
-	bt_status st = bag_db_each_row(db,
-				       "SELECT topic_type, encoding, encoded_message_definition, "
-				       "type_description_hash FROM message_definitions ORDER BY id;",
-				       "read message definitions", bag_db_msgdef_row, &r, err);
+	bt_status st = bag_db_each_row(
+		db, "SELECT topic_type, encoding, encoded_message_definition, "
+		    "type_description_hash FROM message_definitions ORDER BY id;",
+		"read message definitions", bag_db_msgdef_row, &r, err);
 	if (st != BT_OK) {
 		for (size_t i = 0; i < r.n; i++)
 			bag_msgdef_fini((struct bag_msgdef *)r.v + i);
