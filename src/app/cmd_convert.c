@@ -70,17 +70,14 @@ static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 static int convert_select(struct convert_ctx *c, struct btdds_select **out)
 {
 	const struct app_read_cfg *r = &c->r;
-	struct btdds_select_options sel = {
-		.topics = r->topics,
-		.n_topics = r->n_topics,
-		.regex = r->regex,
-		.exclude_regex = r->exclude_regex,
-		.exclude_topics = r->exclude,
-		.n_exclude_topics = r->n_exclude,
-		.all = r->n_topics == 0 && (r->regex == NULL || !r->regex[0]),
-		.include_hidden = true,
-		.include_services = true,
-	};
+	struct btdds_select_options sel = {.include_hidden = true, .include_services = true};
+	sel.topics = r->topics;
+	sel.n_topics = r->n_topics;
+	sel.all = r->n_topics == 0 && (r->regex == NULL || !r->regex[0]);
+	sel.regex = r->regex;
+	sel.exclude_regex = r->exclude_regex;
+	sel.exclude_topics = r->exclude;
+	sel.n_exclude_topics = r->n_exclude;
 	struct bt_error err;
 	if (btdds_select_new(&sel, out, &err) != BT_OK)
 		return app_usage_error(c->cmd, "%s", err.msg);
