@@ -163,10 +163,7 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_P_START_PAUSED: c->po.start_paused = true; return 0;
 	case APP_P_NO_KEYS: c->no_keys = true; return 0;
 	case APP_P_NO_TUI: c->no_tui = true; return 0;
-	case APP_P_DOMAIN:
-		rc = play_number(cmd, o, arg, 0, 232, &u);
-		c->po.domain_id = (uint32_t)u;
-		return rc;
+	case APP_P_DOMAIN: return app_ros_env_domain(cmd, arg, &c->po.domain_id);
 	case APP_P_READ_AHEAD:
 		rc = play_number(cmd, o, arg, 1, 10000000, &u);
 		c->po.read_ahead_count = (size_t)u;
