@@ -49,6 +49,12 @@ static void bag_md_emit_u64(struct ye *e, const char *key, uint64_t v)
 	ye_u64(e, v);
 }
 
+static void bag_md_emit_str(struct ye *e, const char *key, const char *v)
+{
+	ye_key(e, key);
+	ye_str(e, v);
+}
+
 static void bag_md_emit_causes(struct ye *e, const struct bag_losses *l)
 {
 	ye_key(e, "lost_by_cause");
@@ -110,21 +116,15 @@ static void bag_md_emit_topic(struct ye *e, const void *elem, int version)
 	ye_map_begin(e);
 	ye_key(e, "topic_metadata");
 	ye_map_begin(e);
-	ye_key(e, "name");
-	ye_str(e, t->name);
-	ye_key(e, "type");
-	ye_str(e, t->type);
-	ye_key(e, "serialization_format");
-	ye_str(e, t->serialization_format);
+	bag_md_emit_str(e, "name", t->name);
+	bag_md_emit_str(e, "type", t->type);
+	bag_md_emit_str(e, "serialization_format", t->serialization_format);
 	if (version >= BAG_MDV_QOS)
 		bag_md_emit_qos(e, t, version);
-	if (version >= BAG_MDV_TYPE_HASH) {
-		ye_key(e, "type_description_hash");
-		ye_str(e, t->type_description_hash);
-	}
+	if (version >= BAG_MDV_TYPE_HASH)
+		bag_md_emit_str(e, "type_description_hash", t->type_description_hash);
 	ye_map_end(e);
-	ye_key(e, "message_count");
-	ye_u64(e, ti->message_count);
+	bag_md_emit_u64(e, "message_count", ti->message_count);
 	if (ti->has_stats) {
 		ye_key(e, "statistics");
 		ye_map_begin(e);
@@ -157,8 +157,7 @@ static void bag_md_emit_file_topic(struct ye *e, const void *elem, int version)
 	const struct bag_file_topic_stats *ts = elem;
 	(void)version;
 	ye_map_begin(e);
-	ye_key(e, "topic");
-	ye_str(e, ts->topic);
+	bag_md_emit_str(e, "topic", ts->topic);
 	bag_md_emit_stats(e, &ts->stats, false);
 	ye_map_end(e);
 }
@@ -173,12 +172,10 @@ static void bag_md_emit_file(struct ye *e, const void *elem, int version)
 {
 	const struct bag_file_info *f = elem;
 	ye_map_begin(e);
-	ye_key(e, "path");
-	ye_str(e, f->path);
+	bag_md_emit_str(e, "path", f->path);
 	bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", f->starting_time);
 	bag_md_emit_ns(e, "duration", "nanoseconds", f->duration);
-	ye_key(e, "message_count");
-	ye_u64(e, f->message_count);
+	bag_md_emit_u64(e, "message_count", f->message_count);
 	if (f->has_stats)
 		bag_md_emit_list(e, "topics_statistics", f->topics_stats, f->n_topics_stats,
 				 sizeof *f->topics_stats, version, bag_md_emit_file_topic);
@@ -212,19 +209,15 @@ static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 	ye_map_begin(e);
 	ye_key(e, "version");
 	ye_i64(e, v);
-	ye_key(e, "storage_identifier");
-	ye_str(e, md->storage_identifier);
+	bag_md_emit_str(e, "storage_identifier", md->storage_identifier);
 	bag_md_emit_ns(e, "duration", "nanoseconds", md->duration);
 	bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", md->starting_time);
-	ye_key(e, "message_count");
-	ye_u64(e, md->message_count);
+	bag_md_emit_u64(e, "message_count", md->message_count);
 	bag_md_emit_list(e, "topics_with_message_count", md->topics, md->n_topics,
 			 sizeof *md->topics, v, bag_md_emit_topic);
 	if (v >= BAG_MDV_COMPRESSION) {
-		ye_key(e, "compression_format");
-		ye_str(e, md->compression_format);
-		ye_key(e, "compression_mode");
-		ye_str(e, md->compression_mode);
+		bag_md_emit_str(e, "compression_format", md->compression_format);
+		bag_md_emit_str(e, "compression_mode", md->compression_mode);
 	}
 	bag_md_emit_list(e, "relative_file_paths", md->relative_file_paths, md->n_paths,
 			 sizeof *md->relative_file_paths, v, bag_md_emit_path);
@@ -233,10 +226,8 @@ static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 				 bag_md_emit_file);
 	if (v >= BAG_MDV_CUSTOM_DATA)
 		bag_md_emit_kv(e, "custom_data", md->custom_data, md->n_custom_data);
-	if (v >= BAG_MDV_ROS_DISTRO) {
-		ye_key(e, "ros_distro");
-		ye_str(e, md->ros_distro);
-	}
+	if (v >= BAG_MDV_ROS_DISTRO)
+		bag_md_emit_str(e, "ros_distro", md->ros_distro);
 	if (md->n_def_sources) /* bagtop's addition */
 		bag_md_emit_kv(e, "message_definition_sources", md->def_sources,
 			       md->n_def_sources);
