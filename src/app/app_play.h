@@ -8,14 +8,14 @@
 #include <stddef.h>
 
 #include "app_opts.h"
+#include "app_read_opts.h"
 #include "btdds_env.h"
 #include "play.h"
 
 struct app_play_cfg {
 	const struct app_cmd *cmd;
 	struct play_options po; /* points into the members below and argv */
-	const char **topics, **exclude; /* borrowed strings (argv) */
-	size_t n_topics, n_exclude;
+	struct app_read_cfg r; /* topics, regexes, window */
 	struct play_remap *remaps; /* owned strings */
 	size_t n_remaps;
 	struct btdds_env env;

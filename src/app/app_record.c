@@ -72,12 +72,7 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 {
 	uint64_t u;
 	switch (id) {
-	case APP_R_DOMAIN:
-		/* DDSI maps domain ids to ports: 232 is the largest that fits. */
-		if (bt_parse_u64(arg, 0, 232, &u) != BT_OK)
-			return app_usage_error(cmd, "--domain wants 0..232, got '%s'", arg);
-		c->ro.domain_id = (uint32_t)u;
-		return 0;
+	case APP_R_DOMAIN: return app_ros_env_domain(cmd, arg, &c->ro.domain_id);
 	case APP_R_MIN_FREE:
 		if (bt_parse_size(arg, &u) != BT_OK)
 			return app_usage_error(cmd, "--min-free-space wants a byte count (0 = off), "

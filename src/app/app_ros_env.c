@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bt_log.h"
+#include "bt_parse.h"
 #include "btdds_node.h"
 
 static const char *app_getenv(const char *name)
@@ -32,6 +33,15 @@ int app_ros_env_read(const struct app_cmd *cmd, struct btdds_env *env, uint32_t 
 			    : env->range == BTDDS_RANGE_OFF
 				    ? "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF"
 				    : "ROS_AUTOMATIC_DISCOVERY_RANGE=SYSTEM_DEFAULT");
+	return 0;
+}
+
+int app_ros_env_domain(const struct app_cmd *cmd, const char *arg, uint32_t *domain)
+{
+	uint64_t u;
+	if (bt_parse_u64(arg, 0, BTDDS_DOMAIN_MAX, &u) != BT_OK)
+		return app_usage_error(cmd, "--domain wants 0..%d, got '%s'", BTDDS_DOMAIN_MAX, arg);
+	*domain = (uint32_t)u;
 	return 0;
 }
 

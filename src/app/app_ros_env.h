@@ -15,6 +15,9 @@
  * nor checked. Warns once when ROS_STATIC_PEERS is ignored. Returns 0, or
  * a usage exit after one line naming the variable. */
 int app_ros_env_read(const struct app_cmd *cmd, struct btdds_env *env, uint32_t *domain);
+/* Checks a --domain value, 0..BTDDS_DOMAIN_MAX as ROS_DOMAIN_ID: 0 with
+ * *domain set, or a usage exit after one line. */
+int app_ros_env_domain(const struct app_cmd *cmd, const char *arg, uint32_t *domain);
 /* Checks the value `arg` of option --`opt`, a ROS 2 node name: 0 with
  * *name = arg, or a usage exit after one line naming the option. */
 int app_ros_env_node_name(const struct app_cmd *cmd, const char *opt, const char *arg,

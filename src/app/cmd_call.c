@@ -55,14 +55,9 @@ struct call_ctx {
 static int call_opt(void *arg, const struct app_opt *o, const char *val)
 {
 	struct call_ctx *c = arg;
-	uint64_t u;
 	switch (o->id) {
 	case CALL_NODE: return app_ros_env_node_name(c->cmd, o->lng, val, &c->node);
-	case CALL_DOMAIN:
-		if (bt_parse_u64(val, 0, 232, &u) != BT_OK) /* as record's --domain */
-			return app_usage_error(c->cmd, "--domain wants 0..232, got '%s'", val);
-		c->domain = (uint32_t)u;
-		return 0;
+	case CALL_DOMAIN: return app_ros_env_domain(c->cmd, val, &c->domain);
 	case CALL_LIST: c->list = true; return 0;
 	case CALL_SNAP: c->snap_given = true; return app_snapshot_param(c->cmd, o->lng, val, &c->snap);
 	default: /* CALL_TIMEOUT */

@@ -8,37 +8,17 @@
 
 #include "app.h"
 #include "app_convert.h"
+#include "app_read_opts.h"
 #include "app_writer_opts.h"
 #include "bag_storage.h"
 #include "bt_fmt.h"
 #include "bt_mem.h"
 #include "btdds_select.h"
 
-enum {
-	APP_C_TOPICS = 300,
-	APP_C_REGEX,
-	APP_C_EXCLUDE_REGEX,
-	APP_C_EXCLUDE_TOPICS,
-	APP_C_START,
-	APP_C_END,
-};
-
 static const struct app_opt convert_own_opts[] = {
-	{"topics", 0, "TOPIC...",
-	 "copy these topics (ROS or DDS names; the list ends at the next option or --)",
-	 APP_C_TOPICS},
-	{"regex", 'e', "REGEX",
-	 "also copy topics whose ROS or DDS name matches REGEX (POSIX extended, searched)",
-	 APP_C_REGEX},
-	{"exclude-regex", 'x', "REGEX", "do not copy topics whose name matches REGEX",
-	 APP_C_EXCLUDE_REGEX},
-	{"exclude-topics", 0, "TOPIC...", "do not copy these topics (one or more names)",
-	 APP_C_EXCLUDE_TOPICS},
-	{"start", 0, "TIME",
-	 "copy messages stamped at or after TIME: seconds since the epoch (1700000000.25) or "
-	 "+SECONDS after the bag's first message (+10.5)",
-	 APP_C_START},
-	{"end", 0, "TIME", "copy messages stamped before TIME (the forms of --start)", APP_C_END},
+	APP_READ_TOPIC_OPT_ROWS(
+		"copy", "copy these topics (ROS or DDS names; the list ends at the next option or --)"),
+	APP_READ_WINDOW_OPT_ROWS("copy"),
 };
 
 static const struct app_opt convert_writer_opts[] = {APP_WRITER_OPT_ROWS};
@@ -73,40 +53,15 @@ static struct app_opt *convert_opts(size_t *n)
 struct convert_ctx {
 	const struct app_cmd *cmd;
 	struct app_writer_cfg w;
-	struct btdds_select_options sel;
-	const char **topics, **exclude; /* borrowed from argv */
-	size_t n_topics, n_exclude;
-	const char *start_arg, *end_arg;
+	struct app_read_cfg r;
 	struct app_convert_options o;
 };
-
-static void convert_push(const char ***v, size_t *n, const char *s)
-{
-	*v = bt_xrealloc((void *)*v, (*n + 1) * sizeof **v);
-	(*v)[(*n)++] = s;
-}
-
-static int convert_time(struct convert_ctx *c, const char *opt, const char *arg,
-			struct app_convert_time *t)
-{
-	if (app_convert_time_parse(arg, t) != BT_OK)
-		return app_usage_error(c->cmd, "--%s wants seconds since the epoch (1700000000.25) "
-				       "or +SECONDS after the bag's start (+10.5), got '%s'", opt, arg);
-	return 0;
-}
 
 static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct convert_ctx *c = ctx;
-	switch (o->id) {
-	case APP_C_TOPICS: convert_push(&c->topics, &c->n_topics, arg); return 0;
-	case APP_C_EXCLUDE_TOPICS: convert_push(&c->exclude, &c->n_exclude, arg); return 0;
-	case APP_C_REGEX: c->sel.regex = arg; return 0;
-	case APP_C_EXCLUDE_REGEX: c->sel.exclude_regex = arg; return 0;
-	case APP_C_START: return convert_time(c, "start", arg, &c->o.start);
-	case APP_C_END: return convert_time(c, "end", arg, &c->o.end);
-	default: return app_writer_opt(c->cmd, &c->w, o, arg);
-	}
+	int rc = app_read_opt(c->cmd, &c->r, o, arg);
+	return rc != -2 ? rc : app_writer_opt(c->cmd, &c->w, o, arg);
 }
 
 /* The selection: every topic unless --topics or -e names some. A bag holds
@@ -114,15 +69,17 @@ static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
  * are taken like any other. */
 static int convert_select(struct convert_ctx *c, struct btdds_select **out)
 {
-	c->sel.topics = c->topics;
-	c->sel.n_topics = c->n_topics;
-	c->sel.exclude_topics = c->exclude;
-	c->sel.n_exclude_topics = c->n_exclude;
-	c->sel.all = c->n_topics == 0 && (c->sel.regex == NULL || !c->sel.regex[0]);
-	c->sel.include_hidden = true;
-	c->sel.include_services = true;
+	const struct app_read_cfg *r = &c->r;
+	struct btdds_select_options sel = {.include_hidden = true, .include_services = true};
+	sel.topics = r->topics;
+	sel.n_topics = r->n_topics;
+	sel.all = r->n_topics == 0 && (r->regex == NULL || !r->regex[0]);
+	sel.regex = r->regex;
+	sel.exclude_regex = r->exclude_regex;
+	sel.exclude_topics = r->exclude;
+	sel.n_exclude_topics = r->n_exclude;
 	struct bt_error err;
-	if (btdds_select_new(&c->sel, out, &err) != BT_OK)
+	if (btdds_select_new(&sel, out, &err) != BT_OK)
 		return app_usage_error(c->cmd, "%s", err.msg);
 	return 0;
 }
@@ -134,9 +91,11 @@ static int convert_finish(struct convert_ctx *c, int argc, char **argv, int firs
 		return app_usage_error(c->cmd, "wants IN and OUT, got %d operand%s", argc - first,
 				       bt_fmt_s((size_t)(argc - first)));
 	c->o.in = argv[first];
-	const struct app_convert_time *s = &c->o.start, *e = &c->o.end;
-	if (s->given && e->given && s->rel == e->rel && s->ns >= e->ns)
-		return app_usage_error(c->cmd, "--end must be after --start");
+	c->o.start = c->r.start;
+	c->o.end = c->r.end;
+	int rc = app_read_finish(c->cmd, &c->r);
+	if (rc != 0)
+		return rc;
 	free(c->w.output);
 	c->w.output = bt_xstrdup(argv[first + 1]);
 	return app_writer_finish(c->cmd, &c->w);
@@ -181,8 +140,7 @@ static int convert_run(const struct app_cmd *cmd, int argc, char **argv)
 		rc = convert_go(&c, sel);
 	btdds_select_free(sel);
 	app_writer_cfg_fini(&c.w);
-	free((void *)c.topics);
-	free((void *)c.exclude);
+	app_read_cfg_fini(&c.r);
 	free(opts);
 	return rc < 0 ? APP_EXIT_OK : rc;
 }

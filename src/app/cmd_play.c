@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "app.h"
-#include "app_convert.h"
 #include "app_play.h"
+#include "app_read_opts.h"
 #include "app_ros_env.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
@@ -16,10 +16,6 @@ enum {
 	APP_P_RATE = 400,
 	APP_P_LOOP,
 	APP_P_LOOP_COUNT,
-	APP_P_TOPICS,
-	APP_P_REGEX,
-	APP_P_EXCLUDE_REGEX,
-	APP_P_EXCLUDE_TOPICS,
 	APP_P_REMAP,
 	APP_P_CLOCK,
 	APP_P_DELAY,
@@ -27,8 +23,6 @@ enum {
 	APP_P_DURATION,
 	APP_P_UNTIL_SEC,
 	APP_P_UNTIL_NSEC,
-	APP_P_START,
-	APP_P_END,
 	APP_P_START_PAUSED,
 	APP_P_WAIT_ACKED,
 	APP_P_NO_KEYS,
@@ -45,16 +39,8 @@ static const struct app_opt play_opts[] = {
 	{"rate", 'r', "RATE", "playback rate, 0.001 to 1000000 (default 1)", APP_P_RATE},
 	{"loop", 'l', NULL, "play the bag again and again, until stopped", APP_P_LOOP},
 	{"loop-count", 0, "N", "play the bag N times (implies --loop)", APP_P_LOOP_COUNT},
-	{"topics", 0, "TOPIC...",
-	 "play these topics only (ROS or DDS names, each in the bag; also TOPIC operands)",
-	 APP_P_TOPICS},
-	{"regex", 'e', "REGEX",
-	 "also play topics whose ROS or DDS name matches REGEX (POSIX extended, searched)",
-	 APP_P_REGEX},
-	{"exclude-regex", 'x', "REGEX", "do not play topics whose name matches REGEX",
-	 APP_P_EXCLUDE_REGEX},
-	{"exclude-topics", 0, "TOPIC...", "do not play these topics (one or more names)",
-	 APP_P_EXCLUDE_TOPICS},
+	APP_READ_TOPIC_OPT_ROWS(
+		"play", "play these topics only (ROS or DDS names, each in the bag; also TOPIC operands)"),
 	{"remap", 'm', "OLD:=NEW...", "publish topic OLD as NEW (ROS or DDS names; one or more)",
 	 APP_P_REMAP},
 	{"clock", 0, "[HZ]",
@@ -69,11 +55,7 @@ static const struct app_opt play_opts[] = {
 	 "play messages stamped up to this time (seconds since the epoch)", APP_P_UNTIL_SEC},
 	{"playback-until-nsec", 0, "NS",
 	 "play messages stamped up to this time (nanoseconds since the epoch)", APP_P_UNTIL_NSEC},
-	{"start", 0, "TIME",
-	 "play messages stamped at or after TIME: seconds since the epoch (1700000000.25) or "
-	 "+SECONDS after the bag's first message (+10.5)",
-	 APP_P_START},
-	{"end", 0, "TIME", "play messages stamped before TIME (the forms of --start)", APP_P_END},
+	APP_READ_WINDOW_OPT_ROWS("play"),
 	{"start-paused", 'p', NULL, "start paused (Space resumes, . or Right plays one message)",
 	 APP_P_START_PAUSED},
 	{"wait-for-all-acked", 0, "MS",
@@ -101,12 +83,6 @@ static const struct app_opt play_opts[] = {
 	{"no-remote-control", 0, NULL, "serve no services and be no ROS 2 node", APP_P_NO_REMOTE},
 };
 
-static void play_push(const char ***v, size_t *n, const char *s)
-{
-	*v = bt_xrealloc((void *)*v, (*n + 1) * sizeof **v);
-	(*v)[(*n)++] = s;
-}
-
 static int play_remap(struct app_play_cfg *c, const struct app_cmd *cmd, const char *arg)
 {
 	const char *sep = strstr(arg, ":=");
@@ -123,17 +99,6 @@ static int play_seconds(const struct app_cmd *cmd, const char *opt, const char *
 {
 	if (bt_parse_seconds(arg, ns) != BT_OK)
 		return app_usage_error(cmd, "--%s wants seconds (1.5), got '%s'", opt, arg);
-	return 0;
-}
-
-static int play_time(const struct app_cmd *cmd, const char *opt, const char *arg,
-		     struct play_bound *b)
-{
-	struct app_convert_time t;
-	if (app_convert_time_parse(arg, &t) != BT_OK)
-		return app_usage_error(cmd, "--%s wants seconds since the epoch (1700000000.25) "
-				       "or +SECONDS after the bag's start (+10.5), got '%s'", opt, arg);
-	*b = (struct play_bound){t.given, t.rel, t.ns};
 	return 0;
 }
 
@@ -170,8 +135,6 @@ static int play_opt_timing(struct app_play_cfg *c, const struct app_cmd *cmd,
 		rc = play_number(cmd, o, arg, 0, INT64_MAX, &u);
 		po->playback_until_ns = (int64_t)u;
 		return rc;
-	case APP_P_START: return play_time(cmd, o->lng, arg, &po->start);
-	case APP_P_END: return play_time(cmd, o->lng, arg, &po->end);
 	case APP_P_WAIT_ACKED:
 		rc = play_number(cmd, o, arg, 0, INT64_MAX / 1000000, &u);
 		po->wait_for_acked_ns = u == 0 ? INT64_MAX : (int64_t)u * 1000000;
@@ -186,6 +149,8 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 	const struct app_cmd *cmd = c->cmd;
 	uint64_t u = 0;
 	int rc = play_opt_timing(c, cmd, o, arg);
+	if (rc < 0)
+		rc = app_read_opt(cmd, &c->r, o, arg);
 	if (rc >= 0)
 		return rc;
 	switch (o->id) {
@@ -194,18 +159,11 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 		rc = play_number(cmd, o, arg, 1, UINT32_MAX, &u);
 		c->po.loop_count = (uint32_t)u;
 		return rc;
-	case APP_P_TOPICS: play_push(&c->topics, &c->n_topics, arg); return 0;
-	case APP_P_EXCLUDE_TOPICS: play_push(&c->exclude, &c->n_exclude, arg); return 0;
-	case APP_P_REGEX: c->po.regex = arg; return 0;
-	case APP_P_EXCLUDE_REGEX: c->po.exclude_regex = arg; return 0;
 	case APP_P_REMAP: return play_remap(c, cmd, arg);
 	case APP_P_START_PAUSED: c->po.start_paused = true; return 0;
 	case APP_P_NO_KEYS: c->no_keys = true; return 0;
 	case APP_P_NO_TUI: c->no_tui = true; return 0;
-	case APP_P_DOMAIN:
-		rc = play_number(cmd, o, arg, 0, 232, &u);
-		c->po.domain_id = (uint32_t)u;
-		return rc;
+	case APP_P_DOMAIN: return app_ros_env_domain(cmd, arg, &c->po.domain_id);
 	case APP_P_READ_AHEAD:
 		rc = play_number(cmd, o, arg, 1, 10000000, &u);
 		c->po.read_ahead_count = (size_t)u;
@@ -223,18 +181,22 @@ static int play_finish(struct app_play_cfg *c, int argc, char **argv, int first)
 	if (argc - first < 1)
 		return app_usage_error(c->cmd, "wants a BAG");
 	c->po.bag_path = argv[first];
+	struct app_read_cfg *r = &c->r;
 	for (int i = first + 1; i < argc; i++)
-		play_push(&c->topics, &c->n_topics, argv[i]);
-	c->po.topics = c->topics;
-	c->po.n_topics = c->n_topics;
-	c->po.exclude_topics = c->exclude;
-	c->po.n_exclude_topics = c->n_exclude;
+		app_read_push(&r->topics, &r->n_topics, argv[i]);
+	c->po.topics = r->topics;
+	c->po.n_topics = r->n_topics;
+	c->po.exclude_topics = r->exclude;
+	c->po.n_exclude_topics = r->n_exclude;
+	c->po.regex = r->regex;
+	c->po.exclude_regex = r->exclude_regex;
+	c->po.start = (struct play_bound){r->start.given, r->start.rel, r->start.ns};
+	c->po.end = (struct play_bound){r->end.given, r->end.rel, r->end.ns};
 	c->po.remaps = c->remaps;
 	c->po.n_remaps = c->n_remaps;
-	const struct play_bound *s = &c->po.start, *e = &c->po.end;
-	if (s->given && e->given && s->rel == e->rel && s->ns >= e->ns)
-		return app_usage_error(c->cmd, "--end must be after --start");
-	int rc = app_ros_env_read(c->cmd, &c->env, &c->po.domain_id);
+	int rc = app_read_finish(c->cmd, r);
+	if (rc == 0)
+		rc = app_ros_env_read(c->cmd, &c->env, &c->po.domain_id);
 	c->po.env = &c->env;
 	c->po.node_name = c->no_remote_control ? NULL
 			  : c->node_name	 ? c->node_name
@@ -251,8 +213,7 @@ static void play_cfg_fini(struct app_play_cfg *c)
 		free((void *)c->remaps[i].to);
 	}
 	free(c->remaps);
-	free((void *)c->topics);
-	free((void *)c->exclude);
+	app_read_cfg_fini(&c->r);
 	btdds_env_fini(&c->env);
 }
 

@@ -38,13 +38,8 @@ struct stats_ctx {
 static int stats_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct stats_ctx *c = ctx;
-	uint64_t u;
 	switch (o->id) {
-	case STATS_DOMAIN:
-		if (bt_parse_u64(arg, 0, 232, &u) != BT_OK) /* as record's --domain */
-			return app_usage_error(c->cmd, "--domain wants 0..232, got '%s'", arg);
-		c->domain = (uint32_t)u;
-		return 0;
+	case STATS_DOMAIN: return app_ros_env_domain(c->cmd, arg, &c->domain);
 	case STATS_TIMEOUT:
 		if (bt_parse_seconds(arg, &c->timeout_ns) != BT_OK || c->timeout_ns <= 0)
 			return app_usage_error(c->cmd, "--timeout wants seconds > 0, got '%s'",

@@ -166,24 +166,17 @@ static void rec_repeat_names(struct rec_recorder *r)
 	}
 }
 
-/* Definitions from the publishing nodes are a bonus: when asking cannot
- * start, recording goes on with the definitions found locally. */
-static void rec_start_typedesc(struct rec_recorder *r)
+/* Definitions from the publishing nodes and from XTypes type information
+ * are a bonus: when asking or resolving cannot start, recording goes on
+ * with the definitions found locally. */
+static void rec_start_def_sources(struct rec_recorder *r)
 {
-	struct rec_typedesc_options o = {.pp = r->pp, .consumer = r->consumer};
+	struct rec_def_source_options o = {.pp = r->pp, .consumer = r->consumer};
 	struct bt_error e;
 	if (rec_typedesc_start(&o, &r->typedesc, &e) != BT_OK) {
 		bt_log_warn("types found nowhere will not be asked of their nodes: %s", e.msg);
 		r->typedesc = NULL;
 	}
-}
-
-/* Definitions from XTypes type information are a bonus: when resolving
- * cannot start, recording goes on with the definitions found locally. */
-static void rec_start_xtypes(struct rec_recorder *r)
-{
-	struct rec_xtypes_options o = {.pp = r->pp, .consumer = r->consumer};
-	struct bt_error e;
 	if (rec_xtypes_start(&o, &r->xtypes, &e) != BT_OK) {
 		bt_log_warn("plain DDS types will have no definition: %s", e.msg);
 		r->xtypes = NULL;
@@ -257,9 +250,7 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 	rec_start_events(r);
 	bt_status st = rec_consumer_start(&co, &r->consumer, err);
 	if (st == BT_OK)
-		rec_start_typedesc(r);
-	if (st == BT_OK)
-		rec_start_xtypes(r);
+		rec_start_def_sources(r);
 	if (st == BT_OK)
 		st = rec_discovery_start(r, err);
 	if (st == BT_OK)

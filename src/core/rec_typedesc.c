@@ -40,7 +40,7 @@ struct td_part {
 };
 
 struct rec_typedesc {
-	struct rec_typedesc_options o;
+	struct rec_def_source_options o;
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -87,22 +87,6 @@ static bool td_on_graph(void *arg, const struct btdds_raw_sample *s)
 	memcpy(td->parts[i].data, s->data, s->len);
 	td->parts[i].len = s->len;
 	return true;
-}
-
-static bt_status td_graph_start(struct rec_typedesc *td, struct bt_error *err)
-{
-	td->graph_topic = btdds_raw_topic_create(td->o.pp, BTDDS_GRAPH_TOPIC, BTDDS_GRAPH_TYPE,
-						 false);
-	if (td->graph_topic < 0)
-		return bt_err_set(err, BT_ERR_DDS, "ros_discovery_info: %s",
-				  dds_strretcode(td->graph_topic));
-	dds_qos_t *q = btdds_qos_graph(TD_GRAPH_DEPTH);
-	td->graph_reader = dds_create_reader(td->o.pp, td->graph_topic, q, NULL);
-	dds_delete_qos(q);
-	if (td->graph_reader < 0)
-		return bt_err_set(err, BT_ERR_DDS, "ros_discovery_info reader: %s",
-				  dds_strretcode(td->graph_reader));
-	return BT_OK;
 }
 
 /* The node that announces one of the job's writers, in `fqn`. */
@@ -289,7 +273,7 @@ static void *td_main(void *arg)
 	return NULL;
 }
 
-bt_status rec_typedesc_start(const struct rec_typedesc_options *o, struct rec_typedesc **out,
+bt_status rec_typedesc_start(const struct rec_def_source_options *o, struct rec_typedesc **out,
 			     struct bt_error *err)
 {
 	struct rec_typedesc *td = bt_xcalloc(1, sizeof *td);
@@ -299,7 +283,8 @@ bt_status rec_typedesc_start(const struct rec_typedesc_options *o, struct rec_ty
 	atomic_init(&td->stop, false);
 	pthread_mutex_init(&td->mu, NULL);
 	bt_sync_cond_init(&td->cv);
-	bt_status st = td_graph_start(td, err);
+	bt_status st = btdds_qos_graph_endpoint(td->o.pp, TD_GRAPH_DEPTH, false, &td->graph_topic,
+						&td->graph_reader, err);
 	if (st == BT_OK && pthread_create(&td->thread, NULL, td_main, td) != 0)
 		st = bt_err_set(err, BT_ERR_STATE, "cannot start the get_type_description thread");
 	td->started = st == BT_OK;

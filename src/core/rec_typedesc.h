@@ -27,23 +27,18 @@
 
 #include "bt_status.h"
 #include "rec_consumer.h"
+#include "rec_def_source.h"
 #include "rec_topics.h"
 
 #define REC_TYPEDESC_WAIT_NS (INT64_C(5) * 1000000000) /* for the node to be known */
 #define REC_TYPEDESC_CALL_NS (INT64_C(5) * 1000000000) /* per call; one retry */
 
-struct rec_typedesc_options {
-	dds_entity_t pp;
-	struct rec_consumer *consumer; /* gets the definitions; outlives the thread */
-	int64_t call_ns;               /* per call; 0: REC_TYPEDESC_CALL_NS */
-};
-
 struct rec_typedesc;
 
-/* Starts the thread and its ros_discovery_info reader. BT_ERR_DDS or
- * BT_ERR_STATE (*err says why) when it cannot: the caller records on,
- * without this source. */
-BT_MUST_CHECK bt_status rec_typedesc_start(const struct rec_typedesc_options *o,
+/* Starts the thread and its ros_discovery_info reader (o->call_ns 0:
+ * REC_TYPEDESC_CALL_NS). BT_ERR_DDS or BT_ERR_STATE (*err says why) when
+ * it cannot: the caller records on, without this source. */
+BT_MUST_CHECK bt_status rec_typedesc_start(const struct rec_def_source_options *o,
 					   struct rec_typedesc **out, struct bt_error *err);
 /* Queues topic `tp` (subscribed, its definition found nowhere, tp->type
  * and tp->type_hash set), published by the writers `writers[0..n)`

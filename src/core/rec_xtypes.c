@@ -16,7 +16,7 @@ struct xt_job {
 };
 
 struct rec_xtypes {
-	struct rec_xtypes_options o;
+	struct rec_def_source_options o;
 	pthread_t thread;
 	atomic_bool stop;
 	pthread_mutex_t mu; /* guards queue, n_queue */
@@ -75,7 +75,7 @@ static void *xt_thread(void *arg)
 	}
 }
 
-bt_status rec_xtypes_start(const struct rec_xtypes_options *o, struct rec_xtypes **out,
+bt_status rec_xtypes_start(const struct rec_def_source_options *o, struct rec_xtypes **out,
 			   struct bt_error *err)
 {
 	struct rec_xtypes *x = bt_xcalloc(1, sizeof *x);

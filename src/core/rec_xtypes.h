@@ -24,22 +24,18 @@
 #include "bt_status.h"
 #include "btdds_xtypes.h"
 #include "rec_consumer.h"
+#include "rec_def_source.h"
 #include "rec_topics.h"
 
 #define REC_XTYPES_CALL_NS (INT64_C(2) * 1000000000) /* per dds_get_typeobj; one retry */
 #define REC_XTYPES_SOURCE "XTypes type information" /* the source the bag names */
 
-struct rec_xtypes_options {
-	dds_entity_t pp;
-	struct rec_consumer *consumer; /* gets the definitions; outlives the thread */
-	int64_t call_ns;               /* per lookup; 0: REC_XTYPES_CALL_NS */
-};
-
 struct rec_xtypes;
 
-/* Starts the thread. BT_ERR_STATE (*err says why) when it cannot: the
- * caller records on without this source. */
-BT_MUST_CHECK bt_status rec_xtypes_start(const struct rec_xtypes_options *o,
+/* Starts the thread (o->call_ns, per dds_get_typeobj; 0: REC_XTYPES_CALL_NS).
+ * BT_ERR_STATE (*err says why) when it cannot: the caller records on
+ * without this source. */
+BT_MUST_CHECK bt_status rec_xtypes_start(const struct rec_def_source_options *o,
 					 struct rec_xtypes **out, struct bt_error *err);
 /* Queues topic `tp` (subscribed, its definition found nowhere) whose
  * publisher's type information names complete type `id` (copied). Sets

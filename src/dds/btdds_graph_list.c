@@ -184,16 +184,10 @@ static bt_status gl_readers(struct gl_state *s, dds_entity_t pp, struct bt_error
 {
 	s->pub_reader = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
 	s->sub_reader = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
-	s->graph_topic = btdds_raw_topic_create(pp, BTDDS_GRAPH_TOPIC, BTDDS_GRAPH_TYPE, false);
-	if (s->pub_reader < 0 || s->sub_reader < 0 || s->graph_topic < 0)
+	if (s->pub_reader < 0 || s->sub_reader < 0)
 		return bt_err_set(err, BT_ERR_DDS, "cannot follow DDS discovery");
-	dds_qos_t *q = btdds_qos_graph(GL_GRAPH_DEPTH);
-	s->graph_reader = dds_create_reader(pp, s->graph_topic, q, NULL);
-	dds_delete_qos(q);
-	if (s->graph_reader < 0)
-		return bt_err_set(err, BT_ERR_DDS, "%s reader: %s", BTDDS_GRAPH_TOPIC,
-				  dds_strretcode(s->graph_reader));
-	return BT_OK;
+	return btdds_qos_graph_endpoint(pp, GL_GRAPH_DEPTH, false, &s->graph_topic,
+					&s->graph_reader, err);
 }
 
 static int gl_cmp_entry(const void *a, const void *b)

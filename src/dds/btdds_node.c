@@ -125,17 +125,7 @@ static bt_status node_entities(struct btdds_node *n, dds_entity_t pp, struct bt_
 	if (!node_gid(pp, n->pp_gid))
 		return bt_err_set(err, BT_ERR_DDS, "node %s: cannot read the participant's GUID",
 				  n->fqn);
-	n->topic = btdds_raw_topic_create(pp, BTDDS_GRAPH_TOPIC, BTDDS_GRAPH_TYPE, false);
-	if (n->topic < 0)
-		return bt_err_set(err, BT_ERR_DDS, "%s topic: %s", BTDDS_GRAPH_TOPIC,
-				  dds_strretcode(n->topic));
-	dds_qos_t *q = btdds_qos_graph(1);
-	n->writer = dds_create_writer(pp, n->topic, q, NULL);
-	dds_delete_qos(q);
-	if (n->writer < 0)
-		return bt_err_set(err, BT_ERR_DDS, "%s writer: %s", BTDDS_GRAPH_TOPIC,
-				  dds_strretcode(n->writer));
-	return BT_OK;
+	return btdds_qos_graph_endpoint(pp, 1, true, &n->topic, &n->writer, err);
 }
 
 bt_status btdds_node_new(dds_entity_t pp, const char *ns, const char *name, size_t gid_size,

@@ -1,5 +1,8 @@
 #include "btdds_qos.h"
 
+#include "btdds_graph.h"
+#include "btdds_raw.h"
+
 struct bag_qos_time btdds_qos_time(dds_duration_t d)
 {
 	if (d == DDS_INFINITY || d < 0)
@@ -116,11 +119,23 @@ bool btdds_qos_equal(const struct bag_qos *a, const struct bag_qos *b)
 	       a->avoid_ros_namespace_conventions == b->avoid_ros_namespace_conventions;
 }
 
-dds_qos_t *btdds_qos_graph(int32_t depth)
+bt_status btdds_qos_graph_endpoint(dds_entity_t pp, int32_t depth, bool writer,
+				   dds_entity_t *topic, dds_entity_t *ep, struct bt_error *err)
 {
+	*ep = 0;
+	*topic = btdds_raw_topic_create(pp, BTDDS_GRAPH_TOPIC, BTDDS_GRAPH_TYPE, false);
+	if (*topic < 0)
+		return bt_err_set(err, BT_ERR_DDS, "%s topic: %s", BTDDS_GRAPH_TOPIC,
+				  dds_strretcode(*topic));
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
 	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
 	dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
-	return q;
+	*ep = writer ? dds_create_writer(pp, *topic, q, NULL)
+		     : dds_create_reader(pp, *topic, q, NULL);
+	dds_delete_qos(q);
+	if (*ep < 0)
+		return bt_err_set(err, BT_ERR_DDS, "%s %s: %s", BTDDS_GRAPH_TOPIC,
+				  writer ? "writer" : "reader", dds_strretcode(*ep));
+	return BT_OK;
 }

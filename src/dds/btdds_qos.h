@@ -5,9 +5,12 @@
 #ifndef BTDDS_QOS_H
 #define BTDDS_QOS_H
 
+#include <stdbool.h>
+
 #include <dds/dds.h>
 
 #include "bag_types.h"
+#include "bt_status.h"
 
 /* A DDS duration as a bag time (negative or DDS_INFINITY: infinite). */
 struct bag_qos_time btdds_qos_time(dds_duration_t d);
@@ -23,9 +26,14 @@ void btdds_qos_from_dds(const dds_qos_t *q, struct bag_qos *b);
  * "best available" policies, and times of {0, 0} (rmw's "unspecified"),
  * keep what `q` has. */
 void btdds_qos_to_dds(const struct bag_qos *b, dds_qos_t *q);
-/* A new QoS for ros_discovery_info as rmw_dds_common uses it (reliable,
- * transient-local, keep last `depth`); the caller deletes it. */
-dds_qos_t *btdds_qos_graph(int32_t depth);
+/* Creates on `pp` the topic ros_discovery_info (*topic) and a writer, or
+ * a reader when `writer` is false, (*ep) with the QoS rmw_dds_common uses
+ * for it: reliable, transient-local, keep last `depth`. BT_ERR_DDS (*err
+ * says which failed) when either fails; the caller deletes what was made
+ * (> 0) in either case. */
+BT_MUST_CHECK bt_status btdds_qos_graph_endpoint(dds_entity_t pp, int32_t depth, bool writer,
+						 dds_entity_t *topic, dds_entity_t *ep,
+						 struct bt_error *err);
 /* True when two profiles are the same in every policy. */
 bool btdds_qos_equal(const struct bag_qos *a, const struct bag_qos *b);
 

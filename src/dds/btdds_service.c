@@ -62,8 +62,8 @@ bool btdds_svc_get_header(struct btdds_cdr_rd *r, uint64_t *guid, int64_t *seq)
 /* ---- the client ---- */
 
 struct btdds_svc_client {
-	dds_entity_t writer, reader, rd_cond, waitset;
-	dds_entity_t rq_topic, rr_topic;
+	struct btdds_svc_ends ends;
+	dds_entity_t waitset;
 	uint64_t guid; /* the request writer's instance handle */
 	int64_t seq;   /* of the request being built */
 	char *service;
@@ -92,47 +92,62 @@ dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX])
 	return rc;
 }
 
-dds_return_t btdds_svc_topics(dds_entity_t pp, const char *service, const char *type,
-			      const char *key, dds_entity_t *rq_topic, dds_entity_t *rr_topic,
-			      dds_qos_t **qos)
+/* The request and reply topics, and rmw's QoS with a new id under `key`
+ * (*qos: caller deletes; NULL on error). */
+static dds_return_t svc_topics(dds_entity_t pp, const char *service, const char *type,
+			       const char *key, struct btdds_svc_ends *e, dds_qos_t **qos)
 {
 	char *rq = btdds_svc_topic(service, true), *rr = btdds_svc_topic(service, false);
 	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
 	char id[BTDDS_SVC_ID_MAX];
 	dds_return_t rc = tq && tr ? btdds_svc_new_id(pp, id) : DDS_RETCODE_BAD_PARAMETER;
 	if (rc >= 0)
-		*rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
+		e->rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
 	if (rc >= 0)
-		*rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
+		e->rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
 	*qos = rc >= 0 ? btdds_svc_qos(key, id) : NULL;
 	free(rq);
 	free(rr);
 	free(tq);
 	free(tr);
+	return rc;
+}
+
+dds_return_t btdds_svc_ends_create(dds_entity_t pp, const char *service, const char *type,
+				   bool server, struct btdds_svc_ends *e)
+{
+	dds_qos_t *q = NULL;
+	dds_return_t rc = svc_topics(pp, service, type, server ? "serviceid" : "clientid", e, &q);
+	if (rc >= 0)
+		e->writer = rc = dds_create_writer(pp, server ? e->rr_topic : e->rq_topic, q, NULL);
+	if (rc >= 0)
+		e->reader = rc = dds_create_reader(pp, server ? e->rq_topic : e->rr_topic, q, NULL);
+	if (rc >= 0)
+		e->cond = rc = dds_create_readcondition(e->reader, DDS_ANY_STATE);
+	dds_delete_qos(q);
 	return rc < 0 ? rc : 0;
+}
+
+void btdds_svc_ends_delete(const struct btdds_svc_ends *e)
+{
+	dds_entity_t v[] = {e->reader, e->writer, e->rr_topic, e->rq_topic};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (v[i] > 0)
+			(void)dds_delete(v[i]); /* the read condition goes with the reader */
 }
 
 static bt_status svc_entities(struct btdds_svc_client *c, dds_entity_t pp, const char *type,
 			      struct bt_error *err)
 {
-	dds_qos_t *q = NULL;
-	dds_return_t rc =
-		btdds_svc_topics(pp, c->service, type, "clientid", &c->rq_topic, &c->rr_topic, &q);
-	if (rc >= 0)
-		c->writer = rc = dds_create_writer(pp, c->rq_topic, q, NULL);
-	if (rc >= 0)
-		c->reader = rc = dds_create_reader(pp, c->rr_topic, q, NULL);
-	if (rc >= 0)
-		c->rd_cond = rc = dds_create_readcondition(c->reader, DDS_ANY_STATE);
+	dds_return_t rc = btdds_svc_ends_create(pp, c->service, type, false, &c->ends);
 	if (rc >= 0)
 		c->waitset = rc = dds_create_waitset(pp);
 	if (rc >= 0)
-		rc = dds_waitset_attach(c->waitset, c->rd_cond, 0);
+		rc = dds_waitset_attach(c->waitset, c->ends.cond, 0);
 	dds_instance_handle_t ih = 0;
 	if (rc >= 0)
-		rc = dds_get_instance_handle(c->writer, &ih);
+		rc = dds_get_instance_handle(c->ends.writer, &ih);
 	c->guid = ih;
-	dds_delete_qos(q);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "client of %s: %s", c->service,
 				  dds_strretcode(rc));
@@ -162,10 +177,9 @@ void btdds_svc_client_free(struct btdds_svc_client *c)
 {
 	if (c == NULL)
 		return;
-	dds_entity_t e[] = {c->waitset, c->reader, c->writer, c->rr_topic, c->rq_topic};
-	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
-		if (e[i] > 0)
-			(void)dds_delete(e[i]); /* the read condition goes with the reader */
+	if (c->waitset > 0)
+		(void)dds_delete(c->waitset);
+	btdds_svc_ends_delete(&c->ends);
 	free(c->service);
 	free(c);
 }
@@ -181,8 +195,10 @@ static bool svc_matched(const struct btdds_svc_client *c)
 {
 	dds_publication_matched_status_t pm;
 	dds_subscription_matched_status_t sm;
-	return dds_get_publication_matched_status(c->writer, &pm) == 0 && pm.current_count > 0 &&
-	       dds_get_subscription_matched_status(c->reader, &sm) == 0 && sm.current_count > 0;
+	return dds_get_publication_matched_status(c->ends.writer, &pm) == 0 &&
+	       pm.current_count > 0 &&
+	       dds_get_subscription_matched_status(c->ends.reader, &sm) == 0 &&
+	       sm.current_count > 0;
 }
 
 struct svc_take {
@@ -223,7 +239,7 @@ bt_status btdds_svc_client_call(struct btdds_svc_client *c, const struct btdds_c
 			return bt_err_set(err, BT_ERR_NOTFOUND, "no %s service found", c->service);
 		dds_sleepfor(SVC_POLL_NS);
 	}
-	dds_return_t rc = btdds_raw_write(c->writer, w->b.data, w->b.len);
+	dds_return_t rc = btdds_raw_write(c->ends.writer, w->b.data, w->b.len);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "%s: request not sent: %s", c->service,
 				  dds_strretcode(rc));
@@ -232,7 +248,7 @@ bt_status btdds_svc_client_call(struct btdds_svc_client *c, const struct btdds_c
 		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
 			return bt_err_set(err, BT_ERR_STATE, "%s: no reply", c->service);
 		(void)dds_waitset_wait(c->waitset, NULL, 0, SVC_POLL_NS);
-		if ((rc = btdds_raw_take(c->reader, svc_on_reply, &t)) < 0)
+		if ((rc = btdds_raw_take(c->ends.reader, svc_on_reply, &t)) < 0)
 			return bt_err_set(err, BT_ERR_DDS, "%s: %s", c->service,
 					  dds_strretcode(rc));
 	}

@@ -44,14 +44,24 @@ dds_qos_t *btdds_svc_qos(const char *key, const char *id);
  * next counter, as rmw's get_unique_csid). Returns dds_get_guid's code. */
 dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX]);
 
-/* What a client and a server of `service` (type `type`) both make on pp:
- * its request and reply topics (raw, keyless) and rmw's QoS with a new id
- * under `key` (*qos: caller deletes; NULL on error). 0, or the first
- * negative DDS code (DDS_RETCODE_BAD_PARAMETER for a bad type name);
- * topics made before an error are set, for the caller to delete. */
-dds_return_t btdds_svc_topics(dds_entity_t pp, const char *service, const char *type,
-			      const char *key, dds_entity_t *rq_topic, dds_entity_t *rr_topic,
-			      dds_qos_t **qos);
+/* What a client and a server of a service both make: its request and reply
+ * topics, a writer of one and a reader of the other, and a read condition
+ * on the reader. */
+struct btdds_svc_ends {
+	dds_entity_t rq_topic, rr_topic, writer, reader, cond;
+};
+
+/* Makes on pp the entities of a client of `service` (type `type`), or of
+ * its server when `server`: the topics (raw, keyless), a writer of
+ * requests and a reader of replies (a server's: the other way round) with
+ * rmw's QoS and a new id (USER_DATA "clientid=" or "serviceid="), and the
+ * read condition. 0, or the first negative DDS code
+ * (DDS_RETCODE_BAD_PARAMETER for a bad type name); what was made before an
+ * error is set (> 0), for btdds_svc_ends_delete. */
+dds_return_t btdds_svc_ends_create(dds_entity_t pp, const char *service, const char *type,
+				   bool server, struct btdds_svc_ends *e);
+/* Deletes what btdds_svc_ends_create made (> 0). */
+void btdds_svc_ends_delete(const struct btdds_svc_ends *e);
 
 /* The request header every request and reply starts with. */
 void btdds_svc_put_header(struct btdds_cdr_wr *w, uint64_t guid, int64_t seq);

@@ -21,7 +21,7 @@
 #define SVC_MATCH_MAX 256 /* readers of one reply topic looked at */
 
 struct svc_entry {
-	dds_entity_t rq_topic, rr_topic, reader, writer, cond;
+	struct btdds_svc_ends ends;
 	char *name;
 	size_t min_body;
 };
@@ -95,9 +95,9 @@ size_t btdds_svc_server_entities(const struct btdds_svc_server *s, dds_entity_t 
 {
 	for (size_t i = 0; i < s->n_svc; i++) {
 		if (2 * i < cap)
-			out[2 * i] = s->svc[i].reader;
+			out[2 * i] = s->svc[i].ends.reader;
 		if (2 * i + 1 < cap)
-			out[2 * i + 1] = s->svc[i].writer;
+			out[2 * i + 1] = s->svc[i].ends.writer;
 	}
 	return 2 * s->n_svc;
 }
@@ -147,16 +147,7 @@ static bt_status svc_entry_make(struct svc_entry *e, dds_entity_t pp,
 	free(probe);
 	if (!typed)
 		return bt_err_set(err, BT_ERR_USAGE, "'%s' is not a service type", d->type);
-	dds_qos_t *q = NULL;
-	dds_return_t rc =
-		btdds_svc_topics(pp, d->name, d->type, "serviceid", &e->rq_topic, &e->rr_topic, &q);
-	if (rc >= 0)
-		e->reader = rc = dds_create_reader(pp, e->rq_topic, q, NULL);
-	if (rc >= 0)
-		e->writer = rc = dds_create_writer(pp, e->rr_topic, q, NULL);
-	if (rc >= 0)
-		e->cond = rc = dds_create_readcondition(e->reader, DDS_ANY_STATE);
-	dds_delete_qos(q);
+	dds_return_t rc = btdds_svc_ends_create(pp, d->name, d->type, true, &e->ends);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "service %s: %s", d->name, dds_strretcode(rc));
 	return BT_OK;
@@ -170,10 +161,7 @@ static void svc_entities_delete(struct btdds_svc_server *s)
 		(void)dds_delete(s->guard);
 	for (size_t i = 0; i < s->n_svc; i++) {
 		struct svc_entry *e = &s->svc[i];
-		dds_entity_t ents[] = {e->reader, e->writer, e->rr_topic, e->rq_topic};
-		for (size_t k = 0; k < sizeof ents / sizeof ents[0]; k++)
-			if (ents[k] > 0)
-				(void)dds_delete(ents[k]); /* the condition goes with the reader */
+		btdds_svc_ends_delete(&e->ends);
 		free(e->name);
 	}
 }
@@ -196,7 +184,7 @@ static bt_status svc_make_all(struct btdds_svc_server *s, const struct btdds_svc
 		bt_status st = svc_entry_make(e, o->pp, &o->defs[i], err);
 		if (st != BT_OK)
 			return st;
-		if ((rc = dds_waitset_attach(s->waitset, e->cond, (dds_attach_t)i)) < 0)
+		if ((rc = dds_waitset_attach(s->waitset, e->ends.cond, (dds_attach_t)i)) < 0)
 			return bt_err_set(err, BT_ERR_DDS, "service %s: %s", e->name,
 					  dds_strretcode(rc));
 	}
@@ -210,7 +198,7 @@ static bt_status svc_make_all(struct btdds_svc_server *s, const struct btdds_svc
 static int svc_clientid(const struct svc_entry *e, dds_instance_handle_t wr,
 			char out[BTDDS_SVC_ID_MAX])
 {
-	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(e->reader, wr);
+	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(e->ends.reader, wr);
 	if (ep == NULL)
 		return -1;
 	void *ud = NULL;
@@ -356,11 +344,12 @@ static enum svc_present svc_client_present(const struct svc_entry *e, const stru
 	if (!p->has_clientid)
 		return SVC_YES;
 	dds_instance_handle_t rds[SVC_MATCH_MAX];
-	dds_return_t n = dds_get_matched_subscriptions(e->writer, rds, SVC_MATCH_MAX);
+	dds_return_t n = dds_get_matched_subscriptions(e->ends.writer, rds, SVC_MATCH_MAX);
 	if (n < 0)
 		return SVC_MAYBE;
 	for (dds_return_t i = 0; i < n && i < SVC_MATCH_MAX; i++) {
-		dds_builtintopic_endpoint_t *ep = dds_get_matched_subscription_data(e->writer, rds[i]);
+		dds_builtintopic_endpoint_t *ep =
+			dds_get_matched_subscription_data(e->ends.writer, rds[i]);
 		if (ep == NULL)
 			continue;
 		void *ud = NULL;
@@ -385,7 +374,7 @@ static enum btdds_svc_count svc_write(const struct svc_entry *e, const struct sv
 	for (size_t i = 0; i < p->len; i++)
 		btdds_cdr_put_u8(&w, p->body[i]);
 	btdds_cdr_wr_finish(&w);
-	dds_return_t rc = btdds_raw_write(e->writer, w.b.data, w.b.len);
+	dds_return_t rc = btdds_raw_write(e->ends.writer, w.b.data, w.b.len);
 	btdds_cdr_wr_fini(&w);
 	return rc < 0 ? BTDDS_SVC_WRITE_FAILED : BTDDS_SVC_ANSWERED;
 }
@@ -446,7 +435,7 @@ static void *svc_thread(void *arg)
 		(void)dds_set_guardcondition(s->guard, false);
 		for (size_t i = 0; i < s->n_svc && !atomic_load(&s->stop); i++) {
 			struct svc_take t = {s, i};
-			(void)btdds_raw_take(s->svc[i].reader, svc_on_request, &t);
+			(void)btdds_raw_take(s->svc[i].ends.reader, svc_on_request, &t);
 		}
 		left = svc_flush(s, false);
 	}

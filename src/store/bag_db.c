@@ -730,9 +730,40 @@ static char *bag_db_col_str(sqlite3_stmt *s, int i)
 	return bt_xstrdup(t ? (const char *)t : "");
 }
 
-static bt_status bag_db_topic_row(struct bag_db *db, sqlite3_stmt *s, struct bag_db_topic *t,
-				  struct bt_error *err)
+/* Runs query `sql` and calls fn for each row until fn fails: BT_OK once
+ * every row is read, else fn's failure or the database's (*err names
+ * `what`). */
+typedef bt_status (*bag_db_row_fn)(void *arg, sqlite3_stmt *s, struct bt_error *err);
+
+static bt_status bag_db_each_row(struct bag_db *db, const char *sql, const char *what,
+				 bag_db_row_fn fn, void *arg, struct bt_error *err)
 {
+	sqlite3_stmt *s;
+	bt_status st = bag_db_prepare(db, sql, &s, what, err);
+	if (st != BT_OK)
+		return st;
+	int rc = SQLITE_DONE;
+	while (st == BT_OK && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		st = fn(arg, s, err);
+	sqlite3_finalize(s);
+	if (st == BT_OK && rc != SQLITE_DONE)
+		st = bag_db_fail(db, rc, err, "%s", what);
+	return st;
+}
+
+/* What the rows of a topics or message_definitions query are read into. */
+struct bag_db_rows {
+	struct bag_db *db;
+	void *v; /* struct bag_db_topic or struct bag_msgdef */
+	size_t n, cap;
+	uint64_t orphans; /* messages of no topic */
+};
+
+static bt_status bag_db_topic_row(void *arg, sqlite3_stmt *s, struct bt_error *err)
+{
+	struct bag_db_rows *r = arg;
+	bt_xgrow(&r->v, &r->cap, r->n + 1, sizeof(struct bag_db_topic));
+	struct bag_db_topic *t = (struct bag_db_topic *)r->v + r->n++;
 	t->id = sqlite3_column_int64(s, 0);
 	t->topic.name = bag_db_col_str(s, 1);
 	t->topic.type = bag_db_col_str(s, 2);
@@ -744,7 +775,7 @@ static bt_status bag_db_topic_row(struct bag_db *db, sqlite3_stmt *s, struct bag
 	struct bt_error qerr;
 	if (q && bag_qos_from_string((const char *)q, &t->topic.qos, &t->topic.n_qos, &qerr) !=
 			 BT_OK)
-		return bt_err_set(err, BT_ERR_FORMAT, "%s: topic %s: %s", db->path,
+		return bt_err_set(err, BT_ERR_FORMAT, "%s: topic %s: %s", r->db->path,
 				  t->topic.name, qerr.msg);
 	return BT_OK;
 }
@@ -757,32 +788,19 @@ static struct bag_db_topic *bag_db_topic_by_id(struct bag_db_topic *t, size_t n,
 	return NULL;
 }
 
-static bt_status bag_db_read_counts(struct bag_db *db, struct bag_db_topic *t, size_t n,
-				    uint64_t *orphans, struct bt_error *err)
+static bt_status bag_db_count_row(void *arg, sqlite3_stmt *s, struct bt_error *err)
 {
-	sqlite3_stmt *s;
-	bt_status st = bag_db_prepare(db,
-				      "SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) "
-				      "FROM messages GROUP BY topic_id;",
-				      &s, "count messages", err);
-	if (st != BT_OK)
-		return st;
-	int rc;
-	*orphans = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct bag_db_topic *ti = bag_db_topic_by_id(t, n, sqlite3_column_int64(s, 0));
-		uint64_t cnt = (uint64_t)sqlite3_column_int64(s, 1);
-		if (!ti) {
-			*orphans += cnt;
-			continue;
-		}
-		ti->count = cnt;
-		ti->min_ts = sqlite3_column_int64(s, 2);
-		ti->max_ts = sqlite3_column_int64(s, 3);
+	struct bag_db_rows *r = arg;
+	(void)err;
+	struct bag_db_topic *ti = bag_db_topic_by_id(r->v, r->n, sqlite3_column_int64(s, 0));
+	uint64_t cnt = (uint64_t)sqlite3_column_int64(s, 1);
+	if (!ti) {
+		r->orphans += cnt;
+		return BT_OK;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return bag_db_fail(db, rc, err, "count messages");
+	ti->count = cnt;
+	ti->min_ts = sqlite3_column_int64(s, 2);
+	ti->max_ts = sqlite3_column_int64(s, 3);
 	return BT_OK;
 }
 
@@ -793,28 +811,19 @@ bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out, size_
 	snprintf(sql, sizeof sql, "SELECT id, name, type, serialization_format, %s, %s FROM topics "
 		 "ORDER BY id;", db->has_qos_col ? "offered_qos_profiles" : "''",
 		 db->has_hash_col ? "type_description_hash" : "''");
-	sqlite3_stmt *s;
-	bt_status st = bag_db_prepare(db, sql, &s, "read topics", err);
-	if (st != BT_OK)
-		return st;
-	int rc = SQLITE_DONE;
-	struct bag_db_topic *t = NULL;
-	size_t cnt = 0, cap = 0;
-	while (st == BT_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		bt_xgrow((void **)&t, &cap, cnt + 1, sizeof *t);
-		st = bag_db_topic_row(db, s, &t[cnt++], err);
-	}
-	sqlite3_finalize(s);
-	if (st == BT_OK && rc != SQLITE_DONE)
-		st = bag_db_fail(db, rc, err, "read topics");
+	struct bag_db_rows r = {.db = db};
+	bt_status st = bag_db_each_row(db, sql, "read topics", bag_db_topic_row, &r, err);
 	if (st == BT_OK)
-		st = bag_db_read_counts(db, t, cnt, orphans, err);
+		st = bag_db_each_row(db, "SELECT topic_id, COUNT(*), MIN(timestamp), "
+				     "MAX(timestamp) FROM messages GROUP BY topic_id;",
+				     "count messages", bag_db_count_row, &r, err);
 	if (st != BT_OK) {
-		bag_db_topics_free(t, cnt);
+		bag_db_topics_free(r.v, r.n);
 		return st;
 	}
-	*out = t;
-	*n = cnt;
+	*out = r.v;
+	*n = r.n;
+	*orphans = r.orphans;
 	return BT_OK;
 }
 
@@ -825,6 +834,19 @@ void bag_db_topics_free(struct bag_db_topic *t, size_t n)
 	free(t);
 }
 
+static bt_status bag_db_msgdef_row(void *arg, sqlite3_stmt *s, struct bt_error *err)
+{
+	struct bag_db_rows *r = arg;
+	(void)err;
+	bt_xgrow(&r->v, &r->cap, r->n + 1, sizeof(struct bag_msgdef));
+	struct bag_msgdef *d = (struct bag_msgdef *)r->v + r->n++;
+	d->topic_type = bag_db_col_str(s, 0);
+	d->encoding = bag_db_col_str(s, 1);
+	d->encoded_message_definition = bag_db_col_str(s, 2);
+	d->type_description_hash = bag_db_col_str(s, 3);
+	return BT_OK;
+}
+
 bt_status bag_db_read_msgdefs(struct bag_db *db, struct bag_msgdef **out, size_t *n,
 			      struct bt_error *err)
 {
@@ -832,33 +854,19 @@ bt_status bag_db_read_msgdefs(struct bag_db *db, struct bag_msgdef **out, size_t
 	*n = 0;
 	if (!db->has_msgdefs)
 		return BT_OK;
-	sqlite3_stmt *s;
-	bt_status st = bag_db_prepare(db,
-				      "SELECT topic_type, encoding, encoded_message_definition, "
-				      "type_description_hash FROM message_definitions ORDER BY id;",
-				      &s, "read message definitions", err);
-	if (st != BT_OK)
+	struct bag_db_rows r = {.db = db};
+	bt_status st = bag_db_each_row(
+		db, "SELECT topic_type, encoding, encoded_message_definition, "
+		    "type_description_hash FROM message_definitions ORDER BY id;",
+		"read message definitions", bag_db_msgdef_row, &r, err);
+	if (st != BT_OK) {
+		for (size_t i = 0; i < r.n; i++)
+			bag_msgdef_fini((struct bag_msgdef *)r.v + i);
+		free(r.v);
 		return st;
-	int rc;
-	struct bag_msgdef *d = NULL;
-	size_t cnt = 0, cap = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		bt_xgrow((void **)&d, &cap, cnt + 1, sizeof *d);
-		d[cnt].topic_type = bag_db_col_str(s, 0);
-		d[cnt].encoding = bag_db_col_str(s, 1);
-		d[cnt].encoded_message_definition = bag_db_col_str(s, 2);
-		d[cnt].type_description_hash = bag_db_col_str(s, 3);
-		cnt++;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		for (size_t i = 0; i < cnt; i++)
-			bag_msgdef_fini(&d[i]);
-		free(d);
-		return bag_db_fail(db, rc, err, "read message definitions");
-	}
-	*out = d;
-	*n = cnt;
+	*out = r.v;
+	*n = r.n;
 	return BT_OK;
 }
 

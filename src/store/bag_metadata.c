@@ -49,6 +49,12 @@ static void bag_md_emit_u64(struct ye *e, const char *key, uint64_t v)
 	ye_u64(e, v);
 }
 
+static void bag_md_emit_str(struct ye *e, const char *key, const char *v)
+{
+	ye_key(e, key);
+	ye_str(e, v);
+}
+
 static void bag_md_emit_causes(struct ye *e, const struct bag_losses *l)
 {
 	ye_key(e, "lost_by_cause");
@@ -103,27 +109,22 @@ static void bag_md_emit_qos(struct ye *e, const struct bag_topic *t, int version
 	bt_buf_fini(&b);
 }
 
-static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti, int version)
+static void bag_md_emit_topic(struct ye *e, const void *elem, int version)
 {
+	const struct bag_topic_info *ti = elem;
 	const struct bag_topic *t = &ti->topic;
 	ye_map_begin(e);
 	ye_key(e, "topic_metadata");
 	ye_map_begin(e);
-	ye_key(e, "name");
-	ye_str(e, t->name);
-	ye_key(e, "type");
-	ye_str(e, t->type);
-	ye_key(e, "serialization_format");
-	ye_str(e, t->serialization_format);
+	bag_md_emit_str(e, "name", t->name);
+	bag_md_emit_str(e, "type", t->type);
+	bag_md_emit_str(e, "serialization_format", t->serialization_format);
 	if (version >= BAG_MDV_QOS)
 		bag_md_emit_qos(e, t, version);
-	if (version >= BAG_MDV_TYPE_HASH) {
-		ye_key(e, "type_description_hash");
-		ye_str(e, t->type_description_hash);
-	}
+	if (version >= BAG_MDV_TYPE_HASH)
+		bag_md_emit_str(e, "type_description_hash", t->type_description_hash);
 	ye_map_end(e);
-	ye_key(e, "message_count");
-	ye_u64(e, ti->message_count);
+	bag_md_emit_u64(e, "message_count", ti->message_count);
 	if (ti->has_stats) {
 		ye_key(e, "statistics");
 		ye_map_begin(e);
@@ -133,62 +134,52 @@ static void bag_md_emit_topic(struct ye *e, const struct bag_topic_info *ti, int
 	ye_map_end(e);
 }
 
-static void bag_md_emit_empty_seq(struct ye *e)
-{
-	bag_qos_emit(e, NULL, 0, BAG_MDV_NEWEST); /* the same "[]" */
-}
+/* `key` and a sequence of the n `size`-byte elements at arr, each emitted
+ * by fn; "[]" when there are none. */
+typedef void (*bag_md_emit_fn)(struct ye *e, const void *elem, int version);
 
-static void bag_md_emit_file_stats(struct ye *e, const struct bag_file_info *f)
+static void bag_md_emit_list(struct ye *e, const char *key, const void *arr, size_t n,
+			     size_t size, int version, bag_md_emit_fn fn)
 {
-	ye_key(e, "topics_statistics");
-	if (!f->n_topics_stats) {
-		bag_md_emit_empty_seq(e);
+	ye_key(e, key);
+	if (!n) {
+		bag_qos_emit(e, NULL, 0, BAG_MDV_NEWEST); /* the same "[]" */
 		return;
 	}
 	ye_seq_begin(e);
-	for (size_t i = 0; i < f->n_topics_stats; i++) {
-		ye_map_begin(e);
-		ye_key(e, "topic");
-		ye_str(e, f->topics_stats[i].topic);
-		bag_md_emit_stats(e, &f->topics_stats[i].stats, false);
-		ye_map_end(e);
-	}
+	for (size_t i = 0; i < n; i++)
+		fn(e, (const char *)arr + i * size, version);
 	ye_seq_end(e);
 }
 
-static void bag_md_emit_files(struct ye *e, const struct bag_metadata *md, int version)
+static void bag_md_emit_file_topic(struct ye *e, const void *elem, int version)
 {
-	ye_key(e, "relative_file_paths");
-	if (!md->n_paths)
-		bag_md_emit_empty_seq(e);
-	else {
-		ye_seq_begin(e);
-		for (size_t i = 0; i < md->n_paths; i++)
-			ye_str(e, md->relative_file_paths[i]);
-		ye_seq_end(e);
-	}
-	if (version < BAG_MDV_FILES)
-		return;
-	ye_key(e, "files");
-	if (!md->n_files) {
-		bag_md_emit_empty_seq(e);
-		return;
-	}
-	ye_seq_begin(e);
-	for (size_t i = 0; i < md->n_files; i++) {
-		const struct bag_file_info *f = &md->files[i];
-		ye_map_begin(e);
-		ye_key(e, "path");
-		ye_str(e, f->path);
-		bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", f->starting_time);
-		bag_md_emit_ns(e, "duration", "nanoseconds", f->duration);
-		ye_key(e, "message_count");
-		ye_u64(e, f->message_count);
-		if (f->has_stats)
-			bag_md_emit_file_stats(e, f);
-		ye_map_end(e);
-	}
-	ye_seq_end(e);
+	const struct bag_file_topic_stats *ts = elem;
+	(void)version;
+	ye_map_begin(e);
+	bag_md_emit_str(e, "topic", ts->topic);
+	bag_md_emit_stats(e, &ts->stats, false);
+	ye_map_end(e);
+}
+
+static void bag_md_emit_path(struct ye *e, const void *elem, int version)
+{
+	(void)version;
+	ye_str(e, *(char *const *)elem);
+}
+
+static void bag_md_emit_file(struct ye *e, const void *elem, int version)
+{
+	const struct bag_file_info *f = elem;
+	ye_map_begin(e);
+	bag_md_emit_str(e, "path", f->path);
+	bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", f->starting_time);
+	bag_md_emit_ns(e, "duration", "nanoseconds", f->duration);
+	bag_md_emit_u64(e, "message_count", f->message_count);
+	if (f->has_stats)
+		bag_md_emit_list(e, "topics_statistics", f->topics_stats, f->n_topics_stats,
+				 sizeof *f->topics_stats, version, bag_md_emit_file_topic);
+	ye_map_end(e);
 }
 
 /* A string-to-string mapping; `~` when empty (custom_data, as rosbag2). */
@@ -218,34 +209,25 @@ static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 	ye_map_begin(e);
 	ye_key(e, "version");
 	ye_i64(e, v);
-	ye_key(e, "storage_identifier");
-	ye_str(e, md->storage_identifier);
+	bag_md_emit_str(e, "storage_identifier", md->storage_identifier);
 	bag_md_emit_ns(e, "duration", "nanoseconds", md->duration);
 	bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", md->starting_time);
-	ye_key(e, "message_count");
-	ye_u64(e, md->message_count);
-	ye_key(e, "topics_with_message_count");
-	if (!md->n_topics)
-		bag_md_emit_empty_seq(e);
-	else {
-		ye_seq_begin(e);
-		for (size_t i = 0; i < md->n_topics; i++)
-			bag_md_emit_topic(e, &md->topics[i], v);
-		ye_seq_end(e);
-	}
+	bag_md_emit_u64(e, "message_count", md->message_count);
+	bag_md_emit_list(e, "topics_with_message_count", md->topics, md->n_topics,
+			 sizeof *md->topics, v, bag_md_emit_topic);
 	if (v >= BAG_MDV_COMPRESSION) {
-		ye_key(e, "compression_format");
-		ye_str(e, md->compression_format);
-		ye_key(e, "compression_mode");
-		ye_str(e, md->compression_mode);
+		bag_md_emit_str(e, "compression_format", md->compression_format);
+		bag_md_emit_str(e, "compression_mode", md->compression_mode);
 	}
-	bag_md_emit_files(e, md, v);
+	bag_md_emit_list(e, "relative_file_paths", md->relative_file_paths, md->n_paths,
+			 sizeof *md->relative_file_paths, v, bag_md_emit_path);
+	if (v >= BAG_MDV_FILES)
+		bag_md_emit_list(e, "files", md->files, md->n_files, sizeof *md->files, v,
+				 bag_md_emit_file);
 	if (v >= BAG_MDV_CUSTOM_DATA)
 		bag_md_emit_kv(e, "custom_data", md->custom_data, md->n_custom_data);
-	if (v >= BAG_MDV_ROS_DISTRO) {
-		ye_key(e, "ros_distro");
-		ye_str(e, md->ros_distro);
-	}
+	if (v >= BAG_MDV_ROS_DISTRO)
+		bag_md_emit_str(e, "ros_distro", md->ros_distro);
 	if (md->n_def_sources) /* bagtop's addition */
 		bag_md_emit_kv(e, "message_definition_sources", md->def_sources,
 			       md->n_def_sources);
@@ -288,6 +270,7 @@ struct bag_md_ctx {
 	yaml_document_t *doc;
 	yaml_node_t *map;
 	struct bt_error *err;
+	int version; /* the metadata's, once its head is parsed */
 };
 
 static bt_status bag_md_bad(struct bag_md_ctx *c, const char *key, const char *what)
@@ -452,9 +435,11 @@ static void bag_md_parse_file_stats(struct bag_md_ctx *c, yaml_node_t *m, struct
 	}
 }
 
-static bt_status bag_md_parse_topic(struct bag_md_ctx *c, yaml_node_t *item, int version,
-				    struct bag_topic_info *ti)
+static bt_status bag_md_topic_item(struct bag_md_ctx *c, yaml_node_t *item, size_t i,
+				   void *elem)
 {
+	struct bag_topic_info *ti = elem;
+	(void)i;
 	yaml_node_t *tm = yd_get(c->doc, item, "topic_metadata");
 	struct bag_topic *t = &ti->topic;
 	if (!tm || tm->type != YAML_MAPPING_NODE)
@@ -468,7 +453,7 @@ static bt_status bag_md_parse_topic(struct bag_md_ctx *c, yaml_node_t *item, int
 	if (st == BT_OK)
 		st = bag_md_get_str(c, tm, "type_description_hash", false,
 				    &t->type_description_hash);
-	if (st == BT_OK && version >= 4)
+	if (st == BT_OK && c->version >= 4)
 		st = bag_md_parse_qos(c, tm, t);
 	if (st == BT_OK)
 		st = bag_md_get_u64(c, item, "message_count", &ti->message_count);
@@ -494,65 +479,52 @@ static bt_status bag_md_seq(struct bag_md_ctx *c, const char *key, bool required
 	return BT_OK;
 }
 
-static bt_status bag_md_parse_topics(struct bag_md_ctx *c, struct bag_metadata *md)
+/* The top-level sequence `key` (bag_md_seq) as an array of `size`-byte
+ * elements, each filled by fn (given its index, from 0): *arr and *n stay
+ * as they are when the sequence is null or absent. The first failure ends
+ * it; the elements so far stay for the caller to free. */
+typedef bt_status (*bag_md_item_fn)(struct bag_md_ctx *c, yaml_node_t *item, size_t i,
+				    void *elem);
+
+static bt_status bag_md_parse_list(struct bag_md_ctx *c, const char *key, bool required,
+				   size_t size, void **arr, size_t *n, bag_md_item_fn fn)
 {
 	yaml_node_t *seq;
-	bt_status rc = bag_md_seq(c, "topics_with_message_count", true, &seq);
-	if (rc != BT_OK || seq == NULL)
-		return rc;
-	md->n_topics = yd_len(seq);
-	md->topics = bt_xcalloc(md->n_topics, sizeof *md->topics);
-	for (size_t i = 0; i < md->n_topics; i++) {
-		bt_status st = bag_md_parse_topic(c, yd_item(c->doc, seq, i), md->version,
-						  &md->topics[i]);
-		if (st != BT_OK)
-			return st;
-	}
+	bt_status st = bag_md_seq(c, key, required, &seq);
+	if (st != BT_OK || seq == NULL)
+		return st;
+	*n = yd_len(seq);
+	*arr = bt_xcalloc(*n, size);
+	for (size_t i = 0; i < *n && st == BT_OK; i++)
+		st = fn(c, yd_item(c->doc, seq, i), i, (char *)*arr + i * size);
+	return st;
+}
+
+static bt_status bag_md_path_item(struct bag_md_ctx *c, yaml_node_t *n, size_t i, void *elem)
+{
+	char **path = elem;
+	(void)i;
+	if (yd_str(n, path) != BT_OK || !(*path)[0])
+		return bag_md_bad(c, "relative_file_paths", "holds a non-string or empty entry");
 	return BT_OK;
 }
 
-static bt_status bag_md_parse_paths(struct bag_md_ctx *c, struct bag_metadata *md)
+static bt_status bag_md_file_item(struct bag_md_ctx *c, yaml_node_t *m, size_t i, void *elem)
 {
-	yaml_node_t *seq;
-	bt_status rc = bag_md_seq(c, "relative_file_paths", true, &seq);
-	if (rc != BT_OK || seq == NULL)
-		return rc;
-	md->n_paths = yd_len(seq);
-	md->relative_file_paths = bt_xcalloc(md->n_paths, sizeof(char *));
-	for (size_t i = 0; i < md->n_paths; i++) {
-		yaml_node_t *n = yd_item(c->doc, seq, i);
-		if (yd_str(n, &md->relative_file_paths[i]) != BT_OK ||
-		    !md->relative_file_paths[i][0])
-			return bag_md_bad(c, "relative_file_paths", "holds a non-string or empty entry");
-	}
-	return BT_OK;
-}
-
-static bt_status bag_md_parse_files(struct bag_md_ctx *c, struct bag_metadata *md)
-{
-	yaml_node_t *seq;
-	bt_status rc = bag_md_seq(c, "files", false, &seq);
-	if (rc != BT_OK || seq == NULL)
-		return rc;
-	md->n_files = yd_len(seq);
-	md->files = bt_xcalloc(md->n_files, sizeof *md->files);
-	for (size_t i = 0; i < md->n_files; i++) {
-		yaml_node_t *m = yd_item(c->doc, seq, i);
-		struct bag_file_info *f = &md->files[i];
-		bt_status st = bag_md_get_str(c, m, "path", true, &f->path);
-		if (st == BT_OK)
-			st = bag_md_get_ns(c, m, "starting_time", "nanoseconds_since_epoch",
-					   &f->starting_time);
-		if (st == BT_OK)
-			st = bag_md_get_ns(c, m, "duration", "nanoseconds", &f->duration);
-		if (st == BT_OK)
-			st = bag_md_get_u64(c, m, "message_count", &f->message_count);
-		if (st == BT_OK && f->duration < 0)
-			st = bag_md_bad(c, "files.duration", "is negative");
-		if (st != BT_OK)
-			return bt_err_prefix(c->err, "files entry %zu", i + 1);
-		bag_md_parse_file_stats(c, m, f);
-	}
+	struct bag_file_info *f = elem;
+	bt_status st = bag_md_get_str(c, m, "path", true, &f->path);
+	if (st == BT_OK)
+		st = bag_md_get_ns(c, m, "starting_time", "nanoseconds_since_epoch",
+				   &f->starting_time);
+	if (st == BT_OK)
+		st = bag_md_get_ns(c, m, "duration", "nanoseconds", &f->duration);
+	if (st == BT_OK)
+		st = bag_md_get_u64(c, m, "message_count", &f->message_count);
+	if (st == BT_OK && f->duration < 0)
+		st = bag_md_bad(c, "files.duration", "is negative");
+	if (st != BT_OK)
+		return bt_err_prefix(c->err, "files entry %zu", i + 1);
+	bag_md_parse_file_stats(c, m, f);
 	return BT_OK;
 }
 
@@ -600,7 +572,7 @@ static bt_status bag_md_parse_head(struct bag_md_ctx *c, struct bag_metadata *md
 		return bag_md_bad(c, "version", "is missing");
 	if (yd_i64(yd_get(c->doc, c->map, "version"), &v) != BT_OK || v < 1 || v > 100)
 		return bag_md_bad(c, "version", "is not a supported metadata version (1..9)");
-	md->version = (int)v;
+	md->version = c->version = (int)v;
 	bt_status st = bag_md_get_str(c, c->map, "storage_identifier", true,
 				      &md->storage_identifier);
 	if (st == BT_OK)
@@ -619,16 +591,20 @@ static bt_status bag_md_parse(struct bag_md_ctx *c, struct bag_metadata *md)
 {
 	bt_status st = bag_md_parse_head(c, md);
 	if (st == BT_OK)
-		st = bag_md_parse_topics(c, md);
+		st = bag_md_parse_list(c, "topics_with_message_count", true, sizeof *md->topics,
+				       (void **)&md->topics, &md->n_topics, bag_md_topic_item);
 	if (st == BT_OK)
-		st = bag_md_parse_paths(c, md);
+		st = bag_md_parse_list(c, "relative_file_paths", true, sizeof(char *),
+				       (void **)&md->relative_file_paths, &md->n_paths,
+				       bag_md_path_item);
 	if (st == BT_OK)
 		st = bag_md_get_str(c, c->map, "compression_format", false,
 				    &md->compression_format);
 	if (st == BT_OK)
 		st = bag_md_get_str(c, c->map, "compression_mode", false, &md->compression_mode);
 	if (st == BT_OK)
-		st = bag_md_parse_files(c, md);
+		st = bag_md_parse_list(c, "files", false, sizeof *md->files, (void **)&md->files,
+				       &md->n_files, bag_md_file_item);
 	if (st == BT_OK)
 		st = bag_md_parse_kv(c, "custom_data", &md->custom_data, &md->n_custom_data);
 	if (st == BT_OK)
@@ -646,7 +622,7 @@ bt_status bag_metadata_from_yaml(const char *text, size_t len, struct bag_metada
 	bt_status st = yd_load(&doc, text, len, err);
 	if (st != BT_OK)
 		return st;
-	struct bag_md_ctx c = {&doc, yaml_document_get_root_node(&doc), err};
+	struct bag_md_ctx c = {&doc, yaml_document_get_root_node(&doc), err, 0};
 	yaml_node_t *inner = yd_get(&doc, c.map, BAG_ROOT_KEY);
 	if (inner)
 		c.map = inner;
