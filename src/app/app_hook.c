@@ -439,7 +439,9 @@ void app_hook_finish(struct app_hook *h, int64_t timeout_ns, struct bt_buf *out)
 	h->finished = h->stopping = true;
 	hook_wake(h);
 	struct timespec until = bt_sync_deadline(timeout_ns);
-	while (!h->done && pthread_cond_timedwait(&h->cv, &h->mu, &until) != ETIMEDOUT)
+	/* Any error ends the wait as a timeout does (EINVAL would come back at
+	 * once, every time: a spin with mu held). */
+	while (!h->done && pthread_cond_timedwait(&h->cv, &h->mu, &until) == 0)
 		;
 	if (!h->done) {
 		h->kill = true;

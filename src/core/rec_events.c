@@ -144,6 +144,8 @@ static bool ev_sleep(struct rec_events *ev, int64_t deadline)
 	int rc = 0;
 	while (!ev->stop && ev->q_len == 0 && rc == 0)
 		rc = pthread_cond_timedwait(&ev->cv, &ev->mu, &ts);
+	if (rc != 0 && rc != ETIMEDOUT) /* ends the wait too, rather than a spin */
+		bt_log_error("event thread: timed wait failed: %s", strerror(rc));
 	bool stop = ev->stop;
 	pthread_mutex_unlock(&ev->mu);
 	return stop;
