@@ -63,7 +63,10 @@ static void test_pause_resume_by_pid(void **state)
 	struct rec r;
 	char *args[] = {"/p", "--start-paused", NULL};
 	rec_start(&r, 161, args, NULL);
-	char *extra[] = {"--count", "100", "--rate", "20", "--wait-readers", "1", NULL};
+	/* 8 s of messages: the four commands before the last resume take
+	 * 4.5 s of sleeps plus their own start-up, a second or more under load
+	 * (100 messages ended before it once, at load 5). */
+	char *extra[] = {"--count", "160", "--rate", "20", "--wait-readers", "1", NULL};
 	struct rec_pub tp = rec_pub_start(r.tmp, 161, "rt/p", extra);
 	rec_sleep(1.5);
 	int64_t t_resume = realtime_ns();
@@ -79,7 +82,7 @@ static void test_pause_resume_by_pid(void **state)
 	control_ok(r.tmp, "resume", r.pid, "resumed\n");
 	int64_t t_resumed2 = realtime_ns();
 	control_ok(r.tmp, "resume", r.pid, "already running\n");
-	assert_int_equal(rec_pub_finish(&tp), 100);
+	assert_int_equal(rec_pub_finish(&tp), 160);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_non_null(strstr(r.out, "recording resumed"));
