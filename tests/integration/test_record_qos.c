@@ -49,20 +49,23 @@ static struct bag_qos topic_qos(const char *dir, const char *topic)
 	return q;
 }
 
-/* 1. A late-joining recorder gets the transient-local history (the last 5
- * of 10), and metadata.yaml says what the publisher offered. */
-static void test_record_tl_late_joiner(void **state)
+/* A recorder (with `env`, for `settle` s) joining a transient-local
+ * publisher late gets its history (the last 5 of 10), all written, none
+ * counted as lost, and metadata.yaml says what the publisher offered. */
+static void tl_late_join(int domain, const char *env, double settle)
 {
-	(void)state;
 	char *tmp = tu_mkdtemp("tlpub");
-	struct rec_pub tp = tl_publisher(tmp, 120, "rt/tl");
+	struct rec_pub tp = tl_publisher(tmp, domain, "rt/tl");
 	struct rec r;
 	char *args[] = {"/tl", NULL};
-	rec_start(&r, 120, args, NULL);
+	rec_start(&r, domain, args, env);
+	rec_sleep(settle);
 	rec_stop(&r, SIGINT);
 	assert_int_equal(rec_pub_finish(&tp), 10);
 	printf("%s", r.out);
 	assert_int_equal(tb_count(r.dir, "/tl", TB_ALL), 5);
+	assert_null(strstr(r.out, "LOST"));
+	assert_non_null(strstr(r.out, "Recorded 5 messages"));
 	struct bag_qos q = topic_qos(r.dir, "/tl");
 	assert_int_equal(q.durability, BAG_DURABILITY_TRANSIENT_LOCAL);
 	assert_int_equal(q.reliability, BAG_RELIABILITY_RELIABLE);
@@ -74,30 +77,22 @@ static void test_record_tl_late_joiner(void **state)
 	free(tmp);
 }
 
+/* 1. A late-joining recorder. */
+static void test_record_tl_late_joiner(void **state)
+{
+	(void)state;
+	tl_late_join(120, NULL, 0.0);
+}
+
 /* 1b. The same while the discovery thread takes 0.8 s between creating the
- * reader and marking the topic subscribed (a test hook): the history,
- * delivered as soon as the reader exists, is written, none of it counted
- * as lost (it was, as "write failed", when the consumer waited for
+ * reader and marking the topic subscribed (a test hook), stopped after
+ * that: the history, delivered as soon as the reader exists, is written
+ * (it was counted as lost, "write failed", when the consumer waited for
  * `subscribed` rather than for the topic's description). */
 static void test_record_tl_slow_subscribe(void **state)
 {
 	(void)state;
-	char *tmp = tu_mkdtemp("tlslow");
-	struct rec_pub tp = tl_publisher(tmp, 83, "rt/tl");
-	struct rec r;
-	char *args[] = {"/tl", NULL};
-	rec_start(&r, 83, args, "BAGTOP_TEST_SUBSCRIBE_DELAY_US=800000");
-	rec_sleep(1.5); /* past the delay: the topic is subscribed */
-	rec_stop(&r, SIGINT);
-	assert_int_equal(rec_pub_finish(&tp), 10);
-	printf("%s", r.out);
-	assert_int_equal(tb_count(r.dir, "/tl", TB_ALL), 5);
-	assert_null(strstr(r.out, "LOST"));
-	assert_non_null(strstr(r.out, "Recorded 5 messages"));
-	rec_check(r.dir);
-	rec_free(&r);
-	tu_rmrf(tmp);
-	free(tmp);
+	tl_late_join(83, "BAGTOP_TEST_SUBSCRIBE_DELAY_US=800000", 1.5);
 }
 
 static char *write_overrides(const char *dir, const char *text)
