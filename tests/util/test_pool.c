@@ -1,7 +1,8 @@
 /* bt_pool: a freed block of a class comes back for the next block of that
  * class (outside ASan, where nothing is kept), blocks are usable over their
  * whole size, large blocks bypass the pool, and blocks freed on one thread
- * are taken on another. */
+ * are taken on another; bt_pool_trim frees exactly the blocks no
+ * allocation took since its previous call. */
 #include <pthread.h>
 #include <string.h>
 
@@ -53,6 +54,33 @@ static void test_bound(void **state)
 		bt_pool_free(p[i], BT_POOL_MAX);
 }
 
+/* Ten blocks of one class freed into the pool: the first trim restarts the
+ * low-water mark (a block may be taken before the next one), a trim with
+ * three of them taken in between frees the seven never taken, the next
+ * (after the three came back) frees those three, and then nothing. */
+static void test_trim(void **state)
+{
+	(void)state;
+	enum { N = 10, SZ = 3 * BT_POOL_STEP };
+	void *p[N];
+	(void)bt_pool_trim(); /* whatever earlier tests left */
+	(void)bt_pool_trim();
+	assert_int_equal(bt_pool_trim(), 0);
+	for (size_t i = 0; i < N; i++)
+		assert_non_null(p[i] = bt_pool_alloc(SZ));
+	for (size_t i = 0; i < N; i++)
+		bt_pool_free(p[i], SZ);
+	assert_int_equal(bt_pool_trim(), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_non_null(p[i] = bt_pool_alloc(SZ));
+	assert_int_equal(bt_pool_trim(), KEEPS ? 7 * SZ : 0);
+	for (size_t i = 0; i < 3; i++)
+		bt_pool_free(p[i], SZ);
+	assert_int_equal(bt_pool_trim(), 0);
+	assert_int_equal(bt_pool_trim(), KEEPS ? 3 * SZ : 0);
+	assert_int_equal(bt_pool_trim(), 0);
+}
+
 #define XN 20000
 
 static void *freer(void *arg)
@@ -84,6 +112,7 @@ int main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_trim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
