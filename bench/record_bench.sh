@@ -66,6 +66,13 @@ if [ -z "${RECORD_BENCH_NS:-}" ]; then
 	echo "record_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
 fi
 
+# CPU per message against ddsperf sub's: issue 3 asked 1.3 x for the
+# recorder (SQLite), issue 13 1.5 x for -s mcap.
+case $STORAGE in
+mcap) CPU_TARGET=1.5 ;;
+*) CPU_TARGET=1.3 ;;
+esac
+
 command -v ddsperf >/dev/null || { echo "record_bench: ddsperf not found (cyclonedds-tools)" >&2; exit 1; }
 [ -x "$BAGTOP" ] || { echo "record_bench: $BAGTOP is not built" >&2; exit 1; }
 WORK=$(mktemp -d "$DIR/record_bench.XXXXXX")
@@ -149,7 +156,7 @@ for size in $SIZES; do
 	lost=$(awk '{ s += $1 } END { print s + 0 }' "$WORK/b.lost")
 	echo "$size: bagtop/sub received rate $(echo "$rb $ra" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }')" \
 		"(target >= 0.9); lost in the recorder $lost (target 0);" \
-		"CPU per message bagtop/sub $(echo "$cb $ca" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }') (target <= 1.3)"
+		"CPU per message bagtop/sub $(echo "$cb $ca" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }') (target <= $CPU_TARGET)"
 	bps=$(median <"$WORK/b.bps")
 	echo "$size: bagtop wrote $bps MB/s of bag; disk (dd conv=fdatasync) $DISK1 MB/s;" \
 		"ratio $(echo "$bps $DISK1" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }') (target >= 0.9 at 1 MiB)"

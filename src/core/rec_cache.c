@@ -29,6 +29,7 @@
 #include "bt_sync.h"
 
 #define REC_CACHE_GATHER_NS INT64_C(10000000) /* 10 ms */
+#define REC_CACHE_ORDER_MAX ((size_t)1 << 16)  /* 512 KiB of pointers per side */
 
 struct rec_cache {
 	pthread_mutex_t mu;
@@ -42,6 +43,16 @@ struct rec_cache {
 	uint64_t done;  /* batches the consumer has finished */
 	atomic_size_t fill; /* prod.bytes, readable without the lock (UI) */
 	struct timespec first; /* when the producer buffer got its first message */
+	/* The producer buffer's first messages as an array (a hint for the
+	 * consumer's prefetching; the list stays the truth): push stores while
+	 * there is room and never allocates; the consumer sizes the array
+	 * outside the lock (cache_order_room) and the two swap with the
+	 * batch. */
+	struct rec_msg **pv; /* producer side, under mu */
+	size_t pv_n, pv_cap;
+	struct rec_msg **cv; /* the consumer's: the batch it took last */
+	size_t cv_n, cv_cap;
+	size_t last_count; /* messages in the batch taken last */
 };
 
 struct rec_cache *rec_cache_new(size_t max_bytes)
@@ -61,6 +72,8 @@ void rec_cache_free(struct rec_cache *c)
 	if (c == NULL)
 		return;
 	rec_msg_free_list(c->prod.head);
+	free(c->pv);
+	free(c->cv);
 	pthread_cond_destroy(&c->cv_done);
 	pthread_cond_destroy(&c->cv_data);
 	pthread_mutex_destroy(&c->mu);
@@ -69,6 +82,8 @@ void rec_cache_free(struct rec_cache *c)
 
 static void cache_append(struct rec_cache *c, struct rec_msg *m)
 {
+	if (c->pv_n < c->pv_cap)
+		c->pv[c->pv_n++] = m;
 	rec_batch_append(&c->prod, m);
 	atomic_store_explicit(&c->fill, c->prod.bytes, memory_order_relaxed);
 }
@@ -132,9 +147,30 @@ static void cache_gather(struct rec_cache *c)
 			break;
 }
 
+/* Consumer only, before its swap: room in its array (which becomes the
+ * producer's) for twice the last batch, up to REC_CACHE_ORDER_MAX; when
+ * growing fails it keeps its size. */
+static void cache_order_room(struct rec_cache *c)
+{
+	size_t want = c->last_count < REC_CACHE_ORDER_MAX ? 2 * c->last_count : REC_CACHE_ORDER_MAX;
+	if (want > REC_CACHE_ORDER_MAX)
+		want = REC_CACHE_ORDER_MAX;
+	if (want < 64)
+		want = 64;
+	if (c->cv_cap >= want)
+		return;
+	struct rec_msg **v = realloc(c->cv, want * sizeof *v);
+	if (v == NULL)
+		return;
+	c->cv = v;
+	c->cv_cap = want;
+}
+
 bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_batch *out)
 {
 	*out = (struct rec_batch){0};
+	cache_order_room(c);
+	c->cv_n = 0;
 	pthread_mutex_lock(&c->mu);
 	if (c->done != c->taken) {
 		c->done = c->taken;
@@ -147,12 +183,27 @@ bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_bat
 	if (c->prod.count != 0) {
 		*out = c->prod;
 		c->prod = (struct rec_batch){0};
+		struct rec_msg **v = c->cv;
+		size_t cap = c->cv_cap;
+		c->cv = c->pv;
+		c->cv_cap = c->pv_cap;
+		c->cv_n = c->pv_n;
+		c->pv = v;
+		c->pv_cap = cap;
+		c->pv_n = 0;
+		c->last_count = out->count;
 		c->taken++;
 		atomic_store_explicit(&c->fill, 0, memory_order_relaxed);
 	}
 	bool go_on = !c->closed || out->count != 0;
 	pthread_mutex_unlock(&c->mu);
 	return go_on;
+}
+
+struct rec_msg *const *rec_cache_order(const struct rec_cache *c, size_t *n)
+{
+	*n = c->cv_n;
+	return c->cv;
 }
 
 void rec_cache_wake(struct rec_cache *c)

@@ -47,6 +47,11 @@ bt_status rec_cache_push(struct rec_cache *c, struct rec_msg *m);
  * moves every waiting message into *out (count 0 when none). Returns false
  * once the cache is closed and empty: the consumer's signal to finish. */
 bool rec_cache_swap_wait(struct rec_cache *c, int64_t timeout_ns, struct rec_batch *out);
+/* Consumer only: the first *n messages of the batch the last swap_wait
+ * handed out, in list order, as an array (*n may be less than its count,
+ * 0 included: the array only helps to read ahead, the list is the batch).
+ * Valid until the next swap_wait. */
+struct rec_msg *const *rec_cache_order(const struct rec_cache *c, size_t *n);
 /* Makes a waiting swap_wait return at once (commands for the consumer). */
 void rec_cache_wake(struct rec_cache *c);
 /* No more pushes are accepted; what is queued is still handed out. */

@@ -70,6 +70,7 @@
 #define CONS_ALONE_BYTES ((size_t)64 << 20) /* big messages get a chunk each */
 #define CONS_POST_POLL_NS INT64_C(50000000) /* snapshot-post: drain every 50 ms */
 #define CONS_LOSS_SYNC_NS INT64_C(100000000) /* losses into the bag's statistics */
+#define CONS_AHEAD 8 /* messages read ahead by the batch's walks */
 
 /* Consumer-private handle states besides real bag handles. */
 #define CONS_HANDLE_NONE UINT32_MAX          /* not registered yet */
@@ -148,6 +149,11 @@ struct rec_consumer {
 	struct cons_mref *mr;
 	uint8_t *fate;
 	size_t cap;
+	/* The batch being written as an array (rec_cache_order: its first
+	 * order_n messages, or none) and the position of the walk in it:
+	 * the walks read CONS_AHEAD messages ahead. */
+	struct rec_msg *const *order;
+	size_t order_n, walk;
 	/* Payload bytes abandoned (how many messages: the topics'
 	 * lost_abandoned); read from any thread. */
 	atomic_uint_fast64_t abandoned_bytes;
@@ -460,12 +466,24 @@ static void cons_grow(struct rec_consumer *c, size_t need)
 	c->cap = need;
 }
 
+/* The message CONS_AHEAD after the walk's position is fetched into the
+ * cache now: each message's header is in a block of its own (the received
+ * sample's), so a walk down the list would wait for memory at every step;
+ * with the order array the waits overlap. */
+static void cons_ahead(struct rec_consumer *c)
+{
+	size_t i = c->walk++ + CONS_AHEAD;
+	if (i < c->order_n)
+		__builtin_prefetch(c->order[i]);
+}
+
 /* Fills the chunk from `m` on; returns the first message not taken. */
 static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_msg *m,
 				       size_t *n)
 {
 	*n = 0;
 	while (m != NULL && *n < c->cap) {
+		cons_ahead(c);
 		if (!cons_register(c, m->topic)) {
 			cons_lost_write(c, m);
 			m = m->next;
@@ -478,8 +496,10 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 			continue;
 		}
 		bool big = m->len >= CONS_ALONE_BYTES;
-		if (big && *n > 0)
+		if (big && *n > 0) {
+			c->walk--; /* not taken: the next fill starts with it */
 			break; /* it starts the next chunk, alone */
+		}
 		uint32_t h = c->handles[m->topic];
 		c->bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
 		c->mr[*n] = (struct cons_mref){m->topic, m->repeat};
@@ -631,6 +651,7 @@ static void cons_guard(struct rec_consumer *c)
 
 static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
 {
+	c->walk = 0;
 	cons_guard(c);
 	cons_grow(c, b->count);
 	const struct rec_msg *m = b->head;
@@ -732,6 +753,18 @@ static void cons_run_snapshots(struct rec_consumer *c)
 
 /* ---- the thread ---- */
 
+/* rec_msg_free_list, reading ahead as the write's walk does. */
+static void cons_free_batch(struct rec_consumer *c, struct rec_msg *m)
+{
+	c->walk = 0;
+	while (m != NULL) {
+		cons_ahead(c);
+		struct rec_msg *next = m->next;
+		rec_msg_free(m);
+		m = next;
+	}
+}
+
 /* Nothing arrived: the storage may flush what waits (mcap's open chunk). */
 static void cons_idle(struct rec_consumer *c)
 {
@@ -761,9 +794,11 @@ static void *cons_main(void *arg)
 			cons_publish_file(c);
 			continue;
 		}
+		c->order = rec_cache_order(c->opt.cache, &c->order_n);
 		cons_write_batch(c, &b);
 		cons_publish_file(c);
-		rec_msg_free_list(b.head);
+		cons_free_batch(c, b.head);
+		c->order_n = 0;
 		if (bt_time_monotonic_ns() - c->loss_sync_t >= CONS_LOSS_SYNC_NS)
 			cons_sync_losses(c);
 		atomic_fetch_add_explicit(&c->batches, 1, memory_order_relaxed);

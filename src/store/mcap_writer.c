@@ -488,6 +488,36 @@ bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
 
 /* ---- chunks ---- */
 
+/* Channel id's Message Index record: c's (log_time, offset) pairs. On a
+ * little-endian host they are already the record's entries, so they go
+ * out as they are (w_put: into `out`, or straight to the file when large)
+ * instead of being encoded into `rec` and copied again. */
+static bt_status w_emit_index(struct mcap_writer *w, uint16_t id, const struct w_channel *c,
+			      struct bt_error *err)
+{
+	size_t n = c->idx_n;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!w->o.test_pad_records) {
+		uint8_t pre[MCAP_RECORD_PREFIX + 2 + 4];
+		pre[0] = MCAP_OP_MESSAGE_INDEX;
+		mcap_put_u64(pre + 1, 2 + 4 + (uint64_t)n * 16);
+		pre[9] = (uint8_t)id;
+		pre[10] = (uint8_t)(id >> 8);
+		mcap_put_u32(pre + 11, (uint32_t)(n * 16));
+		bt_status st = w_put(w, pre, sizeof pre, true, err);
+		return st != BT_OK ? st : w_put(w, c->idx, n * 16, true, err);
+	}
+#endif
+	bt_buf_reset(&w->rec);
+	if (mcap_enc_u16(&w->rec, id) != BT_OK || mcap_enc_u32(&w->rec, (uint32_t)(n * 16)) != BT_OK ||
+	    bt_buf_reserve(&w->rec, n * 16) != BT_OK)
+		return w_nomem(err);
+	for (size_t k = 0; k < 2 * n; k++)
+		mcap_put_u64((uint8_t *)w->rec.data + w->rec.len + 8 * k, c->idx[k]);
+	w->rec.len += n * 16;
+	return w_emit_rec(w, MCAP_OP_MESSAGE_INDEX, true, err);
+}
+
 static bt_status w_message_indexes(struct mcap_writer *w, struct bt_buf *offsets, uint64_t *total,
 				   struct bt_error *err)
 {
@@ -496,16 +526,8 @@ static bt_status w_message_indexes(struct mcap_writer *w, struct bt_buf *offsets
 		struct w_channel *c = &w->channels[i];
 		if (c->idx_n == 0)
 			continue;
-		uint64_t at = w->pos, n = c->idx_n;
-		bt_buf_reset(&w->rec);
-		if (mcap_enc_u16(&w->rec, (uint16_t)(i + 1)) != BT_OK ||
-		    mcap_enc_u32(&w->rec, (uint32_t)(n * 16)) != BT_OK ||
-		    bt_buf_reserve(&w->rec, n * 16) != BT_OK)
-			return w_nomem(err);
-		for (size_t k = 0; k < 2 * n; k++)
-			mcap_put_u64((uint8_t *)w->rec.data + w->rec.len + 8 * k, c->idx[k]);
-		w->rec.len += n * 16;
-		bt_status st = w_emit_rec(w, MCAP_OP_MESSAGE_INDEX, true, err);
+		uint64_t at = w->pos;
+		bt_status st = w_emit_index(w, (uint16_t)(i + 1), c, err);
 		if (st != BT_OK)
 			return st;
 		*total += w->pos - at;

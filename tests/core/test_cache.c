@@ -82,6 +82,40 @@ static void test_cache_order(void **state)
 	rec_cache_free(c);
 }
 
+/* rec_cache_order: a prefix of the batch, in list order, growing with the
+ * batches (the first has none: the array is sized between swaps). */
+static void test_cache_order_array(void **state)
+{
+	(void)state;
+	struct rec_cache *c = rec_cache_new(1 << 20);
+	size_t seen[5];
+	for (int round = 0; round < 5; round++) {
+		for (uint32_t i = 0; i < 300; i++)
+			assert_int_equal(rec_cache_push(c, msg(0, i, 8)), BT_OK);
+		struct rec_batch b;
+		assert_true(rec_cache_swap_wait(c, 0, &b));
+		assert_int_equal(b.count, 300);
+		size_t n;
+		struct rec_msg *const *v = rec_cache_order(c, &n);
+		assert_true(n <= b.count);
+		const struct rec_msg *m = b.head;
+		for (size_t i = 0; i < n; i++, m = m->next)
+			assert_ptr_equal(v[i], m);
+		seen[round] = n;
+		rec_msg_free_list(b.head);
+	}
+	assert_int_equal(seen[0], 0);
+	assert_int_equal(seen[4], 300); /* grown to twice the last batch */
+	/* No batch: nothing to read ahead. */
+	struct rec_batch e;
+	assert_true(rec_cache_swap_wait(c, 0, &e));
+	assert_int_equal(e.count, 0);
+	size_t n;
+	(void)rec_cache_order(c, &n);
+	assert_int_equal(n, 0);
+	rec_cache_free(c);
+}
+
 static void test_cache_close(void **state)
 {
 	(void)state;
@@ -361,6 +395,7 @@ static void test_cache_many_producers(void **state)
 TU_MAIN(
 	cmocka_unit_test(test_cache_bound),
 	cmocka_unit_test(test_cache_order),
+	cmocka_unit_test(test_cache_order_array),
 	cmocka_unit_test(test_cache_close),
 	cmocka_unit_test(test_cache_timeout),
 	cmocka_unit_test(test_cache_write_through),
