@@ -358,6 +358,7 @@ static void br_take_topics(struct bag_reader *r, struct bag_reader_file *f,
 	for (size_t i = 0; i < n; i++) {
 		struct bag_reader_file_topic *ft = &f->topics[i];
 		ft->topic = br_topic_index(r, &t[i].topic);
+		ft->id = t[i].id;
 		ft->count = t[i].count;
 		ft->start = t[i].min_ts;
 		ft->end = t[i].max_ts;
@@ -769,6 +770,8 @@ const char *bag_reader_compression(const struct bag_reader *r)
 
 /* ---- iteration ---- */
 
+/* The file's topic ids come from its summary: reading them again here
+ * would count every message of the file once more (read_topics). */
 static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error *err)
 {
 	struct br_cursor *c = &r->cursors[i];
@@ -778,23 +781,17 @@ static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error 
 	if (st == BT_OK)
 		st = br_storage_open(r, f, db_path, BAG_STORAGE_READ, &c->s, err);
 	free(db_path);
-	struct bag_storage_topic *t = NULL;
-	size_t n = 0;
-	uint64_t orphans;
-	if (st == BT_OK)
-		st = c->s->ops->read_topics(c->s, &t, &n, &orphans, err);
-	if (st == BT_OK) {
-		c->ids = bt_xcalloc(n, sizeof *c->ids);
-		c->topic_map = bt_xcalloc(n, sizeof *c->topic_map);
-		for (size_t k = 0; k < n; k++) {
-			c->ids[k] = t[k].id;
-			c->topic_map[k] = n == f->n_topics ? f->topics[k].topic
-							   : br_topic_index(r, &t[k].topic);
-		}
-		c->n_ids = n;
+	if (st != BT_OK)
+		return st;
+	size_t n = f->n_topics;
+	c->ids = n ? bt_xcalloc(n, sizeof *c->ids) : NULL;
+	c->topic_map = n ? bt_xcalloc(n, sizeof *c->topic_map) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		c->ids[k] = f->topics[k].id;
+		c->topic_map[k] = f->topics[k].topic;
 	}
-	bag_storage_topics_free(t, n);
-	return st;
+	c->n_ids = n;
+	return BT_OK;
 }
 
 static int br_cursor_advance(struct br_cursor *c, struct bt_error *err)

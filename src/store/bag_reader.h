@@ -53,6 +53,7 @@ struct bag_reader_skip {
 
 struct bag_reader_file_topic {
 	size_t topic; /* index into bag_reader_topics() */
+	int64_t id;   /* the file's own id for it (its messages' topic id) */
 	uint64_t count;
 	int64_t start, end; /* BAG_TIME_NONE / INT64_MIN when count is 0 */
 };
