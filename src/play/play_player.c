@@ -145,6 +145,9 @@ static bt_status player_open_lenient(struct play *p, struct bt_error *err)
 	/* --strict: every file checked first (sqlite's quick_check), so a
 	 * corrupt one is refused before anything is played. */
 	p->open_flags = p->o.strict ? BAG_READER_INTEGRITY : BAG_READER_SKIP_UNREADABLE;
+	/* The per-topic totals from metadata.yaml when the files agree with
+	 * it, not by reading every message first (0.5 s for 200 MB) */
+	p->open_flags |= BAG_READER_COUNTS_FROM_METADATA;
 	bt_status st = bag_reader_open(p->bag_path, p->open_flags, &p->rd, err);
 	if (st == BT_OK && !p->o.strict)
 		player_note_skipped(p);
