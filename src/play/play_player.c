@@ -55,6 +55,7 @@ void play_warn_locked(struct play *p, const char *msg)
 void play_finish_locked(struct play *p)
 {
 	p->stop = true;
+	atomic_fetch_add(&p->ctl_seq, 1);
 	atomic_store(&p->state, PLAY_STATE_DONE);
 	pthread_cond_broadcast(&p->cv_pub);
 	pthread_cond_broadcast(&p->cv_reader);
@@ -278,6 +279,7 @@ void play_request_stop(struct play *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
+	atomic_fetch_add(&p->ctl_seq, 1);
 	pthread_cond_broadcast(&p->cv_pub);
 	pthread_cond_broadcast(&p->cv_reader);
 	pthread_mutex_unlock(&p->mu);
