@@ -46,21 +46,29 @@ static void put_string(struct bag_writer *w, uint32_t h, int64_t t, int i)
 	btdds_cdr_wr_fini(&c);
 }
 
-static uint32_t add_topic(struct bag_writer *w, const char *name, bool tl)
+/* A reliable topic: transient-local keeping 1 (tl), else volatile keeping
+ * 10, or all (BAG_HISTORY_KEEP_ALL). */
+static uint32_t add_topic_of(struct bag_writer *w, const char *name, const char *type, bool tl,
+			     enum bag_history history)
 {
 	struct bag_qos q;
 	bag_qos_default(&q);
-	q.history = BAG_HISTORY_KEEP_LAST;
+	q.history = history;
 	q.depth = tl ? 1 : 10;
 	q.reliability = BAG_RELIABILITY_RELIABLE;
 	q.durability = tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE;
 	q.liveliness = BAG_LIVELINESS_AUTOMATIC;
-	struct bag_topic t = {(char *)name, "std_msgs/msg/String", "cdr", &q, 1, ""};
+	struct bag_topic t = {(char *)name, (char *)type, "cdr", &q, 1, ""};
 	uint32_t h;
 	struct bt_error err;
 	if (bag_writer_add_topic(w, &t, NULL, &h, &err) != BT_OK)
 		fail_msg("add_topic: %s", err.msg);
 	return h;
+}
+
+static uint32_t add_topic(struct bag_writer *w, const char *name, bool tl)
+{
+	return add_topic_of(w, name, "std_msgs/msg/String", tl, BAG_HISTORY_KEEP_LAST);
 }
 
 /* The fast bag: /f, message i is the CDR of uint32 i (and 0). */
@@ -73,16 +81,7 @@ static void write_fast(void)
 	struct bt_error err;
 	if (bag_writer_open(&o, &w, &err) != BT_OK)
 		fail_msg("open: %s", err.msg);
-	struct bag_qos q;
-	bag_qos_default(&q);
-	q.history = BAG_HISTORY_KEEP_ALL;
-	q.reliability = BAG_RELIABILITY_RELIABLE;
-	q.durability = BAG_DURABILITY_VOLATILE;
-	q.liveliness = BAG_LIVELINESS_AUTOMATIC;
-	struct bag_topic t = {"/f", "std_msgs/msg/UInt32", "cdr", &q, 1, ""};
-	uint32_t h;
-	if (bag_writer_add_topic(w, &t, NULL, &h, &err) != BT_OK)
-		fail_msg("add_topic: %s", err.msg);
+	uint32_t h = add_topic_of(w, "/f", "std_msgs/msg/UInt32", false, BAG_HISTORY_KEEP_ALL);
 	for (uint32_t i = 0; i < NF; i++) {
 		uint8_t d[12] = {0, 1, 0, 0};
 		memcpy(d + 4, &i, 4);
