@@ -28,14 +28,16 @@ BUILD="$ROOT/build"
 SECS=4
 DIR=${TMPDIR:-/tmp}
 DOMAIN=218
+ONLY=abc
 
 usage() {
 	cat <<EOF
-usage: bench/play_bench.sh [--build DIR] [--seconds N] [--dir DIR] [--domain ID]
+usage: bench/play_bench.sh [--build DIR] [--seconds N] [--dir DIR] [--domain ID] [--only PARTS]
   --build    the build tree (default build/): its src/app/bagtop and tests/tools/sleep_jitter
   --seconds  length of each recorded bag and of each ceiling run (default 4)
   --dir      where the bags are written (default \$TMPDIR or /tmp)
   --domain   DDS domain id (default 218)
+  --only     which parts to run, letters of abc (default abc): --only b is the top speed alone
 EOF
 }
 
@@ -45,10 +47,14 @@ while [ $# -gt 0 ]; do
 	--seconds) SECS=$2; shift 2 ;;
 	--dir) DIR=$2; shift 2 ;;
 	--domain) DOMAIN=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
+case $ONLY in
+'' | *[!abc]*) echo "play_bench: --only takes letters of abc, not '$ONLY'" >&2; exit 2 ;;
+esac
 BAGTOP="$BUILD/src/app/bagtop"
 SLEEP_JITTER="$BUILD/tests/tools/sleep_jitter"
 
@@ -57,7 +63,7 @@ if [ -z "${PLAY_BENCH_NS:-}" ]; then
 	export PLAY_BENCH_NS=1
 	if unshare -rn true 2>/dev/null; then
 		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" \
-			--build "$BUILD" --seconds "$SECS" --dir "$DIR" --domain "$DOMAIN"
+			--build "$BUILD" --seconds "$SECS" --dir "$DIR" --domain "$DOMAIN" --only "$ONLY"
 	fi
 	echo "play_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
 fi
@@ -65,6 +71,8 @@ fi
 command -v ddsperf >/dev/null || { echo "play_bench: ddsperf not found (cyclonedds-tools)" >&2; exit 1; }
 [ -x "$BAGTOP" ] || { echo "play_bench: $BAGTOP is not built" >&2; exit 1; }
 [ -x "$SLEEP_JITTER" ] || { echo "play_bench: $SLEEP_JITTER is not built" >&2; exit 1; }
+# part P: is part P (a, b or c) to run?
+part() { case $ONLY in *$1*) return 0 ;; esac; return 1; }
 WORK=$(mktemp -d "$DIR/play_bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
@@ -111,11 +119,14 @@ ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
 
 echo "play_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start, $SECS s bags, dir $DIR"
 echo "recording the bags:"
-record_bag hz1k "1000Hz size 1KiB"
-record_bag hz10k "10kHz size 1KiB"
-record_bag full1k "size 1KiB"
-record_bag full1m "40Hz size 1MiB"
+if part a; then
+	record_bag hz1k "1000Hz size 1KiB"
+	record_bag hz10k "10kHz size 1KiB"
+fi
+if part b; then record_bag full1k "size 1KiB"; fi
+if part c; then record_bag full1m "40Hz size 1MiB"; fi
 
+if part a; then
 echo
 echo "== (a) timing, 1 KiB at the recorded pace =="
 for bag in hz1k hz10k; do
@@ -127,6 +138,7 @@ for bag in hz1k hz10k; do
 	late=$(grep -m1 '^Lateness:' "$WORK/play.out" || echo "(no lateness line in the summary)")
 	echo "bagtop play $bag: $late; ddsperf sub received $got"
 done
+fi
 
 # speed SIZE BAG SCALE UNIT: ddsperf pub of SIZE into ddsperf sub (A), then
 # BAG played at --rate 1000 into a new sub (B); a received message counts
@@ -151,11 +163,15 @@ speed() {
 	echo "$1: play/ddsperf pub $(ratio "$rb" "$ra")"
 }
 
-echo
-echo "== (b) top speed, 1 KiB, --rate 1000 (target >= 0.8) =="
-speed 1KiB full1k 1 msgs
-echo
-echo "== (c) 1 MiB, --rate 1000 =="
-speed 1MiB full1m 1.048576 MB
+if part b; then
+	echo
+	echo "== (b) top speed, 1 KiB, --rate 1000 (target >= 0.8) =="
+	speed 1KiB full1k 1 msgs
+fi
+if part c; then
+	echo
+	echo "== (c) 1 MiB, --rate 1000 =="
+	speed 1MiB full1m 1.048576 MB
+fi
 echo
 echo "play_bench: load average $(cut -d' ' -f1 /proc/loadavg) at end"

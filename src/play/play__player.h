@@ -47,6 +47,7 @@ struct play_msg {
 	size_t topic; /* index into play.topics */
 	int64_t t;    /* recorded time */
 	size_t len;
+	int64_t deadline; /* DATA in a run the publisher took: when it was due */
 };
 
 struct play_topic {
@@ -106,6 +107,9 @@ struct play {
 	bt_status result;
 	struct bt_error err;
 	_Atomic int state; /* enum play_state */
+	/* Bumped under mu by every control and by a stop: the publisher
+	 * writing a run of due messages outside mu stops at it. */
+	_Atomic uint32_t ctl_seq;
 	_Atomic uint32_t clock_published;
 
 	/* How late each timed write went out (the publishing thread adds). */

@@ -7,7 +7,8 @@
 #include "bt_time.h"
 #include "play__player.h"
 
-/* Locks; PLAY_REFUSED_DONE (unlocked) when playing is over. */
+/* Locks; PLAY_REFUSED_DONE (unlocked) when playing is over. The run of
+ * writes under way (play_pub) ends before its next write. */
 static enum play_result ctl_lock(struct play *p)
 {
 	pthread_mutex_lock(&p->mu);
@@ -16,6 +17,7 @@ static enum play_result ctl_lock(struct play *p)
 		pthread_mutex_unlock(&p->mu);
 		return PLAY_REFUSED_DONE;
 	}
+	atomic_fetch_add(&p->ctl_seq, 1); /* a run being written stops here */
 	return PLAY_OK;
 }
 

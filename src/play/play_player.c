@@ -55,6 +55,7 @@ void play_warn_locked(struct play *p, const char *msg)
 void play_finish_locked(struct play *p)
 {
 	p->stop = true;
+	atomic_fetch_add(&p->ctl_seq, 1);
 	atomic_store(&p->state, PLAY_STATE_DONE);
 	pthread_cond_broadcast(&p->cv_pub);
 	pthread_cond_broadcast(&p->cv_reader);
@@ -145,6 +146,9 @@ static bt_status player_open_lenient(struct play *p, struct bt_error *err)
 	/* --strict: every file checked first (sqlite's quick_check), so a
 	 * corrupt one is refused before anything is played. */
 	p->open_flags = p->o.strict ? BAG_READER_INTEGRITY : BAG_READER_SKIP_UNREADABLE;
+	/* The per-topic totals from metadata.yaml when the files agree with
+	 * it, not by reading every message first (0.5 s for 200 MB) */
+	p->open_flags |= BAG_READER_COUNTS_FROM_METADATA;
 	bt_status st = bag_reader_open(p->bag_path, p->open_flags, &p->rd, err);
 	if (st == BT_OK && !p->o.strict)
 		player_note_skipped(p);
@@ -275,6 +279,7 @@ void play_request_stop(struct play *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
+	atomic_fetch_add(&p->ctl_seq, 1);
 	pthread_cond_broadcast(&p->cv_pub);
 	pthread_cond_broadcast(&p->cv_reader);
 	pthread_mutex_unlock(&p->mu);

@@ -114,11 +114,37 @@ static bool pub_pass_end_locked(struct play *p, const struct play_msg *m)
 	return true;
 }
 
+/* Under mu: m, due at `now`, taken off the queue with the messages after
+ * it that are due then too (on any topic; a muted one ends the run), up
+ * to PUB_RUN_MAX, each with its deadline: written in one go outside mu,
+ * the run costs one lock and one look at the clock, not one a message. */
+#define PUB_RUN_MAX 32
+
+static void pub_take_run_locked(struct play *p, struct play_msg *m, int64_t now)
+{
+	pub_pop_locked(p, m);
+	struct play_msg *tail = m;
+	for (int n = 1; n < PUB_RUN_MAX; n++) {
+		struct play_msg *h = p->head;
+		if (h == NULL || h->kind != PLAY_MSG_DATA || h->gen != p->gen ||
+		    atomic_load_explicit(&p->topics[h->topic].muted, memory_order_relaxed))
+			break;
+		h->deadline = play_sched_deadline(&p->sched, h->t);
+		if (h->deadline > now)
+			break;
+		pub_pop_locked(p, h);
+		tail->next = h;
+		tail = h;
+	}
+}
+
 /* The next thing to do with the head message (under mu): 1 = publish
- * *out now (deadline in *dl and the time it was looked at in *now, timed;
- * or a step), 0 = looked again after waiting, -1 = the end. */
+ * *out now (deadline in *dl and the time it was looked at in *now, timed:
+ * a run of due messages; or a step), 0 = looked again after waiting,
+ * -1 = the end. `known`: a time already passed (the last write's), so a
+ * message due by then needs no look at the clock. */
 static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, int64_t *now,
-			   bool *timed)
+			   bool *timed, int64_t known)
 {
 	struct play_msg *m = p->head;
 	if (!m) {
@@ -158,12 +184,16 @@ static int pub_next_locked(struct play *p, struct play_msg **out, int64_t *dl, i
 		return 1;
 	}
 	int64_t deadline = play_sched_deadline(&p->sched, m->t);
-	*now = bt_time_monotonic_ns();
+	*now = deadline <= known ? known : bt_time_monotonic_ns();
 	if (deadline - *now > PLAY_SPIN_NS) {
 		pub_wait_until(p, deadline - PLAY_SPIN_NS);
 		return 0;
 	}
-	pub_pop_locked(p, m);
+	m->deadline = deadline;
+	if (deadline <= *now)
+		pub_take_run_locked(p, m, *now);
+	else
+		pub_pop_locked(p, m); /* alone: the publisher sleeps to its deadline */
 	*out = m;
 	*dl = deadline;
 	*timed = true;
@@ -182,23 +212,37 @@ static void pub_burst_check(struct play *p)
 	pthread_mutex_lock(&p->mu);
 }
 
+/* Under mu: the messages of chain m (one generation) not written go back
+ * to the head of the queue, in order, for their generation; else (a seek
+ * or a stop came) they are freed. */
+static void pub_unwrite_locked(struct play *p, struct play_msg *m)
+{
+	if (m->gen != p->gen || p->stop) {
+		play_msgs_free(m);
+		return;
+	}
+	struct play_msg *tail = m;
+	for (;;) {
+		p->q_count++;
+		p->q_bytes += tail->len;
+		if (tail->next == NULL)
+			break;
+		tail = tail->next;
+	}
+	tail->next = p->head;
+	p->head = m;
+	if (p->tail == NULL)
+		p->tail = tail;
+}
+
 /* Under mu, after the sleep to m's deadline: when a pause, a seek or a
- * stop came meanwhile, m is not written (back at the head of the queue
- * for its generation, else freed) and true is returned. */
+ * stop came meanwhile, m is not written (pub_unwrite_locked) and true is
+ * returned. */
 static bool pub_put_back_locked(struct play *p, struct play_msg *m)
 {
 	if (!p->sched.paused && m->gen == p->gen && !p->stop)
 		return false;
-	if (m->gen != p->gen || p->stop) {
-		play_msg_free(m);
-		return true;
-	}
-	m->next = p->head;
-	p->head = m;
-	if (p->tail == NULL)
-		p->tail = m;
-	p->q_count++;
-	p->q_bytes += m->len;
+	pub_unwrite_locked(p, m);
 	return true;
 }
 
@@ -217,21 +261,55 @@ static void pub_flush_locked(struct play *p, size_t *batched)
 	pthread_cond_broadcast(&p->cv_written);
 }
 
-/* Under mu: writes m, due at `deadline` (outside mu). A timed write stays
- * batched (*batched = its topic, *batched_at = when) for the loop to
- * flush; a step goes out at once, before its burst is told. */
+/* Outside mu: writes the run from m on, each message at its deadline,
+ * until a control comes (ctl_seq moves from `seq`); returns what was not
+ * written. Writes on one writer share packets; a message on another one
+ * sends them first. *wrote: the last write's time, 0 when it was muted. */
+static struct play_msg *pub_write_run(struct play *p, struct play_msg *m, uint32_t seq,
+				      size_t *batched, int64_t *batched_at, int64_t *wrote)
+{
+	for (bool first = true; m != NULL; first = false) {
+		if (!first && atomic_load(&p->ctl_seq) != seq)
+			return m; /* a pause waits for the write in flight only */
+		struct play_msg *next = m->next;
+		m->next = NULL;
+		size_t topic = m->topic;
+		if (*batched != SIZE_MAX && *batched != topic) {
+			btdds_raw_flush(p->topics[*batched].writer);
+			*batched = SIZE_MAX;
+		}
+		*wrote = pub_write(p, m, m->deadline, true);
+		if (*wrote) {
+			*batched = topic;
+			*batched_at = *wrote;
+		}
+		m = next;
+	}
+	return NULL;
+}
+
+/* Under mu: writes m (a run when timed: pub_take_run_locked) outside mu.
+ * Timed writes stay batched (*batched = the topic, *batched_at = when)
+ * for the loop to flush; a step goes out at once, before its burst is
+ * told. */
 static void pub_send_locked(struct play *p, struct play_msg *m, int64_t deadline, bool timed,
 			    size_t *batched, int64_t *batched_at)
 {
 	p->writing = true; /* a pause waits for it: nothing goes out after */
+	uint32_t seq = atomic_load(&p->ctl_seq);
 	size_t topic = m->topic;
+	int64_t wrote = 0;
+	struct play_msg *rest = NULL;
 	pthread_mutex_unlock(&p->mu);
-	int64_t wrote = pub_write(p, m, deadline, timed);
-	pthread_mutex_lock(&p->mu);
-	if (wrote) {
+	if (timed) {
+		rest = pub_write_run(p, m, seq, batched, batched_at, &wrote);
+	} else if ((wrote = pub_write(p, m, deadline, false)) != 0) {
 		*batched = topic;
 		*batched_at = wrote;
 	}
+	pthread_mutex_lock(&p->mu);
+	if (rest)
+		pub_unwrite_locked(p, rest);
 	if (!timed || !wrote) {
 		pub_flush_locked(p, batched);
 		if (!timed)
@@ -256,7 +334,8 @@ static bool pub_loop(struct play *p)
 		struct play_msg *m = NULL;
 		int64_t deadline = 0, now = 0;
 		bool timed = false;
-		r = pub_next_locked(p, &m, &deadline, &now, &timed);
+		r = pub_next_locked(p, &m, &deadline, &now, &timed,
+				    batched != SIZE_MAX ? batched_at : INT64_MIN);
 		if (r == 0)
 			pub_burst_check(p);
 		if (r != 1)

@@ -12,6 +12,15 @@
 #include "bt_log.h"
 #include "play__player.h"
 
+/* Messages go into the queue in runs of up to RD_RUN_MAX (one lock and
+ * one wake-up for the run, not for each message), except while the queue
+ * is short (fewer than 2 * RD_RUN_MAX at the last push): then each goes
+ * at once, so the publisher never waits for a run to fill. */
+#define RD_RUN_MAX 32u
+/* Messages read and not queued (other topics, before the seek position)
+ * between two looks at a stop or a seek. */
+#define RD_CHECK_EVERY 64u
+
 struct rd_ctx {
 	struct play *p;
 	struct bag_reader *rd;
@@ -20,37 +29,71 @@ struct rd_ctx {
 	uint32_t pass;  /* passes this generation has read, the current one included */
 	uint32_t first_pass; /* p->loop_index when the generation started */
 	bool counting;  /* the first pass of a partial window counts totals */
+	/* The run being gathered (messages of generation gen). */
+	struct play_msg *run, *run_tail;
+	size_t run_n, run_bytes;
+	size_t run_max, run_max_bytes; /* a quarter of the queue's bounds at most */
+	bool eager; /* the queue was short at the last push */
 };
 
-/* Waits for room (or a new generation or a stop); pushes m unless the
- * generation changed (then frees it). Returns false on a stop. */
-static bool rd_push(struct rd_ctx *c, struct play_msg *m)
+/* What a push found: */
+enum rd_state { RD_STOP = 0, RD_GO = 1, RD_MOVED = -1 };
+
+/* Under mu: */
+static enum rd_state rd_state_locked(const struct rd_ctx *c)
+{
+	return c->p->stop ? RD_STOP : c->p->gen != c->gen ? RD_MOVED : RD_GO;
+}
+
+/* Queues the run (none: only looks), after waiting for room, unless the
+ * generation changed or playing stopped (then frees it). */
+static enum rd_state rd_flush(struct rd_ctx *c)
 {
 	struct play *p = c->p;
 	pthread_mutex_lock(&p->mu);
-	while (!p->stop && p->gen == c->gen && p->q_count > 0 &&
-	       (p->q_count >= p->o.read_ahead_count || p->q_bytes + m->len > p->o.read_ahead_bytes)) {
+	while (c->run_n > 0 && rd_state_locked(c) == RD_GO && p->q_count > 0 &&
+	       (p->q_count + c->run_n > p->o.read_ahead_count ||
+		p->q_bytes + c->run_bytes > p->o.read_ahead_bytes)) {
 		p->reader_full = true; /* the publisher wakes it when half is free */
 		pthread_cond_wait(&p->cv_reader, &p->mu);
 	}
-	bool keep = !p->stop && p->gen == c->gen;
-	if (keep) {
-		m->gen = c->gen;
+	enum rd_state st = rd_state_locked(c);
+	struct play_msg *drop = st == RD_GO ? NULL : c->run;
+	if (st == RD_GO && c->run_n > 0) {
 		if (p->tail)
-			p->tail->next = m;
+			p->tail->next = c->run;
 		else
-			p->head = m;
-		p->tail = m;
+			p->head = c->run;
+		p->tail = c->run_tail;
 		/* the publisher waits for a message only when there is none */
-		if (p->q_count++ == 0)
+		if (p->q_count == 0)
 			pthread_cond_signal(&p->cv_pub);
-		p->q_bytes += m->len;
+		p->q_count += c->run_n;
+		p->q_bytes += c->run_bytes;
 	}
-	bool stop = p->stop;
+	c->eager = p->q_count < 2 * RD_RUN_MAX;
 	pthread_mutex_unlock(&p->mu);
-	if (!keep)
-		play_msg_free(m);
-	return !stop;
+	play_msgs_free(drop);
+	c->run = c->run_tail = NULL;
+	c->run_n = c->run_bytes = 0;
+	return st;
+}
+
+/* Adds m to the run; queues the run when it is full or the queue short. */
+static enum rd_state rd_push(struct rd_ctx *c, struct play_msg *m)
+{
+	m->gen = c->gen;
+	m->next = NULL;
+	if (c->run_tail)
+		c->run_tail->next = m;
+	else
+		c->run = m;
+	c->run_tail = m;
+	c->run_n++;
+	c->run_bytes += m->len;
+	if (c->eager || c->run_n >= c->run_max || c->run_bytes >= c->run_max_bytes)
+		return rd_flush(c);
+	return RD_GO;
 }
 
 static bool rd_reopen(struct rd_ctx *c)
@@ -74,6 +117,7 @@ static void rd_take_gen_locked(struct rd_ctx *c)
 	c->from = c->p->seek_to;
 	c->pass = 1;
 	c->first_pass = c->p->loop_index;
+	c->eager = true;
 }
 
 /* Should another pass follow this one (looping, passes left)? */
@@ -87,14 +131,16 @@ static bool rd_more(struct rd_ctx *c)
 	return more;
 }
 
+/* Queues the run and the pass's end marker; false on a stop. */
 static bool rd_pass_end(struct rd_ctx *c, bool more)
 {
 	struct play_msg *m = calloc(1, sizeof *m);
-	if (!m)
-		return true; /* the publisher then ends when the reader idles */
+	if (!m) /* the publisher then ends when the reader idles */
+		return rd_flush(c) != RD_STOP;
 	m->kind = PLAY_MSG_PASS_END;
 	m->more = more;
-	return rd_push(c, m);
+	c->eager = true; /* the marker goes with the run, at once */
+	return rd_push(c, m) != RD_STOP;
 }
 
 /* Waits for a new generation; false on a stop. */
@@ -119,46 +165,50 @@ static void rd_count(struct rd_ctx *c, size_t topic)
 		c->p->topics[topic].total++;
 }
 
-/* One message read: queued when played. Returns false on a stop. */
-static bool rd_message(struct rd_ctx *c, const struct bag_read_msg *m)
+/* One message read: added to the run when played (*added). */
+static enum rd_state rd_message(struct rd_ctx *c, const struct bag_read_msg *m, bool *added)
 {
 	struct play *p = c->p;
+	*added = false;
 	size_t topic = m->topic < p->n_bag_topics ? p->topic_of[m->topic] : SIZE_MAX;
 	if (topic == SIZE_MAX || m->timestamp < p->win_start)
-		return true;
+		return RD_GO;
 	if (c->gen == 0)
 		rd_count(c, topic);
 	if (m->timestamp < c->from)
-		return true;
+		return RD_GO;
 	void *data;
 	struct play_msg *q = btdds_raw_out_new(p->topics[topic].raw_type, m->len, &data);
 	if (!q)
-		return true; /* dropped: the publisher counts nothing for it */
+		return RD_GO; /* dropped: the publisher counts nothing for it */
 	*q = (struct play_msg){.kind = PLAY_MSG_DATA, .topic = topic, .t = m->timestamp,
 			       .len = m->len};
 	memcpy(data, m->data, m->len);
+	*added = true;
 	return rd_push(c, q);
 }
 
 /* Reads one pass from c->from; 1 = window end, 0 = stop, -1 = new
- * generation, -2 = read error. */
+ * generation, -2 = read error. A stop or a seek is seen when the run is
+ * queued, or after RD_CHECK_EVERY messages that were not. */
 static int rd_pass(struct rd_ctx *c)
 {
 	struct play *p = c->p;
 	if (!c->rd)
 		return -2; /* the bag did not reopen (said so) */
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		bool stop = p->stop, moved = p->gen != c->gen;
-		pthread_mutex_unlock(&p->mu);
-		if (stop)
-			return 0;
-		if (moved)
-			return -1;
+	for (size_t unseen = RD_CHECK_EVERY;; unseen++) {
+		if (unseen >= RD_CHECK_EVERY) {
+			enum rd_state st = rd_flush(c);
+			if (st != RD_GO)
+				return st;
+			unseen = 0;
+		}
 		struct bag_read_msg m;
 		struct bt_error err;
 		int n = bag_reader_next(c->rd, &m, &err);
 		if (n < 0) {
+			if (rd_flush(c) == RD_STOP) /* what was read is played */
+				return 0;
 			char line[256];
 			snprintf(line, sizeof line, "%s: playing what could be read", err.msg);
 			pthread_mutex_lock(&p->mu);
@@ -171,9 +221,13 @@ static int rd_pass(struct rd_ctx *c)
 			return -2;
 		}
 		if (n == 0 || m.timestamp > p->win_end)
-			return 1;
-		if (!rd_message(c, &m))
-			return 0;
+			return 1; /* the run goes with the pass's end */
+		bool added;
+		enum rd_state st = rd_message(c, &m, &added);
+		if (st != RD_GO)
+			return st;
+		if (added)
+			unseen = 0; /* the push looked, or the next one will soon */
 	}
 }
 
@@ -187,6 +241,9 @@ void *play_reader_main(void *arg)
 	rd_take_gen_locked(&c);
 	pthread_mutex_unlock(&c.p->mu);
 	c.counting = !c.p->whole_window;
+	c.run_max = c.p->o.read_ahead_count / 4;
+	c.run_max = c.run_max < 1 ? 1 : c.run_max > RD_RUN_MAX ? RD_RUN_MAX : c.run_max;
+	c.run_max_bytes = c.p->o.read_ahead_bytes / 4;
 	for (;;) {
 		int r = rd_pass(&c);
 		if (r == 0)

@@ -804,8 +804,22 @@ static bt_status bag_db_count_row(void *arg, sqlite3_stmt *s, struct bt_error *e
 	return BT_OK;
 }
 
-bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out, size_t *n,
-			     uint64_t *orphans, struct bt_error *err)
+/* The per-topic message counts and time range into t[0..n) (GROUP BY over
+ * the whole messages table: a pass over every message); *orphans gets the
+ * messages of no topic. */
+static bt_status bag_db_read_counts(struct bag_db *db, struct bag_db_topic *t, size_t n,
+				    uint64_t *orphans, struct bt_error *err)
+{
+	struct bag_db_rows r = {.db = db, .v = t, .n = n, .cap = n};
+	bt_status st = bag_db_each_row(db, "SELECT topic_id, COUNT(*), MIN(timestamp), "
+				       "MAX(timestamp) FROM messages GROUP BY topic_id;",
+				       "count messages", bag_db_count_row, &r, err);
+	*orphans = r.orphans;
+	return st;
+}
+
+bt_status bag_db_read_topic_rows(struct bag_db *db, struct bag_db_topic **out, size_t *n,
+				 struct bt_error *err)
 {
 	char sql[256];
 	snprintf(sql, sizeof sql, "SELECT id, name, type, serialization_format, %s, %s FROM topics "
@@ -813,17 +827,53 @@ bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out, size_
 		 db->has_hash_col ? "type_description_hash" : "''");
 	struct bag_db_rows r = {.db = db};
 	bt_status st = bag_db_each_row(db, sql, "read topics", bag_db_topic_row, &r, err);
-	if (st == BT_OK)
-		st = bag_db_each_row(db, "SELECT topic_id, COUNT(*), MIN(timestamp), "
-				     "MAX(timestamp) FROM messages GROUP BY topic_id;",
-				     "count messages", bag_db_count_row, &r, err);
 	if (st != BT_OK) {
 		bag_db_topics_free(r.v, r.n);
 		return st;
 	}
 	*out = r.v;
 	*n = r.n;
-	*orphans = r.orphans;
+	return BT_OK;
+}
+
+bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out, size_t *n,
+			     uint64_t *orphans, struct bt_error *err)
+{
+	bt_status st = bag_db_read_topic_rows(db, out, n, err);
+	if (st == BT_OK)
+		st = bag_db_read_counts(db, *out, *n, orphans, err);
+	if (st != BT_OK) {
+		bag_db_topics_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return st;
+}
+
+/* Each subquery alone: SQLite answers a lone count(*) from the smallest
+ * index (timestamp_idx, a few bytes a message) and a lone min() or max()
+ * of an indexed column with one descent of that index, but not when they
+ * share one SELECT. */
+bt_status bag_db_read_extent(struct bag_db *db, uint64_t *count, int64_t *first, int64_t *last,
+			     struct bt_error *err)
+{
+	sqlite3_stmt *s;
+	bt_status st = bag_db_prepare(db,
+				      "SELECT (SELECT count(*) FROM messages), "
+				      "(SELECT min(timestamp) FROM messages), "
+				      "(SELECT max(timestamp) FROM messages);",
+				      &s, "count messages", err);
+	if (st != BT_OK)
+		return st;
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*count = (uint64_t)sqlite3_column_int64(s, 0);
+		*first = *count ? sqlite3_column_int64(s, 1) : BAG_TIME_NONE;
+		*last = *count ? sqlite3_column_int64(s, 2) : INT64_MIN;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return bag_db_fail(db, rc, err, "count messages");
 	return BT_OK;
 }
 

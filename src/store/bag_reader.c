@@ -358,6 +358,7 @@ static void br_take_topics(struct bag_reader *r, struct bag_reader_file *f,
 	for (size_t i = 0; i < n; i++) {
 		struct bag_reader_file_topic *ft = &f->topics[i];
 		ft->topic = br_topic_index(r, &t[i].topic);
+		ft->id = t[i].id;
 		ft->count = t[i].count;
 		ft->start = t[i].min_ts;
 		ft->end = t[i].max_ts;
@@ -368,6 +369,89 @@ static void br_take_topics(struct bag_reader *r, struct bag_reader_file *f,
 		if (t[i].count && t[i].max_ts > f->end)
 			f->end = t[i].max_ts;
 	}
+}
+
+/* metadata.yaml's entry for file f, by its bare name, or NULL. */
+static const struct bag_file_info *br_md_file(const struct bag_reader *r,
+					      const struct bag_reader_file *f)
+{
+	char *base = bt_fs_basename(f->name);
+	const struct bag_file_info *found = NULL;
+	for (size_t i = 0; !found && i < r->md.n_files; i++)
+		if (!strcmp(r->md.files[i].path, f->name) || !strcmp(r->md.files[i].path, base))
+			found = &r->md.files[i];
+	free(base);
+	return found;
+}
+
+/* metadata.yaml's message count of topic `name` in the file of entry fi:
+ * the topic total when the bag is that one file, else the file's
+ * topics_statistics (a topic left out there has none); false when it
+ * gives none. */
+static bool br_md_topic_count(const struct bag_metadata *md, const struct bag_file_info *fi,
+			      const char *name, uint64_t *n)
+{
+	*n = 0;
+	if (md->n_files == 1 && md->n_paths == 1) {
+		for (size_t i = 0; i < md->n_topics; i++)
+			if (!strcmp(md->topics[i].topic.name, name))
+				*n = md->topics[i].message_count;
+		return true;
+	}
+	if (!fi->has_stats)
+		return false;
+	for (size_t i = 0; i < fi->n_topics_stats; i++)
+		if (!strcmp(fi->topics_stats[i].topic, name))
+			*n = fi->topics_stats[i].stats.messages_recorded;
+	return true;
+}
+
+/* Fills the figures of the file's topics t (from read_outline: `count`
+ * messages from `first` to `last`) from metadata.yaml's entry fi: true
+ * when it gives every topic's count and they add up to the file's count
+ * both there and in the file. A topic's time range is the file's. */
+static bool br_counts_from_md(const struct bag_metadata *md, const struct bag_file_info *fi,
+			      struct bag_storage_topic *t, size_t n, uint64_t count,
+			      int64_t first, int64_t last)
+{
+	if (fi->message_count != count)
+		return false;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!br_md_topic_count(md, fi, t[i].topic.name, &t[i].count))
+			return false;
+		sum += t[i].count;
+		t[i].min_ts = t[i].count ? first : BAG_TIME_NONE;
+		t[i].max_ts = t[i].count ? last : INT64_MIN;
+	}
+	return sum == count;
+}
+
+/* The file's topics with their figures: from metadata.yaml under
+ * COUNTS_FROM_METADATA when it gives them (br_counts_from_md), else
+ * counted by the backend. */
+static bt_status br_read_topics(struct bag_reader *r, struct bag_reader_file *f,
+				struct bag_storage *s, struct bag_storage_topic **t, size_t *n,
+				struct bt_error *err)
+{
+	const struct bag_file_info *fi = NULL;
+	if ((r->flags & BAG_READER_COUNTS_FROM_METADATA) && r->has_md && s->ops->read_outline)
+		fi = br_md_file(r, f);
+	if (fi) {
+		uint64_t count;
+		int64_t first, last;
+		bt_status st = s->ops->read_outline(s, t, n, &count, &first, &last, err);
+		if (st != BT_OK)
+			return st;
+		if (br_counts_from_md(&r->md, fi, *t, *n, count, first, last)) {
+			f->orphans = 0; /* the topics' counts add up to every message */
+			return BT_OK;
+		}
+		bag_storage_topics_free(*t, *n);
+		*t = NULL;
+		*n = 0;
+	}
+	return s->ops->read_topics(s, t, n, &f->orphans, err);
 }
 
 static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f,
@@ -382,7 +466,7 @@ static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f
 	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) && s->ops->check(s, &dmg) != BT_OK)
 		f->damage = bt_xstrdup(dmg.msg);
 	if (st == BT_OK)
-		st = s->ops->read_topics(s, &t, &n, &f->orphans, err);
+		st = br_read_topics(r, f, s, &t, &n, err);
 	if (st != BT_OK)
 		return st;
 	f->schema_version = s->ops->version(s);
@@ -769,6 +853,8 @@ const char *bag_reader_compression(const struct bag_reader *r)
 
 /* ---- iteration ---- */
 
+/* The file's topic ids come from its summary: reading them again here
+ * would count every message of the file once more (read_topics). */
 static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error *err)
 {
 	struct br_cursor *c = &r->cursors[i];
@@ -778,23 +864,17 @@ static bt_status br_cursor_open(struct bag_reader *r, size_t i, struct bt_error 
 	if (st == BT_OK)
 		st = br_storage_open(r, f, db_path, BAG_STORAGE_READ, &c->s, err);
 	free(db_path);
-	struct bag_storage_topic *t = NULL;
-	size_t n = 0;
-	uint64_t orphans;
-	if (st == BT_OK)
-		st = c->s->ops->read_topics(c->s, &t, &n, &orphans, err);
-	if (st == BT_OK) {
-		c->ids = bt_xcalloc(n, sizeof *c->ids);
-		c->topic_map = bt_xcalloc(n, sizeof *c->topic_map);
-		for (size_t k = 0; k < n; k++) {
-			c->ids[k] = t[k].id;
-			c->topic_map[k] = n == f->n_topics ? f->topics[k].topic
-							   : br_topic_index(r, &t[k].topic);
-		}
-		c->n_ids = n;
+	if (st != BT_OK)
+		return st;
+	size_t n = f->n_topics;
+	c->ids = n ? bt_xcalloc(n, sizeof *c->ids) : NULL;
+	c->topic_map = n ? bt_xcalloc(n, sizeof *c->topic_map) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		c->ids[k] = f->topics[k].id;
+		c->topic_map[k] = f->topics[k].topic;
 	}
-	bag_storage_topics_free(t, n);
-	return st;
+	c->n_ids = n;
+	return BT_OK;
 }
 
 static int br_cursor_advance(struct br_cursor *c, struct bt_error *err)

@@ -43,6 +43,16 @@ enum bag_reader_flags {
 	 * open; the open still fails, with the first file's reason, when no
 	 * file is left: for play, which plays what can be read. */
 	BAG_READER_SKIP_UNREADABLE = 1 << 4,
+	/* A file's per-topic message counts are taken from metadata.yaml
+	 * instead of counting its messages (sqlite3: reading the whole
+	 * file) when metadata.yaml gives them for that file (a bag of one
+	 * file: the topic totals; else the file's topics_statistics) and
+	 * they add up to the file's message count in metadata.yaml and in
+	 * the file itself (asked of its index: bag_storage read_outline);
+	 * else they are counted. A topic's time range in such a file
+	 * (bag_reader_file_topic start/end) is then the file's: for play,
+	 * which needs the counts and the bag's time range only. */
+	BAG_READER_COUNTS_FROM_METADATA = 1 << 5,
 };
 
 /* A storage file left out by BAG_READER_SKIP_UNREADABLE. */
@@ -53,6 +63,7 @@ struct bag_reader_skip {
 
 struct bag_reader_file_topic {
 	size_t topic; /* index into bag_reader_topics() */
+	int64_t id;   /* the file's own id for it (its messages' topic id) */
 	uint64_t count;
 	int64_t start, end; /* BAG_TIME_NONE / INT64_MIN when count is 0 */
 };

@@ -75,7 +75,8 @@ struct bag_storage_msg {
 
 struct bag_storage;
 
-/* The ops table of a backend. Every op is required. */
+/* The ops table of a backend. Every op is required unless it says it is
+ * optional. */
 struct bag_storage_ops {
 	const char *identifier;    /* metadata.yaml storage_identifier: "sqlite3" */
 	const char *extension;     /* of its files, with the dot: ".db3" */
@@ -150,6 +151,15 @@ struct bag_storage_ops {
 	 * messages whose topic id names no topic. */
 	bt_status (*read_topics)(struct bag_storage *s, struct bag_storage_topic **out, size_t *n,
 				 uint64_t *orphans, struct bt_error *err);
+	/* Optional (NULL: read_topics is as cheap). Every topic ordered by
+	 * id without its figures (count 0, no time range), with the file's
+	 * message count and time range (BAG_TIME_NONE / INT64_MIN when
+	 * empty), found without reading every message (sqlite3: from its
+	 * timestamp index); enough to trust per-topic counts written
+	 * elsewhere (metadata.yaml) that agree with them. */
+	bt_status (*read_outline)(struct bag_storage *s, struct bag_storage_topic **out, size_t *n,
+				  uint64_t *count, int64_t *first, int64_t *last,
+				  struct bt_error *err);
 	bt_status (*read_msgdefs)(struct bag_storage *s, struct bag_msgdef **out, size_t *n,
 				  struct bt_error *err);
 	/* The newest metadata the file records; *found false if none. */

@@ -205,16 +205,10 @@ static int bss_version(const struct bag_storage *s)
 	return bag_db_schema_version(bss_db(s));
 }
 
-static bt_status bss_read_topics(struct bag_storage *s, struct bag_storage_topic **out,
-				 size_t *n, uint64_t *orphans, struct bt_error *err)
+/* The storage's topics from bag_db's (t freed here). */
+static void bss_topics_of(struct bag_db_topic *t, size_t cnt, struct bag_storage_topic **out,
+			  size_t *n)
 {
-	struct bag_db_topic *t = NULL;
-	size_t cnt = 0;
-	*out = NULL;
-	*n = 0;
-	bt_status st = bag_db_read_topics(bss_db(s), &t, &cnt, orphans, err);
-	if (st != BT_OK)
-		return st;
 	struct bag_storage_topic *o = cnt ? bt_xcalloc(cnt, sizeof *o) : NULL;
 	for (size_t i = 0; i < cnt; i++) {
 		o[i].id = t[i].id;
@@ -226,7 +220,35 @@ static bt_status bss_read_topics(struct bag_storage *s, struct bag_storage_topic
 	bag_db_topics_free(t, cnt);
 	*out = o;
 	*n = cnt;
-	return BT_OK;
+}
+
+static bt_status bss_read_topics(struct bag_storage *s, struct bag_storage_topic **out,
+				 size_t *n, uint64_t *orphans, struct bt_error *err)
+{
+	struct bag_db_topic *t = NULL;
+	size_t cnt = 0;
+	*out = NULL;
+	*n = 0;
+	bt_status st = bag_db_read_topics(bss_db(s), &t, &cnt, orphans, err);
+	if (st == BT_OK)
+		bss_topics_of(t, cnt, out, n);
+	return st;
+}
+
+static bt_status bss_read_outline(struct bag_storage *s, struct bag_storage_topic **out,
+				  size_t *n, uint64_t *count, int64_t *first, int64_t *last,
+				  struct bt_error *err)
+{
+	struct bag_db_topic *t = NULL;
+	size_t cnt = 0;
+	*out = NULL;
+	*n = 0;
+	bt_status st = bag_db_read_extent(bss_db(s), count, first, last, err);
+	if (st == BT_OK)
+		st = bag_db_read_topic_rows(bss_db(s), &t, &cnt, err);
+	if (st == BT_OK)
+		bss_topics_of(t, cnt, out, n);
+	return st;
 }
 
 static bt_status bss_read_msgdefs(struct bag_storage *s, struct bag_msgdef **out, size_t *n,
@@ -291,6 +313,7 @@ const struct bag_storage_ops bag_storage_sqlite_ops = {
 	.growth_bound = bss_growth_bound,
 	.version = bss_version,
 	.read_topics = bss_read_topics,
+	.read_outline = bss_read_outline,
 	.read_msgdefs = bss_read_msgdefs,
 	.read_metadata = bss_read_metadata,
 	.peek_compressed = bss_peek_compressed,

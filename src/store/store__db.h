@@ -94,7 +94,16 @@ struct bag_db_topic {
  * *orphans counts messages whose topic_id names no topic. */
 BT_MUST_CHECK bt_status bag_db_read_topics(struct bag_db *db, struct bag_db_topic **out,
 					   size_t *n, uint64_t *orphans, struct bt_error *err);
+/* The same rows without their figures (count 0, no time range): no
+ * message is read. */
+BT_MUST_CHECK bt_status bag_db_read_topic_rows(struct bag_db *db, struct bag_db_topic **out,
+					       size_t *n, struct bt_error *err);
 void bag_db_topics_free(struct bag_db_topic *t, size_t n);
+/* How many messages the file holds and their time range (BAG_TIME_NONE /
+ * INT64_MIN when none), from timestamp_idx when the file has it: a pass
+ * over the index and two descents of it, not a read of the table. */
+BT_MUST_CHECK bt_status bag_db_read_extent(struct bag_db *db, uint64_t *count, int64_t *first,
+					   int64_t *last, struct bt_error *err);
 BT_MUST_CHECK bt_status bag_db_read_msgdefs(struct bag_db *db, struct bag_msgdef **out,
 					    size_t *n, struct bt_error *err);
 /* The last embedded metadata row (schema >= 3); *found false if none. */

@@ -5,7 +5,8 @@
  * times; the window (start offset, duration) selects the right messages;
  * remap and selection; the rate scales the duration (±5 %); --clock
  * publishes at its rate with monotonic bag time; a late-joining
- * transient-local reader gets the transient-local message; usage errors. */
+ * transient-local reader gets the transient-local message; at top speed a
+ * pause stops at once and a seek restarts cleanly (domain 92); usage errors. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@
 #define NA 100 /* /a: every 10 ms */
 #define NB 50  /* /b: every 20 ms, 5 ms after /a's */
 
-static char *g_dir, *g_bag;
+#define NF 12000 /* /f in the fast bag: every ms, KEEP_ALL */
+
+static char *g_dir, *g_bag, *g_fast;
 
 /* ---- the bag ---- */
 
@@ -43,21 +46,51 @@ static void put_string(struct bag_writer *w, uint32_t h, int64_t t, int i)
 	btdds_cdr_wr_fini(&c);
 }
 
-static uint32_t add_topic(struct bag_writer *w, const char *name, bool tl)
+/* A reliable topic: transient-local keeping 1 (tl), else volatile keeping
+ * 10, or all (BAG_HISTORY_KEEP_ALL). */
+static uint32_t add_topic_of(struct bag_writer *w, const char *name, const char *type, bool tl,
+			     enum bag_history history)
 {
 	struct bag_qos q;
 	bag_qos_default(&q);
-	q.history = BAG_HISTORY_KEEP_LAST;
+	q.history = history;
 	q.depth = tl ? 1 : 10;
 	q.reliability = BAG_RELIABILITY_RELIABLE;
 	q.durability = tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE;
 	q.liveliness = BAG_LIVELINESS_AUTOMATIC;
-	struct bag_topic t = {(char *)name, "std_msgs/msg/String", "cdr", &q, 1, ""};
+	struct bag_topic t = {(char *)name, (char *)type, "cdr", &q, 1, ""};
 	uint32_t h;
 	struct bt_error err;
 	if (bag_writer_add_topic(w, &t, NULL, &h, &err) != BT_OK)
 		fail_msg("add_topic: %s", err.msg);
 	return h;
+}
+
+static uint32_t add_topic(struct bag_writer *w, const char *name, bool tl)
+{
+	return add_topic_of(w, name, "std_msgs/msg/String", tl, BAG_HISTORY_KEEP_LAST);
+}
+
+/* The fast bag: /f, message i is the CDR of uint32 i (and 0). */
+static void write_fast(void)
+{
+	g_fast = malloc(strlen(g_dir) + 8);
+	sprintf(g_fast, "%s/fast", g_dir);
+	struct bag_writer_options o = {.uri = g_fast};
+	struct bag_writer *w;
+	struct bt_error err;
+	if (bag_writer_open(&o, &w, &err) != BT_OK)
+		fail_msg("open: %s", err.msg);
+	uint32_t h = add_topic_of(w, "/f", "std_msgs/msg/UInt32", false, BAG_HISTORY_KEEP_ALL);
+	for (uint32_t i = 0; i < NF; i++) {
+		uint8_t d[12] = {0, 1, 0, 0};
+		memcpy(d + 4, &i, 4);
+		struct bag_message m = {h, T0 + (int64_t)i * MS, d, sizeof d};
+		if (bag_writer_write(w, &m, 1, &err) != BT_OK)
+			fail_msg("write: %s", err.msg);
+	}
+	if (bag_writer_close(w, &err) != BT_OK)
+		fail_msg("close: %s", err.msg);
 }
 
 static int group_setup(void **state)
@@ -81,6 +114,7 @@ static int group_setup(void **state)
 	}
 	if (bag_writer_close(w, &err) != BT_OK)
 		fail_msg("close: %s", err.msg);
+	write_fast();
 	return 0;
 }
 
@@ -90,12 +124,13 @@ static int group_teardown(void **state)
 	tu_rmrf(g_dir);
 	free(g_dir);
 	free(g_bag);
+	free(g_fast);
 	return 0;
 }
 
 /* ---- a subscriber: a raw reader that notes each arrival ---- */
 
-#define SUB_MAX 4096
+#define SUB_MAX 16384
 
 struct sub {
 	dds_entity_t pp, rd;
@@ -239,6 +274,52 @@ static void test_step(void **state)
 	assert_int_equal(play_resume(p), PLAY_OK);
 	finish(p);
 	assert_int_equal(sub_count(u), NA);
+	sub_free(u);
+}
+
+/* At top speed the publisher writes runs of due messages outside its
+ * lock: a pause still stops it at once (nothing published after it
+ * returns) and a seek while playing restarts it cleanly: the subscriber
+ * gets 0..k-1, then 0..NF-1, each once, in order. */
+static void test_controls_at_top_speed(void **state)
+{
+	(void)state;
+	struct sub *u = sub_new(92, "rt/f", "std_msgs::msg::dds_::UInt32_", false, true);
+	struct play_options o;
+	play_options_init(&o);
+	o.domain_id = 92;
+	o.rate = 1000;
+	o.bag_path = g_fast;
+	struct play *p = NULL;
+	struct bt_error err;
+	if (play_start(&o, &p, &err) != BT_OK)
+		fail_msg("play_start: %s", err.msg);
+	assert_true(sub_wait(u, 300, 10) >= 300);
+	assert_int_equal(play_pause(p), PLAY_OK);
+	struct play_view v;
+	struct play_topic_view tv;
+	play_view_get(p, &v, &tv, 1);
+	uint64_t paused_at = tv.published;
+	assert_true(paused_at < NF);
+	usleep(300 * 1000);
+	play_view_get(p, &v, &tv, 1);
+	assert_int_equal(tv.published, paused_at);
+	assert_int_equal(sub_wait(u, paused_at, 5), paused_at);
+	usleep(100 * 1000);
+	assert_int_equal(sub_count(u), paused_at);
+	assert_int_equal(play_resume(p), PLAY_OK);
+	sub_wait(u, paused_at + 300, 10);
+	assert_int_equal(play_seek_to(p, T0), PLAY_OK);
+	finish(p);
+	pthread_mutex_lock(&u->mu);
+	size_t k = 1;
+	while (k < u->n && u->first_u32[k][0] != 0)
+		k++;
+	pthread_mutex_unlock(&u->mu);
+	assert_true(k > paused_at);
+	assert_int_equal(sub_wait(u, k + NF, 20), k + NF);
+	for (size_t i = 0; i < k + NF; i++)
+		assert_int_equal(u->first_u32[i][0], i < k ? i : i - k);
 	sub_free(u);
 }
 
@@ -447,7 +528,7 @@ int main(void)
 		cmocka_unit_test(test_step),        cmocka_unit_test(test_loop_count),
 		cmocka_unit_test(test_window),      cmocka_unit_test(test_remap_select),
 		cmocka_unit_test(test_rate),        cmocka_unit_test(test_clock),
-		cmocka_unit_test(test_late_joiner),
+		cmocka_unit_test(test_late_joiner), cmocka_unit_test(test_controls_at_top_speed),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -230,6 +230,31 @@ static void ct_read_topics(struct bag_storage *s, int64_t *ids)
 	bag_storage_msgdefs_free(d, n);
 }
 
+/* read_outline, where a backend has it: the same topics without their
+ * figures, and the file's count and time range. */
+static void ct_read_outline(struct bag_storage *s, const int64_t *ids)
+{
+	if (!s->ops->read_outline)
+		return;
+	struct bag_storage_topic *t = NULL;
+	size_t n = 0;
+	uint64_t count = 0;
+	int64_t first = 0, last = 0;
+	struct bt_error err;
+	assert_int_equal(s->ops->read_outline(s, &t, &n, &count, &first, &last, &err), BT_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(t[0].topic.name, "/a");
+	assert_string_equal(t[1].topic.name, "/b");
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(t[i].id, ids[i]);
+		assert_int_equal(t[i].count, 0);
+	}
+	assert_int_equal(count, 4);
+	assert_int_equal(first, 10);
+	assert_int_equal(last, 40);
+	bag_storage_topics_free(t, n);
+}
+
 static void ct_read(const struct bag_storage_ops *ops, const char *path)
 {
 	struct bag_storage *s = NULL;
@@ -240,6 +265,7 @@ static void ct_read(const struct bag_storage_ops *ops, const char *path)
 	assert_int_equal(s->ops->check(s, &err), BT_OK);
 	int64_t ids[2];
 	ct_read_topics(s, ids);
+	ct_read_outline(s, ids);
 	struct bag_metadata md;
 	bool found = false;
 	assert_int_equal(s->ops->read_metadata(s, &md, &found, &err), BT_OK);
