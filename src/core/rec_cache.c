@@ -152,9 +152,8 @@ static void cache_gather(struct rec_cache *c)
  * growing fails it keeps its size. */
 static void cache_order_room(struct rec_cache *c)
 {
-	size_t want = c->last_count < REC_CACHE_ORDER_MAX ? 2 * c->last_count : REC_CACHE_ORDER_MAX;
-	if (want > REC_CACHE_ORDER_MAX)
-		want = REC_CACHE_ORDER_MAX;
+	size_t want = c->last_count < REC_CACHE_ORDER_MAX / 2 ? 2 * c->last_count
+							     : REC_CACHE_ORDER_MAX;
 	if (want < 64)
 		want = 64;
 	if (c->cv_cap >= want)
