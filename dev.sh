@@ -95,11 +95,11 @@ demo)
 	;;
 test) WITH_TEST_PKGS=1 deps && suite build ;;
 asan)
-	export BAGTOP_CRASH_ROUNDS="${BAGTOP_CRASH_ROUNDS:-10}"
+	export BAGTOP_CRASH_ROUNDS="${BAGTOP_CRASH_ROUNDS:-5}"
 	WITH_TEST_PKGS=1 deps && suite build-asan -DBAGTOP_SANITIZE=address,undefined -DBAGTOP_BENCH=OFF
 	;;
 tsan)
-	export BAGTOP_CRASH_ROUNDS="${BAGTOP_CRASH_ROUNDS:-10}"
+	export BAGTOP_CRASH_ROUNDS="${BAGTOP_CRASH_ROUNDS:-5}"
 	WITH_TEST_PKGS=1 deps && suite build-tsan -DBAGTOP_SANITIZE=thread -DBAGTOP_BENCH=OFF
 	;;
 release) WITH_TEST_PKGS=1 deps && suite build-release -DCMAKE_BUILD_TYPE=Release ;;
