@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bt_hiwater.h"
 #include "bt_mem.h"
 #include "bt_sync.h"
 
@@ -52,7 +53,8 @@ struct rec_cache {
 	size_t pv_n, pv_cap;
 	struct rec_msg **cv; /* the consumer's: the batch it took last */
 	size_t cv_n, cv_cap;
-	size_t last_count; /* messages in the batch taken last */
+	size_t last_count;        /* messages in the batch taken last */
+	struct bt_hiwater cv_hw; /* when a backlog's room goes back */
 };
 
 struct rec_cache *rec_cache_new(size_t max_bytes)
@@ -149,14 +151,19 @@ static void cache_gather(struct rec_cache *c)
 
 /* Consumer only, before its swap: room in its array (which becomes the
  * producer's) for twice the last batch, up to REC_CACHE_ORDER_MAX; when
- * growing fails it keeps its size. */
+ * growing fails it keeps its size. Room a backlog's batches grew it to
+ * goes back once the batches have long been much smaller (bt_hiwater; the
+ * two arrays take turns, so each shrinks at its own turn). */
 static void cache_order_room(struct rec_cache *c)
 {
 	size_t want = c->last_count < REC_CACHE_ORDER_MAX / 2 ? 2 * c->last_count
 							     : REC_CACHE_ORDER_MAX;
 	if (want < 64)
 		want = 64;
-	if (c->cv_cap >= want)
+	size_t shrink = bt_hiwater_note(&c->cv_hw, want, c->cv_cap, 64);
+	if (shrink != 0)
+		want = shrink;
+	else if (c->cv_cap >= want)
 		return;
 	struct rec_msg **v = realloc(c->cv, want * sizeof *v);
 	if (v == NULL)

@@ -59,6 +59,7 @@
 
 #include "bt_buf.h"
 #include "bt_fmt.h"
+#include "bt_hiwater.h"
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
@@ -149,6 +150,7 @@ struct rec_consumer {
 	struct cons_mref *mr;
 	uint8_t *fate;
 	size_t cap;
+	struct bt_hiwater cap_hw; /* when a backlog's room goes back */
 	/* The batch being written as an array (rec_cache_order: its first
 	 * order_n messages, or none) and the position of the walk in it:
 	 * the walks read CONS_AHEAD messages ahead. */
@@ -466,6 +468,24 @@ static void cons_grow(struct rec_consumer *c, size_t need)
 	c->cap = need;
 }
 
+/* Gives back the room a backlog's batch grew the chunk arrays to, once the
+ * batches have long been much smaller (bt_hiwater): or the largest backlog
+ * ever seen stays in the process's memory. A shrinking realloc that fails
+ * keeps the larger block, so each array holds at least `to`. */
+static void cons_shrink(struct rec_consumer *c, size_t batch)
+{
+	size_t to = bt_hiwater_note(&c->cap_hw, batch, c->cap, CONS_INITIAL_CAP);
+	if (to == 0)
+		return;
+	struct bag_message *bm = realloc(c->bm, to * sizeof *bm);
+	c->bm = bm != NULL ? bm : c->bm;
+	struct cons_mref *mr = realloc(c->mr, to * sizeof *mr);
+	c->mr = mr != NULL ? mr : c->mr;
+	uint8_t *fate = realloc(c->fate, to * sizeof *fate);
+	c->fate = fate != NULL ? fate : c->fate;
+	c->cap = to;
+}
+
 /* The message CONS_AHEAD after the walk's position is fetched into the
  * cache now: each message's header is in a block of its own (the received
  * sample's), so a walk down the list would wait for memory at every step;
@@ -654,6 +674,7 @@ static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
 	c->walk = 0;
 	cons_guard(c);
 	cons_grow(c, b->count);
+	cons_shrink(c, b->count);
 	const struct rec_msg *m = b->head;
 	while (m != NULL) {
 		size_t n;

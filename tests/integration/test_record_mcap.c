@@ -317,8 +317,10 @@ static void test_crash_kill9(void **state)
 	(void)state;
 	char *tmp = tu_mkdtemp("mcapcrash");
 	srand((unsigned)time(NULL));
-	/* a second of history: a reader lagging on a busy machine loses nothing */
-	char *pub_args[] = {"--count", "5000000", "--rate", "5000", "--depth", "5000",
+	/* five seconds of history (the recorder's readers take the offered
+	 * depth): a recorder lagging on a busy machine loses nothing; with one
+	 * second, two runs on a loaded machine each lost a gap of 562 and 653 */
+	char *pub_args[] = {"--count", "5000000", "--rate", "5000", "--depth", "25000",
 			    "--wait-readers", "1", "--wait-timeout", "30", NULL};
 	struct rec_pub pub = rec_pub_start(tmp, 56, "rt/crash", pub_args);
 	double t0 = rec_now(), worst = 0;
