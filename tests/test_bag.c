@@ -47,6 +47,27 @@ unsigned long long tb_count(const char *path, const char *topic, int64_t from, i
 	return w.n;
 }
 
+struct bag_writer *tb_writer_open(const struct bag_writer_options *o)
+{
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	if (bag_writer_open(o, &w, &err) != BT_OK)
+		fail_msg("bag_writer_open %s: %s", o->uri ? o->uri : "(no uri)", err.msg);
+	return w;
+}
+
+void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const char *says)
+{
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	err.msg[0] = '\0';
+	assert_true(want != BT_OK);
+	assert_int_equal(bag_writer_open(o, &w, &err), want);
+	if (says && !strstr(err.msg, says))
+		fail_msg("bag_writer_open %s: \"%s\" does not say \"%s\"", o->uri, err.msg, says);
+	assert_true(err.msg[0] != '\0');
+}
+
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b)
 {
 	assert_int_equal(a.sec, b.sec);

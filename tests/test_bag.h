@@ -1,13 +1,15 @@
 /* test_bag — reading back what a test wrote: every message of a bag through
  * the store's own reader, and a storage file's rows through raw SQL for the
  * tests that check those rows on purpose; QoS profiles compared field by
- * field. Failures end the test (cmocka). */
+ * field; a writer opened, or refused, as the test expects. Failures end the
+ * test (cmocka). */
 #ifndef TEST_BAG_H
 #define TEST_BAG_H
 
 #include <stdint.h>
 
 #include "bag_reader.h"
+#include "bag_writer.h"
 #include "test_util.h"
 
 struct sqlite3;
@@ -32,6 +34,12 @@ void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b);
  * for the files of two metadata (path, start, duration, messages of each). */
 void tb_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b);
 void tb_assert_files_equal(const struct bag_metadata *a, const struct bag_metadata *b);
+
+/* bag_writer_open(o): the writer, or the test fails with the error. */
+struct bag_writer *tb_writer_open(const struct bag_writer_options *o);
+/* bag_writer_open(o) must return `want` (not BT_OK) with an error that
+ * says `says` (NULL: any non-empty error). */
+void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const char *says);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

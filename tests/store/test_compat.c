@@ -175,10 +175,8 @@ static void ct_write_in(struct ct_bag *b, enum bag_compat compat, enum bag_compr
 				       .compression = comp, .compression_threads = 1,
 				       .compat = compat, .storage_id = storage,
 				       .storage_preset = preset};
-	struct bag_writer *w;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &w, &err) != BT_OK)
-		fail_msg("bag_writer_open: %s", err.msg);
 	uint32_t h[CT_TOPICS];
 	for (size_t i = 0; i < CT_TOPICS; i++) {
 		struct bag_qos q[2];
@@ -594,13 +592,11 @@ static void test_humble_refuses_custom_data(void **state)
 	struct bag_kv kv = {"k", "v"};
 	struct bag_writer_options o = {.uri = dir, .custom_data = &kv, .n_custom_data = 1,
 				       .compat = BAG_COMPAT_HUMBLE};
-	struct bag_writer *w = NULL;
-	struct bt_error err;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "custom_data"));
+	tb_writer_refused(&o, BT_ERR_USAGE, "custom_data");
 	assert_false(bt_fs_exists(dir));
 	o.compat = BAG_COMPAT_IRON;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_writer *w = tb_writer_open(&o);
+	struct bt_error err;
 	assert_int_equal(bag_writer_close(w, &err), BT_OK);
 	tu_rmrf(tmp);
 	free(dir);
