@@ -553,15 +553,10 @@ static void test_consumer_write_failure_split(void **state)
 	fx_free(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_consumer_counts),
-		cmocka_unit_test(test_consumer_split),
-		cmocka_unit_test(test_consumer_topics),
-		cmocka_unit_test(test_consumer_topic_qos),
-		cmocka_unit_test(test_consumer_write_failure),
-		cmocka_unit_test(test_consumer_write_failure_split),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_consumer_counts),
+	cmocka_unit_test(test_consumer_split),
+	cmocka_unit_test(test_consumer_topics),
+	cmocka_unit_test(test_consumer_topic_qos),
+	cmocka_unit_test(test_consumer_write_failure),
+	cmocka_unit_test(test_consumer_write_failure_split))

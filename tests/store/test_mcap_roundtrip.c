@@ -536,20 +536,10 @@ static void test_large_messages(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_option_combinations, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_summary_parts, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test(test_option_names),
-		cmocka_unit_test_setup_teardown(test_flushed_not_closed, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_opcodes_and_padding, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_large_messages, tu_scratch_setup,
-						tu_scratch_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_option_combinations),
+	TU_SCRATCH_TEST(test_summary_parts),
+	cmocka_unit_test(test_option_names),
+	TU_SCRATCH_TEST(test_flushed_not_closed),
+	TU_SCRATCH_TEST(test_unknown_opcodes_and_padding),
+	TU_SCRATCH_TEST(test_large_messages))
