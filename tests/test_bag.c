@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "mcap_reader.h"
+
 unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void *arg)
 {
 	struct bag_reader *r;
@@ -66,6 +68,31 @@ void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const
 	if (says && !strstr(err.msg, says))
 		fail_msg("bag_writer_open %s: \"%s\" does not say \"%s\"", o->uri, err.msg, says);
 	assert_true(err.msg[0] != '\0');
+}
+
+static struct mcap_reader *tb_mcap_open(const char *path,
+					bt_status (*then)(struct mcap_reader *, struct bt_error *),
+					const char *what)
+{
+	struct mcap_reader *r = NULL;
+	struct bt_error err;
+	if (mcap_reader_open(&r, path, &err) != BT_OK)
+		fail_msg("mcap_reader_open %s: %s", path, err.msg);
+	if (then(r, &err) != BT_OK)
+		fail_msg("%s %s: %s", what, path, err.msg);
+	return r;
+}
+
+struct mcap_reader *tb_mcap_indexed(const char *path, const struct mcap_summary **s)
+{
+	struct mcap_reader *r = tb_mcap_open(path, mcap_reader_index, "mcap_reader_index");
+	*s = mcap_reader_summary(r);
+	return r;
+}
+
+struct mcap_reader *tb_mcap_streamed(const char *path)
+{
+	return tb_mcap_open(path, mcap_reader_stream_begin, "mcap_reader_stream_begin");
 }
 
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b)

@@ -1,7 +1,8 @@
 /* test_bag — reading back what a test wrote: every message of a bag through
  * the store's own reader, and a storage file's rows through raw SQL for the
  * tests that check those rows on purpose; QoS profiles compared field by
- * field; a writer opened, or refused, as the test expects. Failures end the
+ * field; a writer opened, or refused, as the test expects; an MCAP file
+ * opened for its index or its records. Failures end the
  * test (cmocka). */
 #ifndef TEST_BAG_H
 #define TEST_BAG_H
@@ -40,6 +41,14 @@ struct bag_writer *tb_writer_open(const struct bag_writer_options *o);
 /* bag_writer_open(o) must return `want` (not BT_OK) with an error that
  * says `says` (NULL: any non-empty error). */
 void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const char *says);
+
+/* The MCAP file at `path` opened (mcap_reader_close it) and indexed, its
+ * summary in *s (valid until the close); fails the test when either fails. */
+struct mcap_reader;
+struct mcap_summary;
+struct mcap_reader *tb_mcap_indexed(const char *path, const struct mcap_summary **s);
+/* The same, ready to stream the file's records (mcap_reader_next). */
+struct mcap_reader *tb_mcap_streamed(const char *path);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

@@ -20,7 +20,7 @@
 #include "mcap_reader.h"
 #include "mcap_record.h"
 #include "mcap_writer.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 #define BAD_LIMIT (64ull * 1024 * 1024)
 
@@ -207,11 +207,8 @@ static void test_crc_and_damaged_summary(void **state)
 	snprintf(path, sizeof path, "%s/good.mcap", dir);
 	snprintf(bad, sizeof bad, "%s/flip-crc.mcap", dir);
 	bad_valid(path, MCAP_COMPRESSION_NONE, true, &good, &n);
-	struct mcap_reader *r;
-	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *s = mcap_reader_summary(r);
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(path, &s);
 	assert_true(s->from_summary);
 	uint64_t chunk = s->chunks[0].offset, meta = s->metadata[0].offset;
 	mcap_reader_close(r);
@@ -228,9 +225,7 @@ static void test_crc_and_damaged_summary(void **state)
 	bad_flip(bad, good, n, sum_start + 12, 0x20, &res);
 	assert_int_equal(res.index, BT_OK);
 	assert_int_equal(res.indexed_msgs, 40);
-	assert_int_equal(mcap_reader_open(&r, bad, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	s = mcap_reader_summary(r);
+	r = tb_mcap_indexed(bad, &s);
 	assert_false(s->from_summary);
 	assert_string_equal(s->scan_why.msg, "summary CRC mismatch");
 	assert_int_equal(s->statistics.message_count, 40);

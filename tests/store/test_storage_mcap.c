@@ -128,10 +128,8 @@ static void rt_report(void *ctx, const char *problem)
 static void rt_first_file(const char *dir, const char **layout)
 {
 	char *p = bt_xasprintf("%s/%s_0.mcap", dir, strrchr(dir, '/') + 1);
-	struct mcap_reader *r = NULL;
+	struct mcap_reader *r = tb_mcap_streamed(p);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, p, &err), BT_OK);
-	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	struct mcap_item it;
 	bool end = false;
 	*layout = "empty";
@@ -393,10 +391,8 @@ static void test_info_from_index(void **state)
 	assert_int_equal(tu_bagtop(&before, "info", "-v", dir, NULL), 0);
 
 	char *f = bt_xasprintf("%s/idx_0.mcap", dir);
-	struct mcap_reader *r;
-	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *sum = mcap_reader_summary(r);
+	const struct mcap_summary *sum;
+	struct mcap_reader *r = tb_mcap_indexed(f, &sum);
 	assert_true(sum->n_chunks > 10);
 	char *text = NULL;
 	size_t len = 0;
@@ -436,11 +432,8 @@ static void test_info_from_index(void **state)
 /* The offered_qos_profiles of channel `topic` in MCAP file `f` (malloc'ed). */
 static char *qos_of_channel(const char *f, const char *topic)
 {
-	struct mcap_reader *r;
-	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *sum = mcap_reader_summary(r);
+	const struct mcap_summary *sum;
+	struct mcap_reader *r = tb_mcap_indexed(f, &sum);
 	char *qos = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < sum->n_channels; i++) {
