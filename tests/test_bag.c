@@ -95,6 +95,17 @@ struct mcap_reader *tb_mcap_streamed(const char *path)
 	return tb_mcap_open(path, mcap_reader_stream_begin, "mcap_reader_stream_begin");
 }
 
+struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability)
+{
+	struct bag_qos q;
+	bag_qos_default(&q);
+	q.history = BAG_HISTORY_KEEP_LAST;
+	q.depth = depth;
+	q.reliability = reliability;
+	q.durability = durability;
+	return q;
+}
+
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b)
 {
 	assert_int_equal(a.sec, b.sec);

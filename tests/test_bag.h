@@ -28,6 +28,9 @@ unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void
 unsigned long long tb_count(const char *path, const char *topic, int64_t from, int64_t to);
 #define TB_ALL INT64_MIN, INT64_MAX /* from, to: any time */
 
+/* bag_qos_default with history KEEP_LAST `depth`, and `reliability` (enum
+ * bag_reliability) and `durability` (enum bag_durability). */
+struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability);
 /* Every field of a and b is equal (fails the test at the first that is not). */
 void tb_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b);
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b);

@@ -51,12 +51,10 @@ static void put_string(struct bag_writer *w, uint32_t h, int64_t t, int i)
 static uint32_t add_topic_of(struct bag_writer *w, const char *name, const char *type, bool tl,
 			     enum bag_history history)
 {
-	struct bag_qos q;
-	bag_qos_default(&q);
+	struct bag_qos q =
+		tb_qos_keep_last(tl ? 1 : 10, BAG_RELIABILITY_RELIABLE,
+				 tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE);
 	q.history = history;
-	q.depth = tl ? 1 : 10;
-	q.reliability = BAG_RELIABILITY_RELIABLE;
-	q.durability = tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE;
 	q.liveliness = BAG_LIVELINESS_AUTOMATIC;
 	struct bag_topic t = {(char *)name, (char *)type, "cdr", &q, 1, ""};
 	uint32_t h;

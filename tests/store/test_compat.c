@@ -181,11 +181,8 @@ static void ct_write_in(struct ct_bag *b, enum bag_compat compat, enum bag_compr
 	for (size_t i = 0; i < CT_TOPICS; i++) {
 		struct bag_qos q[2];
 		bag_qos_default(&q[0]);
-		bag_qos_default(&q[1]);
-		q[1].reliability = BAG_RELIABILITY_BEST_EFFORT;
-		q[1].durability = BAG_DURABILITY_TRANSIENT_LOCAL;
-		q[1].history = BAG_HISTORY_KEEP_LAST;
-		q[1].depth = 7;
+		q[1] = tb_qos_keep_last(7, BAG_RELIABILITY_BEST_EFFORT,
+					BAG_DURABILITY_TRANSIENT_LOCAL);
 		struct bag_topic t = {(char *)ct_names[i], "std_msgs/msg/String", "cdr", q, i + 1,
 				      i ? CT_HASH : ""};
 		struct bag_msgdef d = {"std_msgs/msg/String", "ros2msg", "string data\n", ""};

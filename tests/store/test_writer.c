@@ -1418,13 +1418,7 @@ static void wt_assert_yaml_qos(const struct wt_bag *b, const char *name, const s
 /* A best-effort transient-local publisher with another depth. */
 static struct bag_qos wt_qos_joiner(uint64_t depth)
 {
-	struct bag_qos q;
-	bag_qos_default(&q);
-	q.history = BAG_HISTORY_KEEP_LAST;
-	q.depth = depth;
-	q.reliability = BAG_RELIABILITY_BEST_EFFORT;
-	q.durability = BAG_DURABILITY_TRANSIENT_LOCAL;
-	return q;
+	return tb_qos_keep_last(depth, BAG_RELIABILITY_BEST_EFFORT, BAG_DURABILITY_TRANSIENT_LOCAL);
 }
 
 /* The open file's topics row gets the new list at once; metadata.yaml at
