@@ -64,7 +64,10 @@ void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const
 	struct bt_error err;
 	err.msg[0] = '\0';
 	assert_true(want != BT_OK);
-	assert_int_equal(bag_writer_open(o, &w, &err), want);
+	bt_status st = bag_writer_open(o, &w, &err);
+	if (st != want)
+		fail_msg("bag_writer_open %s: status %d, want %d (%s)", o->uri, (int)st, (int)want,
+			 st == BT_OK ? "opened" : err.msg);
 	if (says && !strstr(err.msg, says))
 		fail_msg("bag_writer_open %s: \"%s\" does not say \"%s\"", o->uri, err.msg, says);
 	assert_true(err.msg[0] != '\0');
