@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "mcap_reader.h"
+
 unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void *arg)
 {
 	struct bag_reader *r;
@@ -45,6 +47,66 @@ unsigned long long tb_count(const char *path, const char *topic, int64_t from, i
 	struct tb_where w = {topic, from, to, 0};
 	tb_each(path, 0, tb_count_one, &w);
 	return w.n;
+}
+
+struct bag_writer *tb_writer_open(const struct bag_writer_options *o)
+{
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	if (bag_writer_open(o, &w, &err) != BT_OK)
+		fail_msg("bag_writer_open %s: %s", o->uri ? o->uri : "(no uri)", err.msg);
+	return w;
+}
+
+void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const char *says)
+{
+	struct bag_writer *w = NULL;
+	struct bt_error err;
+	err.msg[0] = '\0';
+	assert_true(want != BT_OK);
+	bt_status st = bag_writer_open(o, &w, &err);
+	if (st != want)
+		fail_msg("bag_writer_open %s: status %d, want %d (%s)", o->uri, (int)st, (int)want,
+			 st == BT_OK ? "opened" : err.msg);
+	if (says && !strstr(err.msg, says))
+		fail_msg("bag_writer_open %s: \"%s\" does not say \"%s\"", o->uri, err.msg, says);
+	assert_true(err.msg[0] != '\0');
+}
+
+static struct mcap_reader *tb_mcap_open(const char *path,
+					bt_status (*then)(struct mcap_reader *, struct bt_error *),
+					const char *what)
+{
+	struct mcap_reader *r = NULL;
+	struct bt_error err;
+	if (mcap_reader_open(&r, path, &err) != BT_OK)
+		fail_msg("mcap_reader_open %s: %s", path, err.msg);
+	if (then(r, &err) != BT_OK)
+		fail_msg("%s %s: %s", what, path, err.msg);
+	return r;
+}
+
+struct mcap_reader *tb_mcap_indexed(const char *path, const struct mcap_summary **s)
+{
+	struct mcap_reader *r = tb_mcap_open(path, mcap_reader_index, "mcap_reader_index");
+	*s = mcap_reader_summary(r);
+	return r;
+}
+
+struct mcap_reader *tb_mcap_streamed(const char *path)
+{
+	return tb_mcap_open(path, mcap_reader_stream_begin, "mcap_reader_stream_begin");
+}
+
+struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability)
+{
+	struct bag_qos q;
+	bag_qos_default(&q);
+	q.history = BAG_HISTORY_KEEP_LAST;
+	q.depth = depth;
+	q.reliability = reliability;
+	q.durability = durability;
+	return q;
 }
 
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b)

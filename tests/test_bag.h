@@ -1,13 +1,16 @@
 /* test_bag — reading back what a test wrote: every message of a bag through
  * the store's own reader, and a storage file's rows through raw SQL for the
  * tests that check those rows on purpose; QoS profiles compared field by
- * field. Failures end the test (cmocka). */
+ * field; a writer opened, or refused, as the test expects; an MCAP file
+ * opened for its index or its records. Failures end the
+ * test (cmocka). */
 #ifndef TEST_BAG_H
 #define TEST_BAG_H
 
 #include <stdint.h>
 
 #include "bag_reader.h"
+#include "bag_writer.h"
 #include "test_util.h"
 
 struct sqlite3;
@@ -25,6 +28,9 @@ unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void
 unsigned long long tb_count(const char *path, const char *topic, int64_t from, int64_t to);
 #define TB_ALL INT64_MIN, INT64_MAX /* from, to: any time */
 
+/* bag_qos_default with history KEEP_LAST `depth`, and `reliability` (enum
+ * bag_reliability) and `durability` (enum bag_durability). */
+struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability);
 /* Every field of a and b is equal (fails the test at the first that is not). */
 void tb_assert_qos_equal(const struct bag_qos *a, const struct bag_qos *b);
 void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b);
@@ -32,6 +38,20 @@ void tb_assert_qos_time_equal(struct bag_qos_time a, struct bag_qos_time b);
  * for the files of two metadata (path, start, duration, messages of each). */
 void tb_assert_topic_equal(const struct bag_topic *a, const struct bag_topic *b);
 void tb_assert_files_equal(const struct bag_metadata *a, const struct bag_metadata *b);
+
+/* bag_writer_open(o): the writer, or the test fails with the error. */
+struct bag_writer *tb_writer_open(const struct bag_writer_options *o);
+/* bag_writer_open(o) must return `want` (not BT_OK) with an error that
+ * says `says` (NULL: any non-empty error). */
+void tb_writer_refused(const struct bag_writer_options *o, bt_status want, const char *says);
+
+/* The MCAP file at `path` opened (mcap_reader_close it) and indexed, its
+ * summary in *s (valid until the close); fails the test when either fails. */
+struct mcap_reader;
+struct mcap_summary;
+struct mcap_reader *tb_mcap_indexed(const char *path, const struct mcap_summary **s);
+/* The same, ready to stream the file's records (mcap_reader_next). */
+struct mcap_reader *tb_mcap_streamed(const char *path);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

@@ -18,10 +18,11 @@
 #include "rec_cache.h"
 #include "rec_consumer.h"
 #include "rec_topics.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 #define T0 INT64_C(1700000000000000000) /* one timestamp: bag order = write order */
 #define HDR 9                           /* CDR header + producer + seq */
+#define STRING_TYPE "std_msgs::msg::dds_::String_" /* the type of every topic but one */
 
 struct fx {
 	char *tmp, *dir;
@@ -37,9 +38,7 @@ static void fx_open_split(struct fx *f, size_t max_cache, uint64_t split_size)
 	f->dir = bt_xasprintf("%s/bag", f->tmp);
 	struct bag_writer_options wo = {.uri = f->dir, .ros_distro = "",
 					.max_bagfile_size = split_size};
-	struct bt_error err;
-	if (bag_writer_open(&wo, &f->w, &err) != BT_OK)
-		fail_msg("bag_writer_open: %s", err.msg);
+	f->w = tb_writer_open(&wo);
 	f->topics = rec_topics_new();
 	f->cache = rec_cache_new(max_cache);
 }
@@ -251,8 +250,8 @@ static void test_consumer_counts(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, 4096);
-	fx_topic(&f, "rt/a", "std_msgs::msg::dds_::String_", true);
-	fx_topic(&f, "rt/b", "std_msgs::msg::dds_::String_", true);
+	fx_topic(&f, "rt/a", STRING_TYPE, true);
+	fx_topic(&f, "rt/b", STRING_TYPE, true);
 	fx_start(&f, 2000); /* a slow disk: 2 ms per batch */
 	struct cp_producer *p = calloc(CP_PRODUCERS, sizeof *p);
 	assert_non_null(p);
@@ -308,7 +307,7 @@ static void test_consumer_split(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, 0); /* write-through: a push returns once it is written */
-	struct rec_topic *tp = fx_topic(&f, "rt/a", "std_msgs::msg::dds_::String_", true);
+	struct rec_topic *tp = fx_topic(&f, "rt/a", STRING_TYPE, true);
 	fx_start(&f, 0);
 	for (uint32_t s = 0; s < 10; s++)
 		push_ok(&f, 0, s, 100);
@@ -344,14 +343,13 @@ static void test_consumer_topics(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, 1 << 20);
-	const char *ty = "std_msgs::msg::dds_::String_";
-	struct rec_topic *a = fx_topic(&f, "rt/a", ty, true);
-	fx_topic(&f, "rt/b", ty, true);  /* subscribed, never a message */
-	fx_topic(&f, "rt/c", ty, false); /* never subscribed */
+	struct rec_topic *a = fx_topic(&f, "rt/a", STRING_TYPE, true);
+	fx_topic(&f, "rt/b", STRING_TYPE, true);  /* subscribed, never a message */
+	fx_topic(&f, "rt/c", STRING_TYPE, false); /* never subscribed */
 	/* Same recorded name as /a, another type: the bag refuses it. */
 	struct rec_topic *dup = fx_topic(&f, "rt/a", "other_msgs::msg::dds_::X_", true);
-	struct rec_topic *e = fx_topic(&f, "rt/e", ty, false);
-	struct rec_topic *d = fx_topic(&f, "rt/d", ty, false);
+	struct rec_topic *e = fx_topic(&f, "rt/e", STRING_TYPE, false);
+	struct rec_topic *d = fx_topic(&f, "rt/d", STRING_TYPE, false);
 	atomic_store(&a->enabled, false); /* disabled: still written if pushed */
 	fx_start(&f, 500000); /* 500 ms after each batch: see /d below */
 	push_ok(&f, a->index, 0, 20);
@@ -409,8 +407,7 @@ static void test_consumer_topic_qos(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, 1 << 20);
-	const char *ty = "std_msgs::msg::dds_::String_";
-	struct rec_topic *q = fx_topic(&f, "rt/q", ty, false);
+	struct rec_topic *q = fx_topic(&f, "rt/q", STRING_TYPE, false);
 	struct bag_qos prof[3];
 	for (size_t i = 0; i < 3; i++) {
 		bag_qos_default(&prof[i]);
@@ -420,7 +417,7 @@ static void test_consumer_topic_qos(void **state)
 	q->bag.qos[0] = prof[0];
 	q->bag.n_qos = 1;
 	fx_subscribe(q);
-	struct rec_topic *r = fx_topic(&f, "rt/r", ty, false);
+	struct rec_topic *r = fx_topic(&f, "rt/r", STRING_TYPE, false);
 	fx_start(&f, 0);
 	push_ok(&f, q->index, 0, 20);
 	for (int i = 0; i < 10000 && ld(&q->st.recorded) == 0; i++)
@@ -472,7 +469,7 @@ static void test_consumer_write_failure(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, 0); /* write-through: every push is its own batch */
-	struct rec_topic *tp = fx_topic(&f, "rt/a", "std_msgs::msg::dds_::String_", true);
+	struct rec_topic *tp = fx_topic(&f, "rt/a", STRING_TYPE, true);
 	fx_start(&f, 0);
 	/* A file-size limit is what a full disk looks like to SQLite (as in
 	 * tests/recovery/test_disk_full.c); only the soft limit, so it can be
@@ -524,7 +521,7 @@ static void test_consumer_write_failure_split(void **state)
 	(void)state;
 	struct fx f;
 	fx_open_split(&f, 1 << 20, BAG_MIN_SPLIT_SIZE);
-	struct rec_topic *tp = fx_topic(&f, "rt/a", "std_msgs::msg::dds_::String_", true);
+	struct rec_topic *tp = fx_topic(&f, "rt/a", STRING_TYPE, true);
 	/* Queued before the consumer starts: its first swap takes one batch. */
 	for (uint32_t s = 0; s < WS_SMALL; s++)
 		push_ok(&f, 0, s, 1000);
@@ -553,15 +550,10 @@ static void test_consumer_write_failure_split(void **state)
 	fx_free(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_consumer_counts),
-		cmocka_unit_test(test_consumer_split),
-		cmocka_unit_test(test_consumer_topics),
-		cmocka_unit_test(test_consumer_topic_qos),
-		cmocka_unit_test(test_consumer_write_failure),
-		cmocka_unit_test(test_consumer_write_failure_split),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_consumer_counts),
+	cmocka_unit_test(test_consumer_split),
+	cmocka_unit_test(test_consumer_topics),
+	cmocka_unit_test(test_consumer_topic_qos),
+	cmocka_unit_test(test_consumer_write_failure),
+	cmocka_unit_test(test_consumer_write_failure_split))

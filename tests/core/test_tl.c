@@ -50,11 +50,30 @@ static void copy_check(struct rec_tl *tl, const uint32_t *topics, const int64_t 
 	rec_msg_free_list(b.head);
 }
 
+/* A new store with `topic` marked to keep `depth` messages. */
+static struct rec_tl *tl_marked(uint32_t topic, uint32_t depth)
+{
+	struct rec_tl *tl = rec_tl_new();
+	assert_int_equal(rec_tl_set_depth(tl, topic, depth), BT_OK);
+	return tl;
+}
+
+/* The store's statistics, every field. */
+static void stats_are(struct rec_tl *tl, size_t topics, size_t messages, size_t bytes,
+		      uint64_t alloc_failed)
+{
+	struct rec_tl_stats st;
+	rec_tl_get_stats(tl, &st);
+	assert_int_equal(st.topics, topics);
+	assert_int_equal(st.messages, messages);
+	assert_int_equal(st.bytes, bytes);
+	assert_int_equal(st.alloc_failed, alloc_failed);
+}
+
 static void test_tl_depth_one(void **state)
 {
 	(void)state;
-	struct rec_tl *tl = rec_tl_new();
-	assert_int_equal(rec_tl_set_depth(tl, 3, 1), BT_OK);
+	struct rec_tl *tl = tl_marked(3, 1);
 	assert_int_equal(rec_tl_depth(tl, 3), 1);
 	assert_int_equal(rec_tl_depth(tl, 4), 0);
 	for (int64_t i = 0; i < 5; i++) {
@@ -66,28 +85,20 @@ static void test_tl_depth_one(void **state)
 	copy_check(tl, t, s, 1);
 	/* Copies are the caller's: a second copy is the same again. */
 	copy_check(tl, t, s, 1);
-	struct rec_tl_stats st;
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.topics, 1);
-	assert_int_equal(st.messages, 1);
-	assert_int_equal(st.bytes, 16);
-	assert_int_equal(st.alloc_failed, 0);
+	stats_are(tl, 1, 1, 16, 0);
 	rec_tl_free(tl);
 }
 
 static void test_tl_depth_five(void **state)
 {
 	(void)state;
-	struct rec_tl *tl = rec_tl_new();
-	assert_int_equal(rec_tl_set_depth(tl, 7, 5), BT_OK);
+	struct rec_tl *tl = tl_marked(7, 5);
 	for (int64_t i = 0; i < 12; i++)
 		offer(tl, 7, i, (size_t)i, 1000 + i);
 	uint32_t t[] = {7, 7, 7, 7, 7};
 	int64_t s[] = {7, 8, 9, 10, 11};
 	copy_check(tl, t, s, 5);
-	struct rec_tl_stats st;
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.bytes, 7 + 8 + 9 + 10 + 11);
+	stats_are(tl, 1, 5, 7 + 8 + 9 + 10 + 11, 0);
 	/* A smaller depth drops the oldest at once... */
 	assert_int_equal(rec_tl_set_depth(tl, 7, 2), BT_OK);
 	int64_t s2[] = {10, 11};
@@ -98,9 +109,7 @@ static void test_tl_depth_five(void **state)
 	offer(tl, 7, 12, 3, 1012);
 	int64_t s3[] = {10, 11, 12};
 	copy_check(tl, t, s3, 3);
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.messages, 3);
-	assert_int_equal(st.bytes, 10 + 11 + 3);
+	stats_are(tl, 1, 3, 10 + 11 + 3, 0);
 	rec_tl_free(tl); /* frees the copies (ASan checks) */
 }
 
@@ -110,8 +119,7 @@ static void test_tl_depth_five(void **state)
 static void test_tl_fill(void **state)
 {
 	(void)state;
-	struct rec_tl *tl = rec_tl_new();
-	assert_int_equal(rec_tl_set_depth(tl, 2, 3), BT_OK);
+	struct rec_tl *tl = tl_marked(2, 3);
 	offer(tl, 2, 5, 8, 500); /* arrived after the mark */
 	struct rec_batch b = {0};
 	rec_batch_append(&b, msg(2, 3, 8, 300));
@@ -126,10 +134,7 @@ static void test_tl_fill(void **state)
 	rec_batch_append(&b, msg(2, 2, 8, 200));
 	assert_int_equal(rec_tl_fill(tl, 2, &b), 2);
 	copy_check(tl, t, s, 3); /* the oldest went: depth 3 */
-	struct rec_tl_stats st;
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.messages, 3);
-	assert_int_equal(st.bytes, 24);
+	stats_are(tl, 1, 3, 24, 0);
 	rec_batch_append(&b, msg(9, 1, 8, 100));
 	assert_int_equal(rec_tl_fill(tl, 9, &b), 0); /* not marked */
 	/* A fetched message newer than the oldest stored is placed before
@@ -154,8 +159,7 @@ static void test_tl_fill(void **state)
 static void test_tl_sorted(void **state)
 {
 	(void)state;
-	struct rec_tl *tl = rec_tl_new();
-	assert_int_equal(rec_tl_set_depth(tl, 1, 2), BT_OK);
+	struct rec_tl *tl = tl_marked(1, 2);
 	assert_int_equal(rec_tl_set_depth(tl, 2, 1), BT_OK);
 	assert_int_equal(rec_tl_set_depth(tl, 0, 3), BT_OK);
 	offer(tl, 2, 20, 4, 50);
@@ -187,11 +191,7 @@ static void test_tl_mark_unmark(void **state)
 	assert_int_equal(rec_tl_set_depth(tl, 100, 0), BT_OK);
 	assert_int_equal(rec_tl_depth(tl, 100), 0);
 	offer(tl, 100, 2, 8, 2);
-	struct rec_tl_stats st;
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.topics, 0);
-	assert_int_equal(st.messages, 0);
-	assert_int_equal(st.bytes, 0);
+	stats_are(tl, 0, 0, 0, 0);
 	/* Marked again: starts empty. Unmarking twice is harmless. */
 	assert_int_equal(rec_tl_set_depth(tl, 100, 0), BT_OK);
 	assert_int_equal(rec_tl_set_depth(tl, 100, 1), BT_OK);
@@ -205,16 +205,14 @@ static void test_tl_mark_unmark(void **state)
 	assert_int_equal(rec_tl_set_depth(tl, REC_TOPICS_MAX, 1), BT_ERR_USAGE);
 	assert_int_equal(rec_tl_set_depth(tl, 5, REC_TL_DEPTH_MAX + 1), BT_ERR_USAGE);
 	assert_int_equal(rec_tl_depth(tl, REC_TOPICS_MAX), 0);
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.topics, 2);
+	stats_are(tl, 2, 1, 8, 0); /* topic 100's one message */
 	rec_tl_free(tl);
 }
 
 static void test_tl_alloc_failure(void **state)
 {
 	(void)state;
-	struct rec_tl *tl = rec_tl_new();
-	assert_int_equal(rec_tl_set_depth(tl, 1, 2), BT_OK);
+	struct rec_tl *tl = tl_marked(1, 2);
 	offer(tl, 1, 1, 8, 1);
 	/* A header claiming an impossible size: rec_msg_new refuses it (no
 	 * data is read), like a failed malloc. The store counts it and keeps
@@ -223,10 +221,7 @@ static void test_tl_alloc_failure(void **state)
 	m->len = SIZE_MAX - 8;
 	rec_tl_offer(tl, m);
 	rec_msg_free(m);
-	struct rec_tl_stats st;
-	rec_tl_get_stats(tl, &st);
-	assert_int_equal(st.alloc_failed, 1);
-	assert_int_equal(st.messages, 1);
+	stats_are(tl, 1, 1, 8, 1);
 	uint32_t t[] = {1};
 	int64_t s[] = {1};
 	copy_check(tl, t, s, 1);

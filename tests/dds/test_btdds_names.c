@@ -3,7 +3,7 @@
 
 #include "btdds_names.h"
 #include "btdds_qos.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 static void expect(char *got, const char *want)
 {
@@ -59,12 +59,8 @@ static void test_types(void **state)
 static void test_qos_round_trip(void **state)
 {
 	(void)state;
-	struct bag_qos b;
-	bag_qos_default(&b);
-	b.history = BAG_HISTORY_KEEP_LAST;
-	b.depth = 7;
-	b.reliability = BAG_RELIABILITY_RELIABLE;
-	b.durability = BAG_DURABILITY_TRANSIENT_LOCAL;
+	struct bag_qos b =
+		tb_qos_keep_last(7, BAG_RELIABILITY_RELIABLE, BAG_DURABILITY_TRANSIENT_LOCAL);
 	b.liveliness = BAG_LIVELINESS_AUTOMATIC;
 	b.deadline = (struct bag_qos_time){1, 5};
 	dds_qos_t *q = dds_create_qos();

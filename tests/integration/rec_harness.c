@@ -203,16 +203,18 @@ void rec_session(struct rec *r, const struct rec_session *s)
 	printf("%s", r->out);
 }
 
-void rec_summary(const char *out, const char *name, unsigned long long v[3])
+struct rec_tally rec_summary(const char *out, const char *name)
 {
+	struct rec_tally v;
 	char *key = bt_xasprintf("\n  %s ", name);
 	const char *line = strstr(out, key);
 	if (!line)
 		fail_msg("no summary line for %s in: %s", name, out);
-	if (sscanf(line + strlen(key), "%llu recorded lost %llu transport, %llu recorder", &v[0],
-		   &v[1], &v[2]) != 3)
+	if (sscanf(line + strlen(key), "%llu recorded lost %llu transport, %llu recorder",
+		   &v.recorded, &v.lost_transport, &v.lost_recorder) != 3)
 		fail_msg("cannot parse: %.120s", line + 1);
 	free(key);
+	return v;
 }
 
 void counts_free(struct bag_counts *c)

@@ -93,9 +93,13 @@ struct rec_session {
 };
 /* rec_start, rec_publish, rec_stop(SIGINT); shows the recorder's output. */
 void rec_session(struct rec *r, const struct rec_session *s);
+/* A topic's line in the recorder's final summary. */
+struct rec_tally {
+	unsigned long long recorded, lost_transport, lost_recorder;
+};
 /* "NAME N recorded lost T transport, R recorder" of the recorder's final
- * summary: v = {N, T, R}; fails the test when the line is not there. */
-void rec_summary(const char *out, const char *name, unsigned long long v[3]);
+ * summary, as {N, T, R}; fails the test when the line is not there. */
+struct rec_tally rec_summary(const char *out, const char *name);
 /* Messages per topic as read back from the bag (topics with messages). */
 void bag_count(const char *dir, struct bag_counts *c);
 unsigned long long counts_of(const struct bag_counts *c, const char *name);

@@ -190,10 +190,9 @@ static void test_burst(void **state)
 				 said, refused);
 	assert_non_null(strstr(r.out, sum));
 	/* Capture untouched: all published, all recorded, none lost. */
-	unsigned long long v[3];
-	rec_summary(r.out, "/b", v);
-	assert_int_equal(v[0], 3000);
-	assert_int_equal(v[1] + v[2], 0);
+	struct rec_tally v = rec_summary(r.out, "/b");
+	assert_int_equal(v.recorded, 3000);
+	assert_int_equal(v.lost_transport + v.lost_recorder, 0);
 	rec_expect_count(r.dir, "/b", 3000);
 	answers_remove(r.pid);
 	free(sum);

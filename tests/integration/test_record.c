@@ -161,9 +161,8 @@ static void test_record_slow_consumer(void **state)
 			 "--wait-readers", "1", NULL};
 	rec_session(&r, &(struct rec_session){117, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000",
 					      "rt/slow", extra, 2000});
-	unsigned long long v[3];
-	rec_summary(r.out, "/slow", v);
-	unsigned long long rec_n = v[0], lost_r = v[2];
+	struct rec_tally v = rec_summary(r.out, "/slow");
+	unsigned long long rec_n = v.recorded, lost_r = v.lost_recorder;
 	assert_int_equal(rec_n + lost_r, 2000);
 	assert_true(lost_r > 0);
 	/* Losses were reported while they happened, not only at the end. */

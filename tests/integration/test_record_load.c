@@ -19,13 +19,13 @@
 #include "test_util.h"
 
 
-/* Stops the recorder (SIGINT), shows its output and reads topic's
- * summary line into v. */
-static void stop_summary(struct rec *r, const char *topic, unsigned long long v[3])
+/* Stops the recorder (SIGINT), shows its output and returns topic's
+ * summary line. */
+static struct rec_tally stop_summary(struct rec *r, const char *topic)
 {
 	rec_stop(r, SIGINT);
 	printf("%s", r->out);
-	rec_summary(r->out, topic, v);
+	return rec_summary(r->out, topic);
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -85,13 +85,12 @@ static void ddsperf_case(int domain, const char *rate, const char *size, size_t 
 	int st = rec_wait(pid, 30.0, "ddsperf pub");
 	if (st != 0)
 		fail_msg("ddsperf exit %d: %s", st, rec_read(pout));
-	unsigned long long v[3];
-	stop_summary(&r, "DDSPerfRDataKS", v);
-	assert_int_equal(v[1], 0); /* transport */
-	assert_int_equal(v[2], 0); /* recorder */
+	struct rec_tally v = stop_summary(&r, "DDSPerfRDataKS");
+	assert_int_equal(v.lost_transport, 0);
+	assert_int_equal(v.lost_recorder, 0);
 	unsigned long long n = check_keyedseq(r.dir, len);
 	printf("ddsperf pub %s size %s: %llu messages in the bag\n", rate, size, n);
-	assert_int_equal(n, v[0]);
+	assert_int_equal(n, v.recorded);
 	if (n < min_count)
 		fail_msg("only %llu messages recorded, want >= %llu", n, min_count);
 	rec_check(r.dir);
@@ -124,10 +123,9 @@ static void test_record_cache_zero(void **state)
 			 "--wait-readers", "1", "--linger", "6", NULL};
 	rec_session(&r, &(struct rec_session){126, args, "BAGTOP_TEST_CONSUMER_DELAY_US=2000",
 					      "rt/wt", extra, 1000});
-	unsigned long long v[3];
-	rec_summary(r.out, "/wt", v);
-	assert_int_equal(v[0], 1000);
-	assert_int_equal(v[2], 0);
+	struct rec_tally v = rec_summary(r.out, "/wt");
+	assert_int_equal(v.recorded, 1000);
+	assert_int_equal(v.lost_recorder, 0);
 	rec_expect_count(r.dir, "/wt", 1000);
 	rec_free(&r);
 }
@@ -169,33 +167,32 @@ static void test_record_loss_statistics(void **state)
 			 "--wait-readers", "1", NULL};
 	rec_session(&r, &(struct rec_session){129, args, "BAGTOP_TEST_CONSUMER_DELAY_US=20000",
 					      "rt/ls", extra, 3000});
-	unsigned long long v[3];
-	rec_summary(r.out, "/ls", v);
-	assert_true(v[2] > 0);
-	assert_int_equal(v[0] + v[2], 3000);
+	struct rec_tally v = rec_summary(r.out, "/ls");
+	assert_true(v.lost_recorder > 0);
+	assert_int_equal(v.recorded + v.lost_recorder, 3000);
 	struct bag_metadata md;
 	rec_metadata(r.dir, &md);
 	assert_true(md.n_files >= 2);
 	assert_int_equal(md.n_topics, 1);
 	const struct bag_topic_info *ti = &md.topics[0];
 	assert_true(ti->has_stats && ti->stats.losses_known);
-	assert_int_equal(ti->stats.messages_recorded, v[0]);
-	assert_int_equal(ti->stats.lost_in_recorder, v[2]);
-	assert_int_equal(ti->stats.lost_in_transport, v[1]);
+	assert_int_equal(ti->stats.messages_recorded, v.recorded);
+	assert_int_equal(ti->stats.lost_in_recorder, v.lost_recorder);
+	assert_int_equal(ti->stats.lost_in_transport, v.lost_transport);
 	unsigned long long msgs = 0, lost = 0;
 	for (size_t f = 0; f < md.n_files; f++)
 		for (size_t k = 0; k < md.files[f].n_topics_stats; k++) {
 			msgs += md.files[f].topics_stats[k].stats.messages_recorded;
 			lost += md.files[f].topics_stats[k].stats.lost_in_recorder;
 		}
-	assert_int_equal(msgs, v[0]);
-	assert_int_equal(lost, v[2]);
+	assert_int_equal(msgs, v.recorded);
+	assert_int_equal(lost, v.lost_recorder);
 	bag_metadata_fini(&md);
 	char *out = NULL;
 	int rc = tu_bagtop(&out, "info", "-v", r.dir, NULL);
 	assert_int_equal(rc, 0);
 	char want[64];
-	snprintf(want, sizeof want, "%llu", v[2]);
+	snprintf(want, sizeof want, "%llu", v.lost_recorder);
 	assert_non_null(strstr(out, want));
 	free(out);
 	rec_check(r.dir);
@@ -217,9 +214,8 @@ static void test_record_compression_loss(void **state)
 			 "--wait-readers", "1", NULL};
 	rec_session(&r, &(struct rec_session){170, args, "BAGTOP_TEST_COMPRESS_DELAY_US=5000",
 					      "rt/cz", extra, 1000});
-	unsigned long long v[3];
-	rec_summary(r.out, "/cz", v);
-	assert_int_equal(v[0] + v[2], 1000);
+	struct rec_tally v = rec_summary(r.out, "/cz");
+	assert_int_equal(v.recorded + v.lost_recorder, 1000);
 	assert_non_null(strstr(r.out, "compression behind"));
 	struct bag_metadata md;
 	rec_metadata(r.dir, &md);
@@ -227,12 +223,12 @@ static void test_record_compression_loss(void **state)
 	assert_true(md.topics[0].has_stats && st->has_causes);
 	printf("lost: compression %llu, cache %llu of %llu\n",
 	       (unsigned long long)st->causes.lost_compression,
-	       (unsigned long long)st->causes.lost_cache, v[2]);
-	assert_int_equal(st->lost_in_recorder, v[2]);
-	assert_int_equal(st->causes.lost_compression + st->causes.lost_cache, v[2]);
+	       (unsigned long long)st->causes.lost_cache, v.lost_recorder);
+	assert_int_equal(st->lost_in_recorder, v.lost_recorder);
+	assert_int_equal(st->causes.lost_compression + st->causes.lost_cache, v.lost_recorder);
 	/* At 1000 Hz against 200 compressed a second, most of the second is
 	 * spent waiting for the compression thread. */
-	assert_true(st->causes.lost_compression * 2 > v[2]);
+	assert_true(st->causes.lost_compression * 2 > v.lost_recorder);
 	bag_metadata_fini(&md);
 	rec_check(r.dir);
 	rec_free(&r);
@@ -286,21 +282,20 @@ static void test_record_transport_loss(void **state)
 			 "--wait-readers", "1", NULL};
 	rec_publish(&r, 130, "rt/be", extra, 3000);
 	rec_sleep(1.0); /* the slowed receive path catches up */
-	unsigned long long v[3];
-	stop_summary(&r, "/be", v);
+	struct rec_tally v = stop_summary(&r, "/be");
 	long first, last;
 	unsigned long long n = be_range(r.dir, &first, &last);
 	printf("published 3000, received %llu (indices %ld..%ld), lost in transport %llu, "
-	       "unseen after the last %ld\n", n, first, last, v[1], 2999 - last);
-	assert_int_equal(n, v[0]);
-	assert_int_equal(v[2], 0);
-	assert_true(v[1] > 0);
-	assert_int_equal(v[1], (unsigned long long)(last - first + 1) - n);
+	       "unseen after the last %ld\n", n, first, last, v.lost_transport, 2999 - last);
+	assert_int_equal(n, v.recorded);
+	assert_int_equal(v.lost_recorder, 0);
+	assert_true(v.lost_transport > 0);
+	assert_int_equal(v.lost_transport, (unsigned long long)(last - first + 1) - n);
 	/* The bag says the same. */
 	struct bag_metadata md;
 	rec_metadata(r.dir, &md);
 	assert_int_equal(md.n_topics, 1);
-	assert_int_equal(md.topics[0].stats.lost_in_transport, v[1]);
+	assert_int_equal(md.topics[0].stats.lost_in_transport, v.lost_transport);
 	bag_metadata_fini(&md);
 	rec_check(r.dir);
 	rec_free(&r);

@@ -90,6 +90,7 @@ struct msgs {
 	size_t n, cap;
 	size_t file_first_tl; /* files whose first message is /tl */
 	size_t last_file;
+	size_t files; /* storage files in the bag */
 };
 
 static void msgs_add(const struct bag_read_msg *m, const struct bag_reader_topic *t, void *arg)
@@ -138,8 +139,9 @@ static void snapshot_now(pid_t pid)
 /* One recording of /tl (transient-local, repeated into every file) and
  * `fast` /fast messages at 500/s, on `storage`: in snapshot mode (domain
  * 54) one snapshot after every /fast message was published, else split
- * every second (domain 55). The messages read back go into *s. */
-static void tl_run(const char *storage, bool snapshot, long fast, struct msgs *s, size_t *files)
+ * every second (domain 55). The messages read back, and the number of
+ * files, go into *s. */
+static void tl_run(const char *storage, bool snapshot, long fast, struct msgs *s)
 {
 	struct rec r;
 	int dom = snapshot ? 54 : 55;
@@ -166,51 +168,55 @@ static void tl_run(const char *storage, bool snapshot, long fast, struct msgs *s
 	assert_int_equal(rec_pub_finish(&tl), 1);
 	rec_check(r.dir);
 	tb_each(r.dir, 0, msgs_add, s);
-	*files = files_with(r.dir, !strcmp(storage, "mcap") ? ".mcap" : ".db3");
+	s->files = files_with(r.dir, !strcmp(storage, "mcap") ? ".mcap" : ".db3");
 	rec_free(&r);
+}
+
+/* The same recording on sqlite3 into s[0], then on mcap into s[1]. */
+static void tl_run_both(bool snapshot, long fast, struct msgs s[2])
+{
+	tl_run("sqlite3", snapshot, fast, &s[0]);
+	tl_run("mcap", snapshot, fast, &s[1]);
 }
 
 static void test_snapshot_same(void **state)
 {
 	(void)state;
-	struct msgs a = {0}, b = {0};
-	size_t fa, fb;
-	tl_run("sqlite3", true, 500, &a, &fa);
-	tl_run("mcap", true, 500, &b, &fb);
-	printf("snapshot: sqlite3 %zu messages in %zu files, mcap %zu in %zu\n", a.n, fa, b.n, fb);
-	assert_int_equal(fa, 1);
-	assert_int_equal(fb, 1); /* the snapshot is one .mcap */
-	assert_int_equal(a.n, 501);
-	assert_int_equal(b.n, a.n);
-	for (size_t i = 0; i < a.n; i++) {
-		if (strcmp(a.topic[i], b.topic[i]) != 0 || a.hello[i] != b.hello[i])
-			fail_msg("message %zu: sqlite3 %s %ld, mcap %s %ld", i, a.topic[i], a.hello[i],
-				 b.topic[i], b.hello[i]);
+	struct msgs s[2] = {{0}, {0}};
+	tl_run_both(true, 500, s);
+	const struct msgs *a = &s[0], *b = &s[1];
+	printf("snapshot: sqlite3 %zu messages in %zu files, mcap %zu in %zu\n", a->n, a->files,
+	       b->n, b->files);
+	assert_int_equal(a->files, 1);
+	assert_int_equal(b->files, 1); /* the snapshot is one .mcap */
+	assert_int_equal(a->n, 501);
+	assert_int_equal(b->n, a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		if (strcmp(a->topic[i], b->topic[i]) != 0 || a->hello[i] != b->hello[i])
+			fail_msg("message %zu: sqlite3 %s %ld, mcap %s %ld", i, a->topic[i],
+				 a->hello[i], b->topic[i], b->hello[i]);
 	}
-	assert_string_equal(b.topic[0], "/tl");
-	msgs_free(&a);
-	msgs_free(&b);
+	assert_string_equal(b->topic[0], "/tl");
+	msgs_free(&s[0]);
+	msgs_free(&s[1]);
 }
 
 static void test_repeat_tl_same(void **state)
 {
 	(void)state;
-	struct msgs a = {0}, b = {0};
-	size_t fa, fb;
+	struct msgs both[2] = {{0}, {0}};
 	/* -d 1: every file starts with /tl's message; every /fast message is
 	 * there once */
-	tl_run("sqlite3", false, 1500, &a, &fa);
-	tl_run("mcap", false, 1500, &b, &fb);
-	printf("repeat-transient-local: sqlite3 %zu files, %zu /tl; mcap %zu files, %zu /tl\n", fa,
-	       msgs_count(&a, "/tl"), fb, msgs_count(&b, "/tl"));
-	struct msgs *both[2] = {&a, &b};
-	size_t files[2] = {fa, fb};
+	tl_run_both(false, 1500, both);
+	printf("repeat-transient-local: sqlite3 %zu files, %zu /tl; mcap %zu files, %zu /tl\n",
+	       both[0].files, msgs_count(&both[0], "/tl"), both[1].files,
+	       msgs_count(&both[1], "/tl"));
 	for (size_t k = 0; k < 2; k++) {
-		struct msgs *s = both[k];
-		assert_true(files[k] >= 3);
+		struct msgs *s = &both[k];
+		assert_true(s->files >= 3);
 		assert_int_equal(msgs_count(s, "/fast"), 1500);
-		assert_int_equal(msgs_count(s, "/tl"), files[k]); /* once per file */
-		assert_int_equal(s->file_first_tl, files[k]);     /* first in each */
+		assert_int_equal(msgs_count(s, "/tl"), s->files); /* once per file */
+		assert_int_equal(s->file_first_tl, s->files);     /* first in each */
 		/* /fast: 0..1499, each once, in order */
 		long next = 0;
 		for (size_t i = 0; i < s->n; i++) {
@@ -223,9 +229,8 @@ static void test_repeat_tl_same(void **state)
 					 s->hello[i], next);
 			next++;
 		}
+		msgs_free(s);
 	}
-	msgs_free(&a);
-	msgs_free(&b);
 }
 
 /* ---- 4. kill -9 ---- */

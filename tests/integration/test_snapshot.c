@@ -127,10 +127,9 @@ static unsigned long long not_written(const char *out)
 /* The topic's count in the recorder's summary; nothing lost. */
 static unsigned long long recorded_of(const char *out, const char *name)
 {
-	unsigned long long v[3];
-	rec_summary(out, name, v);
-	assert_int_equal(v[1] + v[2], 0);
-	return v[0];
+	struct rec_tally v = rec_summary(out, name);
+	assert_int_equal(v.lost_transport + v.lost_recorder, 0);
+	return v.recorded;
 }
 
 /* 1. /tl published once at start, then /fast evicts it from a small

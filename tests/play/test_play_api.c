@@ -51,12 +51,10 @@ static void put_string(struct bag_writer *w, uint32_t h, int64_t t, int i)
 static uint32_t add_topic_of(struct bag_writer *w, const char *name, const char *type, bool tl,
 			     enum bag_history history)
 {
-	struct bag_qos q;
-	bag_qos_default(&q);
+	struct bag_qos q =
+		tb_qos_keep_last(tl ? 1 : 10, BAG_RELIABILITY_RELIABLE,
+				 tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE);
 	q.history = history;
-	q.depth = tl ? 1 : 10;
-	q.reliability = BAG_RELIABILITY_RELIABLE;
-	q.durability = tl ? BAG_DURABILITY_TRANSIENT_LOCAL : BAG_DURABILITY_VOLATILE;
 	q.liveliness = BAG_LIVELINESS_AUTOMATIC;
 	struct bag_topic t = {(char *)name, (char *)type, "cdr", &q, 1, ""};
 	uint32_t h;
@@ -77,10 +75,8 @@ static void write_fast(void)
 	g_fast = malloc(strlen(g_dir) + 8);
 	sprintf(g_fast, "%s/fast", g_dir);
 	struct bag_writer_options o = {.uri = g_fast};
-	struct bag_writer *w;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &w, &err) != BT_OK)
-		fail_msg("open: %s", err.msg);
 	uint32_t h = add_topic_of(w, "/f", "std_msgs/msg/UInt32", false, BAG_HISTORY_KEEP_ALL);
 	for (uint32_t i = 0; i < NF; i++) {
 		uint8_t d[12] = {0, 1, 0, 0};
@@ -100,10 +96,8 @@ static int group_setup(void **state)
 	g_bag = malloc(strlen(g_dir) + 8);
 	sprintf(g_bag, "%s/bag", g_dir);
 	struct bag_writer_options o = {.uri = g_bag};
-	struct bag_writer *w;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &w, &err) != BT_OK)
-		fail_msg("open: %s", err.msg);
 	uint32_t a = add_topic(w, "/a", false), b = add_topic(w, "/b", false);
 	uint32_t tl = add_topic(w, "/tl", true);
 	put_string(w, tl, T0, 0);
@@ -216,9 +210,20 @@ static const char *g_str_type = "std_msgs::msg::dds_::String_";
 
 /* ---- the player ---- */
 
+/* play_options_init, then the test bag, `domain` and the topics to play
+ * (NULL-terminated; NULL: every topic). */
+static void opts(struct play_options *o, uint32_t domain, const char *const *topics)
+{
+	play_options_init(o);
+	o->bag_path = g_bag;
+	o->domain_id = domain;
+	o->topics = topics;
+	while (topics && topics[o->n_topics])
+		o->n_topics++;
+}
+
 static struct play *start(struct play_options *o)
 {
-	o->bag_path = g_bag;
 	struct play *p = NULL;
 	struct bt_error err;
 	bt_status st = play_start(o, &p, &err);
@@ -241,11 +246,7 @@ static void test_step(void **state)
 	(void)state;
 	struct sub *u = sub_new(130, "rt/a", g_str_type, false, true);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 130;
-	const char *topics[] = {"/a"};
-	o.topics = topics;
-	o.n_topics = 1;
+	opts(&o, 130, (const char *const[]){"/a", NULL});
 	o.start_paused = true;
 	struct play *p = start(&o);
 	usleep(300 * 1000);
@@ -288,14 +289,10 @@ static void test_controls_at_top_speed(void **state)
 	(void)state;
 	struct sub *u = sub_new(92, "rt/f", "std_msgs::msg::dds_::UInt32_", false, true);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 92;
+	opts(&o, 92, NULL);
 	o.rate = 1000;
 	o.bag_path = g_fast;
-	struct play *p = NULL;
-	struct bt_error err;
-	if (play_start(&o, &p, &err) != BT_OK)
-		fail_msg("play_start: %s", err.msg);
+	struct play *p = start(&o);
 	assert_true(sub_wait(u, 300, 10) >= 300);
 	assert_int_equal(play_pause(p), PLAY_OK);
 	struct play_view v;
@@ -331,11 +328,7 @@ static void test_loop_count(void **state)
 	(void)state;
 	struct sub *u = sub_new(131, "rt/b", g_str_type, false, true);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 131;
-	const char *topics[] = {"/b"};
-	o.topics = topics;
-	o.n_topics = 1;
+	opts(&o, 131, (const char *const[]){"/b", NULL});
 	o.loop_count = 3;
 	o.rate = 5;
 	struct play *p = start(&o);
@@ -362,8 +355,7 @@ static void test_window(void **state)
 	struct sub *a = sub_new(132, "rt/a", g_str_type, false, true);
 	struct sub *b = sub_new(132, "rt/b", g_str_type, false, true);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 132;
+	opts(&o, 132, NULL);
 	o.start_offset_ns = 300 * MS;
 	o.playback_duration_ns = 200 * MS;
 	struct play *p = start(&o);
@@ -391,8 +383,7 @@ static void test_remap_select(void **state)
 	struct sub *a = sub_new(133, "rt/a", g_str_type, false, true);
 	struct sub *b = sub_new(133, "rt/b", g_str_type, false, true);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 133;
+	opts(&o, 133, NULL);
 	o.rate = 4;
 	struct play_remap r = {"/a", "/z"};
 	o.remaps = &r;
@@ -411,12 +402,7 @@ static void test_remap_select(void **state)
 
 	struct play *q = NULL;
 	struct bt_error err;
-	const char *unknown[] = {"/nope"};
-	play_options_init(&o);
-	o.bag_path = g_bag;
-	o.domain_id = 133;
-	o.topics = unknown;
-	o.n_topics = 1;
+	opts(&o, 133, (const char *const[]){"/nope", NULL});
 	assert_int_equal(play_start(&o, &q, &err), BT_ERR_USAGE);
 	assert_non_null(strstr(err.msg, "/nope"));
 	play_options_init(&o);
@@ -434,11 +420,7 @@ static double span_at(uint32_t domain, double rate)
 {
 	struct sub *u = sub_new(domain, "rt/a", g_str_type, false, true);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = domain;
-	const char *topics[] = {"/a"};
-	o.topics = topics;
-	o.n_topics = 1;
+	opts(&o, domain, (const char *const[]){"/a", NULL});
 	o.rate = rate;
 	o.delay_ns = 100 * MS;
 	struct play *p = start(&o);
@@ -474,8 +456,7 @@ static void test_clock(void **state)
 	(void)state;
 	struct sub *c = sub_new(135, "rt/clock", "rosgraph_msgs::msg::dds_::Clock_", false, false);
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 135;
+	opts(&o, 135, NULL);
 	o.clock_hz = 100;
 	struct play *p = start(&o);
 	finish(p);
@@ -502,11 +483,7 @@ static void test_late_joiner(void **state)
 {
 	(void)state;
 	struct play_options o;
-	play_options_init(&o);
-	o.domain_id = 136;
-	const char *topics[] = {"/tl", "/a"};
-	o.topics = topics;
-	o.n_topics = 2;
+	opts(&o, 136, (const char *const[]){"/tl", "/a", NULL});
 	struct play *p = start(&o);
 	struct play_view v;
 	struct play_topic_view tv[2];
@@ -524,13 +501,12 @@ static void test_late_joiner(void **state)
 	sub_free(late);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_step),        cmocka_unit_test(test_loop_count),
-		cmocka_unit_test(test_window),      cmocka_unit_test(test_remap_select),
-		cmocka_unit_test(test_rate),        cmocka_unit_test(test_clock),
-		cmocka_unit_test(test_late_joiner), cmocka_unit_test(test_controls_at_top_speed),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TU_MAIN_GROUP(group_setup, group_teardown,
+	cmocka_unit_test(test_step),
+	cmocka_unit_test(test_loop_count),
+	cmocka_unit_test(test_window),
+	cmocka_unit_test(test_remap_select),
+	cmocka_unit_test(test_rate),
+	cmocka_unit_test(test_clock),
+	cmocka_unit_test(test_late_joiner),
+	cmocka_unit_test(test_controls_at_top_speed))

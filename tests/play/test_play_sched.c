@@ -44,9 +44,6 @@ static void test_pause_rate_move(void **state)
 	assert_int_equal(play_sched_deadline(&s, 1051 * S), 102 * S);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_deadlines),
-					   cmocka_unit_test(test_pause_rate_move)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_deadlines),
+	cmocka_unit_test(test_pause_rate_move))

@@ -175,19 +175,14 @@ static void ct_write_in(struct ct_bag *b, enum bag_compat compat, enum bag_compr
 				       .compression = comp, .compression_threads = 1,
 				       .compat = compat, .storage_id = storage,
 				       .storage_preset = preset};
-	struct bag_writer *w;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &w, &err) != BT_OK)
-		fail_msg("bag_writer_open: %s", err.msg);
 	uint32_t h[CT_TOPICS];
 	for (size_t i = 0; i < CT_TOPICS; i++) {
 		struct bag_qos q[2];
 		bag_qos_default(&q[0]);
-		bag_qos_default(&q[1]);
-		q[1].reliability = BAG_RELIABILITY_BEST_EFFORT;
-		q[1].durability = BAG_DURABILITY_TRANSIENT_LOCAL;
-		q[1].history = BAG_HISTORY_KEEP_LAST;
-		q[1].depth = 7;
+		q[1] = tb_qos_keep_last(7, BAG_RELIABILITY_BEST_EFFORT,
+					BAG_DURABILITY_TRANSIENT_LOCAL);
 		struct bag_topic t = {(char *)ct_names[i], "std_msgs/msg/String", "cdr", q, i + 1,
 				      i ? CT_HASH : ""};
 		struct bag_msgdef d = {"std_msgs/msg/String", "ros2msg", "string data\n", ""};
@@ -594,13 +589,11 @@ static void test_humble_refuses_custom_data(void **state)
 	struct bag_kv kv = {"k", "v"};
 	struct bag_writer_options o = {.uri = dir, .custom_data = &kv, .n_custom_data = 1,
 				       .compat = BAG_COMPAT_HUMBLE};
-	struct bag_writer *w = NULL;
-	struct bt_error err;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "custom_data"));
+	tb_writer_refused(&o, BT_ERR_USAGE, "custom_data");
 	assert_false(bt_fs_exists(dir));
 	o.compat = BAG_COMPAT_IRON;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_writer *w = tb_writer_open(&o);
+	struct bt_error err;
 	assert_int_equal(bag_writer_close(w, &err), BT_OK);
 	tu_rmrf(tmp);
 	free(dir);

@@ -20,7 +20,7 @@
 #include "mcap_reader.h"
 #include "mcap_record.h"
 #include "mcap_writer.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 #define BAD_LIMIT (64ull * 1024 * 1024)
 
@@ -92,11 +92,21 @@ static void bad_save(const char *path, const void *data, size_t len)
 	}
 }
 
-/* A small valid file: 2 channels, 40 messages in zstd (or lz4) chunks,
- * metadata, attachment, full summary, every CRC. */
-static void bad_valid(const char *path, enum mcap_compression c, bool chunked,
-		      char **bytes, size_t *len)
+/* A valid file written by the test, as read back. */
+struct bad_good {
+	char path[4096];
+	char *bytes;
+	size_t n;
+};
+
+/* A small valid file: 2 channels, 40 messages in zstd (or lz4) chunks (or
+ * none), metadata, attachment, full summary, every CRC; written to
+ * DIR/NAME, read back into g (free g->bytes). */
+static void bad_valid(struct bad_good *g, const char *dir, const char *name,
+		      enum mcap_compression c, bool chunked)
 {
+	snprintf(g->path, sizeof g->path, "%s/%s", dir, name);
+	const char *path = g->path;
 	struct mcap_writer_options o;
 	struct mcap_writer *w;
 	struct bt_error err;
@@ -121,7 +131,7 @@ static void bad_valid(const char *path, enum mcap_compression c, bool chunked,
 	assert_int_equal(mcap_writer_add_attachment(w, 1, 2, "f", "text/plain", "hi", 2, &err),
 			 BT_OK);
 	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
-	assert_int_equal(bt_fs_read_all(path, 1u << 20, bytes, len, &err), BT_OK);
+	assert_int_equal(bt_fs_read_all(path, 1u << 20, &g->bytes, &g->n, &err), BT_OK);
 	const char *seeds = getenv("BAGTOP_WRITE_MCAP_SEEDS"); /* tests/fuzz/corpus_mcap */
 	if (seeds) {
 		char out[4096];
@@ -129,7 +139,7 @@ static void bad_valid(const char *path, enum mcap_compression c, bool chunked,
 			 mcap_compression_name(c));
 		FILE *f = fopen(out, "wb");
 		assert_non_null(f);
-		assert_int_equal(fwrite(*bytes, 1, *len, f), *len);
+		assert_int_equal(fwrite(g->bytes, 1, g->n, f), g->n);
 		assert_int_equal(fclose(f), 0);
 	}
 }
@@ -138,21 +148,20 @@ static void test_truncated_everywhere(void **state)
 {
 	const char *dir = *state;
 	for (int variant = 0; variant < 3; variant++) {
-		char path[4096], cut[4096];
-		char *good;
-		size_t n;
-		snprintf(path, sizeof path, "%s/good%d.mcap", dir, variant);
-		bad_valid(path, variant == 1 ? MCAP_COMPRESSION_LZ4 : MCAP_COMPRESSION_ZSTD,
-			  variant != 2, &good, &n);
+		char name[32], cut[4096];
+		struct bad_good g;
+		snprintf(name, sizeof name, "good%d.mcap", variant);
+		bad_valid(&g, dir, name, variant == 1 ? MCAP_COMPRESSION_LZ4 : MCAP_COMPRESSION_ZSTD,
+			  variant != 2);
 		struct bad_result res;
-		bad_run(path, &res);
+		bad_run(g.path, &res);
 		assert_int_equal(res.stream, BT_OK);
 		assert_int_equal(res.streamed_msgs, 40);
 		assert_int_equal(res.indexed_msgs, 40);
 		assert_true(res.rec.complete);
 		snprintf(cut, sizeof cut, "%s/cut-%d.mcap", dir, variant);
-		for (size_t at = 0; at < n; at++) {
-			bad_save(cut, good, at);
+		for (size_t at = 0; at < g.n; at++) {
+			bad_save(cut, g.bytes, at);
 			bad_run(cut, &res);
 			assert_int_not_equal(res.stream, BT_OK);
 			assert_false(res.rec.complete);
@@ -160,40 +169,38 @@ static void test_truncated_everywhere(void **state)
 			assert_true(res.indexed_msgs <= 40);
 			assert_true(res.rec.messages <= 40);
 		}
-		free(good);
+		free(g.bytes);
 	}
 }
 
-/* `good` with the bits of `mask` flipped at `at` into `path` (good itself
+/* g's bytes with the bits of `mask` flipped at `at` into `path` (g itself
  * unchanged); returns the bad_run. */
-static void bad_flip(const char *path, char *good, size_t n, size_t at, uint8_t mask,
+static void bad_flip(const char *path, struct bad_good *g, size_t at, uint8_t mask,
 		     struct bad_result *res)
 {
-	good[at] ^= (char)mask;
-	bad_save(path, good, n);
-	good[at] ^= (char)mask;
+	g->bytes[at] ^= (char)mask;
+	bad_save(path, g->bytes, g->n);
+	g->bytes[at] ^= (char)mask;
 	bad_run(path, res);
 }
 
 static void test_bit_flips(void **state)
 {
 	const char *dir = *state;
-	char path[4096], flip[4096];
-	char *good;
-	size_t n;
-	snprintf(path, sizeof path, "%s/good.mcap", dir);
-	bad_valid(path, MCAP_COMPRESSION_ZSTD, true, &good, &n);
+	char flip[4096];
+	struct bad_good g;
+	bad_valid(&g, dir, "good.mcap", MCAP_COMPRESSION_ZSTD, true);
 	snprintf(flip, sizeof flip, "%s/flip-.mcap", dir);
 	size_t caught = 0;
-	for (size_t at = 0; at < n; at++) {
+	for (size_t at = 0; at < g.n; at++) {
 		struct bad_result res;
-		bad_flip(flip, good, n, at, (uint8_t)(1u << (at % 8)), &res);
+		bad_flip(flip, &g, at, (uint8_t)(1u << (at % 8)), &res);
 		caught += res.stream != BT_OK;
 	}
 	/* Every CRC is on: most flips are caught by the streamed read. */
-	printf("bit flips: %zu of %zu caught by the streamed read\n", caught, n);
-	assert_true(caught > n / 2);
-	free(good);
+	printf("bit flips: %zu of %zu caught by the streamed read\n", caught, g.n);
+	assert_true(caught > g.n / 2);
+	free(g.bytes);
 }
 
 /* Each CRC catches a change in what it covers; a damaged summary makes the
@@ -201,42 +208,35 @@ static void test_bit_flips(void **state)
 static void test_crc_and_damaged_summary(void **state)
 {
 	const char *dir = *state;
-	char path[4096], bad[4096];
-	char *good;
-	size_t n;
-	snprintf(path, sizeof path, "%s/good.mcap", dir);
+	char bad[4096];
+	struct bad_good g;
 	snprintf(bad, sizeof bad, "%s/flip-crc.mcap", dir);
-	bad_valid(path, MCAP_COMPRESSION_NONE, true, &good, &n);
-	struct mcap_reader *r;
-	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *s = mcap_reader_summary(r);
+	bad_valid(&g, dir, "good.mcap", MCAP_COMPRESSION_NONE, true);
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(g.path, &s);
 	assert_true(s->from_summary);
 	uint64_t chunk = s->chunks[0].offset, meta = s->metadata[0].offset;
 	mcap_reader_close(r);
-	uint64_t sum_start = mcap_get_u64((uint8_t *)good + n - MCAP_MAGIC_LEN - 20);
+	uint64_t sum_start = mcap_get_u64((uint8_t *)g.bytes + g.n - MCAP_MAGIC_LEN - 20);
 	struct bad_result res;
 	/* a byte of the first chunk's records (uncompressed: 57 bytes of fields) */
-	bad_flip(bad, good, n, chunk + 57 + 20, 0x20, &res);
+	bad_flip(bad, &g, chunk + 57 + 20, 0x20, &res);
 	assert_non_null(strstr(res.stream_err.msg, "CRC mismatch"));
 	assert_non_null(strstr(res.stream_err.msg, "chunk at offset"));
 	/* a byte of the metadata record: only the data section CRC covers it */
-	bad_flip(bad, good, n, meta + MCAP_RECORD_PREFIX + 4 + 2, 0x20, &res); /* its name */
+	bad_flip(bad, &g, meta + MCAP_RECORD_PREFIX + 4 + 2, 0x20, &res); /* its name */
 	assert_non_null(strstr(res.stream_err.msg, "data section CRC mismatch"));
 	/* a byte of the summary */
-	bad_flip(bad, good, n, sum_start + 12, 0x20, &res);
+	bad_flip(bad, &g, sum_start + 12, 0x20, &res);
 	assert_int_equal(res.index, BT_OK);
 	assert_int_equal(res.indexed_msgs, 40);
-	assert_int_equal(mcap_reader_open(&r, bad, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	s = mcap_reader_summary(r);
+	r = tb_mcap_indexed(bad, &s);
 	assert_false(s->from_summary);
 	assert_string_equal(s->scan_why.msg, "summary CRC mismatch");
 	assert_int_equal(s->statistics.message_count, 40);
 	assert_int_equal(s->n_channels, 2);
 	mcap_reader_close(r);
-	free(good);
+	free(g.bytes);
 }
 
 /* ---- crafted files ---- */

@@ -10,7 +10,7 @@
 
 #include "bt_fs.h"
 #include "mcap_reader.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 #define RB_MAX_TOPICS 8
 
@@ -44,11 +44,9 @@ static char rb_root[4096];
 
 static uint64_t rb_streamed(const char *path)
 {
-	struct mcap_reader *r;
+	struct mcap_reader *r = tb_mcap_streamed(path);
 	struct bt_error err;
 	uint64_t n = 0;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	for (bool end = false;;) {
 		struct mcap_item it;
 		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
@@ -68,11 +66,9 @@ static uint64_t rb_streamed(const char *path)
 /* Adds the file's messages per topic into counts[] (by rb_bag topic). */
 static void rb_indexed(const char *path, const struct rb_bag *bag, uint64_t *counts)
 {
-	struct mcap_reader *r;
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(path, &s);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *s = mcap_reader_summary(r);
 	if (!s->from_summary)
 		fail_msg("%s: summary not used: %s", path, s->scan_why.msg);
 	assert_int_equal(s->header.profile.len, 4);

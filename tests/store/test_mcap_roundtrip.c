@@ -16,7 +16,7 @@
 #include "mcap_reader.h"
 #include "mcap_record.h"
 #include "mcap_writer.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 #define RT_N 1500u
 #define RT_CHANNELS 3u
@@ -109,10 +109,8 @@ static void rt_check_any(const struct mcap_message *m, void *arg)
 
 static void rt_streamed(const char *path)
 {
-	struct mcap_reader *r;
+	struct mcap_reader *r = tb_mcap_streamed(path);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	uint32_t msgs = 0, footers = 0;
 	for (bool end = false; !end;) {
 		struct mcap_item it;
@@ -132,11 +130,9 @@ static void rt_streamed(const char *path)
 
 static void rt_indexed(const char *path, const struct mcap_writer_options *o)
 {
-	struct mcap_reader *r;
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(path, &s);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *s = mcap_reader_summary(r);
 	assert_int_equal(s->from_summary, !o->no_summary);
 	assert_true(s->has_statistics);
 	assert_int_equal(s->statistics.message_count, RT_N);
@@ -240,11 +236,8 @@ static void test_summary_parts(void **state)
 		snprintf(path, sizeof path, "%s/part%d.mcap", dir, part);
 		rt_write(path, &o);
 		rt_streamed(path);
-		struct mcap_reader *r;
-		struct bt_error err;
-		assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-		assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-		const struct mcap_summary *s = mcap_reader_summary(r);
+		const struct mcap_summary *s;
+		struct mcap_reader *r = tb_mcap_indexed(path, &s);
 		assert_true(s->from_summary);
 		assert_int_equal(s->has_statistics, part != 2);
 		assert_int_equal(s->n_metadata, part == 4 ? 0 : 1);
@@ -365,10 +358,8 @@ static void test_unknown_opcodes_and_padding(void **state)
 	assert_int_equal(fclose(f), 0);
 	bt_buf_fini(&b);
 
-	struct mcap_reader *r;
+	struct mcap_reader *r = tb_mcap_streamed(path);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	uint8_t seen[16];
 	size_t n = 0;
 	for (bool end = false;;) {
@@ -466,10 +457,8 @@ static void lg_check(const struct mcap_message *m, void *arg)
  * per message its fields and a checksum of its bytes, in file order. */
 static void lg_stream(const char *path, struct bt_buf *out)
 {
-	struct mcap_reader *r;
+	struct mcap_reader *r = tb_mcap_streamed(path);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
-	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	for (bool end = false;;) {
 		struct mcap_item it;
 		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
@@ -523,11 +512,9 @@ static void test_large_messages(void **state)
 	assert_true(strstr(a.data, "chunk") != NULL);
 	assert_true(tu_files_equal(plain, lent));
 
-	struct mcap_reader *r;
-	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, plain, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	assert_true(mcap_reader_summary(r)->from_summary);
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(plain, &s);
+	assert_true(s->from_summary);
 	assert_int_equal(rt_each_message(r, lg_check, buf), LG_N);
 	mcap_reader_close(r);
 	bt_buf_fini(&a);
@@ -536,20 +523,10 @@ static void test_large_messages(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_option_combinations, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_summary_parts, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test(test_option_names),
-		cmocka_unit_test_setup_teardown(test_flushed_not_closed, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_opcodes_and_padding, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_large_messages, tu_scratch_setup,
-						tu_scratch_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_option_combinations),
+	TU_SCRATCH_TEST(test_summary_parts),
+	cmocka_unit_test(test_option_names),
+	TU_SCRATCH_TEST(test_flushed_not_closed),
+	TU_SCRATCH_TEST(test_unknown_opcodes_and_padding),
+	TU_SCRATCH_TEST(test_large_messages))

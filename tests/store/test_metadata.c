@@ -17,12 +17,8 @@
 
 static struct bag_qos md_qos_a(void)
 {
-	struct bag_qos q;
-	bag_qos_default(&q);
-	q.history = BAG_HISTORY_KEEP_LAST;
-	q.depth = 10;
-	q.reliability = BAG_RELIABILITY_BEST_EFFORT;
-	q.durability = BAG_DURABILITY_TRANSIENT_LOCAL;
+	struct bag_qos q =
+		tb_qos_keep_last(10, BAG_RELIABILITY_BEST_EFFORT, BAG_DURABILITY_TRANSIENT_LOCAL);
 	q.deadline = (struct bag_qos_time){1, 500};
 	q.lifespan = (struct bag_qos_time){0, 0};
 	q.liveliness = BAG_LIVELINESS_MANUAL_BY_TOPIC;

@@ -17,7 +17,7 @@
 #include "bag_writer.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
-#include "test_util.h"
+#include "test_bag.h"
 
 #define RC_TOPICS 3
 #define RC_LEN 4096   /* bytes a message: the files are a few MB */
@@ -56,10 +56,8 @@ static void rc_write(struct rc_bag *b, const char *tmp, size_t n_files)
 	b->dir = bt_fs_join(tmp, "bag");
 	b->n_files = n_files;
 	struct bag_writer_options o = {.uri = b->dir, .ros_distro = "jazzy"};
-	struct bag_writer *w;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &w, &err) != BT_OK)
-		fail_msg("bag_writer_open: %s", err.msg);
 	uint32_t h[RC_TOPICS];
 	for (size_t t = 0; t < RC_TOPICS; t++) {
 		struct bag_topic in = {(char *)rc_names[t], "std_msgs/msg/String", "cdr", NULL, 0,
@@ -269,13 +267,8 @@ static void test_file_disagrees(void **state)
 	free(b.dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		TU_SCRATCH_TEST(test_one_file),
-		TU_SCRATCH_TEST(test_split_files),
-		TU_SCRATCH_TEST(test_no_metadata),
-		TU_SCRATCH_TEST(test_file_disagrees),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_one_file),
+	TU_SCRATCH_TEST(test_split_files),
+	TU_SCRATCH_TEST(test_no_metadata),
+	TU_SCRATCH_TEST(test_file_disagrees))

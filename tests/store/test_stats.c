@@ -65,9 +65,8 @@ static void st_open_with(struct st_bag *b, const char *tag, enum bag_compression
 	b->dir = bt_fs_join(b->tmp, "stats_bag");
 	struct bag_writer_options o = {.uri = b->dir, .ros_distro = "jazzy", .compression = comp,
 				       .compression_threads = 2, .max_bag_files = max_files};
+	b->w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &b->w, &err) != BT_OK)
-		fail_msg("bag_writer_open: %s", err.msg);
 	for (size_t i = 0; i < ST_TOPICS; i++) {
 		struct bag_qos q;
 		bag_qos_default(&q);

@@ -64,10 +64,8 @@ static struct bag_writer *rt_open(const char *dir, const char *preset, const str
 	o.n_storage_config = n;
 	o.max_bagfile_size = max_size;
 	o.ros_distro = "jazzy";
-	struct bag_writer *w = NULL;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	if (bag_writer_open(&o, &w, &err) != BT_OK)
-		fail_msg("open %s: %s", dir, err.msg);
 	struct bag_msgdef def = {(char *)"std_msgs/msg/String", (char *)"ros2msg",
 				 (char *)"string data", (char *)""};
 	for (size_t t = 0; t < RT_TOPICS; t++) {
@@ -130,10 +128,8 @@ static void rt_report(void *ctx, const char *problem)
 static void rt_first_file(const char *dir, const char **layout)
 {
 	char *p = bt_xasprintf("%s/%s_0.mcap", dir, strrchr(dir, '/') + 1);
-	struct mcap_reader *r = NULL;
+	struct mcap_reader *r = tb_mcap_streamed(p);
 	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, p, &err), BT_OK);
-	assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	struct mcap_item it;
 	bool end = false;
 	*layout = "empty";
@@ -317,9 +313,8 @@ static void test_split_and_rotate(void **state)
 	o.uri = dir;
 	o.storage_id = "mcap";
 	o.max_bag_files = 2;
-	struct bag_writer *w = NULL;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
 	struct bag_topic tp = {0};
 	tp.name = (char *)"/a";
 	tp.type = (char *)"std_msgs/msg/String";
@@ -396,10 +391,8 @@ static void test_info_from_index(void **state)
 	assert_int_equal(tu_bagtop(&before, "info", "-v", dir, NULL), 0);
 
 	char *f = bt_xasprintf("%s/idx_0.mcap", dir);
-	struct mcap_reader *r;
-	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *sum = mcap_reader_summary(r);
+	const struct mcap_summary *sum;
+	struct mcap_reader *r = tb_mcap_indexed(f, &sum);
 	assert_true(sum->n_chunks > 10);
 	char *text = NULL;
 	size_t len = 0;
@@ -439,11 +432,8 @@ static void test_info_from_index(void **state)
 /* The offered_qos_profiles of channel `topic` in MCAP file `f` (malloc'ed). */
 static char *qos_of_channel(const char *f, const char *topic)
 {
-	struct mcap_reader *r;
-	struct bt_error err;
-	assert_int_equal(mcap_reader_open(&r, f, &err), BT_OK);
-	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-	const struct mcap_summary *sum = mcap_reader_summary(r);
+	const struct mcap_summary *sum;
+	struct mcap_reader *r = tb_mcap_indexed(f, &sum);
 	char *qos = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < sum->n_channels; i++) {
@@ -513,28 +503,23 @@ static void test_option_errors(void **state)
 	struct bag_writer_options o = {0};
 	o.uri = dir;
 	o.storage_id = "mcap";
-	struct bag_writer *w = NULL;
-	struct bt_error err;
 	o.storage_preset = "resilient";
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "resilient is sqlite3's"));
+	tb_writer_refused(&o, BT_ERR_USAGE, "resilient is sqlite3's");
 	o.storage_preset = NULL;
 	struct bag_kv kv = {(char *)"chunkSizes", (char *)"1"};
 	o.storage_config = &kv;
 	o.n_storage_config = 1;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "'chunkSizes'"));
+	tb_writer_refused(&o, BT_ERR_USAGE, "'chunkSizes'");
 	kv = (struct bag_kv){(char *)"compression", (char *)"zstd"};
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "compression"));
+	tb_writer_refused(&o, BT_ERR_USAGE, "compression");
 	kv = (struct bag_kv){(char *)"noSummary", (char *)"1"};
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "noSummary"));
+	tb_writer_refused(&o, BT_ERR_USAGE, "noSummary");
 	o.max_bagfile_size = 1000; /* under rosbag2's 1024 for MCAP */
 	o.n_storage_config = 0;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	tb_writer_refused(&o, BT_ERR_USAGE, NULL);
 	assert_false(bt_fs_exists(dir));
 	/* the config file reader: a flat mapping, keys named in errors */
+	struct bt_error err;
 	char *f = bt_xasprintf("%s/c.yaml", (const char *)*state);
 	struct bag_kv *got = NULL;
 	size_t n = 0;
@@ -554,25 +539,12 @@ static void test_option_errors(void **state)
 	free(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_roundtrip, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_flush_each_second, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_split_size, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_split_and_rotate, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_qos_change, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_info_from_index, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_damaged_inside, tu_scratch_setup,
-						tu_scratch_teardown),
-		cmocka_unit_test_setup_teardown(test_option_errors, tu_scratch_setup,
-						tu_scratch_teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_roundtrip),
+	TU_SCRATCH_TEST(test_flush_each_second),
+	TU_SCRATCH_TEST(test_split_size),
+	TU_SCRATCH_TEST(test_split_and_rotate),
+	TU_SCRATCH_TEST(test_qos_change),
+	TU_SCRATCH_TEST(test_info_from_index),
+	TU_SCRATCH_TEST(test_damaged_inside),
+	TU_SCRATCH_TEST(test_option_errors))

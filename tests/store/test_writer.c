@@ -110,9 +110,7 @@ static void wt_init(struct wt_bag *b, const char *tag)
 
 static void wt_open(struct wt_bag *b)
 {
-	struct bt_error err;
-	if (bag_writer_open(&b->o, &b->w, &err) != BT_OK)
-		fail_msg("bag_writer_open: %s", err.msg);
+	b->w = tb_writer_open(&b->o);
 }
 
 /* Topic i: one of `ntypes` types, i % 3 QoS profiles, a hash on some. */
@@ -871,9 +869,8 @@ static void test_rotation_forgets(void **state)
 	char *tmp = tu_scratch_new("forget");
 	char *dir = bt_fs_join(tmp, "forget_bag");
 	struct bag_writer_options o = {.uri = dir, .max_bag_files = 3, .ros_distro = "jazzy"};
-	struct bag_writer *w;
+	struct bag_writer *w = tb_writer_open(&o);
 	struct bt_error err;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
 	struct bag_topic t = {"/forget", "std_msgs/msg/String", "cdr", NULL, 0, ""};
 	uint32_t h;
 	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
@@ -920,10 +917,9 @@ static void test_cancel(void **state)
 	struct bag_writer_options o = {.uri = dir, .ros_distro = "jazzy",
 				       .max_bagfile_duration = 1000,
 				       .on_split = wt_cancel_on_split};
-	struct bag_writer *w;
 	struct bt_error err;
 	atomic_init(&wt_cancel, false);
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_writer *w = tb_writer_open(&o);
 	bag_writer_set_cancel(w, &wt_cancel);
 	struct bag_topic t = {"/cancel", "std_msgs/msg/String", "cdr", NULL, 0, ""};
 	uint32_t h;
@@ -1326,15 +1322,12 @@ static void test_refusals(void **state)
 	(void)state;
 	char *tmp = tu_scratch_new("refuse");
 	struct bag_writer_options o = {0};
-	struct bag_writer *w = NULL;
 	struct bt_error err;
 	/* An existing directory, empty or not, is never written into. */
 	char *dir = bt_fs_join(tmp, "exists");
 	assert_int_equal(bt_fs_mkdir_new(dir, &err), BT_OK);
 	o.uri = dir;
-	err.msg[0] = '\0';
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_EXISTS);
-	assert_true(err.msg[0] != '\0');
+	tb_writer_refused(&o, BT_ERR_EXISTS, NULL);
 	char **names;
 	size_t n;
 	assert_int_equal(bt_fs_list_dir(dir, &names, &n, &err), BT_OK);
@@ -1344,20 +1337,18 @@ static void test_refusals(void **state)
 	char *file = bt_fs_join(tmp, "afile");
 	tu_write_file(file, "x", 1);
 	o.uri = file;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_EXISTS);
+	tb_writer_refused(&o, BT_ERR_EXISTS, NULL);
 	/* Split sizes below rosbag2's sqlite3 minimum. */
 	char *fresh = bt_fs_join(tmp, "fresh");
 	o.uri = fresh;
 	o.max_bagfile_size = BAG_MIN_SPLIT_SIZE - 1;
-	err.msg[0] = '\0';
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
-	assert_true(err.msg[0] != '\0');
+	tb_writer_refused(&o, BT_ERR_USAGE, NULL);
 	o.max_bagfile_size = 1;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_ERR_USAGE);
+	tb_writer_refused(&o, BT_ERR_USAGE, NULL);
 	assert_false(bt_fs_exists(fresh));
 	assert_true(BAG_MIN_SPLIT_SIZE == 86016);
 	o.max_bagfile_size = BAG_MIN_SPLIT_SIZE;
-	assert_int_equal(bag_writer_open(&o, &w, &err), BT_OK);
+	struct bag_writer *w = tb_writer_open(&o);
 	/* Same topic name with another type; unknown topic handle. */
 	struct bag_topic t = {"/a", "std_msgs/msg/String", "cdr", NULL, 0, ""};
 	uint32_t h, h2;
@@ -1427,13 +1418,7 @@ static void wt_assert_yaml_qos(const struct wt_bag *b, const char *name, const s
 /* A best-effort transient-local publisher with another depth. */
 static struct bag_qos wt_qos_joiner(uint64_t depth)
 {
-	struct bag_qos q;
-	bag_qos_default(&q);
-	q.history = BAG_HISTORY_KEEP_LAST;
-	q.depth = depth;
-	q.reliability = BAG_RELIABILITY_BEST_EFFORT;
-	q.durability = BAG_DURABILITY_TRANSIENT_LOCAL;
-	return q;
+	return tb_qos_keep_last(depth, BAG_RELIABILITY_BEST_EFFORT, BAG_DURABILITY_TRANSIENT_LOCAL);
 }
 
 /* The open file's topics row gets the new list at once; metadata.yaml at

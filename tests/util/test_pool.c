@@ -106,13 +106,8 @@ static void test_threads(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reuse),
-		cmocka_unit_test(test_bound),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_trim),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	cmocka_unit_test(test_reuse),
+	cmocka_unit_test(test_bound),
+	cmocka_unit_test(test_threads),
+	cmocka_unit_test(test_trim))
