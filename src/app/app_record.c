@@ -11,6 +11,7 @@
 #include "app.h"
 #include "app__run.h"
 #include "app_hook.h"
+#include "app_read_opts.h"
 #include "app_ros_env.h"
 #include "bag_compat.h"
 #include "defs.h"
@@ -61,12 +62,6 @@ void app_record_cfg_fini(struct app_record_cfg *c)
 	memset(c, 0, sizeof *c);
 }
 
-static void app_push_str(const char ***arr, size_t *n, const char *s)
-{
-	*arr = bt_xrealloc((void *)*arr, (*n + 1) * sizeof **arr);
-	(*arr)[(*n)++] = s;
-}
-
 static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, int id,
 			 const char *arg)
 {
@@ -107,9 +102,7 @@ static int app_r_throttle(const struct app_cmd *cmd, struct app_record_cfg *c, c
 	struct bt_error err;
 	if (rec_throttle_parse(arg, &sp, &err) != BT_OK)
 		return app_usage_error(cmd, "%s", err.msg);
-	c->throttle_specs = bt_xrealloc(c->throttle_specs,
-					(c->n_throttle + 1) * sizeof *c->throttle_specs);
-	c->throttle_specs[c->n_throttle++] = sp;
+	bt_xappend((void **)&c->throttle_specs, &c->n_throttle, &sp, sizeof sp);
 	return 0;
 }
 
@@ -122,9 +115,7 @@ static int app_r_snapwin(const struct app_cmd *cmd, struct app_record_cfg *c, in
 	struct bt_error err;
 	if (rec_snapwin_parse(arg, id == APP_R_SNAP_TOPIC_CACHE, &sp, &err) != BT_OK)
 		return app_usage_error(cmd, "%s", err.msg);
-	c->snapwin_specs = bt_xrealloc(c->snapwin_specs,
-				       (c->n_snapwin + 1) * sizeof *c->snapwin_specs);
-	c->snapwin_specs[c->n_snapwin++] = sp;
+	bt_xappend((void **)&c->snapwin_specs, &c->n_snapwin, &sp, sizeof sp);
 	return 0;
 }
 
@@ -166,8 +157,8 @@ static int app_r_snapshot(const struct app_cmd *cmd, struct app_record_cfg *c, i
 		struct bt_error e = {0};
 		if (rec_tl_parse_spec(arg, &name, &depth, &e) != BT_OK)
 			return app_usage_error(cmd, "--repeat-transient-local: %s", e.msg);
-		c->repeat = bt_xrealloc(c->repeat, (c->n_repeat + 1) * sizeof *c->repeat);
-		c->repeat[c->n_repeat++] = (struct rec_repeat_topic){name, depth};
+		struct rec_repeat_topic rt = {name, depth};
+		bt_xappend((void **)&c->repeat, &c->n_repeat, &rt, sizeof rt);
 		return 0;
 	}
 	int64_t ns;
@@ -197,8 +188,8 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_ALL: s->all = true; return 0;
 	case APP_R_REGEX: s->regex = arg; return 0;
 	case APP_R_EXCLUDE_REGEX: s->exclude_regex = arg; return 0;
-	case APP_R_EXCLUDE_TOPICS: app_push_str(&c->exclude, &c->n_exclude, arg); return 0;
-	case APP_R_DEFS_PATH: app_push_str(&c->defs_paths, &c->n_defs_paths, arg); return 0;
+	case APP_R_EXCLUDE_TOPICS: app_read_push(&c->exclude, &c->n_exclude, arg); return 0;
+	case APP_R_DEFS_PATH: app_read_push(&c->defs_paths, &c->n_defs_paths, arg); return 0;
 	case APP_R_HIDDEN: s->include_hidden = true; return 0;
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
 	case APP_R_START_PAUSED: c->ro.start_paused = true; return 0;
@@ -350,4 +341,15 @@ int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c)
 		rc = app_run_headless(&run);
 	app_run_end(&run);
 	return rc;
+}
+
+int app_record_main(const struct app_cmd *cmd, struct app_record_cfg *c, int rc,
+		    int (*run)(const struct app_cmd *cmd, struct app_record_cfg *c))
+{
+	if (rc == 0)
+		rc = app_record_finish(cmd, c);
+	if (rc == 0)
+		rc = run(cmd, c);
+	app_record_cfg_fini(c);
+	return rc < 0 ? APP_EXIT_OK : rc;
 }

@@ -217,5 +217,11 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c);
  * --stop-timeout abandons what is not written yet. Returns the exit status
  * (0; 1 a runtime error or an abandoned stop; 2 usage; 3 DDS). */
 int app_record_run(const struct app_cmd *cmd, struct app_record_cfg *c);
+/* The end of `bagtop record` and `bagtop demo` after their options are
+ * parsed (rc: the parse's result, 0, a usage exit or -1 after --help):
+ * app_record_finish, then run(cmd, c) when both went well, then
+ * app_record_cfg_fini. Returns the command's exit status. */
+int app_record_main(const struct app_cmd *cmd, struct app_record_cfg *c, int rc,
+		    int (*run)(const struct app_cmd *cmd, struct app_record_cfg *c));
 
 #endif

@@ -104,12 +104,7 @@ static int demo_run(const struct app_cmd *cmd, int argc, char **argv)
 	/* before the environment is read: the domain is joined with it */
 	if (rc == 0 && getenv("CYCLONEDDS_URI") == NULL)
 		setenv("CYCLONEDDS_URI", demo_loopback_xml, 1);
-	if (rc == 0)
-		rc = app_record_finish(cmd, &d.cfg);
-	if (rc == 0)
-		rc = demo_record(cmd, &d.cfg);
-	app_record_cfg_fini(&d.cfg);
-	return rc < 0 ? APP_EXIT_OK : rc;
+	return app_record_main(cmd, &d.cfg, rc, demo_record);
 }
 
 const struct app_cmd app_cmd_demo = {

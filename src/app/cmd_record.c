@@ -1,8 +1,8 @@
 /* bagtop record: record DDS / ROS 2 topics into a rosbag2 bag. Options and
  * their names mirror `ros2 bag record`. */
 #include "app.h"
+#include "app_read_opts.h"
 #include "app_record.h"
-#include "bt_mem.h"
 
 static const struct app_opt record_opts[] = {APP_RECORD_SELECT_ROWS, APP_RECORD_RUN_ROWS,
 					     APP_RECORD_NODE_ROWS, APP_WRITER_OPT_ROWS};
@@ -24,17 +24,9 @@ static int record_run(const struct app_cmd *cmd, int argc, char **argv)
 	app_record_cfg_init(&r.cfg);
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, record_opt, &r, &first);
-	for (int i = first; rc == 0 && i < argc; i++) {
-		r.cfg.topics = bt_xrealloc((void *)r.cfg.topics, ((size_t)(i - first) + 1) *
-								 sizeof *r.cfg.topics);
-		r.cfg.topics[r.cfg.n_topics++] = argv[i];
-	}
-	if (rc == 0)
-		rc = app_record_finish(cmd, &r.cfg);
-	if (rc == 0)
-		rc = app_record_run(cmd, &r.cfg);
-	app_record_cfg_fini(&r.cfg);
-	return rc < 0 ? APP_EXIT_OK : rc;
+	for (int i = first; rc == 0 && i < argc; i++)
+		app_read_push(&r.cfg.topics, &r.cfg.n_topics, argv[i]);
+	return app_record_main(cmd, &r.cfg, rc, app_record_run);
 }
 
 const struct app_cmd app_cmd_record = {

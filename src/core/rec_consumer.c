@@ -107,6 +107,18 @@ struct cons_mref {
 	bool repeat;
 };
 
+/* The reusable chunk: bag messages, what of their rec_msg the accounting
+ * needs (copied: after the write the rec_msg headers are out of cache, one
+ * miss per message) and what became of them (enum bag_msg_fate), side by
+ * side, room for cap of each. */
+struct cons_chunk {
+	struct bag_message *bm;
+	struct cons_mref *mr;
+	uint8_t *fate;
+	size_t cap;
+	struct bt_hiwater cap_hw; /* when a backlog's room goes back */
+};
+
 struct rec_consumer {
 	struct rec_consumer_options opt;
 	pthread_t thread;
@@ -142,15 +154,7 @@ struct rec_consumer {
 	struct bag_message *rep_bm; /* ... the same as the writer gets them */
 	size_t rep_cap;
 	int64_t loss_sync_t;
-	/* The reusable chunk: bag messages, what of their rec_msg the
-	 * accounting needs (copied: after the write the rec_msg headers are
-	 * out of cache, one miss per message) and what became of them (enum
-	 * bag_msg_fate), side by side. */
-	struct bag_message *bm;
-	struct cons_mref *mr;
-	uint8_t *fate;
-	size_t cap;
-	struct bt_hiwater cap_hw; /* when a backlog's room goes back */
+	struct cons_chunk chunk;
 	/* The batch being written as an array (rec_cache_order: its first
 	 * order_n messages, or none) and the position of the walk in it:
 	 * the walks read CONS_AHEAD messages ahead. */
@@ -447,43 +451,58 @@ static void cons_commands(struct rec_consumer *c)
 
 /* ---- writing a batch ---- */
 
+static void cons_chunk_init(struct cons_chunk *k)
+{
+	k->bm = bt_xcalloc(CONS_INITIAL_CAP, sizeof *k->bm);
+	k->mr = bt_xcalloc(CONS_INITIAL_CAP, sizeof *k->mr);
+	k->fate = bt_xcalloc(CONS_INITIAL_CAP, sizeof *k->fate);
+	k->cap = CONS_INITIAL_CAP;
+}
+
 /* Grows the chunk arrays to `need`; on failure they keep their size and the
  * batch is written in chunks. */
-static void cons_grow(struct rec_consumer *c, size_t need)
+static void cons_chunk_grow(struct cons_chunk *k, size_t need)
 {
-	if (need <= c->cap || need > SIZE_MAX / sizeof *c->bm)
+	if (need <= k->cap || need > SIZE_MAX / sizeof *k->bm)
 		return;
-	struct bag_message *bm = realloc(c->bm, need * sizeof *bm);
+	struct bag_message *bm = realloc(k->bm, need * sizeof *bm);
 	if (bm == NULL)
 		return;
-	c->bm = bm;
-	struct cons_mref *mr = realloc(c->mr, need * sizeof *mr);
+	k->bm = bm;
+	struct cons_mref *mr = realloc(k->mr, need * sizeof *mr);
 	if (mr == NULL)
 		return;
-	c->mr = mr;
-	uint8_t *fate = realloc(c->fate, need * sizeof *fate);
+	k->mr = mr;
+	uint8_t *fate = realloc(k->fate, need * sizeof *fate);
 	if (fate == NULL)
 		return;
-	c->fate = fate;
-	c->cap = need;
+	k->fate = fate;
+	k->cap = need;
+}
+
+static void cons_chunk_fini(struct cons_chunk *k)
+{
+	free(k->bm);
+	free(k->mr);
+	free(k->fate);
 }
 
 /* Gives back the room a backlog's batch grew the chunk arrays to, once the
  * batches have long been much smaller (bt_hiwater): or the largest backlog
  * ever seen stays in the process's memory. A shrinking realloc that fails
  * keeps the larger block, so each array holds at least `to`. */
-static void cons_shrink(struct rec_consumer *c, size_t batch)
+static void cons_chunk_shrink(struct cons_chunk *k, size_t batch)
 {
-	size_t to = bt_hiwater_note(&c->cap_hw, batch, c->cap, CONS_INITIAL_CAP);
+	size_t to = bt_hiwater_note(&k->cap_hw, batch, k->cap, CONS_INITIAL_CAP);
 	if (to == 0)
 		return;
-	struct bag_message *bm = realloc(c->bm, to * sizeof *bm);
-	c->bm = bm != NULL ? bm : c->bm;
-	struct cons_mref *mr = realloc(c->mr, to * sizeof *mr);
-	c->mr = mr != NULL ? mr : c->mr;
-	uint8_t *fate = realloc(c->fate, to * sizeof *fate);
-	c->fate = fate != NULL ? fate : c->fate;
-	c->cap = to;
+	struct bag_message *bm = realloc(k->bm, to * sizeof *bm);
+	k->bm = bm != NULL ? bm : k->bm;
+	struct cons_mref *mr = realloc(k->mr, to * sizeof *mr);
+	k->mr = mr != NULL ? mr : k->mr;
+	uint8_t *fate = realloc(k->fate, to * sizeof *fate);
+	k->fate = fate != NULL ? fate : k->fate;
+	k->cap = to;
 }
 
 /* The message CONS_AHEAD after the walk's position is fetched into the
@@ -502,7 +521,7 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 				       size_t *n)
 {
 	*n = 0;
-	while (m != NULL && *n < c->cap) {
+	while (m != NULL && *n < c->chunk.cap) {
 		cons_ahead(c);
 		if (!cons_register(c, m->topic)) {
 			cons_lost_write(c, m);
@@ -521,8 +540,8 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 			break; /* it starts the next chunk, alone */
 		}
 		uint32_t h = c->handles[m->topic];
-		c->bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
-		c->mr[*n] = (struct cons_mref){m->topic, m->repeat};
+		c->chunk.bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
+		c->chunk.mr[*n] = (struct cons_mref){m->topic, m->repeat};
 		++*n;
 		m = m->next;
 		if (big)
@@ -531,26 +550,26 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 	return m;
 }
 
-/* Adds what became of the chunk's messages (c->fate) to their topics'
+/* Adds what became of the chunk's messages (c->chunk.fate) to their topics'
  * counters; arrivals not written count under `cause` (lost_write,
  * lost_abandoned, lost_disk_guard). A refused repeated copy is no lost
  * arrival. */
 static void cons_account(struct rec_consumer *c, size_t n, enum bag_loss_cause cause)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct cons_mref *m = &c->mr[i];
+		const struct cons_mref *m = &c->chunk.mr[i];
 		struct cons_tally *t = &c->tally[m->topic];
 		if (!t->touched) {
 			t->touched = true;
 			c->touched[c->n_touched++] = m->topic;
 		}
-		switch (c->fate[i]) {
+		switch (c->chunk.fate[i]) {
 		case BAG_MSG_RECORDED:
 			if (m->repeat) {
 				t->repeated++;
 			} else {
 				t->recorded++;
-				t->bytes += c->bm[i].len;
+				t->bytes += c->chunk.bm[i].len;
 			}
 			break;
 		case BAG_MSG_TOOBIG: t->toobig += !m->repeat; break;
@@ -583,8 +602,8 @@ static void cons_abandon_rest(struct rec_consumer *c, size_t n)
 {
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!c->mr[i].repeat && c->fate[i] == BAG_MSG_NOT_WRITTEN)
-			bytes += c->bm[i].len; /* an arrival (not a copy) not written */
+		if (!c->chunk.mr[i].repeat && c->chunk.fate[i] == BAG_MSG_NOT_WRITTEN)
+			bytes += c->chunk.bm[i].len; /* an arrival (not a copy) not written */
 	cons_count(&c->abandoned_bytes, bytes);
 }
 
@@ -623,7 +642,7 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 {
 	bool guarded = !c->failed && rec_guard_stopped(&c->guard);
 	if (c->failed || guarded || cons_abandoning(c)) {
-		memset(c->fate, BAG_MSG_NOT_WRITTEN, n * sizeof *c->fate);
+		memset(c->chunk.fate, BAG_MSG_NOT_WRITTEN, n * sizeof *c->chunk.fate);
 		bool abandoned = !c->failed && !guarded;
 		if (abandoned)
 			cons_abandon_rest(c, n);
@@ -632,9 +651,9 @@ static void cons_write_chunk(struct rec_consumer *c, size_t n)
 					     : BAG_CAUSE_lost_write);
 		return;
 	}
-	struct bag_write_result res = {.fate = c->fate};
+	struct bag_write_result res = {.fate = c->chunk.fate};
 	struct bt_error e = {0};
-	bt_status st = bag_writer_write_batch(c->opt.writer, c->bm, n, &res, &e);
+	bt_status st = bag_writer_write_batch(c->opt.writer, c->chunk.bm, n, &res, &e);
 	bool abandoned = st == BT_OK && res.recorded + res.toobig < n && cons_abandoning(c);
 	if (abandoned)
 		cons_abandon_rest(c, n); /* the writer stopped early */
@@ -673,8 +692,8 @@ static void cons_write_batch(struct rec_consumer *c, const struct rec_batch *b)
 {
 	c->walk = 0;
 	cons_guard(c);
-	cons_grow(c, b->count);
-	cons_shrink(c, b->count);
+	cons_chunk_grow(&c->chunk, b->count);
+	cons_chunk_shrink(&c->chunk, b->count);
 	const struct rec_msg *m = b->head;
 	while (m != NULL) {
 		size_t n;
@@ -838,9 +857,7 @@ static void *cons_main(void *arg)
 
 static void cons_free(struct rec_consumer *c)
 {
-	free(c->bm);
-	free(c->mr);
-	free(c->fate);
+	cons_chunk_fini(&c->chunk);
 	free(c->touched);
 	free(c->tally);
 	free(c->handles);
@@ -872,10 +889,7 @@ bt_status rec_consumer_start(const struct rec_consumer_options *opt, struct rec_
 	c->tally = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->tally);
 	c->sent = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->sent);
 	c->touched = bt_xcalloc(REC_TOPICS_MAX, sizeof *c->touched);
-	c->bm = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->bm);
-	c->mr = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->mr);
-	c->fate = bt_xcalloc(CONS_INITIAL_CAP, sizeof *c->fate);
-	c->cap = CONS_INITIAL_CAP;
+	cons_chunk_init(&c->chunk);
 	c->seen = rec_repeat_seen_new();
 	rec_guard_init(&c->guard, opt->guard_dir, opt->guard_dir != NULL ? opt->min_free : 0);
 	atomic_init(&c->qos_pending, false);

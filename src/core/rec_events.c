@@ -7,7 +7,6 @@
  * stopper's after the join). */
 #include "rec_events.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,13 +138,10 @@ static void ev_drain(struct rec_events *ev)
 /* Sleeps until `deadline` (monotonic), a queued split or stop; true: stop. */
 static bool ev_sleep(struct rec_events *ev, int64_t deadline)
 {
-	struct timespec ts = bt_time_timespec(deadline);
 	pthread_mutex_lock(&ev->mu);
-	int rc = 0;
-	while (!ev->stop && ev->q_len == 0 && rc == 0)
-		rc = pthread_cond_timedwait(&ev->cv, &ev->mu, &ts);
-	if (rc != 0 && rc != ETIMEDOUT) /* ends the wait too, rather than a spin */
-		bt_log_error("event thread: timed wait failed: %s", strerror(rc));
+	while (!ev->stop && ev->q_len == 0 &&
+	       bt_sync_wait_until(&ev->cv, &ev->mu, deadline, "event thread"))
+		;
 	bool stop = ev->stop;
 	pthread_mutex_unlock(&ev->mu);
 	return stop;

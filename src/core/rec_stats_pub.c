@@ -18,7 +18,6 @@
  * Lock order: only `mu` (stop flag + wake-up; never held across DDS). */
 #include "rec_stats_pub.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -268,15 +267,9 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 /* Waits until `deadline` (CLOCK_MONOTONIC) or a stop; true when stopping. */
 static bool stats_sleep(struct rec_stats_pub *p, int64_t deadline)
 {
-	struct timespec ts = {(time_t)(deadline / BT_NS_PER_S), (long)(deadline % BT_NS_PER_S)};
 	pthread_mutex_lock(&p->mu);
-	int rc = 0;
-	/* ETIMEDOUT ends the wait; so does any other error (EINVAL for a
-	 * deadline out of range), rather than spinning here with mu held. */
-	while (!p->stop && rc == 0)
-		rc = pthread_cond_timedwait(&p->cv, &p->mu, &ts);
-	if (rc != 0 && rc != ETIMEDOUT)
-		bt_log_error("statistics thread: timed wait failed: %s", strerror(rc));
+	while (!p->stop && bt_sync_wait_until(&p->cv, &p->mu, deadline, "statistics thread"))
+		;
 	bool stop = p->stop;
 	pthread_mutex_unlock(&p->mu);
 	return stop;

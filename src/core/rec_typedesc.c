@@ -40,12 +40,7 @@ struct td_part {
 };
 
 struct rec_typedesc {
-	struct rec_def_source_options o;
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
-	pthread_mutex_t mu; /* guards queue and n_queue */
-	pthread_cond_t cv;
+	struct rec_def_thread t; /* t.mu guards queue and n_queue */
 	struct td_job *queue;
 	size_t n_queue, cap_queue;
 	/* The thread's own. */
@@ -170,7 +165,7 @@ static bt_status td_call(struct rec_typedesc *td, const struct td_job *j, const 
 {
 	char *service = bt_xasprintf("%s/get_type_description", node);
 	struct btdds_svc_client *c = NULL;
-	bt_status st = btdds_svc_client_new(td->o.pp, service, BTDDS_TD_SERVICE_TYPE, &c, err);
+	bt_status st = btdds_svc_client_new(td->t.o.pp, service, BTDDS_TD_SERVICE_TYPE, &c, err);
 	free(service);
 	void *reply = NULL;
 	size_t len = 0;
@@ -178,9 +173,9 @@ static bt_status td_call(struct rec_typedesc *td, const struct td_job *j, const 
 		struct btdds_cdr_wr w;
 		btdds_svc_request_begin(c, &w);
 		btdds_td_put_request(&w, j->type, j->hash, true);
-		st = btdds_svc_client_call(c, &w, td->o.call_ns, &td->stop, &reply, &len, err);
+		st = btdds_svc_client_call(c, &w, td->t.o.call_ns, &td->t.stop, &reply, &len, err);
 		btdds_cdr_wr_fini(&w);
-		if (st == BT_OK || atomic_load(&td->stop) || attempt == 1)
+		if (st == BT_OK || atomic_load(&td->t.stop) || attempt == 1)
 			break;
 		st = BT_OK;
 	}
@@ -199,15 +194,15 @@ static void td_done(struct rec_typedesc *td, struct td_job *j, const char *node,
 		       : node[0] ? bt_xasprintf("missing: get_type_description of node %s: %s", node,
 						e->msg)
 				 : bt_xasprintf("missing: %s", e->msg);
-	if (!atomic_load(&td->stop) || st == BT_OK)
-		rec_consumer_set_definition(td->o.consumer, tp->index,
+	if (!atomic_load(&td->t.stop) || st == BT_OK)
+		rec_consumer_set_definition(td->t.o.consumer, tp->index,
 					    st == BT_OK ? res->encoding : NULL,
 					    st == BT_OK ? res->text : NULL, source);
 	free(source);
 	if (st == BT_OK) {
 		bt_log_info("%s: message definition of %s from node %s's get_type_description (%s)",
 			    tp->name, tp->type, node, how);
-	} else if (!atomic_load(&td->stop)) {
+	} else if (!atomic_load(&td->t.stop)) {
 		bt_log_warn("%s: no message definition for %s: %s%s%s%s", tp->name, tp->type,
 			    node[0] ? "node " : "", node, node[0] ? ": " : "", e->msg);
 	}
@@ -241,29 +236,29 @@ static bool td_work(struct rec_typedesc *td, struct td_job *j)
 
 static void td_take_queue(struct rec_typedesc *td)
 {
-	pthread_mutex_lock(&td->mu);
-	if (td->n_queue == 0 && !atomic_load(&td->stop)) {
+	pthread_mutex_lock(&td->t.mu);
+	if (td->n_queue == 0 && !atomic_load(&td->t.stop)) {
 		struct timespec ts = bt_sync_deadline(TD_TICK_NS);
-		(void)pthread_cond_timedwait(&td->cv, &td->mu, &ts);
+		(void)pthread_cond_timedwait(&td->t.cv, &td->t.mu, &ts);
 	}
 	for (size_t i = 0; i < td->n_queue; i++) {
 		bt_xgrow((void **)&td->jobs, &td->cap_jobs, td->n_jobs + 1, sizeof *td->jobs);
 		td->jobs[td->n_jobs++] = td->queue[i];
 	}
 	td->n_queue = 0;
-	pthread_mutex_unlock(&td->mu);
+	pthread_mutex_unlock(&td->t.mu);
 }
 
 static void *td_main(void *arg)
 {
 	struct rec_typedesc *td = arg;
 	pthread_setname_np(pthread_self(), "rec-typedesc");
-	while (!atomic_load(&td->stop)) {
+	while (!atomic_load(&td->t.stop)) {
 		td_take_queue(td);
 		(void)btdds_raw_take(td->graph_reader, td_on_graph, td);
 		size_t k = 0;
 		for (size_t i = 0; i < td->n_jobs; i++) {
-			if (!atomic_load(&td->stop) && td_work(td, &td->jobs[i]))
+			if (!atomic_load(&td->t.stop) && td_work(td, &td->jobs[i]))
 				td_job_fini(&td->jobs[i]);
 			else
 				td->jobs[k++] = td->jobs[i];
@@ -277,17 +272,11 @@ bt_status rec_typedesc_start(const struct rec_def_source_options *o, struct rec_
 			     struct bt_error *err)
 {
 	struct rec_typedesc *td = bt_xcalloc(1, sizeof *td);
-	td->o = *o;
-	if (td->o.call_ns <= 0)
-		td->o.call_ns = REC_TYPEDESC_CALL_NS;
-	atomic_init(&td->stop, false);
-	pthread_mutex_init(&td->mu, NULL);
-	bt_sync_cond_init(&td->cv);
-	bt_status st = btdds_qos_graph_endpoint(td->o.pp, TD_GRAPH_DEPTH, false, &td->graph_topic,
+	rec_def_thread_init(&td->t, o, REC_TYPEDESC_CALL_NS);
+	bt_status st = btdds_qos_graph_endpoint(td->t.o.pp, TD_GRAPH_DEPTH, false, &td->graph_topic,
 						&td->graph_reader, err);
-	if (st == BT_OK && pthread_create(&td->thread, NULL, td_main, td) != 0)
-		st = bt_err_set(err, BT_ERR_STATE, "cannot start the get_type_description thread");
-	td->started = st == BT_OK;
+	if (st == BT_OK)
+		st = rec_def_thread_start(&td->t, td_main, td, "get_type_description", err);
 	if (st != BT_OK) {
 		rec_typedesc_stop(td);
 		return st;
@@ -304,25 +293,15 @@ void rec_typedesc_ask(struct rec_typedesc *td, struct rec_topic *tp, const dds_g
 			   .asked = bt_time_monotonic_ns()};
 	if (n)
 		memcpy(j.writers, writers, n * sizeof *writers);
-	atomic_store_explicit(&tp->def_late, REC_DEF_LATE_ASKING, memory_order_release);
-	pthread_mutex_lock(&td->mu);
-	bt_xgrow((void **)&td->queue, &td->cap_queue, td->n_queue + 1, sizeof *td->queue);
-	td->queue[td->n_queue++] = j;
-	pthread_cond_signal(&td->cv);
-	pthread_mutex_unlock(&td->mu);
+	rec_def_thread_ask(&td->t, tp, (void **)&td->queue, &td->n_queue, &td->cap_queue, &j,
+			   sizeof j);
 }
 
 void rec_typedesc_stop(struct rec_typedesc *td)
 {
 	if (td == NULL)
 		return;
-	atomic_store(&td->stop, true);
-	if (td->started) {
-		pthread_mutex_lock(&td->mu);
-		pthread_cond_signal(&td->cv);
-		pthread_mutex_unlock(&td->mu);
-		pthread_join(td->thread, NULL);
-	}
+	rec_def_thread_fini(&td->t);
 	if (td->graph_reader > 0)
 		(void)dds_delete(td->graph_reader);
 	if (td->graph_topic > 0)
@@ -336,7 +315,5 @@ void rec_typedesc_stop(struct rec_typedesc *td)
 	free(td->queue);
 	free(td->jobs);
 	free(td->parts);
-	pthread_cond_destroy(&td->cv);
-	pthread_mutex_destroy(&td->mu);
 	free(td);
 }

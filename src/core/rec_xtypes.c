@@ -16,11 +16,7 @@ struct xt_job {
 };
 
 struct rec_xtypes {
-	struct rec_def_source_options o;
-	pthread_t thread;
-	atomic_bool stop;
-	pthread_mutex_t mu; /* guards queue, n_queue */
-	pthread_cond_t cv;
+	struct rec_def_thread t; /* t.mu guards queue, n_queue */
 	struct xt_job *queue;
 	size_t n_queue, cap_queue;
 };
@@ -32,22 +28,22 @@ static void xt_run(struct rec_xtypes *x, const struct xt_job *j)
 	char *idl = NULL;
 	struct bt_error e = {0};
 	bt_status st = BT_ERR_NOTFOUND;
-	for (int attempt = 0; attempt < 2 && !atomic_load(&x->stop); attempt++) {
-		st = btdds_xtypes_fetch_idl(x->o.pp, &j->id, x->o.call_ns, &idl, &e);
+	for (int attempt = 0; attempt < 2 && !atomic_load(&x->t.stop); attempt++) {
+		st = btdds_xtypes_fetch_idl(x->t.o.pp, &j->id, x->t.o.call_ns, &idl, &e);
 		if (st != BT_ERR_NOTFOUND) /* only a lookup that timed out is worth a retry */
 			break;
 	}
 	if (st == BT_OK) {
-		rec_consumer_set_definition(x->o.consumer, tp->index, BTDDS_XT_ENCODING, idl,
+		rec_consumer_set_definition(x->t.o.consumer, tp->index, BTDDS_XT_ENCODING, idl,
 					    REC_XTYPES_SOURCE);
 		atomic_store(&tp->def_late, REC_DEF_LATE_FOUND);
 		bt_log_info("%s [%s]: message definition from XTypes type information (%s)",
 			    tp->name, tp->type, BTDDS_XT_ENCODING);
 	} else {
 		atomic_store(&tp->def_late, REC_DEF_LATE_MISSING);
-		if (!atomic_load(&x->stop)) {
+		if (!atomic_load(&x->t.stop)) {
 			char *why = bt_xasprintf("missing: " REC_XTYPES_SOURCE ": %s", e.msg);
-			rec_consumer_set_definition(x->o.consumer, tp->index, NULL, NULL, why);
+			rec_consumer_set_definition(x->t.o.consumer, tp->index, NULL, NULL, why);
 			free(why);
 			bt_log_warn("%s [%s]: no message definition from the publisher's XTypes type "
 				    "information: %s", tp->name, tp->type, e.msg);
@@ -61,16 +57,16 @@ static void *xt_thread(void *arg)
 	struct rec_xtypes *x = arg;
 	pthread_setname_np(pthread_self(), "rec-xtypes");
 	for (;;) {
-		pthread_mutex_lock(&x->mu);
-		while (x->n_queue == 0 && !atomic_load(&x->stop))
-			pthread_cond_wait(&x->cv, &x->mu);
-		if (atomic_load(&x->stop)) {
-			pthread_mutex_unlock(&x->mu);
+		pthread_mutex_lock(&x->t.mu);
+		while (x->n_queue == 0 && !atomic_load(&x->t.stop))
+			pthread_cond_wait(&x->t.cv, &x->t.mu);
+		if (atomic_load(&x->t.stop)) {
+			pthread_mutex_unlock(&x->t.mu);
 			return NULL;
 		}
 		struct xt_job j = x->queue[0];
 		memmove(x->queue, x->queue + 1, --x->n_queue * sizeof *x->queue);
-		pthread_mutex_unlock(&x->mu);
+		pthread_mutex_unlock(&x->t.mu);
 		xt_run(x, &j);
 	}
 }
@@ -79,19 +75,11 @@ bt_status rec_xtypes_start(const struct rec_def_source_options *o, struct rec_xt
 			   struct bt_error *err)
 {
 	struct rec_xtypes *x = bt_xcalloc(1, sizeof *x);
-	x->o = *o;
-	if (x->o.call_ns <= 0)
-		x->o.call_ns = REC_XTYPES_CALL_NS;
-	atomic_init(&x->stop, false);
-	pthread_mutex_init(&x->mu, NULL);
-	pthread_cond_init(&x->cv, NULL);
-	int rc = pthread_create(&x->thread, NULL, xt_thread, x);
-	if (rc != 0) {
-		pthread_cond_destroy(&x->cv);
-		pthread_mutex_destroy(&x->mu);
-		free(x);
-		return bt_err_set(err, BT_ERR_STATE, "cannot start the XTypes thread: %s",
-				  strerror(rc));
+	rec_def_thread_init(&x->t, o, REC_XTYPES_CALL_NS);
+	bt_status st = rec_def_thread_start(&x->t, xt_thread, x, "XTypes", err);
+	if (st != BT_OK) {
+		rec_xtypes_stop(x);
+		return st;
 	}
 	*out = x;
 	return BT_OK;
@@ -100,25 +88,15 @@ bt_status rec_xtypes_start(const struct rec_def_source_options *o, struct rec_xt
 void rec_xtypes_ask(struct rec_xtypes *x, struct rec_topic *tp,
 		    const struct DDS_XTypes_TypeIdentifier *id)
 {
-	atomic_store(&tp->def_late, REC_DEF_LATE_ASKING);
-	pthread_mutex_lock(&x->mu);
-	bt_xgrow((void **)&x->queue, &x->cap_queue, x->n_queue + 1, sizeof *x->queue);
-	x->queue[x->n_queue++] = (struct xt_job){tp, *id};
-	pthread_cond_signal(&x->cv);
-	pthread_mutex_unlock(&x->mu);
+	struct xt_job j = {tp, *id};
+	rec_def_thread_ask(&x->t, tp, (void **)&x->queue, &x->n_queue, &x->cap_queue, &j, sizeof j);
 }
 
 void rec_xtypes_stop(struct rec_xtypes *x)
 {
 	if (x == NULL)
 		return;
-	pthread_mutex_lock(&x->mu);
-	atomic_store(&x->stop, true);
-	pthread_cond_signal(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-	pthread_join(x->thread, NULL);
-	pthread_cond_destroy(&x->cv);
-	pthread_mutex_destroy(&x->mu);
+	rec_def_thread_fini(&x->t);
 	free(x->queue);
 	free(x);
 }

@@ -249,6 +249,21 @@ static struct xt_type *xt_need_hashed(struct xt *x, const xt_id *id)
 	return x->st == BT_OK ? &x->types[i] : NULL;
 }
 
+/* Enters one more level of the walk over a type: false when it must not
+ * go on (x failed before, or now: nested too deep). After a true, the
+ * caller leaves the level with x->depth--. */
+static bool xt_deeper(struct xt *x)
+{
+	if (x->st != BT_OK)
+		return false;
+	if (++x->depth > BTDDS_XT_MAX_DEPTH) {
+		xt_fail(x, "nested deeper than %u", BTDDS_XT_MAX_DEPTH);
+		x->depth--;
+		return false;
+	}
+	return true;
+}
+
 static void xt_need_collection_elem(struct xt *x, const xt_id *elem)
 {
 	if (elem == NULL)
@@ -260,13 +275,8 @@ static void xt_need_collection_elem(struct xt *x, const xt_id *elem)
 /* Walks what `id` uses, so that every named type in it is declared. */
 static void xt_need(struct xt *x, const xt_id *id)
 {
-	if (x->st != BT_OK)
+	if (!xt_deeper(x))
 		return;
-	if (++x->depth > BTDDS_XT_MAX_DEPTH) {
-		xt_fail(x, "nested deeper than %u", BTDDS_XT_MAX_DEPTH);
-		x->depth--;
-		return;
-	}
 	switch (id->_d) {
 	case DDS_XTypes_TI_PLAIN_SEQUENCE_SMALL:
 		xt_need_collection_elem(x, id->_u.seq_sdefn.element_identifier);
@@ -405,13 +415,8 @@ static void xt_spec_hashed(struct xt *x, const xt_id *id, struct bt_buf *spec, s
  * follow the declarator in IDL) into `dims`. */
 static void xt_spec(struct xt *x, const xt_id *id, struct bt_buf *spec, struct bt_buf *dims)
 {
-	if (x->st != BT_OK)
+	if (!xt_deeper(x))
 		return;
-	if (++x->depth > BTDDS_XT_MAX_DEPTH) {
-		xt_fail(x, "nested deeper than %u", BTDDS_XT_MAX_DEPTH);
-		x->depth--;
-		return;
-	}
 	const char *prim = xt_prim(id->_d);
 	const char *w = id->_d == DDS_XTypes_TI_STRING16_SMALL ||
 				id->_d == DDS_XTypes_TI_STRING16_LARGE ? "w" : "";

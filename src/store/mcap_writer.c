@@ -428,6 +428,32 @@ static bt_status w_def(struct mcap_writer *w, uint8_t op, const struct bt_buf *b
 	return w_emit_rec(w, op, true, err);
 }
 
+/* Room for one more element (`size` bytes, zeroed) after the n of *arr:
+ * the new element, or NULL when out of memory (*arr as it was). */
+static void *w_grow_one(void **arr, size_t n, size_t size)
+{
+	char *grown = realloc(*arr, (n + 1) * size);
+	if (grown == NULL)
+		return NULL;
+	*arr = grown;
+	memset(grown + n * size, 0, size);
+	return grown + n * size;
+}
+
+/* Ends adding a schema or channel: `body`, element *n of its array, was
+ * encoded (`encoded`) or is dropped (out of memory). Counts it, gives its id
+ * (its 1-based place) and writes its record (w_def). */
+static bt_status w_def_add(struct mcap_writer *w, uint8_t op, struct bt_buf *body, bool encoded,
+			   size_t *n, uint16_t *id, struct bt_error *err)
+{
+	if (!encoded) {
+		bt_buf_fini(body);
+		return w_nomem(err);
+	}
+	*id = (uint16_t)++*n;
+	return w_def(w, op, body, err);
+}
+
 bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name, const char *encoding,
 				 const void *data, size_t len, uint16_t *id, struct bt_error *err)
 {
@@ -436,23 +462,14 @@ bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name, const 
 		return st;
 	if (w->n_schemas >= UINT16_MAX || len > UINT32_MAX)
 		return bt_err_set(err, BT_ERR_TOOBIG, "MCAP writer: too many schemas or too large");
-	struct w_schema *grown = realloc(w->schemas, (w->n_schemas + 1) * sizeof *grown);
-	if (!grown)
+	struct w_schema *s = w_grow_one((void **)&w->schemas, w->n_schemas, sizeof *s);
+	if (s == NULL)
 		return w_nomem(err);
-	w->schemas = grown;
-	struct w_schema *s = &w->schemas[w->n_schemas];
-	memset(s, 0, sizeof *s);
-	uint16_t sid = (uint16_t)(w->n_schemas + 1);
-	if (mcap_enc_u16(&s->body, sid) != BT_OK ||
-	    mcap_enc_str(&s->body, name, strlen(name)) != BT_OK ||
-	    mcap_enc_str(&s->body, encoding, strlen(encoding)) != BT_OK ||
-	    mcap_enc_str(&s->body, data, len) != BT_OK) {
-		bt_buf_fini(&s->body);
-		return w_nomem(err);
-	}
-	w->n_schemas++;
-	*id = sid;
-	return w_def(w, MCAP_OP_SCHEMA, &s->body, err);
+	bool encoded = mcap_enc_u16(&s->body, (uint16_t)(w->n_schemas + 1)) == BT_OK &&
+		       mcap_enc_str(&s->body, name, strlen(name)) == BT_OK &&
+		       mcap_enc_str(&s->body, encoding, strlen(encoding)) == BT_OK &&
+		       mcap_enc_str(&s->body, data, len) == BT_OK;
+	return w_def_add(w, MCAP_OP_SCHEMA, &s->body, encoded, &w->n_schemas, id, err);
 }
 
 bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
@@ -467,23 +484,15 @@ bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
 		return bt_err_set(err, BT_ERR_USAGE, "MCAP writer: no schema %u", schema_id);
 	if (w->n_channels >= UINT16_MAX)
 		return bt_err_set(err, BT_ERR_TOOBIG, "MCAP writer: too many channels");
-	struct w_channel *grown = realloc(w->channels, (w->n_channels + 1) * sizeof *grown);
-	if (!grown)
+	struct w_channel *c = w_grow_one((void **)&w->channels, w->n_channels, sizeof *c);
+	if (c == NULL)
 		return w_nomem(err);
-	w->channels = grown;
-	struct w_channel *c = &w->channels[w->n_channels];
-	memset(c, 0, sizeof *c);
-	uint16_t cid = (uint16_t)(w->n_channels + 1);
-	if (mcap_enc_u16(&c->body, cid) != BT_OK || mcap_enc_u16(&c->body, schema_id) != BT_OK ||
-	    mcap_enc_str(&c->body, topic, strlen(topic)) != BT_OK ||
-	    mcap_enc_str(&c->body, message_encoding, strlen(message_encoding)) != BT_OK ||
-	    mcap_enc_map_str(&c->body, meta, n_meta) != BT_OK) {
-		bt_buf_fini(&c->body);
-		return w_nomem(err);
-	}
-	w->n_channels++;
-	*id = cid;
-	return w_def(w, MCAP_OP_CHANNEL, &c->body, err);
+	bool encoded = mcap_enc_u16(&c->body, (uint16_t)(w->n_channels + 1)) == BT_OK &&
+		       mcap_enc_u16(&c->body, schema_id) == BT_OK &&
+		       mcap_enc_str(&c->body, topic, strlen(topic)) == BT_OK &&
+		       mcap_enc_str(&c->body, message_encoding, strlen(message_encoding)) == BT_OK &&
+		       mcap_enc_map_str(&c->body, meta, n_meta) == BT_OK;
+	return w_def_add(w, MCAP_OP_CHANNEL, &c->body, encoded, &w->n_channels, id, err);
 }
 
 /* ---- chunks ---- */
@@ -603,17 +612,25 @@ static uint32_t w_pieces_crc(const struct iovec *iov, size_t nv)
 	return crc;
 }
 
+/* Adds n messages logged from `start` to `end` to the *count messages of
+ * a range [*lo, *hi] (the file's or the open chunk's). */
+static inline void w_span_add(uint64_t *lo, uint64_t *hi, uint64_t *count, uint64_t start,
+			      uint64_t end, uint64_t n)
+{
+	if (*count == 0 || start < *lo)
+		*lo = start;
+	if (*count == 0 || end > *hi)
+		*hi = end;
+	*count += n;
+}
+
 /* The file's message statistics take the closing chunk's in one step,
  * not per message. */
 static void w_chunk_fold(struct mcap_writer *w)
 {
-	if (w->chunk_msgs == 0)
-		return;
-	if (w->msg_count == 0 || w->chunk_start < w->msg_start)
-		w->msg_start = w->chunk_start;
-	if (w->msg_count == 0 || w->chunk_end > w->msg_end)
-		w->msg_end = w->chunk_end;
-	w->msg_count += w->chunk_msgs;
+	if (w->chunk_msgs != 0)
+		w_span_add(&w->msg_start, &w->msg_end, &w->msg_count, w->chunk_start,
+			   w->chunk_end, w->chunk_msgs);
 }
 
 static void w_chunk_reset(struct mcap_writer *w)
@@ -719,11 +736,7 @@ static bt_status w_index_grow(struct w_channel *c)
 
 static void w_stats(struct mcap_writer *w, struct w_channel *c, uint64_t log_time)
 {
-	if (w->msg_count == 0 || log_time < w->msg_start)
-		w->msg_start = log_time;
-	if (w->msg_count == 0 || log_time > w->msg_end)
-		w->msg_end = log_time;
-	w->msg_count++;
+	w_span_add(&w->msg_start, &w->msg_end, &w->msg_count, log_time, log_time, 1);
 	c->count++;
 }
 
@@ -803,11 +816,7 @@ bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t
 		c->idx[2 * c->idx_n + 1] = off;
 		c->idx_n++;
 	}
-	if (w->chunk_msgs == 0 || log_time < w->chunk_start)
-		w->chunk_start = log_time;
-	if (w->chunk_msgs == 0 || log_time > w->chunk_end)
-		w->chunk_end = log_time;
-	w->chunk_msgs++;
+	w_span_add(&w->chunk_start, &w->chunk_end, &w->chunk_msgs, log_time, log_time, 1);
 	c->count++;
 	return w->chunk_len >= w->o.chunk_size ? w_chunk_close(w, err) : BT_OK;
 }
@@ -848,6 +857,27 @@ void mcap_writer_borrow_end(struct mcap_writer *w)
 
 /* ---- metadata and attachments ---- */
 
+/* Writes the record in w->rec (op) to the file and counts it in *count;
+ * then, when the summary has this index (not no_index), *indexed is true
+ * and w->rec holds the start of its index entry: the record's offset and
+ * length. */
+static bt_status w_emit_indexed(struct mcap_writer *w, uint8_t op, uint32_t *count, bool no_index,
+				bool *indexed, struct bt_error *err)
+{
+	uint64_t at = w->pos;
+	bt_status st = w_emit_rec(w, op, true, err);
+	if (st != BT_OK)
+		return st;
+	++*count;
+	*indexed = !w->o.no_summary && !no_index;
+	if (!*indexed)
+		return BT_OK;
+	bt_buf_reset(&w->rec);
+	if (mcap_enc_u64(&w->rec, at) != BT_OK || mcap_enc_u64(&w->rec, w->pos - at) != BT_OK)
+		return w_nomem(err);
+	return BT_OK;
+}
+
 bt_status mcap_writer_add_metadata(struct mcap_writer *w, const char *name, const char *const *kv,
 				   size_t n, struct bt_error *err)
 {
@@ -858,16 +888,11 @@ bt_status mcap_writer_add_metadata(struct mcap_writer *w, const char *name, cons
 	if (mcap_enc_str(&w->rec, name, strlen(name)) != BT_OK ||
 	    mcap_enc_map_str(&w->rec, kv, n) != BT_OK)
 		return w_nomem(err);
-	uint64_t at = w->pos;
-	st = w_emit_rec(w, MCAP_OP_METADATA, true, err);
-	if (st != BT_OK)
+	bool indexed;
+	st = w_emit_indexed(w, MCAP_OP_METADATA, &w->n_meta, w->o.no_metadata_index, &indexed, err);
+	if (st != BT_OK || !indexed)
 		return st;
-	w->n_meta++;
-	if (w->o.no_summary || w->o.no_metadata_index)
-		return BT_OK;
-	bt_buf_reset(&w->rec);
-	if (mcap_enc_u64(&w->rec, at) != BT_OK || mcap_enc_u64(&w->rec, w->pos - at) != BT_OK ||
-	    mcap_enc_str(&w->rec, name, strlen(name)) != BT_OK ||
+	if (mcap_enc_str(&w->rec, name, strlen(name)) != BT_OK ||
 	    w_record(&w->meta_idx, MCAP_OP_METADATA_INDEX, &w->rec, w->o.test_pad_records) != BT_OK)
 		return w_nomem(err);
 	return BT_OK;
@@ -890,16 +915,11 @@ bt_status mcap_writer_add_attachment(struct mcap_writer *w, uint64_t log_time, u
 	uint32_t crc = w->o.no_attachment_crc ? 0 : mcap_crc32(0, b->data, b->len);
 	if (mcap_enc_u32(b, crc) != BT_OK)
 		return w_nomem(err);
-	uint64_t at = w->pos;
-	st = w_emit_rec(w, MCAP_OP_ATTACHMENT, true, err);
-	if (st != BT_OK)
+	bool indexed;
+	st = w_emit_indexed(w, MCAP_OP_ATTACHMENT, &w->n_att, w->o.no_attachment_index, &indexed, err);
+	if (st != BT_OK || !indexed)
 		return st;
-	w->n_att++;
-	if (w->o.no_summary || w->o.no_attachment_index)
-		return BT_OK;
-	bt_buf_reset(b);
-	if (mcap_enc_u64(b, at) != BT_OK || mcap_enc_u64(b, w->pos - at) != BT_OK ||
-	    mcap_enc_u64(b, log_time) != BT_OK || mcap_enc_u64(b, create_time) != BT_OK ||
+	if (mcap_enc_u64(b, log_time) != BT_OK || mcap_enc_u64(b, create_time) != BT_OK ||
 	    mcap_enc_u64(b, len) != BT_OK || mcap_enc_str(b, name, strlen(name)) != BT_OK ||
 	    mcap_enc_str(b, media_type, strlen(media_type)) != BT_OK ||
 	    w_record(&w->att_idx, MCAP_OP_ATTACHMENT_INDEX, b, w->o.test_pad_records) != BT_OK)

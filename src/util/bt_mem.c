@@ -50,6 +50,15 @@ void bt_xgrow(void **arr, size_t *cap, size_t need, size_t size)
 	*cap = c;
 }
 
+void bt_xappend(void **arr, size_t *n, const void *elem, size_t size)
+{
+	if (*n >= SIZE_MAX / size)
+		bt_mem_die(SIZE_MAX);
+	*arr = bt_xrealloc(*arr, (*n + 1) * size);
+	memcpy((char *)*arr + *n * size, elem, size);
+	++*n;
+}
+
 char *bt_xstrdup(const char *s)
 {
 	return s ? bt_xstrndup(s, strlen(s)) : NULL;

@@ -11,6 +11,9 @@ void *bt_xcalloc(size_t n, size_t size);
 void *bt_xrealloc(void *p, size_t n);
 /* Grows *arr (of *cap elements of `size` bytes) to hold at least `need`. */
 void bt_xgrow(void **arr, size_t *cap, size_t need, size_t size);
+/* Appends a copy of *elem (`size` bytes) to *arr, an array of *n such
+ * elements that grows by one, and counts it in *n. */
+void bt_xappend(void **arr, size_t *n, const void *elem, size_t size);
 char *bt_xstrdup(const char *s); /* NULL in, NULL out */
 char *bt_xstrndup(const char *s, size_t n);
 char *bt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

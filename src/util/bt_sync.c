@@ -1,7 +1,10 @@
 #include "bt_sync.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "bt_log.h"
 #include "bt_time.h"
 
 void bt_sync_cond_init(pthread_cond_t *cv)
@@ -19,6 +22,16 @@ struct timespec bt_sync_deadline(int64_t timeout_ns)
 	if (timeout_ns < 0)
 		timeout_ns = 0;
 	return bt_time_timespec(timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns);
+}
+
+bool bt_sync_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ns,
+			const char *who)
+{
+	struct timespec ts = bt_time_timespec(deadline_ns);
+	int rc = pthread_cond_timedwait(cv, mu, &ts);
+	if (rc != 0 && rc != ETIMEDOUT)
+		bt_log_error("%s: timed wait failed: %s", who, strerror(rc));
+	return rc == 0;
 }
 
 void bt_sync_raise(pthread_mutex_t *mu, pthread_cond_t *cv, bool *flag)

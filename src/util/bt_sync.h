@@ -16,6 +16,12 @@ void bt_sync_cond_init(pthread_cond_t *cv);
  * overflowing), the absolute time pthread_cond_timedwait wants for a
  * condition made by bt_sync_cond_init. */
 struct timespec bt_sync_deadline(int64_t timeout_ns);
+/* One wait on cv (mu held; cv made by bt_sync_cond_init) until the
+ * monotonic deadline_ns: true when woken before it, false when it passed
+ * or the wait failed. A failure is logged, naming `who`: it would come
+ * back at once every time, and a loop on it would spin with mu held. */
+bool bt_sync_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ns,
+			const char *who);
 /* Sets *flag under mu and wakes every thread waiting on cv: a stop,
  * wake-up or close request. */
 void bt_sync_raise(pthread_mutex_t *mu, pthread_cond_t *cv, bool *flag);

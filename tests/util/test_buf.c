@@ -1,9 +1,10 @@
 /* bt_buf: appends, printf, reset and steal keep the buffer NUL-terminated
- * and its length right, also across growth. */
+ * and its length right, also across growth; bt_xappend (bt_mem) too. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bt_buf.h"
+#include "bt_mem.h"
 #include "test_util.h"
 
 static void test_append(void **state)
@@ -76,7 +77,29 @@ static void test_reset_steal(void **state)
 	bt_buf_fini(&b);
 }
 
+/* bt_xappend (bt_mem): each element copied to the end, the count kept. */
+static void test_xappend(void **state)
+{
+	(void)state;
+	struct pair {
+		int a;
+		double b;
+	} *v = NULL;
+	size_t n = 0;
+	for (int i = 0; i < 100; i++) {
+		struct pair p = {i, i / 2.0};
+		bt_xappend((void **)&v, &n, &p, sizeof p);
+		assert_int_equal(n, (size_t)i + 1);
+	}
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(v[i].a, i);
+		assert_true(v[i].b == i / 2.0);
+	}
+	free(v);
+}
+
 TU_MAIN(
 	cmocka_unit_test(test_append),
 	cmocka_unit_test(test_growth),
-	cmocka_unit_test(test_reset_steal))
+	cmocka_unit_test(test_reset_steal),
+	cmocka_unit_test(test_xappend))
