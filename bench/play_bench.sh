@@ -160,6 +160,11 @@ speed() {
 	b=$(sub_count)
 	rb=$(echo "$b $pw $3" | awk '{ printf "%.1f", $2 ? $1 * $3 / $2 : 0 }')
 	echo "B bagtop play -> sub: $b messages in $pw s playing ($w s with start-up), $rb $4/s"
+	# ddsperf sub answers a sample with an odd source timestamp as a ping
+	# (a pong writer looked up, a line printed when there is none): work
+	# that ddsperf pub's even timestamps never ask of it
+	pings=$(grep -c 'get_pong_writer' "$WORK/sub.out" || true)
+	[ "${pings:-0}" -eq 0 ] || echo "  (ddsperf sub took $pings of them for pings: odd source timestamps)"
 	echo "$1: play/ddsperf pub $(ratio "$rb" "$ra")"
 }
 
