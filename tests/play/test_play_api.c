@@ -220,16 +220,6 @@ static const char *g_str_type = "std_msgs::msg::dds_::String_";
 
 /* ---- the player ---- */
 
-/* Options to play the one topic *topic (an array that outlives o) on
- * `domain`, the rest defaults. */
-static void options_one_topic(struct play_options *o, uint32_t domain, const char **topic)
-{
-	play_options_init(o);
-	o->domain_id = domain;
-	o->topics = topic;
-	o->n_topics = 1;
-}
-
 static struct play *start(struct play_options *o)
 {
 	o->bag_path = g_bag;
@@ -254,9 +244,12 @@ static void test_step(void **state)
 {
 	(void)state;
 	struct sub *u = sub_new(130, "rt/a", g_str_type, false, true);
-	const char *topics[] = {"/a"};
 	struct play_options o;
-	options_one_topic(&o, 130, topics);
+	play_options_init(&o);
+	o.domain_id = 130;
+	const char *topics[] = {"/a"};
+	o.topics = topics;
+	o.n_topics = 1;
 	o.start_paused = true;
 	struct play *p = start(&o);
 	usleep(300 * 1000);
@@ -341,9 +334,12 @@ static void test_loop_count(void **state)
 {
 	(void)state;
 	struct sub *u = sub_new(131, "rt/b", g_str_type, false, true);
-	const char *topics[] = {"/b"};
 	struct play_options o;
-	options_one_topic(&o, 131, topics);
+	play_options_init(&o);
+	o.domain_id = 131;
+	const char *topics[] = {"/b"};
+	o.topics = topics;
+	o.n_topics = 1;
 	o.loop_count = 3;
 	o.rate = 5;
 	struct play *p = start(&o);
@@ -369,9 +365,12 @@ static void test_source_time(void **state)
 {
 	(void)state;
 	struct sub *u = sub_new(108, "rt/a", g_str_type, false, true);
-	const char *topics[] = {"/a"};
 	struct play_options o;
-	options_one_topic(&o, 108, topics);
+	play_options_init(&o);
+	o.domain_id = 108;
+	const char *topics[] = {"/a"};
+	o.topics = topics;
+	o.n_topics = 1;
 	o.rate = 10;
 	dds_time_t before = dds_time();
 	struct play *p = start(&o);
@@ -464,9 +463,12 @@ static void test_remap_select(void **state)
 static double span_at(uint32_t domain, double rate)
 {
 	struct sub *u = sub_new(domain, "rt/a", g_str_type, false, true);
-	const char *topics[] = {"/a"};
 	struct play_options o;
-	options_one_topic(&o, domain, topics);
+	play_options_init(&o);
+	o.domain_id = domain;
+	const char *topics[] = {"/a"};
+	o.topics = topics;
+	o.n_topics = 1;
 	o.rate = rate;
 	o.delay_ns = 100 * MS;
 	struct play *p = start(&o);
