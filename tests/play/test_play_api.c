@@ -367,6 +367,7 @@ static void test_source_time(void **state)
 	struct sub *u = sub_new(108, "rt/a", g_str_type, false, true);
 	struct play_options o;
 	play_options_init(&o);
+	o.bag_path = g_bag;
 	o.domain_id = 108;
 	const char *topics[] = {"/a"};
 	o.topics = topics;
