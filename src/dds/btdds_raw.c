@@ -17,7 +17,7 @@
  * (checked; no type information is offered, so matching is by type name).
  * Only from_ser, from_ser_iov, eqkey, to_untyped, get_size, to_ser_ref/unref
  * and free are on the recording path; the player makes its serdata itself
- * (btdds_raw_out_new) and writes it with dds_writecdr; the rest exist for
+ * (btdds_raw_out_new) and writes it with dds_forwardcdr; the rest exist for
  * completeness. The
  * typed-sample ops treat a sample as a struct btdds_raw_sample (that is
  * how btdds_raw_write hands bytes to dds_write).
@@ -510,7 +510,7 @@ dds_return_t btdds_raw_write(dds_entity_t writer, const void *data, size_t len)
 }
 
 /* The serdata is made with the writer's own sertype (the one the topic
- * got), so dds_writecdr takes it as it is, without a conversion. */
+ * got), so dds_forwardcdr takes it as it is, without a conversion. */
 void *btdds_raw_out_new(const struct btdds_raw_type *type, size_t len, void **data)
 {
 	struct raw_serdata *d =
@@ -525,7 +525,16 @@ dds_return_t btdds_raw_out_write(dds_entity_t writer, void *slot)
 {
 	struct raw_serdata *d = (struct raw_serdata *)(void *)((char *)slot -
 							       offsetof(struct raw_serdata, slot));
-	dds_return_t rc = dds_writecdr(writer, &d->c);
+	/* The source timestamp is the time of the write, as dds_writecdr would
+	 * stamp it, but even: ddsperf (Cyclone's throughput tool) reads an odd
+	 * source timestamp on its data topics as a ping asking for a pong, and
+	 * `ddsperf sub`, finding no pong writer for a publisher that is not a
+	 * ddsperf, prints a line for each: half the messages of a bag played
+	 * into it, twice its CPU a message (play_bench (b), README). One
+	 * nanosecond is below any reader's interest. */
+	d->c.statusinfo = 0;
+	d->c.timestamp.v = dds_time() & ~(dds_time_t)1;
+	dds_return_t rc = dds_forwardcdr(writer, &d->c);
 	/* Once the writer is found, the write consumes the reference also when
 	 * it fails (ERROR, TIMEOUT; no topic filter is ever set on a raw
 	 * topic); a bad writer handle returns before taking it. */

@@ -70,8 +70,9 @@ dds_return_t btdds_raw_write(dds_entity_t writer, const void *data, size_t len);
  * btdds_raw_release(slot). */
 void *btdds_raw_out_new(const struct btdds_raw_type *type, size_t len, void **data);
 /* Writes the sample made by btdds_raw_out_new on `writer` (a writer of
- * the type's topic) and gives it up: slot and header are invalid after,
- * whatever the outcome. Returns dds_writecdr's code. */
+ * the type's topic), stamped with the time of the write (its lowest bit
+ * cleared: see btdds_raw.c), and gives it up: slot and header are invalid
+ * after, whatever the outcome. Returns dds_forwardcdr's code. */
 dds_return_t btdds_raw_out_write(dds_entity_t writer, void *slot);
 
 /* Turns on Cyclone's write batching, for the whole process (Cyclone 0.10

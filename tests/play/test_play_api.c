@@ -6,7 +6,9 @@
  * remap and selection; the rate scales the duration (±5 %); --clock
  * publishes at its rate with monotonic bag time; a late-joining
  * transient-local reader gets the transient-local message; at top speed a
- * pause stops at once and a seek restarts cleanly (domain 92); usage errors. */
+ * pause stops at once and a seek restarts cleanly (domain 92); every
+ * message's source timestamp is the time it was written, even (domain
+ * 108: ddsperf takes an odd one for a ping); usage errors. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,7 @@ struct sub {
 	pthread_mutex_t mu;
 	size_t n;
 	int64_t at[SUB_MAX];      /* monotonic arrival */
+	int64_t src[SUB_MAX];     /* the source timestamp */
 	uint32_t first_u32[SUB_MAX][2]; /* the first 8 payload bytes after the header */
 	size_t len[SUB_MAX];
 };
@@ -143,6 +146,7 @@ static bool sub_on_sample(void *arg, const struct btdds_raw_sample *s)
 	pthread_mutex_lock(&u->mu);
 	if (u->n < SUB_MAX) {
 		u->at[u->n] = bt_time_monotonic_ns();
+		u->src[u->n] = s->source_time;
 		memset(u->first_u32[u->n], 0, 8);
 		if (s->len >= 12)
 			memcpy(u->first_u32[u->n], (const char *)s->data + 4, 8);
@@ -347,6 +351,29 @@ static void test_loop_count(void **state)
 	sub_free(u);
 }
 
+/* Each message goes out stamped with the time it was written, its lowest
+ * bit clear: `ddsperf sub` takes a sample with an odd source timestamp for
+ * a ping and looks for a pong writer (and complains) for each. */
+static void test_source_time(void **state)
+{
+	(void)state;
+	struct sub *u = sub_new(108, "rt/a", g_str_type, false, true);
+	struct play_options o;
+	const char *topics[] = {"/a", NULL};
+	opts(&o, 108, topics);
+	o.rate = 10;
+	dds_time_t before = dds_time();
+	struct play *p = start(&o);
+	finish(p);
+	dds_time_t after = dds_time();
+	assert_int_equal(sub_wait(u, NA, 5), NA);
+	for (size_t i = 0; i < NA; i++) {
+		assert_int_equal(u->src[i] & 1, 0);
+		assert_in_range(u->src[i], before, after);
+	}
+	sub_free(u);
+}
+
 /* --start-offset 0.3 s, --playback-duration 0.2 s: what the bag holds in
  * [T0 + 0.3 s, T0 + 0.5 s], topic by topic. */
 static void test_window(void **state)
@@ -509,4 +536,5 @@ TU_MAIN_GROUP(group_setup, group_teardown,
 	cmocka_unit_test(test_rate),
 	cmocka_unit_test(test_clock),
 	cmocka_unit_test(test_late_joiner),
-	cmocka_unit_test(test_controls_at_top_speed))
+	cmocka_unit_test(test_controls_at_top_speed),
+	cmocka_unit_test(test_source_time))
