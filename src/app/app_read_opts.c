@@ -6,8 +6,7 @@
 
 void app_read_push(const char ***v, size_t *n, const char *s)
 {
-	*v = bt_xrealloc((void *)*v, (*n + 1) * sizeof **v);
-	(*v)[(*n)++] = s;
+	bt_xappend((void **)v, n, &s, sizeof s);
 }
 
 static int app_read_time(const struct app_cmd *cmd, const char *opt, const char *arg,
