@@ -156,8 +156,8 @@ static void app_run_summary(struct app_run *run)
 		if (!atomic_load(&tp->subscribed))
 			continue;
 		struct rec_topic_stats *s = &tp->st;
-		printf("  %-32s %10llu recorded  lost %llu transport, %llu recorder", tp->name,
-		       (unsigned long long)atomic_load(&s->recorded),
+		printf("  %-32s %10llu recorded  lost %llu transport, %llu recorder",
+		       tp->names.name, (unsigned long long)atomic_load(&s->recorded),
 		       (unsigned long long)rec_topic_lost_transport(s),
 		       (unsigned long long)rec_topic_lost_recorder(s));
 		if (tp->throttle != NULL)

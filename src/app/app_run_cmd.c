@@ -294,7 +294,7 @@ static void runcmd_pause(struct app_run *run, const struct bt_cmd *c, uint64_t t
 static const char *runcmd_topic(struct app_run *run, uint64_t id)
 {
 	const struct rec_topics *tt = rec_recorder_topics(run->rec);
-	return id < rec_topics_count(tt) ? rec_topics_get(tt, (size_t)id)->name : NULL;
+	return id < rec_topics_count(tt) ? rec_topics_get(tt, (size_t)id)->names.name : NULL;
 }
 
 static void runcmd_toggle(struct app_run *run, const struct bt_cmd *c, struct bt_cmd_result *r)

@@ -102,7 +102,7 @@ void app_run_loss_check(struct app_run *run, int64_t now)
 		if (memcmp(&cur, &run->loss[i], sizeof cur) == 0)
 			continue;
 		if (grew++ < APP_LOSS_TOPICS_SHOWN)
-			app_loss_append(&b, tp->name, &run->loss[i], &cur);
+			app_loss_append(&b, tp->names.name, &run->loss[i], &cur);
 		run->loss[i] = cur;
 	}
 	if (grew == 0)

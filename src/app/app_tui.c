@@ -194,8 +194,8 @@ static void app_tui_row(struct app_tui *t, struct tui_topic *row, size_t i)
 	row->id = (uint32_t)i;
 	row->enabled = atomic_load(&tp->enabled);
 	row->tl_depth = rec_recorder_repeat_depth(t->run->rec, i);
-	snprintf(row->name, sizeof row->name, "%s", tp->name);
-	snprintf(row->type, sizeof row->type, "%s", tp->type);
+	snprintf(row->name, sizeof row->name, "%s", tp->names.name);
+	snprintf(row->type, sizeof row->type, "%s", tp->names.type);
 	/* Acquire: def is final once subscribed (rec_topics.h); one found
 	 * later (the node's get_type_description) is not in def. */
 	row->no_definition = atomic_load_explicit(&tp->subscribed, memory_order_acquire) &&

@@ -272,7 +272,7 @@ static bool cons_register(struct rec_consumer *c, uint32_t i)
 		return true;
 	if (st == BT_ERR_EXISTS || st == BT_ERR_USAGE) {
 		/* Only this topic is affected (same name, other type): skip it. */
-		bt_log_warn("topic %s not recorded: %s", tp->name, e.msg);
+		bt_log_warn("topic %s not recorded: %s", tp->names.name, e.msg);
 		c->handles[i] = CONS_HANDLE_REFUSED;
 		return false;
 	}
@@ -328,8 +328,9 @@ static void cons_apply_defs(struct rec_consumer *c, struct cons_def_req *reqs, s
 			continue;
 		struct bt_error e = {0};
 		const struct rec_topic *tp = rec_topics_get(c->opt.topics, t);
-		bt_status st = bag_writer_set_type_def(c->opt.writer, tp->type, reqs[i].encoding,
-						       reqs[i].text, reqs[i].source, &e);
+		bt_status st = bag_writer_set_type_def(c->opt.writer, tp->names.type,
+						       reqs[i].encoding, reqs[i].text,
+						       reqs[i].source, &e);
 		if (st != BT_OK && st != BT_ERR_NOTFOUND)
 			cons_fail(c, st, &e);
 	}
@@ -620,7 +621,7 @@ static void cons_abandon_report(struct rec_consumer *c)
 		if (k == 0)
 			continue;
 		/* Out of memory: the list stops, the total still goes out. */
-		if (listing && bt_buf_printf(&b, "%s%s %llu", msgs ? ", " : "", tp->name,
+		if (listing && bt_buf_printf(&b, "%s%s %llu", msgs ? ", " : "", tp->names.name,
 					     (unsigned long long)k) != BT_OK)
 			listing = false;
 		msgs += k;

@@ -38,12 +38,12 @@ static bool disc_mark_repeat(struct rec_recorder *r, struct rec_topic *tp)
 {
 	for (size_t i = 0; i < r->n_repeat; i++) {
 		struct rec_repeat_name *n = &r->repeat[i];
-		if (strcmp(n->dds, tp->dds_name) != 0 &&
-		    !(tp->is_ros && strcmp(n->arg, tp->name) == 0))
+		if (strcmp(n->dds, tp->names.dds_name) != 0 &&
+		    !(tp->is_ros && strcmp(n->arg, tp->names.name) == 0))
 			continue;
 		n->seen = true;
 		if (rec_tl_set_depth(r->tl, tp->index, n->depth) != BT_OK)
-			bt_log_warn("%s: cannot repeat %u messages", tp->name, n->depth);
+			bt_log_warn("%s: cannot repeat %u messages", tp->names.name, n->depth);
 		return true;
 	}
 	return false;
@@ -53,11 +53,12 @@ static bool disc_mark_repeat(struct rec_recorder *r, struct rec_topic *tp)
  * reader of it exists. */
 static void disc_throttle(struct rec_recorder *r, struct rec_topic *tp)
 {
-	tp->throttle = rec_throttle_find(r->opt.throttle, tp->dds_name, tp->is_ros ? tp->name : NULL);
+	tp->throttle = rec_throttle_find(r->opt.throttle, tp->names.dds_name,
+					 tp->is_ros ? tp->names.name : NULL);
 	rec_bucket_init(&tp->bucket, tp->throttle);
 	if (tp->throttle != NULL) {
 		char rate[48];
-		bt_log_info("throttling %s to %s (--throttle %s)", tp->name,
+		bt_log_info("throttling %s to %s (--throttle %s)", tp->names.name,
 			    rec_throttle_rate_str(tp->throttle, rate, sizeof rate),
 			    tp->throttle->pattern);
 	}
@@ -70,12 +71,14 @@ static void disc_snap_window(struct rec_recorder *r, struct rec_topic *tp)
 {
 	struct rec_snap_window w;
 	if (r->snap == NULL ||
-	    !rec_snapwin_find(r->opt.snapwin, tp->dds_name, tp->is_ros ? tp->name : NULL,
-			      r->opt.snapshot_duration_ns, r->opt.snapshot_post_ns, &w))
+	    !rec_snapwin_find(r->opt.snapwin, tp->names.dds_name,
+			      tp->is_ros ? tp->names.name : NULL, r->opt.snapshot_duration_ns,
+			      r->opt.snapshot_post_ns, &w))
 		return;
 	rec_snap_topic_set(r->snap, tp->index, &w);
 	char buf[96];
-	bt_log_info("snapshot window of %s: %s", tp->name, rec_snapwin_str(&w, buf, sizeof buf));
+	bt_log_info("snapshot window of %s: %s", tp->names.name,
+		    rec_snapwin_str(&w, buf, sizeof buf));
 }
 
 static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
@@ -95,12 +98,13 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 	struct rec_sub *s = r->subs[tp->index];
 	if (s == NULL) {
 		s = r->subs[tp->index] = rec_sub_new(r, tp);
-		s->selected = btdds_select_match(r->select, tp->dds_name, tp->is_ros ? tp->name : NULL);
+		s->selected = btdds_select_match(r->select, tp->names.dds_name,
+						 tp->is_ros ? tp->names.name : NULL);
 		s->selected = disc_mark_repeat(r, tp) || s->selected;
 		atomic_store(&tp->enabled, s->selected);
 		disc_throttle(r, tp);
 		disc_snap_window(r, tp);
-		bt_log_debug("discovered %s [%s]%s", tp->name, tp->type,
+		bt_log_debug("discovered %s [%s]%s", tp->names.name, tp->names.type,
 			     s->selected ? "" : " (not selected)");
 	}
 	return s;
@@ -156,8 +160,8 @@ static void disc_warn_explicit(struct rec_recorder *r)
 		bool seen = false;
 		for (size_t k = 0; k < n_topics && !seen; k++) {
 			const struct rec_topic *tp = rec_topics_get(r->topics, k);
-			seen = btdds_select_explicit_matches(r->select, i, tp->dds_name,
-							   tp->is_ros ? tp->name : NULL);
+			seen = btdds_select_explicit_matches(r->select, i, tp->names.dds_name,
+							   tp->is_ros ? tp->names.name : NULL);
 		}
 		if (!seen)
 			bt_log_warn("%s: no publisher seen yet; it is recorded when one appears",
@@ -234,7 +238,7 @@ static void disc_warn_repeat(struct rec_recorder *r)
 		    !atomic_load(&tp->transient_local))
 			bt_log_warn("%s: its publishers do not all offer transient-local durability; "
 				    "messages published before recording started are missing",
-				    tp->name);
+				    tp->names.name);
 	}
 }
 

@@ -83,7 +83,7 @@ static uint32_t ev_loss_stats(struct rec_events *ev, struct btdds_cdr_wr *w)
 		if (t == ev->prev_transport[i] && r == ev->prev_recorder[i])
 			continue;
 		if (w != NULL) {
-			btdds_cdr_put_string(w, tp->name);
+			btdds_cdr_put_string(w, tp->names.name);
 			btdds_cdr_put_u64(w, t - ev->prev_transport[i]);
 			btdds_cdr_put_u64(w, r - ev->prev_recorder[i]);
 			ev->prev_transport[i] = t;

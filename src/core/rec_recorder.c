@@ -323,10 +323,10 @@ static bool *rec_snap_select(struct rec_recorder *r, const struct rec_cmd_snap *
 	bool *skip = bt_xcalloc(n + 1, sizeof *skip);
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_topic *tp = rec_topics_get(r->topics, i);
-		bool named = p->topics[0] == '\0' || rec_cmd_in_list(p->topics, tp->name) ||
-			     rec_cmd_in_list(p->topics, tp->dds_name);
-		skip[i] = !named || rec_cmd_in_list(p->exclude, tp->name) ||
-			  rec_cmd_in_list(p->exclude, tp->dds_name);
+		bool named = p->topics[0] == '\0' || rec_cmd_in_list(p->topics, tp->names.name) ||
+			     rec_cmd_in_list(p->topics, tp->names.dds_name);
+		skip[i] = !named || rec_cmd_in_list(p->exclude, tp->names.name) ||
+			  rec_cmd_in_list(p->exclude, tp->names.dds_name);
 	}
 	sp->skip = skip;
 	sp->n_skip = (uint32_t)n;

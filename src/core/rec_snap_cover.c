@@ -23,7 +23,7 @@ static void cover_topic(const struct rec_snap_cover *c, const struct rec_topics 
 			char *buf, size_t len)
 {
 	const struct rec_topic *tp = rec_topics_get(topics, c->topic);
-	int n = snprintf(buf, len, "%s:", tp != NULL ? tp->name : "?");
+	int n = snprintf(buf, len, "%s:", tp != NULL ? tp->names.name : "?");
 	if (c->before_kept_ns < c->before_ns && n >= 0 && (size_t)n < len)
 		n += cover_part(buf + n, len - (size_t)n, " before", c->before_kept_ns, c->before_ns);
 	if (c->after_kept_ns < c->after_ns && n >= 0 && (size_t)n < len)

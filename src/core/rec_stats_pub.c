@@ -122,9 +122,9 @@ static void stats_row(struct rec_topic *tp, bagtop_stats_TopicStatistics *row)
 {
 	struct rec_topic_stats *c = &tp->st;
 	memset(row, 0, sizeof *row);
-	row->name = tp->name;
-	row->type = tp->type;
-	row->dds_name = tp->dds_name;
+	row->name = tp->names.name;
+	row->type = tp->names.type;
+	row->dds_name = tp->names.dds_name;
 	row->publishers = atomic_load_explicit(&tp->publishers, memory_order_relaxed);
 	row->subscribed = atomic_load_explicit(&tp->subscribed, memory_order_acquire);
 	row->enabled = atomic_load_explicit(&tp->enabled, memory_order_relaxed);

@@ -81,7 +81,7 @@ static void sub_keep_type_hash(struct rec_sub *s, const char *hash)
 	} else if (strcmp(tp->type_hash, hash) != 0 && !s->type_hash_warned) {
 		s->type_hash_warned = true;
 		bt_log_warn("%s: publishers disagree on the type hash (%s, then %s): the bag keeps "
-			    "the first", tp->name, tp->type_hash, hash);
+			    "the first", tp->names.name, tp->type_hash, hash);
 	}
 }
 
@@ -103,7 +103,7 @@ static void sub_note_type_hash(struct rec_sub *s, const dds_qos_t *q, bool is_ne
 	if (r == BTDDS_UD_BAD && !s->user_data_warned) {
 		s->user_data_warned = true;
 		bt_log(tp->is_ros ? BT_LOG_WARN : BT_LOG_DEBUG,
-		       "%s: a publisher's %s: its type hash is ignored", tp->name, err.msg);
+		       "%s: a publisher's %s: its type hash is ignored", tp->names.name, err.msg);
 	}
 	if (r == BTDDS_UD_HASH)
 		sub_keep_type_hash(s, hash);
@@ -267,7 +267,7 @@ static void sub_on_incompatible(dds_entity_t reader,
 	if (!atomic_exchange(&s->incompatible_warned, true))
 		bt_log_warn("%s: a publisher's QoS is incompatible with the recorder's (DDS policy "
 			    "id %u); it is not recorded",
-			    s->tp->name, status.last_policy_id);
+			    s->tp->names.name, status.last_policy_id);
 }
 
 /* ---- discovery side ---------------------------------------------------- */
@@ -333,8 +333,9 @@ static void sub_adapt(struct rec_sub *s, struct rec_requested *q)
 {
 	struct rec_offered *off = bt_xcalloc(s->n_pubs + 1, sizeof *off);
 	sub_offered(s, off);
-	const struct bag_qos *ovr = btdds_qos_overrides_find(s->r->overrides, s->tp->dds_name,
-							     s->tp->is_ros ? s->tp->name : NULL);
+	const struct bag_qos *ovr =
+		btdds_qos_overrides_find(s->r->overrides, s->tp->names.dds_name,
+					 s->tp->is_ros ? s->tp->names.name : NULL);
 	rec_qos_adapt(off, s->n_pubs, ovr, false, q);
 	free(off);
 }
@@ -350,8 +351,8 @@ static void sub_lookup(struct rec_sub *s, struct defs_result *r)
 		*r = (struct defs_result){bt_xstrdup(""), bt_xstrdup(""), DEFS_ORIGIN_NONE};
 		return;
 	}
-	char *svc = defs_service_of_event(tp->name, tp->type);
-	defs_source_lookup(s->r->opt.defs, svc != NULL ? svc : tp->type, r);
+	char *svc = defs_service_of_event(tp->names.name, tp->names.type);
+	defs_source_lookup(s->r->opt.defs, svc != NULL ? svc : tp->names.type, r);
 	free(svc);
 }
 
@@ -415,7 +416,7 @@ static void sub_profiles_post(struct rec_sub *s, const struct rec_pub *p)
 	if (s->r->consumer != NULL)
 		rec_consumer_set_topic_qos(s->r->consumer, s->tp->index, s->prof_qos, s->n_prof);
 	bt_log_info("%s: offered QoS of a new publisher (%s, %s) added; %zu profiles in the bag",
-		    s->tp->name,
+		    s->tp->names.name,
 		    p->off.qos.reliability == BAG_RELIABILITY_RELIABLE ? "reliable" : "best effort",
 		    p->off.qos.durability == BAG_DURABILITY_VOLATILE ? "volatile"
 								      : "transient-local",
@@ -429,8 +430,8 @@ static void sub_describe(struct rec_sub *s, struct defs_result *def)
 {
 	struct rec_topic *tp = s->tp;
 	struct bag_topic *b = &tp->bag;
-	b->name = bt_xstrdup(tp->name);
-	b->type = bt_xstrdup(tp->type);
+	b->name = bt_xstrdup(tp->names.name);
+	b->type = bt_xstrdup(tp->names.type);
 	b->serialization_format = bt_xstrdup("cdr");
 	const char *hash = tp->type_hash != NULL ? tp->type_hash : "";
 	for (size_t i = 0; i < s->n_pubs; i++) {
@@ -442,7 +443,7 @@ static void sub_describe(struct rec_sub *s, struct defs_result *def)
 	if (s->n_prof)
 		memcpy(b->qos, s->prof_qos, s->n_prof * sizeof *b->qos);
 	b->type_description_hash = bt_xstrdup(hash);
-	tp->def.topic_type = bt_xstrdup(tp->type);
+	tp->def.topic_type = bt_xstrdup(tp->names.type);
 	tp->def.encoding = def->encoding;
 	tp->def.encoded_message_definition = def->text;
 	tp->def.type_description_hash = bt_xstrdup(hash);
@@ -457,7 +458,7 @@ static void sub_ask_node(struct rec_sub *s)
 {
 	struct rec_topic *tp = s->tp;
 	if (s->r->typedesc == NULL || tp->def_origin != DEFS_ORIGIN_NONE || !tp->is_ros ||
-	    tp->type_hash == NULL || strstr(tp->type, "/msg/") == NULL || s->n_pubs == 0)
+	    tp->type_hash == NULL || strstr(tp->names.type, "/msg/") == NULL || s->n_pubs == 0)
 		return;
 	dds_guid_t *w = bt_xcalloc(s->n_pubs, sizeof *w);
 	for (size_t i = 0; i < s->n_pubs; i++)
@@ -496,9 +497,11 @@ static bool sub_topic(struct rec_sub *s)
 {
 	struct rec_topic *tp = s->tp;
 	if (s->topic == 0)
-		s->topic = btdds_raw_topic_create(s->r->pp, tp->dds_name, tp->dds_type, tp->keyed);
+		s->topic = btdds_raw_topic_create(s->r->pp, tp->names.dds_name, tp->names.dds_type,
+						  tp->keyed);
 	if (s->topic < 0) {
-		bt_log_error("%s: cannot create the topic: %s", tp->name, dds_strretcode(s->topic));
+		bt_log_error("%s: cannot create the topic: %s", tp->names.name,
+			     dds_strretcode(s->topic));
 		s->topic = 0;
 		return false;
 	}
@@ -532,7 +535,8 @@ static void sub_subscribe(struct rec_sub *s)
 	sub_describe_once(s);
 	s->reader = sub_reader_create(s, &s->req);
 	if (s->reader < 0) {
-		bt_log_error("%s: cannot create a reader: %s", tp->name, dds_strretcode(s->reader));
+		bt_log_error("%s: cannot create a reader: %s", tp->names.name,
+			     dds_strretcode(s->reader));
 		s->reader = 0;
 		s->selected = false;
 		return;
@@ -547,8 +551,8 @@ static void sub_subscribe(struct rec_sub *s)
 	sub_ask_xtypes(s);
 	if (s->r->consumer != NULL)
 		rec_consumer_topics_changed(s->r->consumer);
-	bt_log_info("recording %s [%s] (%s, %s%s; message definition: %s)", tp->name, tp->type,
-		    s->req.reliable ? "reliable" : "best effort",
+	bt_log_info("recording %s [%s] (%s, %s%s; message definition: %s)", tp->names.name,
+		    tp->names.type, s->req.reliable ? "reliable" : "best effort",
 		    s->req.transient_local ? "transient-local" : "volatile",
 		    s->req.overridden ? ", QoS override" : "",
 		    atomic_load(&tp->def_late) == REC_DEF_LATE_ASKING
@@ -566,8 +570,8 @@ static void sub_readapt(struct rec_sub *s, const struct rec_pub *p)
 	sub_adapt(s, &want);
 	dds_entity_t rd = sub_reader_create(s, &want);
 	if (rd < 0) {
-		bt_log_error("%s: cannot adapt the reader to a new publisher: %s", s->tp->name,
-			     dds_strretcode(rd));
+		bt_log_error("%s: cannot adapt the reader to a new publisher: %s",
+			     s->tp->names.name, dds_strretcode(rd));
 		rec_requested_fini(&want);
 		return;
 	}
@@ -584,7 +588,7 @@ static void sub_readapt(struct rec_sub *s, const struct rec_pub *p)
 	rec_requested_fini(&s->req);
 	s->req = want;
 	sub_publish_qos(s);
-	bt_log_info("%s: reader adapted to a new publisher (%s, %s)", s->tp->name,
+	bt_log_info("%s: reader adapted to a new publisher (%s, %s)", s->tp->names.name,
 		    want.reliable ? "reliable" : "best effort",
 		    want.transient_local ? "transient-local" : "volatile");
 }
@@ -645,7 +649,7 @@ bool rec_sub_pub_gone(struct rec_sub *s, dds_instance_handle_t ih)
 	*p = s->pubs[--s->n_pubs];
 	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
 	if (s->n_pubs == 0)
-		bt_log_info("%s: its last publisher left", s->tp->name);
+		bt_log_info("%s: its last publisher left", s->tp->names.name);
 	return true;
 }
 
@@ -702,7 +706,7 @@ void rec_sub_fill_start(struct rec_sub *s, uint32_t depth)
 	dds_delete_qos(qos);
 	if (s->fill_reader < 0) {
 		bt_log_warn("%s: cannot ask its publishers for messages from before the mark: %s",
-			    s->tp->name, dds_strretcode(s->fill_reader));
+			    s->tp->names.name, dds_strretcode(s->fill_reader));
 		s->fill_reader = 0;
 		return;
 	}
@@ -748,7 +752,7 @@ static void sub_fill_tick(struct rec_sub *s)
 		s->fill_got += f.batch.count;
 		size_t kept = rec_tl_fill(s->r->tl, s->tp->index, &f.batch);
 		bt_log_debug("%s: %zu message%s from before the mark kept for repeating",
-			     s->tp->name, kept, kept == 1 ? "" : "s");
+			     s->tp->names.name, kept, kept == 1 ? "" : "s");
 	}
 	rec_msg_free_list(f.batch.head); /* empty unless the take failed half-way */
 	if (s->fill_got >= s->fill_depth || bt_time_monotonic_ns() >= s->fill_until)

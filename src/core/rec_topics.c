@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "bt_mem.h"
-#include "btdds_names.h"
 
 struct rec_topics {
 	atomic_size_t count;
@@ -58,10 +57,7 @@ struct rec_topics *rec_topics_new(void)
 
 static void topic_free(struct rec_topic *tp)
 {
-	free(tp->dds_name);
-	free(tp->dds_type);
-	free(tp->name);
-	free(tp->type);
+	btdds_topic_names_fini(&tp->names);
 	free(tp->type_hash);
 	bag_topic_fini(&tp->bag);
 	bag_msgdef_fini(&tp->def);
@@ -94,26 +90,11 @@ struct rec_topic *rec_topics_find(const struct rec_topics *t, const char *dds_na
 	size_t n = rec_topics_count(t);
 	for (size_t i = 0; i < n; i++) {
 		struct rec_topic *tp = t->slots[i];
-		if (strcmp(tp->dds_name, dds_name) == 0 && strcmp(tp->dds_type, dds_type) == 0)
+		if (strcmp(tp->names.dds_name, dds_name) == 0 &&
+		    strcmp(tp->names.dds_type, dds_type) == 0)
 			return tp;
 	}
 	return NULL;
-}
-
-static void topic_names(struct rec_topic *tp)
-{
-	char *ros_name = btdds_names_ros_topic(tp->dds_name);
-	char *ros_type = ros_name != NULL ? btdds_names_ros_type(tp->dds_type) : NULL;
-	tp->is_ros = ros_name != NULL && ros_type != NULL;
-	if (tp->is_ros) {
-		tp->name = ros_name;
-		tp->type = ros_type;
-	} else {
-		free(ros_name);
-		free(ros_type);
-		tp->name = bt_xstrdup(tp->dds_name);
-		tp->type = bt_xstrdup(tp->dds_type);
-	}
 }
 
 struct rec_topic *rec_topics_add(struct rec_topics *t, const char *dds_name,
@@ -127,10 +108,8 @@ struct rec_topic *rec_topics_add(struct rec_topics *t, const char *dds_name,
 		return NULL;
 	tp = bt_xcalloc(1, sizeof *tp);
 	tp->index = (uint32_t)n;
-	tp->dds_name = bt_xstrdup(dds_name);
-	tp->dds_type = bt_xstrdup(dds_type);
+	tp->is_ros = btdds_topic_names_init_dds(&tp->names, dds_name, dds_type);
 	tp->keyed = keyed;
-	topic_names(tp);
 	atomic_init(&tp->described, false);
 	atomic_init(&tp->subscribed, false);
 	atomic_init(&tp->enabled, true);

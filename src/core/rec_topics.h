@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "bag_types.h"
+#include "btdds_names.h"
 #include "defs.h"
 #include "rec_throttle.h"
 
@@ -64,11 +65,10 @@ enum rec_def_late {
 
 struct rec_topic {
 	uint32_t index;
-	char *dds_name; /* "rt/chatter" */
-	char *dds_type; /* "std_msgs::msg::dds_::String_" */
-	char *name;     /* as recorded: "/chatter", or the DDS name */
-	char *type;     /* as recorded: "std_msgs/msg/String", or the DDS type */
-	bool is_ros;
+	/* As recorded ("/chatter", "std_msgs/msg/String", or the DDS ones)
+	 * and as discovered ("rt/chatter", "std_msgs::msg::dds_::String_"). */
+	struct btdds_topic_names names;
+	bool is_ros; /* a ROS 2 topic: both DDS names demangled */
 	bool keyed;
 	atomic_bool described;  /* bag/def are final (set before the reader) */
 	atomic_bool subscribed; /* a reader exists (and described is set) */

@@ -201,10 +201,11 @@ static void td_done(struct rec_typedesc *td, struct td_job *j, const char *node,
 	free(source);
 	if (st == BT_OK) {
 		bt_log_info("%s: message definition of %s from node %s's get_type_description (%s)",
-			    tp->name, tp->type, node, how);
+			    tp->names.name, tp->names.type, node, how);
 	} else if (!atomic_load(&td->t.stop)) {
-		bt_log_warn("%s: no message definition for %s: %s%s%s%s", tp->name, tp->type,
-			    node[0] ? "node " : "", node, node[0] ? ": " : "", e->msg);
+		bt_log_warn("%s: no message definition for %s: %s%s%s%s", tp->names.name,
+			    tp->names.type, node[0] ? "node " : "", node, node[0] ? ": " : "",
+			    e->msg);
 	}
 	atomic_store_explicit(&tp->def_late, st == BT_OK ? REC_DEF_LATE_FOUND : REC_DEF_LATE_MISSING,
 			      memory_order_release);
@@ -288,7 +289,8 @@ bt_status rec_typedesc_start(const struct rec_def_source_options *o, struct rec_
 void rec_typedesc_ask(struct rec_typedesc *td, struct rec_topic *tp, const dds_guid_t *writers,
 		      size_t n)
 {
-	struct td_job j = {.tp = tp, .type = bt_xstrdup(tp->type), .hash = bt_xstrdup(tp->type_hash),
+	struct td_job j = {.tp = tp, .type = bt_xstrdup(tp->names.type),
+			   .hash = bt_xstrdup(tp->type_hash),
 			   .writers = bt_xcalloc(n ? n : 1, sizeof *writers), .n_writers = n,
 			   .asked = bt_time_monotonic_ns()};
 	if (n)

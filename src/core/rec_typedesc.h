@@ -40,9 +40,10 @@ struct rec_typedesc;
  * it cannot: the caller records on, without this source. */
 BT_MUST_CHECK bt_status rec_typedesc_start(const struct rec_def_source_options *o,
 					   struct rec_typedesc **out, struct bt_error *err);
-/* Queues topic `tp` (subscribed, its definition found nowhere, tp->type
- * and tp->type_hash set), published by the writers `writers[0..n)`
- * (copied). Sets tp->def_late to ASKING. Discovery thread. */
+/* Queues topic `tp` (subscribed, its definition found nowhere,
+ * tp->names.type and tp->type_hash set), published by the writers
+ * `writers[0..n)` (copied). Sets tp->def_late to ASKING. Discovery
+ * thread. */
 void rec_typedesc_ask(struct rec_typedesc *td, struct rec_topic *tp, const dds_guid_t *writers,
 		      size_t n);
 /* Stops the thread (a call in progress gives up within 50 ms), joins it,

@@ -38,7 +38,7 @@ static void xt_run(struct rec_xtypes *x, const struct xt_job *j)
 					    REC_XTYPES_SOURCE);
 		atomic_store(&tp->def_late, REC_DEF_LATE_FOUND);
 		bt_log_info("%s [%s]: message definition from XTypes type information (%s)",
-			    tp->name, tp->type, BTDDS_XT_ENCODING);
+			    tp->names.name, tp->names.type, BTDDS_XT_ENCODING);
 	} else {
 		atomic_store(&tp->def_late, REC_DEF_LATE_MISSING);
 		if (!atomic_load(&x->t.stop)) {
@@ -46,7 +46,7 @@ static void xt_run(struct rec_xtypes *x, const struct xt_job *j)
 			rec_consumer_set_definition(x->t.o.consumer, tp->index, NULL, NULL, why);
 			free(why);
 			bt_log_warn("%s [%s]: no message definition from the publisher's XTypes type "
-				    "information: %s", tp->name, tp->type, e.msg);
+				    "information: %s", tp->names.name, tp->names.type, e.msg);
 		}
 	}
 	free(idl);

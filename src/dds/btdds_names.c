@@ -1,5 +1,6 @@
 #include "btdds_names.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "bt_buf.h"
@@ -73,4 +74,39 @@ bool btdds_names_is_internal(const char *dds_topic)
 	/* Other bagtop recorders' live statistics (rec_stats_pub.h) too. */
 	return !strcmp(dds_topic, "ros_discovery_info") || !strncmp(dds_topic, "DCPS", 4) ||
 	       !strcmp(dds_topic, "BagtopStatistics") || !strcmp(dds_topic, "BagtopLossEvents");
+}
+
+bool btdds_topic_names_init_dds(struct btdds_topic_names *n, const char *dds_name,
+				const char *dds_type)
+{
+	n->dds_name = bt_xstrdup(dds_name);
+	n->dds_type = bt_xstrdup(dds_type);
+	n->name = btdds_names_ros_topic(dds_name);
+	n->type = n->name != NULL ? btdds_names_ros_type(dds_type) : NULL;
+	if (n->name != NULL && n->type != NULL)
+		return true;
+	free(n->name);
+	n->name = bt_xstrdup(dds_name);
+	n->type = bt_xstrdup(dds_type);
+	return false;
+}
+
+bool btdds_topic_names_init_bag(struct btdds_topic_names *n, const char *name, const char *type)
+{
+	bool is_ros = name[0] == '/';
+	n->name = bt_xstrdup(name);
+	n->type = bt_xstrdup(type);
+	n->dds_name = btdds_names_dds_topic(name);
+	n->dds_type = is_ros ? btdds_names_dds_type(type) : NULL;
+	if (n->dds_type == NULL)
+		n->dds_type = bt_xstrdup(type);
+	return is_ros;
+}
+
+void btdds_topic_names_fini(struct btdds_topic_names *n)
+{
+	free(n->name);
+	free(n->type);
+	free(n->dds_name);
+	free(n->dds_type);
 }

@@ -1,6 +1,7 @@
 /* btdds_names — ROS 2 <-> DDS names, as rmw_cyclonedds spells them:
  * topic "/chatter" is DDS topic "rt/chatter"; type "std_msgs/msg/String"
- * is DDS type "std_msgs::msg::dds_::String_". Pure functions, no DDS. */
+ * is DDS type "std_msgs::msg::dds_::String_". Pure functions, no DDS;
+ * and a topic's four names (struct btdds_topic_names) under one owner. */
 #ifndef BTDDS_NAMES_H
 #define BTDDS_NAMES_H
 
@@ -22,5 +23,28 @@ char *btdds_names_dds_type(const char *ros_type);
 /* True for topics bagtop never records (ros_discovery_info, DDS built-in
  * topics, bagtop's own live statistics). */
 bool btdds_names_is_internal(const char *dds_topic);
+
+/* A topic's names as a bag keeps them and as DDS carries them, all four
+ * malloc'ed and owned here (the recorder's and the player's topics). */
+struct btdds_topic_names {
+	char *name;     /* as in the bag: "/chatter", or the DDS name */
+	char *type;     /* as in the bag: "std_msgs/msg/String", or the DDS type */
+	char *dds_name; /* "rt/chatter" */
+	char *dds_type; /* "std_msgs::msg::dds_::String_" */
+};
+
+/* The names of a discovered DDS topic (recording): the ROS name and type
+ * when both demangle, else the DDS ones. Returns whether they did (a ROS 2
+ * topic). Aborts on OOM (set-up code). */
+bool btdds_topic_names_init_dds(struct btdds_topic_names *n, const char *dds_name,
+				const char *dds_type);
+/* The names of a bag's topic (playing): a ROS name ("/x") is DDS "rt/x"
+ * and its type is mangled when it is a ROS type; any other name or type
+ * is already the DDS one. Returns whether the name is a ROS one. Aborts on
+ * OOM (set-up code). */
+bool btdds_topic_names_init_bag(struct btdds_topic_names *n, const char *name,
+				const char *type);
+/* Frees the four names. */
+void btdds_topic_names_fini(struct btdds_topic_names *n);
 
 #endif

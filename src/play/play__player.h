@@ -19,6 +19,7 @@
 
 #include "bag_reader.h"
 #include "bag_types.h"
+#include "btdds_names.h"
 #include "btdds_raw.h"
 #include "bt_lathist.h"
 #include "bt_rate.h"
@@ -51,8 +52,9 @@ struct play_msg {
 };
 
 struct play_topic {
-	char *name, *type;         /* as in the bag */
-	char *dds_name, *dds_type; /* what is published */
+	/* name, type: as in the bag; dds_name, dds_type: what is published
+	 * (dds_name remapped) */
+	struct btdds_topic_names names;
 	bool keyed;
 	struct bag_qos qos; /* the writer's profile */
 	bool qos_recorded, qos_overridden;

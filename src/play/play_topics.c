@@ -38,42 +38,38 @@ static bool topic_recorded_qos(const struct bag_topic *t, struct bag_qos *q)
 	return true;
 }
 
-/* The remapped DDS name of a topic, or a copy of dds_name. BT_ERR_USAGE
- * when a rule's target is empty. */
-static char *topic_remap(const struct play *p, const char *dds_name)
+/* Replaces *dds_name by its remapped DDS name when a rule names it. */
+static void topic_remap(const struct play *p, char **dds_name)
 {
 	for (size_t i = 0; i < p->o.n_remaps; i++) {
 		char *from = btdds_names_dds_topic(p->o.remaps[i].from);
-		bool hit = !strcmp(from, dds_name);
+		bool hit = !strcmp(from, *dds_name);
 		free(from);
-		if (hit)
-			return btdds_names_dds_topic(p->o.remaps[i].to);
+		if (hit) {
+			free(*dds_name);
+			*dds_name = btdds_names_dds_topic(p->o.remaps[i].to);
+			return;
+		}
 	}
-	return bt_xstrdup(dds_name);
 }
 
 static void topic_init(struct play *p, struct play_topic *pt, const struct bag_topic *t,
 		       const struct btdds_qos_overrides *ovr)
 {
-	pt->name = bt_xstrdup(t->name);
-	pt->type = bt_xstrdup(t->type);
-	char *dds = btdds_names_dds_topic(t->name);
-	bool is_ros = t->name[0] == '/';
-	pt->dds_name = topic_remap(p, dds);
-	pt->dds_type = is_ros ? btdds_names_dds_type(t->type) : NULL;
-	if (!pt->dds_type)
-		pt->dds_type = bt_xstrdup(t->type);
+	bool is_ros = btdds_topic_names_init_bag(&pt->names, t->name, t->type);
 	/* A bag does not say whether a type is keyed: ROS 2 types are not
 	 * (rmw_cyclonedds), plain DDS topics are taken as keyed. All samples
 	 * go to one instance either way (btdds_raw). */
 	pt->keyed = !is_ros;
 	pt->qos_recorded = topic_recorded_qos(t, &pt->qos);
-	const struct bag_qos *o = btdds_qos_overrides_find(ovr, dds, is_ros ? t->name : NULL);
+	/* Overrides name the topic as recorded: looked up before the remap. */
+	const struct bag_qos *o =
+		btdds_qos_overrides_find(ovr, pt->names.dds_name, is_ros ? t->name : NULL);
 	if (o) {
 		pt->qos = *o;
 		pt->qos_overridden = true;
 	}
-	free(dds);
+	topic_remap(p, &pt->names.dds_name);
 	bt_rate_init(&pt->rate);
 }
 
@@ -168,13 +164,8 @@ bt_status play_topics_build(struct play *p, struct bt_error *err)
 
 void play_topics_free(struct play *p)
 {
-	for (size_t i = 0; i < p->n_topics; i++) {
-		struct play_topic *t = &p->topics[i];
-		free(t->name);
-		free(t->type);
-		free(t->dds_name);
-		free(t->dds_type);
-	}
+	for (size_t i = 0; i < p->n_topics; i++)
+		btdds_topic_names_fini(&p->topics[i].names);
 	free(p->topics);
 	free(p->topic_of);
 	p->topics = NULL;
@@ -224,10 +215,12 @@ bt_status play_topics_create_writers(struct play *p, struct bt_error *err)
 {
 	for (size_t i = 0; i < p->n_topics; i++) {
 		struct play_topic *t = &p->topics[i];
-		t->writer = topics_writer(p, t->dds_name, t->dds_type, t->keyed, &t->qos, t);
+		t->writer = topics_writer(p, t->names.dds_name, t->names.dds_type, t->keyed,
+					  &t->qos, t);
 		if (t->writer < 0)
 			return bt_err_set(err, BT_ERR_DDS, "cannot create a writer for %s (%s): %s",
-					  t->name, t->dds_type, dds_strretcode(t->writer));
+					  t->names.name, t->names.dds_type,
+					  dds_strretcode(t->writer));
 	}
 	if (p->o.clock_hz > 0) {
 		struct bag_qos q;

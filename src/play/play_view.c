@@ -44,9 +44,9 @@ static void view_state(struct play *p, struct play_view *v, int64_t now)
 static void view_topic(struct play_topic *t, struct play_topic_view *tv)
 {
 	*tv = (struct play_topic_view){
-		.name = t->name,
-		.type = t->type,
-		.dds_name = t->dds_name,
+		.name = t->names.name,
+		.type = t->names.type,
+		.dds_name = t->names.dds_name,
 		.reliable = t->qos.reliability == BAG_RELIABILITY_RELIABLE,
 		.transient_local = t->qos.durability == BAG_DURABILITY_TRANSIENT_LOCAL,
 		.depth = t->qos.history == BAG_HISTORY_KEEP_ALL ? 0

@@ -96,8 +96,8 @@ static struct rec_topic *fx_topic(struct fx *f, const char *dds_name, const char
 {
 	struct rec_topic *tp = rec_topics_add(f->topics, dds_name, dds_type, false);
 	assert_non_null(tp);
-	tp->bag.name = bt_xstrdup(tp->name);
-	tp->bag.type = bt_xstrdup(tp->type);
+	tp->bag.name = bt_xstrdup(tp->names.name);
+	tp->bag.type = bt_xstrdup(tp->names.type);
 	tp->bag.serialization_format = bt_xstrdup("cdr");
 	tp->bag.type_description_hash = bt_xstrdup("");
 	if (subscribe)

@@ -58,7 +58,7 @@ static struct rec_topic *topic_named(struct cmd_rig *g, const char *name)
 {
 	const struct rec_topics *t = rec_recorder_topics(g->rec);
 	for (size_t i = 0; i < rec_topics_count(t); i++)
-		if (strcmp(rec_topics_get(t, i)->name, name) == 0)
+		if (strcmp(rec_topics_get(t, i)->names.name, name) == 0)
 			return rec_topics_get(t, i);
 	return NULL;
 }

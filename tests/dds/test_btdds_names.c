@@ -55,6 +55,40 @@ static void test_types(void **state)
 	free(round);
 }
 
+static void expect_names(const struct btdds_topic_names *n, const char *name, const char *type,
+			 const char *dds_name, const char *dds_type)
+{
+	assert_string_equal(n->name, name);
+	assert_string_equal(n->type, type);
+	assert_string_equal(n->dds_name, dds_name);
+	assert_string_equal(n->dds_type, dds_type);
+}
+
+/* A discovered topic keeps its DDS names as recorded unless both its
+ * name and type demangle; a bag's topic goes back to the same DDS names. */
+static void test_topic_names(void **state)
+{
+	(void)state;
+	struct btdds_topic_names n;
+	assert_true(btdds_topic_names_init_dds(&n, "rt/chatter", "std_msgs::msg::dds_::String_"));
+	expect_names(&n, "/chatter", "std_msgs/msg/String", "rt/chatter",
+		     "std_msgs::msg::dds_::String_");
+	btdds_topic_names_fini(&n);
+	assert_false(btdds_topic_names_init_dds(&n, "rt/keyed", "KeyedSeq"));
+	expect_names(&n, "rt/keyed", "KeyedSeq", "rt/keyed", "KeyedSeq");
+	btdds_topic_names_fini(&n);
+	assert_true(btdds_topic_names_init_bag(&n, "/chatter", "std_msgs/msg/String"));
+	expect_names(&n, "/chatter", "std_msgs/msg/String", "rt/chatter",
+		     "std_msgs::msg::dds_::String_");
+	btdds_topic_names_fini(&n);
+	assert_true(btdds_topic_names_init_bag(&n, "/odd", "Odd")); /* not a ROS type */
+	expect_names(&n, "/odd", "Odd", "rt/odd", "Odd");
+	btdds_topic_names_fini(&n);
+	assert_false(btdds_topic_names_init_bag(&n, "rt/keyed", "KeyedSeq"));
+	expect_names(&n, "rt/keyed", "KeyedSeq", "rt/keyed", "KeyedSeq");
+	btdds_topic_names_fini(&n);
+}
+
 /* A profile through a writer's QoS and back is the same profile. */
 static void test_qos_round_trip(void **state)
 {
@@ -97,4 +131,5 @@ static void test_qos_round_trip(void **state)
 TU_MAIN(
 	cmocka_unit_test(test_topics),
 	cmocka_unit_test(test_types),
+	cmocka_unit_test(test_topic_names),
 	cmocka_unit_test(test_qos_round_trip))
