@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "bt_hiwater.h"
+#include "bt_list.h"
 #include "bt_mem.h"
 #include "bt_sync.h"
 
@@ -238,12 +239,7 @@ size_t rec_cache_max_bytes(const struct rec_cache *c)
 
 void rec_batch_append(struct rec_batch *b, struct rec_msg *m)
 {
-	m->next = NULL;
-	if (b->tail != NULL)
-		b->tail->next = m;
-	else
-		b->head = m;
-	b->tail = m;
+	BT_LIST_APPEND(b->head, b->tail, m);
 	b->count++;
 	b->bytes += m->len;
 }

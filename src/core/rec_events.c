@@ -2,9 +2,12 @@
  * Samples are laid out by hand (btdds_cdr) and written raw (btdds_raw), as
  * rmw_cyclonedds writes them: plain CDR, no type information.
  *
- * Lock: `mu` guards the queue and the flags; it is never held across a DDS
- * write. The loss baseline (`prev_*`) is the thread's alone (and the
- * stopper's after the join). */
+ * Thread: a bt_sync_ticker ("rec-events") drains the queue when woken and
+ * sends the losses once a period.
+ *
+ * Lock: `mu` guards the queue and `dropped_said`; it is never held across
+ * a DDS write nor a ticker call. The loss baseline (`prev_*`) is the
+ * thread's alone (and the stopper's after the join). */
 #include "rec_events.h"
 
 #include <pthread.h>
@@ -30,13 +33,10 @@ struct rec_events {
 	struct rec_events_options o;
 	char *fqn;
 	dds_entity_t split_topic, split_wr, lost_topic, lost_wr;
-	pthread_t thread;
-	bool started, joined;
+	struct bt_sync_ticker tk;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	struct ev_split queue[REC_EVENTS_QUEUE_MAX];
 	size_t q_head, q_len;
-	bool stop;
 	bool dropped_said;
 	/* Losses per topic index as the last event told them. */
 	uint64_t *prev_transport, *prev_recorder;
@@ -135,32 +135,13 @@ static void ev_drain(struct rec_events *ev)
 	pthread_mutex_unlock(&ev->mu);
 }
 
-/* Sleeps until `deadline` (monotonic), a queued split or stop; true: stop. */
-static bool ev_sleep(struct rec_events *ev, int64_t deadline)
-{
-	pthread_mutex_lock(&ev->mu);
-	while (!ev->stop && ev->q_len == 0 &&
-	       bt_sync_wait_until(&ev->cv, &ev->mu, deadline, "event thread"))
-		;
-	bool stop = ev->stop;
-	pthread_mutex_unlock(&ev->mu);
-	return stop;
-}
-
-static void *ev_main(void *arg)
+/* The ticker's callback: woken for a queued split, due for the losses. */
+static void ev_tick(void *arg, bool due)
 {
 	struct rec_events *ev = arg;
-	pthread_setname_np(pthread_self(), "rec-events");
-	int64_t next = bt_time_monotonic_ns() + ev->o.lost_period_ns;
-	while (!ev_sleep(ev, next)) {
-		ev_drain(ev);
-		int64_t now = bt_time_monotonic_ns();
-		if (now >= next) {
-			ev_losses(ev);
-			next = now + ev->o.lost_period_ns;
-		}
-	}
-	return NULL;
+	ev_drain(ev);
+	if (due)
+		ev_losses(ev);
 }
 
 void rec_events_file_closed(struct rec_events *ev, const char *closed, const char *opened)
@@ -178,8 +159,8 @@ void rec_events_file_closed(struct rec_events *ev, const char *closed, const cha
 	struct ev_split *s = &ev->queue[(ev->q_head + ev->q_len++) % REC_EVENTS_QUEUE_MAX];
 	s->closed = bt_xstrdup(closed);
 	s->opened = opened != NULL && opened[0] ? bt_xstrdup(opened) : NULL;
-	pthread_cond_signal(&ev->cv);
 	pthread_mutex_unlock(&ev->mu);
+	bt_sync_ticker_wake(&ev->tk);
 }
 
 /* ---- set-up ---- */
@@ -209,13 +190,13 @@ bt_status rec_events_start(const struct rec_events_options *o, struct rec_events
 	ev->fqn = bt_xstrdup(o->node_fqn);
 	if (pthread_mutex_init(&ev->mu, NULL) != 0)
 		abort(); /* set-up: cannot fail on Linux */
-	bt_sync_cond_init(&ev->cv);
+	bt_sync_ticker_init(&ev->tk, "rec-events", o->lost_period_ns, ev_tick, ev);
 	bt_status st = ev_writer(ev, REC_EVENTS_SPLIT_TOPIC, REC_EVENTS_SPLIT_TYPE,
 				 &ev->split_topic, &ev->split_wr, err);
 	if (st == BT_OK)
 		st = ev_writer(ev, REC_EVENTS_LOST_TOPIC, REC_EVENTS_LOST_TYPE, &ev->lost_topic,
 			       &ev->lost_wr, err);
-	int rc = st == BT_OK ? pthread_create(&ev->thread, NULL, ev_main, ev) : 0;
+	int rc = st == BT_OK ? bt_sync_ticker_start(&ev->tk) : 0;
 	if (rc != 0)
 		st = bt_err_set(err, BT_ERR_STATE, "cannot start the events thread: %s",
 				strerror(rc));
@@ -223,18 +204,14 @@ bt_status rec_events_start(const struct rec_events_options *o, struct rec_events
 		rec_events_free(ev);
 		return st;
 	}
-	ev->started = true;
 	*out = ev;
 	return BT_OK;
 }
 
 void rec_events_stop(struct rec_events *ev)
 {
-	if (ev == NULL || !ev->started || ev->joined)
+	if (ev == NULL || !bt_sync_ticker_stop(&ev->tk))
 		return;
-	bt_sync_raise(&ev->mu, &ev->cv, &ev->stop);
-	(void)pthread_join(ev->thread, NULL);
-	ev->joined = true;
 	ev_drain(ev);
 	/* The last losses, unless that would make two events within a period. */
 	if (ev->lost_t == 0 || bt_time_monotonic_ns() - ev->lost_t >= ev->o.lost_period_ns)
@@ -259,7 +236,7 @@ void rec_events_free(struct rec_events *ev)
 		free(s.closed);
 		free(s.opened);
 	}
-	pthread_cond_destroy(&ev->cv);
+	bt_sync_ticker_fini(&ev->tk);
 	pthread_mutex_destroy(&ev->mu);
 	free(ev->prev_transport);
 	free(ev->prev_recorder);

@@ -15,10 +15,10 @@
  * Writes: KEEP_LAST writers with a 100 ms max_blocking_time; a write that
  * times out (a stuck reliable reader) is counted and logged once.
  *
- * Lock order: only `mu` (stop flag + wake-up; never held across DDS). */
+ * Thread: a bt_sync_ticker ("rec-stats"); its lock, the only one, guards
+ * only its stop flag and is never held across DDS. */
 #include "rec_stats_pub.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ struct rec_stats_pub {
 	struct rec_stats_pub_options opt;
 	char *bag, *version, host[256], id[33];
 	dds_entity_t topic, loss_topic, wr, loss_wr;
-	int64_t period_ns, start_mono, start_real;
+	int64_t start_mono, start_real;
 	/* tick state: the thread's while it runs, the owner's after stop */
 	struct stats_slot *slots;
 	bagtop_stats_TopicStatistics *rows;
@@ -57,12 +57,7 @@ struct rec_stats_pub {
 	struct rec_status status; /* ~4 KiB, filled each tick */
 	uint64_t serial, loss_serial;
 	bool write_warned, final_written;
-	/* thread control */
-	pthread_t thread;
-	bool thread_started, joined;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool stop; /* under mu */
+	struct bt_sync_ticker tk;
 };
 
 static uint64_t ld(atomic_uint_fast64_t *a)
@@ -264,30 +259,12 @@ static void stats_tick(struct rec_stats_pub *p, bool final)
 
 /* ---- the thread ---- */
 
-/* Waits until `deadline` (CLOCK_MONOTONIC) or a stop; true when stopping. */
-static bool stats_sleep(struct rec_stats_pub *p, int64_t deadline)
+/* The ticker's callback; nothing wakes it early, so `due` is false only
+ * after a failed wait (logged), and then there is nothing to do. */
+static void stats_on_tick(void *arg, bool due)
 {
-	pthread_mutex_lock(&p->mu);
-	while (!p->stop && bt_sync_wait_until(&p->cv, &p->mu, deadline, "statistics thread"))
-		;
-	bool stop = p->stop;
-	pthread_mutex_unlock(&p->mu);
-	return stop;
-}
-
-static void *stats_main(void *arg)
-{
-	struct rec_stats_pub *p = arg;
-	pthread_setname_np(pthread_self(), "rec-stats");
-	int64_t next = bt_time_monotonic_ns() + p->period_ns;
-	while (!stats_sleep(p, next)) {
-		int64_t t = bt_time_monotonic_ns();
-		stats_tick(p, false);
-		/* From this wake-up, not the grid: never two ticks less than a
-		 * period apart, even after a late one. */
-		next = t + p->period_ns;
-	}
-	return NULL;
+	if (due)
+		stats_tick(arg, false);
 }
 
 /* ---- set-up ---- */
@@ -353,8 +330,7 @@ static void stats_delete(struct rec_stats_pub *p)
 	free(p->losses);
 	free(p->bag);
 	free(p->version);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
+	bt_sync_ticker_fini(&p->tk);
 	free(p);
 }
 
@@ -367,12 +343,11 @@ static struct rec_stats_pub *stats_new(const struct rec_stats_pub_options *opt)
 	p->opt.bag = p->opt.version = NULL; /* not borrowed past start */
 	if (gethostname(p->host, sizeof p->host - 1) != 0)
 		snprintf(p->host, sizeof p->host, "unknown");
-	p->period_ns = bt_time_period_ns(opt->update_rate, STATS_MIN_PERIOD_NS, STATS_MAX_PERIOD_NS);
 	p->start_mono = bt_time_monotonic_ns();
 	p->start_real = bt_time_realtime_ns();
-	if (pthread_mutex_init(&p->mu, NULL) != 0)
-		abort(); /* set-up: cannot fail on Linux */
-	bt_sync_cond_init(&p->cv);
+	int64_t period =
+		bt_time_period_ns(opt->update_rate, STATS_MIN_PERIOD_NS, STATS_MAX_PERIOD_NS);
+	bt_sync_ticker_init(&p->tk, "rec-stats", period, stats_on_tick, p);
 	return p;
 }
 
@@ -388,13 +363,12 @@ bt_status rec_stats_pub_start(const struct rec_stats_pub_options *opt, struct re
 	if (st != BT_OK)
 		goto err_entities;
 	stats_tick(p, false); /* a late joiner has something at once */
-	int rc = pthread_create(&p->thread, NULL, stats_main, p);
+	int rc = bt_sync_ticker_start(&p->tk);
 	if (rc != 0) {
 		st = bt_err_set(err, BT_ERR_STATE, "cannot start the statistics thread: %s",
 				strerror(rc));
 		goto err_entities;
 	}
-	p->thread_started = true;
 	*out = p;
 	return BT_OK;
 err_entities:
@@ -404,11 +378,8 @@ err_entities:
 
 void rec_stats_pub_stop(struct rec_stats_pub *p)
 {
-	if (p == NULL || !p->thread_started || p->joined)
-		return;
-	bt_sync_raise(&p->mu, &p->cv, &p->stop);
-	pthread_join(p->thread, NULL);
-	p->joined = true;
+	if (p != NULL)
+		(void)bt_sync_ticker_stop(&p->tk);
 }
 
 void rec_stats_pub_write_final(struct rec_stats_pub *p)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_list.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
 #include "rec_topics.h"
@@ -175,11 +176,7 @@ void rec_tl_offer(struct rec_tl *tl, const struct rec_msg *m)
 	struct tl_topic *t = &tl->topics[m->topic];
 	if (t->depth != 0) {
 		e->order = tl->order++;
-		if (t->tail != NULL)
-			t->tail->next = e;
-		else
-			t->head = e;
-		t->tail = e;
+		BT_LIST_APPEND(t->head, t->tail, e);
 		t->count++;
 		tl->messages++;
 		tl->bytes += e->m->len;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bt_log.h"
+#include "bt_list.h"
 #include "play__player.h"
 
 /* Messages go into the queue in runs of up to RD_RUN_MAX (one lock and
@@ -83,12 +84,7 @@ static enum rd_state rd_flush(struct rd_ctx *c)
 static enum rd_state rd_push(struct rd_ctx *c, struct play_msg *m)
 {
 	m->gen = c->gen;
-	m->next = NULL;
-	if (c->run_tail)
-		c->run_tail->next = m;
-	else
-		c->run = m;
-	c->run_tail = m;
+	BT_LIST_APPEND(c->run, c->run_tail, m);
 	c->run_n++;
 	c->run_bytes += m->len;
 	if (c->eager || c->run_n >= c->run_max || c->run_bytes >= c->run_max_bytes)

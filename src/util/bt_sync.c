@@ -1,6 +1,8 @@
 #include "bt_sync.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,4 +42,74 @@ void bt_sync_raise(pthread_mutex_t *mu, pthread_cond_t *cv, bool *flag)
 	*flag = true;
 	pthread_cond_broadcast(cv);
 	pthread_mutex_unlock(mu);
+}
+
+void bt_sync_ticker_init(struct bt_sync_ticker *t, const char *name, int64_t period_ns,
+			 void (*tick)(void *arg, bool due), void *arg)
+{
+	*t = (struct bt_sync_ticker){.period_ns = period_ns, .tick = tick, .arg = arg};
+	snprintf(t->name, sizeof t->name, "%s", name);
+	if (pthread_mutex_init(&t->mu, NULL) != 0)
+		abort(); /* set-up: cannot fail on Linux */
+	bt_sync_cond_init(&t->cv);
+}
+
+/* Sleeps until `deadline` (monotonic), a wake-up or a stop, and takes the
+ * wake-up; true: stop. */
+static bool ticker_sleep(struct bt_sync_ticker *t, int64_t deadline)
+{
+	pthread_mutex_lock(&t->mu);
+	while (!t->stop && !t->woken && bt_sync_wait_until(&t->cv, &t->mu, deadline, t->name))
+		;
+	bool stop = t->stop;
+	t->woken = false;
+	pthread_mutex_unlock(&t->mu);
+	return stop;
+}
+
+static void *ticker_main(void *arg)
+{
+	struct bt_sync_ticker *t = arg;
+	pthread_setname_np(pthread_self(), t->name);
+	int64_t next = bt_time_monotonic_ns() + t->period_ns;
+	while (!ticker_sleep(t, next)) {
+		int64_t now = bt_time_monotonic_ns();
+		bool due = now >= next;
+		t->tick(t->arg, due);
+		/* From this wake-up, not the grid: never two due ticks less
+		 * than a period apart, even after a late one. */
+		if (due)
+			next = now + t->period_ns;
+	}
+	return NULL;
+}
+
+int bt_sync_ticker_start(struct bt_sync_ticker *t)
+{
+	assert(!t->started);
+	int rc = pthread_create(&t->thread, NULL, ticker_main, t);
+	t->started = rc == 0;
+	return rc;
+}
+
+void bt_sync_ticker_wake(struct bt_sync_ticker *t)
+{
+	bt_sync_raise(&t->mu, &t->cv, &t->woken);
+}
+
+bool bt_sync_ticker_stop(struct bt_sync_ticker *t)
+{
+	if (!t->started || t->joined)
+		return false;
+	bt_sync_raise(&t->mu, &t->cv, &t->stop);
+	(void)pthread_join(t->thread, NULL);
+	t->joined = true;
+	return true;
+}
+
+void bt_sync_ticker_fini(struct bt_sync_ticker *t)
+{
+	(void)bt_sync_ticker_stop(t);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
 }

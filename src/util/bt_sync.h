@@ -26,4 +26,40 @@ bool bt_sync_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadlin
  * wake-up or close request. */
 void bt_sync_raise(pthread_mutex_t *mu, pthread_cond_t *cv, bool *flag);
 
+/* A periodic worker thread: it calls tick(arg, true) one period after the
+ * start of its previous due tick (the first a period after it starts; a
+ * late tick is not caught up, so two are never less than a period apart)
+ * and tick(arg, false) when woken early by bt_sync_ticker_wake, until
+ * stopped. tick runs on the thread, no lock held.
+ *
+ * Lock: `mu` guards only `stop` and `woken`; the owner's state is under
+ * its own lock, never taken around a ticker call. Fields are private. */
+struct bt_sync_ticker {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, woken;
+	bool started, joined;
+	pthread_t thread;
+	int64_t period_ns;
+	void (*tick)(void *arg, bool due);
+	void *arg;
+	char name[16]; /* the thread's name, and the logs' */
+};
+
+/* Makes a stopped ticker (no thread yet); name is copied (at most 15
+ * characters kept, the limit of a thread name). Aborts on failure: set-up
+ * code. */
+void bt_sync_ticker_init(struct bt_sync_ticker *t, const char *name, int64_t period_ns,
+			 void (*tick)(void *arg, bool due), void *arg);
+/* Starts the thread (once): 0, or pthread_create's error number. */
+int bt_sync_ticker_start(struct bt_sync_ticker *t);
+/* Wakes the thread for an early tick(arg, false); any thread, t->mu not
+ * held. A wake-up before the thread runs is kept for its first wait. */
+void bt_sync_ticker_wake(struct bt_sync_ticker *t);
+/* Stops and joins the thread (not from it): true when this call joined
+ * it, false when it never started or was already joined. */
+bool bt_sync_ticker_stop(struct bt_sync_ticker *t);
+/* Stops the thread if it runs, then releases what init made. */
+void bt_sync_ticker_fini(struct bt_sync_ticker *t);
+
 #endif

@@ -1,6 +1,8 @@
 /* bt_sync: a deadline is CLOCK_MONOTONIC now + the timeout (a negative one
  * is now, a huge one saturates), a timed wait on a bt_sync condition ends
- * at it, and a raised flag is seen by the waiter. */
+ * at it, and a raised flag is seen by the waiter. A ticker ticks once a
+ * period, never two due ticks less than a period apart, ticks early when
+ * woken, and stops at once however long its period. */
 #include <errno.h>
 
 #include "test_util.h"
@@ -75,6 +77,102 @@ static void test_wait_and_raise(void **state)
 	pthread_mutex_destroy(&r.mu);
 }
 
+/* A ticker and what its callback saw; `mu` orders the test's reads. */
+struct ticks {
+	struct bt_sync_ticker t;
+	pthread_mutex_t mu;
+	int due, early;
+	int64_t first, last, min_gap; /* monotonic ns of due ticks; min_gap: INT64_MAX */
+};
+
+static void count_tick(void *arg, bool due)
+{
+	struct ticks *k = arg;
+	int64_t now = bt_time_monotonic_ns();
+	pthread_mutex_lock(&k->mu);
+	if (!due) {
+		k->early++;
+	} else {
+		if (k->due == 0)
+			k->first = now;
+		else if (now - k->last < k->min_gap)
+			k->min_gap = now - k->last;
+		k->due++;
+		k->last = now;
+	}
+	pthread_mutex_unlock(&k->mu);
+}
+
+/* A ticker calling count_tick on k, not started. */
+static void ticks_init(struct ticks *k, const char *name, int64_t period_ns)
+{
+	*k = (struct ticks){.min_gap = INT64_MAX};
+	assert_int_equal(pthread_mutex_init(&k->mu, NULL), 0);
+	bt_sync_ticker_init(&k->t, name, period_ns, count_tick, k);
+}
+
+static void ticks_fini(struct ticks *k)
+{
+	bt_sync_ticker_fini(&k->t);
+	pthread_mutex_destroy(&k->mu);
+}
+
+/* Polls until *n (under k->mu) reaches want or 10 s pass; its last value. */
+static int ticks_await(struct ticks *k, const int *n, int want)
+{
+	int64_t end = bt_time_monotonic_ns() + 10000 * MS;
+	struct timespec d = bt_time_timespec(MS);
+	for (;;) {
+		pthread_mutex_lock(&k->mu);
+		int v = *n;
+		pthread_mutex_unlock(&k->mu);
+		if (v >= want || bt_time_monotonic_ns() > end)
+			return v;
+		nanosleep(&d, NULL);
+	}
+}
+
+static void test_ticker_period(void **state)
+{
+	(void)state;
+	struct ticks k;
+	ticks_init(&k, "test-ticker-with-a-long-name", 40 * MS);
+	assert_string_equal(k.t.name, "test-ticker-wit"); /* a thread name's 15 */
+	int64_t t0 = bt_time_monotonic_ns();
+	assert_int_equal(bt_sync_ticker_start(&k.t), 0);
+	assert_true(ticks_await(&k, &k.due, 3) >= 3);
+	assert_true(bt_sync_ticker_stop(&k.t));
+	assert_false(bt_sync_ticker_stop(&k.t)); /* joined already */
+	assert_int_equal(k.early, 0);
+	assert_true(k.first - t0 >= 40 * MS);
+	/* The ticker measures its period from its own clock reading just
+	 * before calling back; ours comes a little later: some slack. */
+	assert_true(k.min_gap >= 30 * MS);
+	ticks_fini(&k);
+}
+
+static void test_ticker_wake_and_stop(void **state)
+{
+	(void)state;
+	struct ticks k;
+	ticks_init(&k, "test-wake", 1000 * BT_NS_PER_S);
+	assert_false(bt_sync_ticker_stop(&k.t)); /* never started */
+	bt_sync_ticker_wake(&k.t);               /* before the thread: kept */
+	assert_int_equal(bt_sync_ticker_start(&k.t), 0);
+	assert_int_equal(ticks_await(&k, &k.early, 1), 1);
+	bt_sync_ticker_wake(&k.t);
+	assert_int_equal(ticks_await(&k, &k.early, 2), 2);
+	/* A 1000 s period: the stop does not wait for it. */
+	int64_t t0 = bt_time_monotonic_ns();
+	assert_true(bt_sync_ticker_stop(&k.t));
+	assert_true(bt_time_monotonic_ns() - t0 < 5000 * MS);
+	assert_int_equal(k.due, 0);
+	assert_int_equal(k.early, 2);
+	ticks_fini(&k);
+}
+
 TU_MAIN(
 	cmocka_unit_test(test_deadline),
-	cmocka_unit_test(test_wait_and_raise))
+	cmocka_unit_test(test_wait_and_raise),
+	cmocka_unit_test(test_ticker_period),
+	cmocka_unit_test(test_ticker_wake_and_stop))
