@@ -70,7 +70,7 @@ static void play_status(struct play *p)
 	else if (v.loop)
 		snprintf(loop, sizeof loop, " | loop %u", v.loop_index);
 	printf("[%s] %s %.3gx | %s / %s | %llu/%llu published | late %llu (max %.1f ms)%s\n", el,
-	       play_state_str(v.state), v.rate, at, total, (unsigned long long)v.published,
+	       app_play_state_str(v.state), v.rate, at, total, (unsigned long long)v.published,
 	       (unsigned long long)v.total, (unsigned long long)v.late,
 	       (double)v.max_late_ns / 1e6, loop);
 	fflush(stdout);

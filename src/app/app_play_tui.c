@@ -84,6 +84,11 @@ static enum tui_play_state apt_state(enum play_state s)
 	return TUI_PLAY_DONE;
 }
 
+const char *app_play_state_str(enum play_state s)
+{
+	return tui_model_play_state_str(apt_state(s));
+}
+
 static void apt_header(struct app_play_tui *t, struct tui_header *h, const struct play_view *v)
 {
 	struct tui_play_header *ph = &h->play;
@@ -128,7 +133,7 @@ static void apt_changes(struct app_play_tui *t, const struct play_view *v)
 	if (!t->filled)
 		return;
 	if (v->state != o->state)
-		apt_say(t, TUI_SEV_INFO, "%s at %.1f s of bag time", play_state_str(v->state),
+		apt_say(t, TUI_SEV_INFO, "%s at %.1f s of bag time", app_play_state_str(v->state),
 			(double)(v->bag_now - v->window_start) / (double)BT_NS_PER_S);
 	if (v->rate != o->rate)
 		apt_say(t, TUI_SEV_INFO, "rate %.3gx", v->rate);

@@ -17,6 +17,11 @@
 
 #define APP_PLAY_TUI_HZ_DEFAULT 2.0 /* view refreshes per second */
 
+/* The player's state as the live view names it ("PLAYING", "PAUSED",
+ * "WAITING FOR ACKS", "DONE"): the one set of words, for the headless
+ * status lines and the event log too. */
+const char *app_play_state_str(enum play_state s);
+
 /* Runs the live view over the started player p until playing is over: the
  * end (DONE, shown for one refresh), `q` or a signal of `sigs` (which the
  * caller blocked on every thread before play_start) — both stop the

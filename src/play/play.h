@@ -131,9 +131,6 @@ enum play_state {
 	PLAY_STATE_DONE,         /* ended, stopped or failed: nothing more goes out */
 };
 
-/* "PLAYING", "PAUSED", "WAITING FOR ACKS", "DONE". */
-const char *play_state_str(enum play_state s);
-
 /* What a control did. */
 enum play_result {
 	PLAY_OK = 0,

@@ -15,17 +15,6 @@ void play_options_init(struct play_options *o)
 	o->read_ahead_bytes = PLAY_READ_AHEAD_BYTES_DEFAULT;
 }
 
-const char *play_state_str(enum play_state s)
-{
-	switch (s) {
-	case PLAY_STATE_PLAYING: return "PLAYING";
-	case PLAY_STATE_PAUSED: return "PAUSED";
-	case PLAY_STATE_WAITING_ACKS: return "WAITING FOR ACKS";
-	case PLAY_STATE_DONE: return "DONE";
-	}
-	return "?";
-}
-
 const char *play_result_str(enum play_result r)
 {
 	switch (r) {
