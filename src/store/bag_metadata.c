@@ -37,10 +37,10 @@
 static void bag_md_emit_ns(struct ye *e, const char *key, const char *sub, int64_t v)
 {
 	ye_key(e, key);
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	ye_key(e, sub);
 	ye_i64(e, v);
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 static void bag_md_emit_u64(struct ye *e, const char *key, uint64_t v)
@@ -58,10 +58,10 @@ static void bag_md_emit_str(struct ye *e, const char *key, const char *v)
 static void bag_md_emit_causes(struct ye *e, const struct bag_losses *l)
 {
 	ye_key(e, "lost_by_cause");
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	for (int k = 0; k < BAG_LOSS_N_CAUSES; k++)
 		bag_md_emit_u64(e, bag_loss_causes[k].yaml, bag_losses_get(l, k));
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 /* The counters of messages not written on purpose (BAG_NOT_LOST: no
@@ -113,9 +113,9 @@ static void bag_md_emit_topic(struct ye *e, const void *elem, int version)
 {
 	const struct bag_topic_info *ti = elem;
 	const struct bag_topic *t = &ti->topic;
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	ye_key(e, "topic_metadata");
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	bag_md_emit_str(e, "name", t->name);
 	bag_md_emit_str(e, "type", t->type);
 	bag_md_emit_str(e, "serialization_format", t->serialization_format);
@@ -123,15 +123,15 @@ static void bag_md_emit_topic(struct ye *e, const void *elem, int version)
 		bag_md_emit_qos(e, t, version);
 	if (version >= BAG_MDV_TYPE_HASH)
 		bag_md_emit_str(e, "type_description_hash", t->type_description_hash);
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 	bag_md_emit_u64(e, "message_count", ti->message_count);
 	if (ti->has_stats) {
 		ye_key(e, "statistics");
-		ye_map_begin(e);
+		ye_open(e, YE_MAP);
 		bag_md_emit_stats(e, &ti->stats, true);
-		ye_map_end(e);
+		ye_close(e, YE_MAP);
 	}
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 /* `key` and a sequence of the n `size`-byte elements at arr, each emitted
@@ -146,20 +146,20 @@ static void bag_md_emit_list(struct ye *e, const char *key, const void *arr, siz
 		bag_qos_emit(e, NULL, 0, BAG_MDV_NEWEST); /* the same "[]" */
 		return;
 	}
-	ye_seq_begin(e);
+	ye_open(e, YE_SEQ);
 	for (size_t i = 0; i < n; i++)
 		fn(e, (const char *)arr + i * size, version);
-	ye_seq_end(e);
+	ye_close(e, YE_SEQ);
 }
 
 static void bag_md_emit_file_topic(struct ye *e, const void *elem, int version)
 {
 	const struct bag_file_topic_stats *ts = elem;
 	(void)version;
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	bag_md_emit_str(e, "topic", ts->topic);
 	bag_md_emit_stats(e, &ts->stats, false);
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 static void bag_md_emit_path(struct ye *e, const void *elem, int version)
@@ -171,7 +171,7 @@ static void bag_md_emit_path(struct ye *e, const void *elem, int version)
 static void bag_md_emit_file(struct ye *e, const void *elem, int version)
 {
 	const struct bag_file_info *f = elem;
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	bag_md_emit_str(e, "path", f->path);
 	bag_md_emit_ns(e, "starting_time", "nanoseconds_since_epoch", f->starting_time);
 	bag_md_emit_ns(e, "duration", "nanoseconds", f->duration);
@@ -179,7 +179,7 @@ static void bag_md_emit_file(struct ye *e, const void *elem, int version)
 	if (f->has_stats)
 		bag_md_emit_list(e, "topics_statistics", f->topics_stats, f->n_topics_stats,
 				 sizeof *f->topics_stats, version, bag_md_emit_file_topic);
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 /* A string-to-string mapping; `~` when empty (custom_data, as rosbag2). */
@@ -190,12 +190,12 @@ static void bag_md_emit_kv(struct ye *e, const char *key, const struct bag_kv *k
 		ye_plain(e, "~");
 		return;
 	}
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	for (size_t i = 0; i < n; i++) {
 		ye_str(e, kv[i].key);
 		ye_str(e, kv[i].value);
 	}
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 int bag_metadata_layout_version(const struct bag_metadata *md)
@@ -206,7 +206,7 @@ int bag_metadata_layout_version(const struct bag_metadata *md)
 static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 {
 	int v = bag_metadata_layout_version(md);
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	ye_key(e, "version");
 	ye_i64(e, v);
 	bag_md_emit_str(e, "storage_identifier", md->storage_identifier);
@@ -231,7 +231,7 @@ static void bag_md_emit_body(struct ye *e, const struct bag_metadata *md)
 	if (md->n_def_sources) /* bagtop's addition */
 		bag_md_emit_kv(e, "message_definition_sources", md->def_sources,
 			       md->n_def_sources);
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 bt_status bag_metadata_to_yaml(const struct bag_metadata *md, bool with_root, struct bt_buf *out)
@@ -239,12 +239,12 @@ bt_status bag_metadata_to_yaml(const struct bag_metadata *md, bool with_root, st
 	struct ye e;
 	ye_begin(&e, out);
 	if (with_root) {
-		ye_map_begin(&e);
+		ye_open(&e, YE_MAP);
 		ye_key(&e, BAG_ROOT_KEY);
 	}
 	bag_md_emit_body(&e, md);
 	if (with_root)
-		ye_map_end(&e);
+		ye_close(&e, YE_MAP);
 	return ye_end(&e);
 }
 

@@ -50,12 +50,12 @@ const char *bag_qos_liveliness_name(int v)
 static void bag_qos_emit_time(struct ye *e, const char *key, struct bag_qos_time t)
 {
 	ye_key(e, key);
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	ye_key(e, "sec");
 	ye_u64(e, t.sec);
 	ye_key(e, "nsec");
 	ye_u64(e, t.nsec);
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 /* A policy as its name (v9) or as the rmw number (older layouts). */
@@ -70,7 +70,7 @@ static void bag_qos_emit_enum(struct ye *e, const char *key, int v, const char *
 
 static void bag_qos_emit_one(struct ye *e, const struct bag_qos *q, bool names)
 {
-	ye_map_begin(e);
+	ye_open(e, YE_MAP);
 	bag_qos_emit_enum(e, "history", q->history, bag_qos_history_name(q->history), names);
 	ye_key(e, "depth");
 	ye_u64(e, q->depth);
@@ -85,24 +85,20 @@ static void bag_qos_emit_one(struct ye *e, const struct bag_qos *q, bool names)
 	bag_qos_emit_time(e, "liveliness_lease_duration", q->liveliness_lease_duration);
 	ye_key(e, "avoid_ros_namespace_conventions");
 	ye_plain(e, q->avoid_ros_namespace_conventions ? "true" : "false");
-	ye_map_end(e);
+	ye_close(e, YE_MAP);
 }
 
 void bag_qos_emit(struct ye *e, const struct bag_qos *q, size_t n, int version)
 {
 	if (n == 0) {
-		yaml_event_t ev;
-		int ok = yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-							      YAML_FLOW_SEQUENCE_STYLE);
-		if (e->failed || !ok || !yaml_emitter_emit(&e->em, &ev))
-			e->failed = true;
-		ye_seq_end(e);
+		ye_open(e, YE_FLOW_SEQ);
+		ye_close(e, YE_FLOW_SEQ);
 		return;
 	}
-	ye_seq_begin(e);
+	ye_open(e, YE_SEQ);
 	for (size_t i = 0; i < n; i++)
 		bag_qos_emit_one(e, &q[i], bag_qos_uses_names(version));
-	ye_seq_end(e);
+	ye_close(e, YE_SEQ);
 }
 
 bt_status bag_qos_to_string(const struct bag_qos *q, size_t n, int version, struct bt_buf *out)

@@ -5,6 +5,7 @@
  * an error, never a read past the buffer. */
 #include "mcap_record.h"
 
+#include <assert.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -51,46 +52,37 @@ static bool cur_take(struct mcap_cur *c, uint64_t n, const uint8_t **out, const 
 	return true;
 }
 
-static bool cur_u8(struct mcap_cur *c, uint8_t *v, const char *f)
+/* Reads the little-endian unsigned integer of n bytes (1, 2, 4 or 8) into
+ * v, an integer of that size: one reader serves every width of field, each
+ * width still one load (mcap_get_*). */
+static bool cur_uint(struct mcap_cur *c, void *v, size_t n, const char *f)
 {
 	const uint8_t *p;
-	if (!cur_take(c, 1, &p, f))
+	if (!cur_take(c, n, &p, f))
 		return false;
-	*v = p[0];
+	switch (n) {
+	case 1: *(uint8_t *)v = p[0]; break;
+	case 2: *(uint16_t *)v = mcap_get_u16(p); break;
+	case 4: *(uint32_t *)v = mcap_get_u32(p); break;
+	case 8: *(uint64_t *)v = mcap_get_u64(p); break;
+	default: assert(!"an integer field of 1, 2, 4 or 8 bytes");
+	}
 	return true;
 }
 
-static bool cur_u16(struct mcap_cur *c, uint16_t *v, const char *f)
-{
-	const uint8_t *p;
-	if (!cur_take(c, 2, &p, f))
-		return false;
-	*v = mcap_get_u16(p);
-	return true;
-}
+/* The width is the field's: mcap_record.h gives each field the spec's type. */
+#define CUR_UINT(c, v, f) cur_uint(c, v, sizeof *(v), f)
 
-static bool cur_u32(struct mcap_cur *c, uint32_t *v, const char *f)
+/* A u32 length and the bytes it counts: strings, byte arrays and maps. */
+static bool cur_len32(struct mcap_cur *c, uint32_t *len, const uint8_t **p, const char *f)
 {
-	const uint8_t *p;
-	if (!cur_take(c, 4, &p, f))
-		return false;
-	*v = mcap_get_u32(p);
-	return true;
-}
-
-static bool cur_u64(struct mcap_cur *c, uint64_t *v, const char *f)
-{
-	const uint8_t *p;
-	if (!cur_take(c, 8, &p, f))
-		return false;
-	*v = mcap_get_u64(p);
-	return true;
+	return CUR_UINT(c, len, f) && cur_take(c, *len, p, f);
 }
 
 static bool cur_str(struct mcap_cur *c, struct mcap_str *s, const char *f)
 {
 	const uint8_t *p;
-	if (!cur_u32(c, &s->len, f) || !cur_take(c, s->len, &p, f))
+	if (!cur_len32(c, &s->len, &p, f))
 		return false;
 	s->p = (const char *)p;
 	return true;
@@ -99,7 +91,7 @@ static bool cur_str(struct mcap_cur *c, struct mcap_str *s, const char *f)
 static bool cur_bytes32(struct mcap_cur *c, struct mcap_bytes *b, const char *f)
 {
 	uint32_t n;
-	if (!cur_u32(c, &n, f) || !cur_take(c, n, &b->p, f))
+	if (!cur_len32(c, &n, &b->p, f))
 		return false;
 	b->len = n;
 	return true;
@@ -107,17 +99,15 @@ static bool cur_bytes32(struct mcap_cur *c, struct mcap_bytes *b, const char *f)
 
 static bool cur_bytes64(struct mcap_cur *c, struct mcap_bytes *b, const char *f)
 {
-	return cur_u64(c, &b->len, f) && cur_take(c, b->len, &b->p, f);
+	return CUR_UINT(c, &b->len, f) && cur_take(c, b->len, &b->p, f);
 }
 
 /* A string → string map: every entry must fit, and fill the map exactly. */
 static bool cur_map_str(struct mcap_cur *c, struct mcap_map *m, const char *f)
 {
-	const uint8_t *p;
-	if (!cur_u32(c, &m->len, f) || !cur_take(c, m->len, &p, f))
+	if (!cur_len32(c, &m->len, &m->p, f))
 		return false;
-	m->p = p;
-	struct mcap_cur in = {p, m->len, NULL};
+	struct mcap_cur in = {m->p, m->len, NULL};
 	struct mcap_str k, v;
 	while (in.left > 0) {
 		if (!cur_str(&in, &k, f) || !cur_str(&in, &v, f)) {
@@ -130,10 +120,8 @@ static bool cur_map_str(struct mcap_cur *c, struct mcap_map *m, const char *f)
 
 static bool cur_map_u16(struct mcap_cur *c, struct mcap_map *m, const char *f)
 {
-	const uint8_t *p;
-	if (!cur_u32(c, &m->len, f) || !cur_take(c, m->len, &p, f))
+	if (!cur_len32(c, &m->len, &m->p, f))
 		return false;
-	m->p = p;
 	if (m->len % 10 != 0) {
 		c->field = f;
 		return false;
@@ -171,22 +159,22 @@ static bool parse_header(struct mcap_cur *c, struct mcap_record *r)
 static bool parse_footer(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_footer *f = &r->u.footer;
-	return cur_u64(c, &f->summary_start, "summary_start") &&
-	       cur_u64(c, &f->summary_offset_start, "summary_offset_start") &&
-	       cur_u32(c, &f->summary_crc, "summary_crc");
+	return CUR_UINT(c, &f->summary_start, "summary_start") &&
+	       CUR_UINT(c, &f->summary_offset_start, "summary_offset_start") &&
+	       CUR_UINT(c, &f->summary_crc, "summary_crc");
 }
 
 static bool parse_schema(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_schema *s = &r->u.schema;
-	return cur_u16(c, &s->id, "id") && cur_str(c, &s->name, "name") &&
+	return CUR_UINT(c, &s->id, "id") && cur_str(c, &s->name, "name") &&
 	       cur_str(c, &s->encoding, "encoding") && cur_bytes32(c, &s->data, "data");
 }
 
 static bool parse_channel(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_channel *ch = &r->u.channel;
-	return cur_u16(c, &ch->id, "id") && cur_u16(c, &ch->schema_id, "schema_id") &&
+	return CUR_UINT(c, &ch->id, "id") && CUR_UINT(c, &ch->schema_id, "schema_id") &&
 	       cur_str(c, &ch->topic, "topic") &&
 	       cur_str(c, &ch->message_encoding, "message_encoding") &&
 	       cur_map_str(c, &ch->metadata, "metadata");
@@ -195,8 +183,8 @@ static bool parse_channel(struct mcap_cur *c, struct mcap_record *r)
 static bool parse_message(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_message *m = &r->u.message;
-	if (!cur_u16(c, &m->channel_id, "channel_id") || !cur_u32(c, &m->sequence, "sequence") ||
-	    !cur_u64(c, &m->log_time, "log_time") || !cur_u64(c, &m->publish_time, "publish_time"))
+	if (!CUR_UINT(c, &m->channel_id, "channel_id") || !CUR_UINT(c, &m->sequence, "sequence") ||
+	    !CUR_UINT(c, &m->log_time, "log_time") || !CUR_UINT(c, &m->publish_time, "publish_time"))
 		return false;
 	m->data.len = c->left; /* the rest of the record: a message has no padding */
 	return cur_take(c, c->left, &m->data.p, "data");
@@ -205,10 +193,10 @@ static bool parse_message(struct mcap_cur *c, struct mcap_record *r)
 static bool parse_chunk(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_chunk *k = &r->u.chunk;
-	return cur_u64(c, &k->message_start_time, "message_start_time") &&
-	       cur_u64(c, &k->message_end_time, "message_end_time") &&
-	       cur_u64(c, &k->uncompressed_size, "uncompressed_size") &&
-	       cur_u32(c, &k->uncompressed_crc, "uncompressed_crc") &&
+	return CUR_UINT(c, &k->message_start_time, "message_start_time") &&
+	       CUR_UINT(c, &k->message_end_time, "message_end_time") &&
+	       CUR_UINT(c, &k->uncompressed_size, "uncompressed_size") &&
+	       CUR_UINT(c, &k->uncompressed_crc, "uncompressed_crc") &&
 	       cur_str(c, &k->compression, "compression") &&
 	       cur_bytes64(c, &k->records, "records");
 }
@@ -217,7 +205,7 @@ static bool parse_message_index(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_message_index *mi = &r->u.message_index;
 	struct mcap_bytes b;
-	if (!cur_u16(c, &mi->channel_id, "channel_id") || !cur_bytes32(c, &b, "records"))
+	if (!CUR_UINT(c, &mi->channel_id, "channel_id") || !cur_bytes32(c, &b, "records"))
 		return false;
 	if (b.len % 16 != 0) {
 		c->field = "records";
@@ -231,49 +219,49 @@ static bool parse_message_index(struct mcap_cur *c, struct mcap_record *r)
 static bool parse_chunk_index(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_chunk_index *x = &r->u.chunk_index;
-	return cur_u64(c, &x->message_start_time, "message_start_time") &&
-	       cur_u64(c, &x->message_end_time, "message_end_time") &&
-	       cur_u64(c, &x->chunk_start_offset, "chunk_start_offset") &&
-	       cur_u64(c, &x->chunk_length, "chunk_length") &&
+	return CUR_UINT(c, &x->message_start_time, "message_start_time") &&
+	       CUR_UINT(c, &x->message_end_time, "message_end_time") &&
+	       CUR_UINT(c, &x->chunk_start_offset, "chunk_start_offset") &&
+	       CUR_UINT(c, &x->chunk_length, "chunk_length") &&
 	       cur_map_u16(c, &x->message_index_offsets, "message_index_offsets") &&
-	       cur_u64(c, &x->message_index_length, "message_index_length") &&
+	       CUR_UINT(c, &x->message_index_length, "message_index_length") &&
 	       cur_str(c, &x->compression, "compression") &&
-	       cur_u64(c, &x->compressed_size, "compressed_size") &&
-	       cur_u64(c, &x->uncompressed_size, "uncompressed_size");
+	       CUR_UINT(c, &x->compressed_size, "compressed_size") &&
+	       CUR_UINT(c, &x->uncompressed_size, "uncompressed_size");
 }
 
 static bool parse_attachment(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_attachment *a = &r->u.attachment;
 	const uint8_t *start = c->p;
-	if (!cur_u64(c, &a->log_time, "log_time") || !cur_u64(c, &a->create_time, "create_time") ||
+	if (!CUR_UINT(c, &a->log_time, "log_time") || !CUR_UINT(c, &a->create_time, "create_time") ||
 	    !cur_str(c, &a->name, "name") || !cur_str(c, &a->media_type, "media_type") ||
 	    !cur_bytes64(c, &a->data, "data"))
 		return false;
 	a->crc_computed = mcap_crc32(0, start, (size_t)(c->p - start));
-	return cur_u32(c, &a->crc, "crc");
+	return CUR_UINT(c, &a->crc, "crc");
 }
 
 static bool parse_attachment_index(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_attachment_index *a = &r->u.attachment_index;
-	return cur_u64(c, &a->offset, "offset") && cur_u64(c, &a->length, "length") &&
-	       cur_u64(c, &a->log_time, "log_time") && cur_u64(c, &a->create_time, "create_time") &&
-	       cur_u64(c, &a->data_size, "data_size") && cur_str(c, &a->name, "name") &&
+	return CUR_UINT(c, &a->offset, "offset") && CUR_UINT(c, &a->length, "length") &&
+	       CUR_UINT(c, &a->log_time, "log_time") && CUR_UINT(c, &a->create_time, "create_time") &&
+	       CUR_UINT(c, &a->data_size, "data_size") && cur_str(c, &a->name, "name") &&
 	       cur_str(c, &a->media_type, "media_type");
 }
 
 static bool parse_statistics(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_statistics *s = &r->u.statistics;
-	return cur_u64(c, &s->message_count, "message_count") &&
-	       cur_u16(c, &s->schema_count, "schema_count") &&
-	       cur_u32(c, &s->channel_count, "channel_count") &&
-	       cur_u32(c, &s->attachment_count, "attachment_count") &&
-	       cur_u32(c, &s->metadata_count, "metadata_count") &&
-	       cur_u32(c, &s->chunk_count, "chunk_count") &&
-	       cur_u64(c, &s->message_start_time, "message_start_time") &&
-	       cur_u64(c, &s->message_end_time, "message_end_time") &&
+	return CUR_UINT(c, &s->message_count, "message_count") &&
+	       CUR_UINT(c, &s->schema_count, "schema_count") &&
+	       CUR_UINT(c, &s->channel_count, "channel_count") &&
+	       CUR_UINT(c, &s->attachment_count, "attachment_count") &&
+	       CUR_UINT(c, &s->metadata_count, "metadata_count") &&
+	       CUR_UINT(c, &s->chunk_count, "chunk_count") &&
+	       CUR_UINT(c, &s->message_start_time, "message_start_time") &&
+	       CUR_UINT(c, &s->message_end_time, "message_end_time") &&
 	       cur_map_u16(c, &s->channel_message_counts, "channel_message_counts");
 }
 
@@ -286,21 +274,21 @@ static bool parse_metadata(struct mcap_cur *c, struct mcap_record *r)
 static bool parse_metadata_index(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_metadata_index *m = &r->u.metadata_index;
-	return cur_u64(c, &m->offset, "offset") && cur_u64(c, &m->length, "length") &&
+	return CUR_UINT(c, &m->offset, "offset") && CUR_UINT(c, &m->length, "length") &&
 	       cur_str(c, &m->name, "name");
 }
 
 static bool parse_summary_offset(struct mcap_cur *c, struct mcap_record *r)
 {
 	struct mcap_summary_offset *s = &r->u.summary_offset;
-	return cur_u8(c, &s->group_opcode, "group_opcode") &&
-	       cur_u64(c, &s->group_start, "group_start") &&
-	       cur_u64(c, &s->group_length, "group_length");
+	return CUR_UINT(c, &s->group_opcode, "group_opcode") &&
+	       CUR_UINT(c, &s->group_start, "group_start") &&
+	       CUR_UINT(c, &s->group_length, "group_length");
 }
 
 static bool parse_data_end(struct mcap_cur *c, struct mcap_record *r)
 {
-	return cur_u32(c, &r->u.data_end.data_section_crc, "data_section_crc");
+	return CUR_UINT(c, &r->u.data_end.data_section_crc, "data_section_crc");
 }
 
 typedef bool (*mcap_parse_fn)(struct mcap_cur *c, struct mcap_record *r);

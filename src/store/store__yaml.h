@@ -1,5 +1,6 @@
 /* store__yaml — thin helpers over libyaml for the store: an emitter that
- * writes block-style YAML into a bt_buf, and lookups over a loaded document.
+ * writes block-style YAML into a bt_buf (flow only for an empty list), and
+ * lookups over a loaded document.
  * Private to src/store. */
 #ifndef STORE__YAML_H
 #define STORE__YAML_H
@@ -21,10 +22,12 @@ struct ye {
 void ye_begin(struct ye *e, struct bt_buf *out);
 /* Ends the document; BT_OK unless any call failed. Always frees the emitter. */
 BT_MUST_CHECK bt_status ye_end(struct ye *e);
-void ye_map_begin(struct ye *e);
-void ye_map_end(struct ye *e);
-void ye_seq_begin(struct ye *e);
-void ye_seq_end(struct ye *e);
+/* The collections the store writes: block ones, and the flow sequence
+ * for rosbag2's empty list "[]". */
+enum ye_coll { YE_MAP, YE_SEQ, YE_FLOW_SEQ };
+/* Starts a collection of that kind; ye_close with the same kind ends it. */
+void ye_open(struct ye *e, enum ye_coll kind);
+void ye_close(struct ye *e, enum ye_coll kind);
 void ye_str(struct ye *e, const char *s); /* a string ("" quoted) */
 void ye_plain(struct ye *e, const char *s); /* a plain scalar: numbers, bools, ~ */
 /* A double-quoted string, line breaks escaped as \n, on one line: how

@@ -49,30 +49,30 @@ bt_status ye_end(struct ye *e)
 	return e->failed ? BT_ERR_NOMEM : BT_OK;
 }
 
-void ye_map_begin(struct ye *e)
+void ye_open(struct ye *e, enum ye_coll kind)
 {
 	yaml_event_t ev;
-	ye_emit(e, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-							     YAML_BLOCK_MAPPING_STYLE));
+	int ok = 0;
+	switch (kind) {
+	case YE_MAP:
+		ok = yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+							 YAML_BLOCK_MAPPING_STYLE);
+		break;
+	case YE_SEQ:
+	case YE_FLOW_SEQ:
+		ok = yaml_sequence_start_event_initialize(
+			&ev, NULL, NULL, 1,
+			kind == YE_SEQ ? YAML_BLOCK_SEQUENCE_STYLE : YAML_FLOW_SEQUENCE_STYLE);
+		break;
+	}
+	ye_emit(e, &ev, ok);
 }
 
-void ye_map_end(struct ye *e)
+void ye_close(struct ye *e, enum ye_coll kind)
 {
 	yaml_event_t ev;
-	ye_emit(e, &ev, yaml_mapping_end_event_initialize(&ev));
-}
-
-void ye_seq_begin(struct ye *e)
-{
-	yaml_event_t ev;
-	ye_emit(e, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-							      YAML_BLOCK_SEQUENCE_STYLE));
-}
-
-void ye_seq_end(struct ye *e)
-{
-	yaml_event_t ev;
-	ye_emit(e, &ev, yaml_sequence_end_event_initialize(&ev));
+	ye_emit(e, &ev, kind == YE_MAP ? yaml_mapping_end_event_initialize(&ev)
+				       : yaml_sequence_end_event_initialize(&ev));
 }
 
 static void ye_scalar(struct ye *e, const char *s, yaml_scalar_style_t style, int plain_ok)

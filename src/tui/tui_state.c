@@ -49,20 +49,37 @@ static int tui_cmp_dbl(double a, double b)
 	return (a > b) - (a < b);
 }
 
-/* Ascending comparison of a counter column; 0 for other columns. */
-static int tui_cmp_counts(const struct tui_counts *a, const struct tui_counts *b, enum tui_col c)
+/* The value a whole-number column sorts by; 0 for the other columns. */
+static uint64_t tui_col_u64(const struct tui_topic *t, enum tui_col c, bool file)
 {
+	const struct tui_counts *k = tui_topic_counts(t, file);
 	switch (c) {
-	case TUI_COL_MSGS: return tui_cmp_u64(a->messages, b->messages);
-	case TUI_COL_BYTES: return tui_cmp_u64(a->bytes, b->bytes);
-	case TUI_COL_LOST_T: {
-		int r = tui_cmp_u64(a->lost_transport, b->lost_transport);
-		return r ? r : tui_cmp_u64(a->lost_recorder, b->lost_recorder);
+	case TUI_COL_ON: return t->enabled;
+	case TUI_COL_MUTED: return !t->enabled;
+	case TUI_COL_SUBS: return t->subscribers;
+	case TUI_COL_LATE: return t->late;
+	case TUI_COL_TL: return t->tl_depth;
+	case TUI_COL_PUBS: return t->publishers;
+	case TUI_COL_QOS: return t->reliable * 2u + t->transient_local;
+	case TUI_COL_MSGS:
+	case TUI_COL_SENT: return k->messages; /* in play: published */
+	case TUI_COL_BYTES: return k->bytes;
+	case TUI_COL_LOST_T: return k->lost_transport;
+	case TUI_COL_LOST_R: return k->lost_recorder;
+	case TUI_COL_THROTTLED: return k->throttled;
+	case TUI_COL_NAME:
+	case TUI_COL_TYPE:
+	case TUI_COL_RATE:
+	case TUI_COL_BW:
+	case TUI_COL_COUNT: break;
 	}
-	case TUI_COL_LOST_R: return tui_cmp_u64(a->lost_recorder, b->lost_recorder);
-	case TUI_COL_THROTTLED: return tui_cmp_u64(a->throttled, b->throttled);
-	default: return 0;
-	}
+	return 0;
+}
+
+static int tui_cmp_u64_col(const struct tui_topic *a, const struct tui_topic *b, enum tui_col c,
+			   bool file)
+{
+	return tui_cmp_u64(tui_col_u64(a, c, file), tui_col_u64(b, c, file));
 }
 
 /* Ascending comparison of one column. */
@@ -70,41 +87,16 @@ static int tui_cmp_col(const struct tui_topic *a, const struct tui_topic *b, enu
 		       bool file)
 {
 	switch (c) {
-	case TUI_COL_ON:
-		return tui_cmp_u64(a->enabled, b->enabled);
-	case TUI_COL_MUTED:
-		return tui_cmp_u64(!a->enabled, !b->enabled);
-	case TUI_COL_SUBS:
-		return tui_cmp_u64(a->subscribers, b->subscribers);
-	case TUI_COL_LATE:
-		return tui_cmp_u64(a->late, b->late);
-	case TUI_COL_TL:
-		return tui_cmp_u64(a->tl_depth, b->tl_depth);
-	case TUI_COL_NAME:
-		return strcmp(a->name, b->name);
-	case TUI_COL_TYPE:
-		return strcmp(a->type, b->type);
-	case TUI_COL_PUBS:
-		return tui_cmp_u64(a->publishers, b->publishers);
-	case TUI_COL_QOS:
-		return tui_cmp_u64(a->reliable * 2u + a->transient_local,
-				   b->reliable * 2u + b->transient_local);
-	case TUI_COL_MSGS:
-	case TUI_COL_BYTES:
-	case TUI_COL_LOST_T:
-	case TUI_COL_LOST_R:
-	case TUI_COL_THROTTLED:
-	case TUI_COL_SENT:
-		return tui_cmp_counts(tui_topic_counts(a, file), tui_topic_counts(b, file),
-				      c == TUI_COL_SENT ? TUI_COL_MSGS : c);
-	case TUI_COL_RATE:
-		return tui_cmp_dbl(a->rate_hz, b->rate_hz);
-	case TUI_COL_BW:
-		return tui_cmp_dbl(a->bandwidth, b->bandwidth);
-	case TUI_COL_COUNT:
-		break;
+	case TUI_COL_NAME: return strcmp(a->name, b->name);
+	case TUI_COL_TYPE: return strcmp(a->type, b->type);
+	case TUI_COL_RATE: return tui_cmp_dbl(a->rate_hz, b->rate_hz);
+	case TUI_COL_BW: return tui_cmp_dbl(a->bandwidth, b->bandwidth);
+	case TUI_COL_LOST_T: {
+		int r = tui_cmp_u64_col(a, b, TUI_COL_LOST_T, file);
+		return r ? r : tui_cmp_u64_col(a, b, TUI_COL_LOST_R, file);
 	}
-	return 0;
+	default: return tui_cmp_u64_col(a, b, c, file); /* tui_col_u64 names each */
+	}
 }
 
 /* Names and types read A to Z; numbers biggest first. */
