@@ -70,8 +70,12 @@ static bool cur_uint(struct mcap_cur *c, void *v, size_t n, const char *f)
 	return true;
 }
 
-/* The width is the field's: mcap_record.h gives each field the spec's type. */
-#define CUR_UINT(c, v, f) cur_uint(c, v, sizeof *(v), f)
+/* The width is the field's: mcap_record.h gives each field the spec's type.
+ * _Generic refuses any other pointer (a bool or an enum) at compile time. */
+#define CUR_UINT(c, v, f)                                                                          \
+	cur_uint(c,                                                                                \
+		 _Generic((v), uint8_t *: (v), uint16_t *: (v), uint32_t *: (v), uint64_t *: (v)), \
+		 sizeof *(v), f)
 
 /* A u32 length and the bytes it counts: strings, byte arrays and maps. */
 static bool cur_len32(struct mcap_cur *c, uint32_t *len, const uint8_t **p, const char *f)
