@@ -80,7 +80,10 @@ now() { date +%s.%N; }
 
 # record_bag NAME "PUB ARGS": bagtop records what ddsperf pub sends for SECS.
 record_bag() {
-	timeout $((SECS + 60)) "$BAGTOP" record --no-tui -o "$WORK/$1" --domain "$DOMAIN" \
+	# --foreground: timeout passes the SIGINT below on once (without it,
+	# again to its process group: a second Ctrl-C, which abandons what
+	# bagtop has not written yet).
+	timeout --foreground $((SECS + 60)) "$BAGTOP" record --no-tui -o "$WORK/$1" --domain "$DOMAIN" \
 		DDSPerfRDataKS >"$WORK/$1.rec" 2>&1 &
 	rp=$!
 	sleep 1.5

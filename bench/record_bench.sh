@@ -106,14 +106,17 @@ run_sub() {
 # run_bagtop SIZE -> "received lost_recorder lost_transport cpu bytes"
 run_bagtop() {
 	rm -rf "$WORK/bag"
-	(timeout $((SECONDS_PUB + 120)) "$BAGTOP" record --no-tui -o "$WORK/bag" -s "$STORAGE" \
+	(timeout --foreground $((SECONDS_PUB + 120)) "$BAGTOP" record --no-tui -o "$WORK/bag" -s "$STORAGE" \
 		--domain "$DOMAIN" DDSPerfRDataKS >"$WORK/rec.out" 2>&1; times >"$WORK/rec.times") &
 	rp=$!
 	sleep 1.5
 	timeout $((SECONDS_PUB + 20)) ddsperf -i "$DOMAIN" -D "$SECONDS_PUB" pub size "$1" \
 		>"$WORK/pub.out" 2>&1 || true
 	sleep 0.5
-	# The subshell's child is timeout, which passes SIGINT on to bagtop.
+	# The subshell's child is timeout, which passes SIGINT on to bagtop:
+	# once with --foreground; without it, a second time to its process
+	# group, and bagtop takes a second Ctrl-C for "abandon what is not
+	# written yet" (counted as lost in the recorder).
 	kill -INT $(pgrep -P "$rp") 2>/dev/null || true
 	wait "$rp" || true
 	bytes=$(du -sb "$WORK/bag" 2>/dev/null | cut -f1)
