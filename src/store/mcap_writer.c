@@ -59,7 +59,8 @@ struct mcap_writer {
 	uint64_t chunk_len;
 	struct w_ref *refs;
 	size_t n_refs, cap_refs;
-	struct iovec *iov; /* 2 * cap_refs + 1: the chunk's pieces for writev */
+	struct iovec *iov; /* 2 * cap_refs + 2: the chunk's pieces for writev
+			    * (iov[0] for w_put_iov, 2 per ref, the tail) */
 	bool borrowing;    /* between borrow_begin and borrow_end */
 	uint64_t chunk_start, chunk_end, chunk_msgs;
 	struct w_schema *schemas;
@@ -714,7 +715,7 @@ static bt_status w_ref_room(struct mcap_writer *w)
 	if (!r)
 		return BT_ERR_NOMEM;
 	w->refs = r;
-	struct iovec *v = realloc(w->iov, (2 * cap + 1) * sizeof *v);
+	struct iovec *v = realloc(w->iov, (2 * cap + 2) * sizeof *v);
 	if (!v)
 		return BT_ERR_NOMEM;
 	w->iov = v;
