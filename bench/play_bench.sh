@@ -9,7 +9,9 @@
 #       the same rate (build/tests/tools/sleep_jitter), the ceiling.
 #   (b) top speed: a bag of 1 KiB messages played with --rate 1000 into
 #       ddsperf sub, messages/s received, against ddsperf pub size 1KiB into
-#       the same ddsperf sub (target >= 0.8).
+#       the same ddsperf sub (target >= 0.8); --rounds pairs, alternated,
+#       and the ratio of the medians (one pair moves by 0.15 from run to
+#       run on two cores).
 #   (c) 1 MiB: a bag of 1 MiB messages played with --rate 1000, bytes/s
 #       received, against ddsperf pub size 1MiB.
 # Rates are what ddsperf sub counted over the publishing side's time:
@@ -29,15 +31,18 @@ SECS=4
 DIR=${TMPDIR:-/tmp}
 DOMAIN=218
 ONLY=abc
+ROUNDS=3
 
 usage() {
 	cat <<EOF
 usage: bench/play_bench.sh [--build DIR] [--seconds N] [--dir DIR] [--domain ID] [--only PARTS]
+                          [--rounds N]
   --build    the build tree (default build/): its src/app/bagtop and tests/tools/sleep_jitter
   --seconds  length of each recorded bag and of each ceiling run (default 4)
   --dir      where the bags are written (default \$TMPDIR or /tmp)
   --domain   DDS domain id (default 218)
   --only     which parts to run, letters of abc (default abc): --only b is the top speed alone
+  --rounds   pairs of runs (ddsperf pub, then bagtop play) in (b) and (c) (default 3)
 EOF
 }
 
@@ -48,10 +53,14 @@ while [ $# -gt 0 ]; do
 	--dir) DIR=$2; shift 2 ;;
 	--domain) DOMAIN=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
+	--rounds) ROUNDS=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
+case $ROUNDS in
+'' | *[!0-9]* | 0) echo "play_bench: --rounds takes a whole number from 1, not '$ROUNDS'" >&2; exit 2 ;;
+esac
 case $ONLY in
 '' | *[!abc]*) echo "play_bench: --only takes letters of abc, not '$ONLY'" >&2; exit 2 ;;
 esac
@@ -63,7 +72,8 @@ if [ -z "${PLAY_BENCH_NS:-}" ]; then
 	export PLAY_BENCH_NS=1
 	if unshare -rn true 2>/dev/null; then
 		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" \
-			--build "$BUILD" --seconds "$SECS" --dir "$DIR" --domain "$DOMAIN" --only "$ONLY"
+			--build "$BUILD" --seconds "$SECS" --dir "$DIR" --domain "$DOMAIN" --only "$ONLY" \
+			--rounds "$ROUNDS"
 	fi
 	echo "play_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
 fi
@@ -129,6 +139,7 @@ play() {
 }
 
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "play_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start, $SECS s bags, dir $DIR"
 echo "recording the bags:"
@@ -153,10 +164,11 @@ for bag in hz1k hz10k; do
 done
 fi
 
-# speed SIZE BAG SCALE UNIT: ddsperf pub of SIZE into ddsperf sub (A), then
-# BAG played at --rate 1000 into a new sub (B); a received message counts
-# SCALE UNITs (1 msgs, or 1.048576 MB for 1 MiB).
-speed() {
+# speed_round SIZE BAG SCALE UNIT: ddsperf pub of SIZE into ddsperf sub (A),
+# then BAG played at --rate 1000 into a new sub (B); a received message
+# counts SCALE UNITs (1 msgs, or 1.048576 MB for 1 MiB). Appends A's and
+# B's rates to a.rate and b.rate.
+speed_round() {
 	sub_start $((SECS + 3))
 	timeout $((SECS + 20)) ddsperf -i "$DOMAIN" -D "$SECS" pub size "$1" >/dev/null 2>&1 || true
 	sub_end
@@ -179,6 +191,24 @@ speed() {
 	pings=$(grep -c 'get_pong_writer' "$WORK/sub.out" || true)
 	[ "${pings:-0}" -eq 0 ] || echo "  (ddsperf sub took $pings of them for pings: odd source timestamps)"
 	echo "$1: play/ddsperf pub $(ratio "$rb" "$ra")"
+	echo "$ra" >>"$WORK/a.rate"
+	echo "$rb" >>"$WORK/b.rate"
+}
+
+# speed SIZE BAG SCALE UNIT: ROUNDS of speed_round, then the medians.
+speed() {
+	: >"$WORK/a.rate"
+	: >"$WORK/b.rate"
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		echo "round $r:"
+		speed_round "$@"
+		r=$((r + 1))
+	done
+	ma=$(median <"$WORK/a.rate")
+	mb=$(median <"$WORK/b.rate")
+	echo "$1, medians of $ROUNDS: ddsperf pub $ma $4/s, bagtop play $mb $4/s," \
+		"play/ddsperf pub $(ratio "$mb" "$ma")"
 }
 
 if part b; then
