@@ -33,6 +33,7 @@
 #include "app_record.h"
 #include "app_snapfile.h"
 #include "bt_cmdq.h"
+#include "bt_time.h"
 #include "rec_recorder.h"
 #include "tui_events.h"
 
@@ -69,6 +70,9 @@ struct app_run {
 	atomic_int_fast64_t stop_t0; /* monotonic ns the stop began; 0: not yet */
 	atomic_bool abandoning;      /* app_run_abandon was called */
 	atomic_int_fast64_t abandon_t0; /* monotonic ns it was; 0: not yet */
+	/* Monotonic ns the last stop signal that counted was taken; 0: none
+	 * (app_run_sig_echo; the thread that takes stop signals). */
+	atomic_int_fast64_t stop_sig_t;
 	/* The terminal as it was at the start (stdin a terminal): what a stop
 	 * that gives up restores before it exits (app_run_give_up). */
 	struct termios tty;
@@ -180,9 +184,21 @@ void app_run_trim(struct app_run *run, int64_t now);
 
 /* ---- app_run_pidcmd.c: the signals that are commands ---- */
 
+/* A stop signal taken less than this after the one before is that one
+ * again, not a second request: timeout(1) sends its signal to bagtop and
+ * then to its whole process group, two copies at once, and the second
+ * would abandon what is not written yet. A person's second Ctrl-C comes
+ * later (the tests wait 1 s). */
+#define APP_RUN_SIG_ECHO_NS (BT_NS_PER_S / 4)
+
 /* Waits up to `wait` for a signal; submits SIGUSR1, APP_SIG_SNAPSHOT and
- * the pause signals as commands and returns a stop signal's number, or 0. */
+ * the pause signals as commands and returns a stop signal's number, or 0
+ * (also for an echo: app_run_sig_echo). */
 int app_run_take_signal(struct app_run *run, const struct timespec *wait);
+/* Called for each stop signal taken: true when it is an echo of the last
+ * one that counted (within APP_RUN_SIG_ECHO_NS), to be ignored; else it
+ * counts, and the next is measured from it. */
+bool app_run_sig_echo(struct app_run *run);
 /* A signal wait failed with errno `e` (not a timeout, not an
  * interruption): said once, then a short pause so that no loop spins. */
 void app_run_wait_failed(int e);

@@ -203,6 +203,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 	atomic_init(&run->stop_t0, 0);
 	atomic_init(&run->abandoning, false);
 	atomic_init(&run->abandon_t0, 0);
+	atomic_init(&run->stop_sig_t, 0);
 	atomic_init(&run->screen_active, false);
 	atomic_init(&run->real_stderr, -1);
 	run->tty_saved = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &run->tty) == 0;

@@ -80,8 +80,9 @@ static int app_wait(struct app_run *run, double rate, int64_t duration_ns)
 	}
 }
 
-/* While the bag is being finished: a second stop signal, or the end of
- * --stop-timeout, abandons what is still buffered. */
+/* While the bag is being finished: a second stop signal (not an echo of
+ * the first: app_run_sig_echo), or the end of --stop-timeout, abandons
+ * what is still buffered. */
 static void *app_watch(void *arg)
 {
 	struct app_run *run = arg;
@@ -91,7 +92,7 @@ static void *app_watch(void *arg)
 		int sig = sigtimedwait(&run->sigs, NULL, &ts);
 		if (sig < 0 && errno != EAGAIN && errno != EINTR)
 			app_run_wait_failed(errno);
-		if (sig > 0) {
+		if (sig > 0 && !app_run_sig_echo(run)) {
 			char why[64];
 			snprintf(why, sizeof why, "%s again", strsignal(sig));
 			app_run_abandon(run, why);

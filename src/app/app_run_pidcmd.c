@@ -87,7 +87,17 @@ int app_run_take_signal(struct app_run *run, const struct timespec *wait)
 	if (sig == SIGUSR1 || sig == APP_SIG_SNAPSHOT || sig == APP_SIG_PAUSE ||
 	    sig == APP_SIG_RESUME)
 		app_sig_command(run, sig, &si);
-	else if (sig > 0 && sig != SIGUSR2) /* SIGUSR2: taken, nothing to do */
+	else if (sig > 0 && sig != SIGUSR2 && /* SIGUSR2: taken, nothing to do */
+		 !app_run_sig_echo(run))
 		return sig;
 	return 0;
+}
+
+bool app_run_sig_echo(struct app_run *run)
+{
+	int64_t now = bt_time_monotonic_ns(), last = atomic_load(&run->stop_sig_t);
+	if (last != 0 && now - last < APP_RUN_SIG_ECHO_NS)
+		return true;
+	atomic_store(&run->stop_sig_t, now);
+	return false;
 }
