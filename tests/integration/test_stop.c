@@ -1,5 +1,5 @@
 /* The stop always stops, end to end with real processes (bagtop record,
- * tpub) on loopback-only DDS domains 180..186:
+ * tpub) on loopback-only DDS domains 180..186 and 88:
  *  - many topics and a small -b: the files split on their messages, not
  *    at every message (the split storm), and SIGINT ends the recording
  *    within 5 s with every message in a bag `bagtop check` accepts;
@@ -13,7 +13,7 @@
  *    abandon, ends the process (then `bagtop reindex` finishes the bag);
  *  - a slow but sound writer: one SIGINT and
  *    patience write everything (nothing is abandoned by itself before
- *    --stop-timeout). */
+ *    --stop-timeout), also when the signal comes twice at once (timeout). */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdbool.h>
@@ -123,7 +123,8 @@ static void stop_publish(struct rec *r, int domain, const char *topic, const cha
 struct stop_case {
 	int domain;
 	const char *topic;
-	bool flag; /* wedged: --stop-timeout; stuck: a third SIGINT */
+	bool flag; /* wedged: --stop-timeout; stuck: a third SIGINT; patient:
+		    * echoed signals */
 };
 
 /* Records c's topic (with --stop-timeout 2 when `stop_timeout`) with the
@@ -252,52 +253,36 @@ static void test_stop_stuck(void **state)
 }
 
 /* A slow writer (5 ms a message: 3 s for all, so some are left at the
- * stop) and one SIGINT: everything is written, nothing abandoned, exit 0. */
-static void test_patient_stop_writes_all(void **state)
+ * stop) and one SIGINT (`flag` false), or stop signals sent at once as
+ * timeout(1) sends its one (`flag` true: to bagtop, then to its process
+ * group; two of a kind may merge while pending, so a SIGTERM between them
+ * makes sure more than one is taken): one request, everything is written,
+ * nothing abandoned, exit 0. Before, the echo abandoned what was not
+ * written yet. */
+static void test_patient_stop(void **state)
 {
-	(void)state;
+	const struct stop_case *c = *state;
 	struct rec r;
-	char *args[] = {"/slow", NULL};
-	rec_start(&r, 183, args, "BAGTOP_TEST_WRITE_DELAY_US=5000");
-	stop_publish(&r, 183, "rt/slow", "100");
+	stop_case_start(&r, c, false, "BAGTOP_TEST_WRITE_DELAY_US=5000");
 	double t_sig = rec_now();
 	kill(r.pid, SIGINT);
-	stop_wait(&r, t_sig, 30.0);
-	assert_int_equal(r.rc, 0);
-	assert_null(strstr(r.out, "abandoned at stop"));
-	assert_int_equal(stop_bag_honest(r.dir, 600), 0);
-	rec_expect_count(r.dir, "/slow", 600);
-	rec_free(&r);
-}
-
-/* A slow writer as above and stop signals at once, as timeout(1) sends
- * its one (to bagtop, then to its process group; two of the same kind may
- * merge while pending, so a SIGTERM between them makes sure more than one
- * is taken): one request, everything is written, exit 0. Before, the
- * second abandoned what was not written yet. */
-static void test_echoed_sigint_writes_all(void **state)
-{
-	(void)state;
-	struct rec r;
-	char *args[] = {"/echo", NULL};
-	rec_start(&r, 88, args, "BAGTOP_TEST_WRITE_DELAY_US=5000");
-	stop_publish(&r, 88, "rt/echo", "100");
-	double t_sig = rec_now();
-	kill(r.pid, SIGINT);
-	kill(r.pid, SIGTERM);
-	kill(r.pid, SIGINT);
+	if (c->flag) {
+		kill(r.pid, SIGTERM);
+		kill(r.pid, SIGINT);
+	}
 	stop_wait(&r, t_sig, 30.0);
 	assert_int_equal(r.rc, 0);
 	assert_null(strstr(r.out, "abandoning"));
 	assert_null(strstr(r.out, "abandoned at stop"));
 	assert_int_equal(stop_bag_honest(r.dir, 600), 0);
-	rec_expect_count(r.dir, "/echo", 600);
+	rec_expect_count(r.dir, c->topic, 600);
 	rec_free(&r);
 }
 
 static const struct stop_case third_sigint = {185, "/stuck3", true}, stuck = {186, "/stuck", false},
 				      second_sigint = {181, "/wedged", false},
-				      stop_timeout = {182, "/wedged_t", true};
+				      stop_timeout = {182, "/wedged_t", true},
+				      patient = {183, "/slow", false}, echoed = {88, "/echo", true};
 
 REC_MAIN(
 	cmocka_unit_test(test_split_storm),
@@ -306,5 +291,5 @@ REC_MAIN(
 	TU_CASE_TEST(test_stuck_writer_given_up, test_stop_stuck, &stuck),
 	TU_CASE_TEST(test_second_sigint_abandons, test_stop_wedged, &second_sigint),
 	TU_CASE_TEST(test_stop_timeout_abandons, test_stop_wedged, &stop_timeout),
-	cmocka_unit_test(test_patient_stop_writes_all),
-	cmocka_unit_test(test_echoed_sigint_writes_all))
+	TU_CASE_TEST(test_patient_stop_writes_all, test_patient_stop, &patient),
+	TU_CASE_TEST(test_echoed_stop_signals_write_all, test_patient_stop, &echoed))
