@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +39,30 @@ static void app_help(void)
 	       "'bagtop COMMAND --help' describes a command; 'man bagtop' has everything.\n");
 }
 
+static int app_dispatch(int argc, char **argv);
+
+/* Standard output that could not be written (a full disk, a closed
+ * descriptor) is an error of the command, as in coreutils' close_stdout:
+ * `bagtop info BAG > report` on a full disk must not exit 0 with half a
+ * report. EPIPE is not: the reader went away on purpose (`| head`). */
+static int app_finish_stdout(int rc)
+{
+	errno = 0;
+	bool failed = fflush(stdout) != 0;
+	int e = errno;
+	failed = failed || ferror(stdout);
+	if (!failed || e == EPIPE)
+		return rc;
+	app_error("cannot write the output: %s", e ? strerror(e) : "I/O error");
+	return rc == APP_EXIT_OK ? APP_EXIT_ERROR : rc;
+}
+
 int app_main(int argc, char **argv)
+{
+	return app_finish_stdout(app_dispatch(argc, argv));
+}
+
+static int app_dispatch(int argc, char **argv)
 {
 	/* A file-size limit must give an error (EFBIG) we report, not a kill. */
 	signal(SIGXFSZ, SIG_IGN);
