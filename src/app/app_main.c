@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "app.h"
 
@@ -44,14 +46,18 @@ static int app_dispatch(int argc, char **argv);
 /* Standard output that could not be written (a full disk, a closed
  * descriptor) is an error of the command, as in coreutils' close_stdout:
  * `bagtop info BAG > report` on a full disk must not exit 0 with half a
- * report. EPIPE is not: the reader went away on purpose (`| head`). */
+ * report. A pipe's is not: its only failure is a reader that went away on
+ * purpose (`| head`; record ignores SIGPIPE, and the failed write may have
+ * been any status line, its errno long gone). */
 static int app_finish_stdout(int rc)
 {
 	errno = 0;
 	bool failed = fflush(stdout) != 0;
 	int e = errno;
 	failed = failed || ferror(stdout);
-	if (!failed || e == EPIPE)
+	struct stat sb;
+	bool pipe = fstat(STDOUT_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode));
+	if (!failed || pipe || e == EPIPE)
 		return rc;
 	app_error("cannot write the output: %s", e ? strerror(e) : "I/O error");
 	return rc == APP_EXIT_OK ? APP_EXIT_ERROR : rc;

@@ -2,7 +2,7 @@
 # Standard output that cannot be written is an error: `bagtop info BAG >
 # report` on a full disk (/dev/full) or with stdout closed exits 1 with one
 # line saying so, never 0 with half a report; a pipe whose reader went
-# away (`| head`) is not an error. No DDS.
+# away (`| head`) is not an error.
 set -u
 B=${BAGTOP_BIN:?}
 F=${BAGTOP_FIXTURES:-}
@@ -40,6 +40,14 @@ rc=$?
 "$B" --help | head -c 1 >/dev/null
 rc=$?
 [ "$rc" = 0 ] || fail "--help | head: exit $rc"
+
+# nor when record (demo) wrote status lines into it after that, with
+# SIGPIPE ignored: the bag is what counts (DDS on loopback, domain 89)
+("$B" demo --no-tui --duration 3 --domain 89 -o "$T/demo" 2>"$T/demo.err"; echo $? >"$T/rc") |
+	head -n 1 >/dev/null
+[ "$(cat "$T/rc")" = 0 ] || { cat "$T/demo.err"; fail "demo | head -n 1: exit $(cat "$T/rc")"; }
+"$B" check "$T/demo" >/dev/null || fail "demo | head -n 1: the bag does not pass check"
+echo "ok: demo | head -n 1"
 
 if [ -z "$F" ] || [ ! -d "$F/talker" ]; then
 	echo "SKIPPED in part: no fixtures (../shared/fixtures/rosbag2)"
