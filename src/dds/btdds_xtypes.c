@@ -650,76 +650,61 @@ static void xt_union(struct xt *x, const struct xt_type *t)
 	xt_close_decl(x);
 }
 
-/* Literal i of an enum's or bitmask's sequence `seq`: its name, and the
- * annotation IDL needs for it into annot ("" when none). */
-typedef const char *(*xt_literal_fn)(const void *seq, uint32_t i, char *annot, size_t size);
-
-/* What tells an enum from a bitmask in IDL; xt_literals writes either. */
-struct xt_literal_kind {
-	const char *keyword;
-	const char *empty;      /* the error when there are no literals */
-	unsigned default_bound; /* the bit_bound not written; 0: always written */
-	xt_literal_fn literal;
-};
-
-/* An enum's @value only where it is not the one before plus 1 (0 first). */
-static const char *xt_enum_literal(const void *seq, uint32_t i, char *annot, size_t size)
+/* One literal of an enum or bitmask: "ANNOT NAME," on its own line (no
+ * comma after the last). False (x failed) when the name is not valid. */
+static bool xt_literal(struct xt *x, const char *annot, const char *raw_name, bool last)
 {
-	const struct DDS_XTypes_CompleteEnumeratedLiteral *l = seq;
-	int64_t expect = i == 0 ? 0 : (int64_t)l[i - 1].common.value + 1;
-	if (l[i].common.value != expect)
-		snprintf(annot, size, "@value(%ld) ", (long)l[i].common.value);
-	return l[i].detail.name;
-}
-
-static const char *xt_bitflag(const void *seq, uint32_t i, char *annot, size_t size)
-{
-	const struct DDS_XTypes_CompleteBitflag *f = seq;
-	snprintf(annot, size, "@position(%u) ", (unsigned)f[i].common.position);
-	return f[i].detail.name;
-}
-
-static const struct xt_literal_kind xt_enum_kind = {"enum", "an enum without literals", 32,
-						    xt_enum_literal};
-static const struct xt_literal_kind xt_bitmask_kind = {"bitmask", "a bitmask without flags", 0,
-						       xt_bitflag};
-
-/* The declaration of an enum or bitmask with the n literals of seq, one a
- * line: "ANNOT NAME," (no comma after the last). */
-static void xt_literals(struct xt *x, const struct xt_type *t, const struct xt_literal_kind *k,
-			unsigned bound, const void *seq, uint32_t n)
-{
-	if (n == 0 || seq == NULL) {
-		xt_fail(x, "%s: %s", t->name, k->empty);
-		return;
-	}
-	const char *base = xt_open_decl(x, t);
-	if (bound != k->default_bound)
-		xt_put(x, &x->out, "@bit_bound(%u) ", bound);
-	xt_put(x, &x->out, "%s %s {\n", k->keyword, base);
-	for (uint32_t i = 0; i < n && x->st == BT_OK; i++) {
-		char annot[32] = "";
-		const char *name = xt_member_name(x, k->literal(seq, i, annot, sizeof annot));
-		if (name == NULL)
-			return;
-		xt_indent_member(x);
-		xt_put(x, &x->out, "%s%s%s\n", annot, name, i + 1 == n ? "" : ",");
-	}
-	xt_close_decl(x);
+	const char *name = xt_member_name(x, raw_name);
+	if (name == NULL)
+		return false;
+	xt_indent_member(x);
+	xt_put(x, &x->out, "%s%s%s\n", annot, name, last ? "" : ",");
+	return true;
 }
 
 static void xt_enum(struct xt *x, const struct xt_type *t)
 {
 	const struct DDS_XTypes_CompleteEnumeratedType *e = &t->o->_u.complete._u.enumerated_type;
-	xt_literals(x, t, &xt_enum_kind, e->header.common.bit_bound, e->literal_seq._buffer,
-		    e->literal_seq._length);
+	const struct DDS_XTypes_CompleteEnumeratedLiteralSeq *l = &e->literal_seq;
+	if (l->_length == 0 || l->_buffer == NULL) {
+		xt_fail(x, "%s: an enum without literals", t->name);
+		return;
+	}
+	const char *base = xt_open_decl(x, t);
+	if (e->header.common.bit_bound != 32)
+		xt_put(x, &x->out, "@bit_bound(%u) ", (unsigned)e->header.common.bit_bound);
+	xt_put(x, &x->out, "enum %s {\n", base);
+	int64_t expect = 0;
+	for (uint32_t i = 0; i < l->_length && x->st == BT_OK; i++) {
+		int32_t v = l->_buffer[i].common.value;
+		char annot[32] = "";
+		if (v != expect)
+			snprintf(annot, sizeof annot, "@value(%ld) ", (long)v);
+		if (!xt_literal(x, annot, l->_buffer[i].detail.name, i + 1 == l->_length))
+			return;
+		expect = (int64_t)v + 1;
+	}
+	xt_close_decl(x);
 }
 
 static void xt_bitmask(struct xt *x, const struct xt_type *t)
 {
 	const struct DDS_XTypes_CompleteBitmaskType *b = &t->o->_u.complete._u.bitmask_type;
-	xt_literals(x, t, &xt_bitmask_kind, b->header.common.bit_bound, b->flag_seq._buffer,
-		    b->flag_seq._length);
+	const struct DDS_XTypes_CompleteBitflagSeq *f = &b->flag_seq;
+	if (f->_length == 0 || f->_buffer == NULL) {
+		xt_fail(x, "%s: a bitmask without flags", t->name);
+		return;
+	}
+	const char *base = xt_open_decl(x, t);
+	xt_put(x, &x->out, "@bit_bound(%u) bitmask %s {\n", (unsigned)b->header.common.bit_bound,
+	       base);
+	for (uint32_t i = 0; i < f->_length && x->st == BT_OK; i++) {
+		char annot[32];
+		snprintf(annot, sizeof annot, "@position(%u) ", (unsigned)f->_buffer[i].common.position);
+		if (!xt_literal(x, annot, f->_buffer[i].detail.name, i + 1 == f->_length))
+			return;
+	}
+	xt_close_decl(x);
 }
 
 static void xt_alias(struct xt *x, const struct xt_type *t)
