@@ -26,6 +26,7 @@
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/bench_lib.sh"
 BUILD="$ROOT/build"
 SECS=4
 DIR=${TMPDIR:-/tmp}
@@ -139,7 +140,6 @@ play() {
 }
 
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "play_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start, $SECS s bags, dir $DIR"
 echo "recording the bags:"

@@ -19,6 +19,7 @@
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/bench_lib.sh"
 BAGTOP="$ROOT/build/src/app/bagtop"
 SECONDS_PUB=5
 ROUNDS=2
@@ -127,7 +128,6 @@ run_bagtop() {
 		"$WORK/rec.out" || { echo "record_bench: bagtop run failed:" >&2; cat "$WORK/rec.out" >&2; exit 1; }
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "record_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start," \
 	"ddsperf pub ${SECONDS_PUB} s per run, $ROUNDS rounds, dir $DIR"

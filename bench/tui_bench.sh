@@ -14,6 +14,7 @@
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/bench_lib.sh"
 BAGTOP="$ROOT/build/src/app/bagtop"
 TPUB="$ROOT/build/tests/tools/tpub"
 SECS=10
@@ -129,7 +130,6 @@ EOF
 	echo "$(echo "$c0 $c1 $m0 $m1" | awk '{ printf "%.2f %.2f", $2 - $1, $4 - $3 }') $bytes"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "tui_bench: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start;" \
 	"$TOPICS topics, $RATE msg/s in all, $SECS s per run, $ROUNDS rounds"
