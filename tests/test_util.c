@@ -1,13 +1,16 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -342,6 +345,30 @@ void tu_write_file(const char *path, const void *data, size_t len)
 		fprintf(stderr, "cannot write %s\n", path);
 		abort();
 	}
+}
+
+double tu_cached_share(int fd, uint64_t off, size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	assert_true(m != MAP_FAILED);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = len / page, in = 0;
+	unsigned char *vec = bt_xmalloc(n);
+	assert_int_equal(mincore(m, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		in += vec[i] & 1;
+	free(vec);
+	munmap(m, len);
+	return (double)in / (double)n;
+}
+
+void tu_skip_on_tmpfs(const char *path)
+{
+	struct statfs fs;
+	assert_int_equal(statfs(path, &fs), 0);
+	if (fs.f_type != TMPFS_MAGIC)
+		return;
+	fprintf(stderr, "%s is a tmpfs: its pages are the file, nothing to drop\n", path);
+	skip();
 }
 
 bool tu_in_path(const char *prog)

@@ -103,6 +103,12 @@ int tu_files_equal(const char *a, const char *b);
 void tu_copy_file(const char *src, const char *dst);
 /* Writes `len` bytes to `path`. */
 void tu_write_file(const char *path, const void *data, size_t len);
+/* Share of the pages of fd's file in [off, off + len) that are in the page
+ * cache (off page-aligned; the caller may write the file: mincore). */
+double tu_cached_share(int fd, uint64_t off, size_t len);
+/* Skips the test (saying why) when `path` is on a tmpfs, whose pages are
+ * the file: the page cache never drops them. */
+void tu_skip_on_tmpfs(const char *path);
 
 /* A test file's main(): runs the tests given (cmocka_unit_test(f),
  * TU_SCRATCH_TEST(f), …) as one cmocka group, with the group's setup and

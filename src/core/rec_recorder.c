@@ -118,6 +118,9 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 	if (!r->opt.snapshot_mode) {
 		wo.on_split = rec_on_split;
 		wo.on_split_ctx = r;
+		/* A stream: to the disk as it comes (bt_wbehind). A snapshot is a
+		 * burst that its trigger waits for: the page cache takes it. */
+		wo.write_behind = true;
 	}
 	if (rec_files_told(r)) {
 		wo.on_file_closed = rec_on_file_closed;

@@ -55,6 +55,7 @@ struct bag_storage_options {
 	 * usage error naming the key (bag_storage_check_options). */
 	const struct bag_kv *config;
 	size_t n_config;
+	bool write_behind; /* bag_writer_options' (a backend may ignore it) */
 };
 
 /* A topic of a file as read back, with its figures. */

@@ -111,6 +111,7 @@ static bt_status bsm_writer_options(const struct bag_storage_options *so,
 	bt_status st = bsm_preset(so->preset, o, err);
 	for (size_t i = 0; st == BT_OK && i < so->n_config; i++)
 		st = mcap_writer_option_set(o, so->config[i].key, so->config[i].value, err);
+	o->write_behind = so->write_behind;
 	if (st == BT_OK && o->chunk_size == 0 && !o->no_chunking)
 		st = bt_err_set(err, BT_ERR_USAGE, "mcap storage option 'chunkSize' must be > 0");
 	return st;

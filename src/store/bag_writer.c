@@ -73,6 +73,7 @@ struct bw_pending {
 struct bag_writer {
 	char *dir, *base, *ros_distro;
 	enum bag_compat compat;
+	bool write_behind;
 	struct bag_kv *custom;
 	size_t n_custom;
 	const struct bag_storage_ops *ops; /* the storage backend */
@@ -391,7 +392,8 @@ static void bw_storage_options(const struct bag_writer *w, struct bag_storage_op
 					  .max_file_size = w->max_size,
 					  .preset = w->preset,
 					  .config = w->config,
-					  .n_config = w->n_config};
+					  .n_config = w->n_config,
+					  .write_behind = w->write_behind};
 }
 
 static void bw_remove_outputs(struct bag_writer *w, const char *name);
@@ -1200,6 +1202,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	const char *distro = o->ros_distro ? o->ros_distro : getenv("ROS_DISTRO");
 	w->ros_distro = bt_xstrdup(distro ? distro : "");
 	w->compat = o->compat;
+	w->write_behind = o->write_behind;
 	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
 	w->ops = ops;

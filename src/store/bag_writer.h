@@ -88,6 +88,12 @@ struct bag_writer_options {
 	enum bag_compat compat;
 	/* The storage backend's identifier (bag_storage.h); NULL: sqlite3. */
 	const char *storage_id;
+	/* A stream written as it arrives (the recorder, outside snapshot
+	 * mode): the backend hands each file's data to the disk as it goes and
+	 * keeps it out of the page cache (MCAP: bt_wbehind). Off, a burst a
+	 * user waits for (a snapshot, convert) goes at the page cache's speed
+	 * and reaches the disk when the kernel writes it back. */
+	bool write_behind;
 	/* The backend's preset by its name (e.g. an MCAP profile); NULL: the
 	 * one `preset` names. And backend settings (key/value), passed through
 	 * as given; the backend refuses unknown keys at open (BT_ERR_USAGE). */

@@ -19,6 +19,7 @@
 
 #include "bt_fs.h"
 #include "bt_parse.h"
+#include "bt_wbehind.h"
 #include "mcap_record.h"
 
 #define W_OUT_FLUSH (64u * 1024u)
@@ -49,6 +50,7 @@ struct w_ref {
 
 struct mcap_writer {
 	int fd;
+	struct bt_wbehind wb; /* what went out, written back and dropped behind us */
 	struct mcap_writer_options o;
 	bool failed;
 	uint64_t pos; /* file offset of the next byte (out included) */
@@ -187,6 +189,7 @@ static bt_status w_write_all(struct mcap_writer *w, const void *p, size_t n, str
 			return w_fail(w, err, k < 0 ? errno : EIO, "write");
 		c += k;
 		n -= (size_t)k;
+		bt_wbehind_wrote(&w->wb, (size_t)k);
 	}
 	return BT_OK;
 }
@@ -212,6 +215,7 @@ static bt_status w_writev_all(struct mcap_writer *w, struct iovec *v, size_t nv,
 		if (k <= 0)
 			return w_fail(w, err, k < 0 ? errno : EIO, "write");
 		size_t left = (size_t)k;
+		bt_wbehind_wrote(&w->wb, left);
 		for (; nv > 0 && left >= v->iov_len; nv--, v++)
 			left -= v->iov_len;
 		if (nv > 0) {
@@ -343,6 +347,7 @@ bt_status mcap_writer_open_fd(struct mcap_writer **out, int fd, const struct mca
 		return w_nomem(err);
 	}
 	w->fd = fd;
+	bt_wbehind_init(&w->wb, o->write_behind ? fd : -1, 0);
 	w->o = *o;
 	if (w->o.compression != MCAP_COMPRESSION_NONE && !(w->z = mcap_z_new())) {
 		mcap_writer_abandon(w);

@@ -14,7 +14,9 @@
  * closed; what reached the file before stays valid up to the last complete
  * chunk (mcap_reader_recover finds it).
  * Memory: writing a message allocates nothing once the chunk buffer and the
- * channel's message index have grown to their working size. */
+ * channel's message index have grown to their working size.
+ * Page cache: with write_behind, what is written leaves the page cache
+ * behind the writer (bt_wbehind), so a recording does not fill it. */
 #ifndef MCAP_WRITER_H
 #define MCAP_WRITER_H
 
@@ -59,6 +61,10 @@ struct mcap_writer_options {
 	bool no_chunk_index;       /* noChunkIndex */
 	bool no_statistics;        /* noStatistics */
 	bool no_summary_offsets;   /* noSummaryOffsets */
+	/* bagtop's own, not rosbag2's: each 8 MiB written is handed to the
+	 * kernel's write-back at once and dropped from the page cache 32 MiB
+	 * later (bt_wbehind), for a file written as a stream. */
+	bool write_behind;
 	/* Tests only: 3 extra bytes after the fields of every record that may
 	 * have them, outside chunks, as the conformance suite's "pad" files do,
 	 * so readers' skipping of unknown trailing bytes can be checked. */

@@ -8,9 +8,12 @@
  * not closed (what a crash leaves) read back by recover and the scan,
  * unknown opcodes and padding passed over, and large messages (the writer
  * writes those that fill a chunk from the caller's buffer). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bt_buf.h"
 #include "mcap_reader.h"
@@ -583,7 +586,78 @@ static void test_lent_batch_fills_chunk(void **state)
 	free(data);
 }
 
+/* With write_behind the writer drops what it wrote from the page cache
+ * once it lags BT_WBEHIND_LAG behind (bt_wbehind): after 48 MiB, the first
+ * 8 MiB are not cached, and every message reads back; without it (the
+ * default, and the control that the cache keeps pages here at all) they
+ * are. Every write from 24 MiB on is synced through a second descriptor,
+ * so what is dropped is on disk (clean) whatever the disk's speed. */
+#define WB_MSG (256u << 10)
+#define WB_MIB (1u << 20)
+
+static void wb_check(const struct mcap_message *m, void *arg)
+{
+	(void)arg;
+	assert_int_equal(m->data.len, WB_MSG);
+	assert_int_equal(m->data.p[0], m->sequence & 0xff);
+	assert_int_equal(m->data.p[WB_MSG - 1], m->sequence & 0xff);
+}
+
+/* Writes 48 MiB of messages to `path`; the share of its first 8 MiB in the
+ * page cache at the end. */
+static double wb_write(const char *path, bool behind, uint32_t *n_out)
+{
+	struct mcap_writer_options o;
+	mcap_writer_options_init(&o);
+	o.write_behind = behind;
+	struct mcap_writer *w;
+	struct bt_error err;
+	uint16_t ch;
+	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "t", &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", 0, NULL, 0, &ch, &err), BT_OK);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	uint8_t *data = malloc(WB_MSG);
+	assert_non_null(data);
+	struct stat st = {0};
+	uint32_t n = 0;
+	for (; st.st_size < 48 * WB_MIB; n++) {
+		memset(data, (int)(n & 0xff), WB_MSG);
+		assert_int_equal(mcap_writer_write(w, ch, n, 1000 + n, 1000 + n, data, WB_MSG, &err),
+				 BT_OK);
+		assert_int_equal(fstat(fd, &st), 0);
+		if (st.st_size >= 24 * WB_MIB)
+			assert_int_equal(fdatasync(fd), 0);
+	}
+	double share = tu_cached_share(fd, 0, 8 * WB_MIB);
+	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+	close(fd);
+	free(data);
+	*n_out = n;
+	return share;
+}
+
+static void test_writes_behind(void **state)
+{
+	const char *dir = *state;
+	tu_skip_on_tmpfs(dir);
+	char plain[4096], behind[4096];
+	snprintf(plain, sizeof plain, "%s/plain.mcap", dir);
+	snprintf(behind, sizeof behind, "%s/behind.mcap", dir);
+	uint32_t n;
+	if (wb_write(plain, false, &n) < 0.9) {
+		fprintf(stderr, "test_writes_behind: written pages do not stay cached here\n");
+		skip();
+	}
+	assert_true(wb_write(behind, true, &n) < 0.1);
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(behind, &s);
+	assert_int_equal(rt_each_message(r, wb_check, NULL), n);
+	mcap_reader_close(r);
+}
+
 TU_MAIN(
+	TU_SCRATCH_TEST(test_writes_behind),
 	TU_SCRATCH_TEST(test_option_combinations),
 	TU_SCRATCH_TEST(test_lent_batch_fills_chunk),
 	TU_SCRATCH_TEST(test_summary_parts),

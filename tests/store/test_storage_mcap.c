@@ -6,9 +6,11 @@
  * counting the open chunk; info from the summary's message indexes, not
  * the chunks; offered QoS that change (the next file's channel has them);
  * option errors naming the key. No DDS. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bag_metadata.h"
@@ -53,6 +55,21 @@ static void rt_fill(uint8_t *buf, size_t i)
 	}
 }
 
+static uint32_t rt_add_topic(struct bag_writer *w, const char *name)
+{
+	struct bt_error err;
+	struct bag_msgdef def = {(char *)"std_msgs/msg/String", (char *)"ros2msg",
+				 (char *)"string data", (char *)""};
+	struct bag_topic tp = {0};
+	tp.name = (char *)name;
+	tp.type = (char *)"std_msgs/msg/String";
+	tp.serialization_format = (char *)"cdr";
+	tp.type_description_hash = (char *)"RIHS01_00";
+	uint32_t h;
+	assert_int_equal(bag_writer_add_topic(w, &tp, &def, &h, &err), BT_OK);
+	return h;
+}
+
 static struct bag_writer *rt_open(const char *dir, const char *preset, const struct bag_kv *kv,
 				  size_t n, uint64_t max_size, uint32_t *h)
 {
@@ -65,17 +82,8 @@ static struct bag_writer *rt_open(const char *dir, const char *preset, const str
 	o.max_bagfile_size = max_size;
 	o.ros_distro = "jazzy";
 	struct bag_writer *w = tb_writer_open(&o);
-	struct bt_error err;
-	struct bag_msgdef def = {(char *)"std_msgs/msg/String", (char *)"ros2msg",
-				 (char *)"string data", (char *)""};
-	for (size_t t = 0; t < RT_TOPICS; t++) {
-		struct bag_topic tp = {0};
-		tp.name = (char *)rt_names[t];
-		tp.type = (char *)"std_msgs/msg/String";
-		tp.serialization_format = (char *)"cdr";
-		tp.type_description_hash = (char *)"RIHS01_00";
-		assert_int_equal(bag_writer_add_topic(w, &tp, &def, &h[t], &err), BT_OK);
-	}
+	for (size_t t = 0; t < RT_TOPICS; t++)
+		h[t] = rt_add_topic(w, rt_names[t]);
 	return w;
 }
 
@@ -539,7 +547,49 @@ static void test_option_errors(void **state)
 	free(dir);
 }
 
+/* ---- write_behind reaches the MCAP writer ---- */
+
+/* bag_writer_options.write_behind (what the recorder sets): the bag's file
+ * leaves the page cache behind the writer (test_mcap_roundtrip's
+ * test_writes_behind has the control without it). Writes from 24 MiB on
+ * are synced through a second descriptor, so what is dropped is clean. */
+#define WB_MSG (256u << 10)
+#define WB_MIB (1u << 20)
+
+static void test_write_behind(void **state)
+{
+	tu_skip_on_tmpfs(*state);
+	char *dir = bt_xasprintf("%s/wb", (const char *)*state);
+	struct bag_writer_options o = {0};
+	o.uri = dir;
+	o.storage_id = "mcap";
+	o.ros_distro = "jazzy";
+	o.write_behind = true;
+	struct bag_writer *w = tb_writer_open(&o);
+	uint32_t h = rt_add_topic(w, "/a");
+	char *file = bt_xasprintf("%s/wb_0.mcap", dir);
+	int fd = open(file, O_RDONLY);
+	assert_true(fd >= 0);
+	uint8_t *buf = bt_xcalloc(1, WB_MSG);
+	struct bt_error err;
+	struct stat st = {0};
+	for (int64_t i = 0; st.st_size < 48 * WB_MIB; i++) {
+		struct bag_message m = {h, 1000 + i, buf, WB_MSG};
+		assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
+		assert_int_equal(fstat(fd, &st), 0);
+		if (st.st_size >= 24 * WB_MIB)
+			assert_int_equal(fdatasync(fd), 0);
+	}
+	assert_true(tu_cached_share(fd, 0, 8 * WB_MIB) < 0.1);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	close(fd);
+	free(buf);
+	free(file);
+	free(dir);
+}
+
 TU_MAIN(
+	TU_SCRATCH_TEST(test_write_behind),
 	TU_SCRATCH_TEST(test_roundtrip),
 	TU_SCRATCH_TEST(test_flush_each_second),
 	TU_SCRATCH_TEST(test_split_size),
