@@ -22,7 +22,7 @@ ROOT=$(pwd)
 JOBS=$(nproc 2>/dev/null || echo 2)
 PKGS="build-essential cmake pkg-config cyclonedds-dev cyclonedds-tools libsqlite3-dev
       libzstd-dev libncurses-dev libcmocka-dev libyaml-dev sqlite3 zstd tmux iproute2
-      util-linux liblz4-dev zlib1g-dev libjansson-dev libssl-dev"
+      util-linux liblz4-dev zlib1g-dev libjansson-dev libssl-dev strace procps"
 # What only the test suite needs: node and npm, for Foxglove's decoders
 # (tests/decode); Debian's packages unless the commands are there already
 # (NodeSource's nodejs carries npm and conflicts with Debian's).
