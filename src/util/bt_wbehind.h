@@ -33,10 +33,11 @@
 
 #define BT_WBEHIND_WINDOW (8u << 20)
 #define BT_WBEHIND_LAG (4u * BT_WBEHIND_WINDOW)
-/* Write-back starts up to a multiple of this only: a page (or the file
- * system's large folio, up to 2 MiB) being written back cannot take the
- * next write until the disk has it, so the one still being filled is left
- * out. */
+/* Write-back starts up to a multiple of this only, so that the page (or
+ * the file system's large folio, up to 2 MiB) still being filled is not
+ * under write-back: where pages must stay stable while written (some
+ * devices and file systems), the next write to it would wait for the
+ * disk. */
 #define BT_WBEHIND_ALIGN (2u << 20)
 #define BT_WBEHIND_STALL_NS 2000000    /* 2 ms */
 #define BT_WBEHIND_PAUSE_NS 1000000000 /* 1 s */
@@ -49,7 +50,7 @@ struct bt_wbehind {
 	int64_t last_ns;     /* monotonic time of the previous window */
 	int64_t paused_until_ns;
 	int64_t stall_ns;    /* BT_WBEHIND_STALL_NS; tests set 0 to see a pause */
-	uint64_t n_paused;   /* times it paused (tests, statistics) */
+	uint64_t n_paused;   /* times it paused (for tests) */
 };
 
 /* Starts on fd, whose first `size` bytes are already written; fd < 0 is
