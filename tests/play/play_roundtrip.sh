@@ -1,16 +1,20 @@
 #!/bin/sh
-# bagtop play against bagtop record, real processes on DDS domains 2..4:
+# bagtop play against bagtop record, real processes on DDS domains 2..4
+# and 87:
 # the demo recorded (every type, a keyed plain DDS topic, transient-local
 # /map and /tf_static, best-effort /scan), then played while a second
 # recorder records it: every message's payload identical (SHA3 of each),
 # per-topic order identical, each message's offset from the start within
 # 5 ms of the recorded one at p99 (the start: the median difference, so
-# one late first message does not shift them all), plus what this machine
+# one late first message does not shift them all; judged in the plain
+# build, printed in a sanitizer one), plus what this machine
 # could not do itself meanwhile: the p99 of a bare sleep-to-deadline loop
 # at 1 kHz run beside the player (sleep_jitter; ~0.1 ms on a quiet
 # machine, 5-10 ms while other jobs load both cores); a recorder that joins
-# after the transient-local messages went out still records them; and
-# --rate 2 halves the bag's duration (±5 %).
+# after the transient-local messages went out still records them (in a play
+# of its own: a bagtop starting on the 2 cores while the offsets are taken
+# delayed them by 10-15 ms under ThreadSanitizer, which is the start-up's
+# cost, not the player's); and --rate 2 halves the bag's duration (±5 %).
 set -u
 B=${BAGTOP_BIN:?}
 J=${BAGTOP_SLEEP_JITTER:?}
@@ -32,7 +36,7 @@ span() { # last - first timestamp, ns
 "$B" demo --no-tui --disable-keyboard-controls --duration 3 --domain 2 -o "$T/demo" \
 	>"$T/demo.out" 2>&1 || { cat "$T/demo.out"; fail "demo"; }
 
-# ---- the round trip, and a late transient-local subscriber ----
+# ---- the round trip ----
 "$B" record -a --no-tui --disable-keyboard-controls --domain 3 -o "$T/rt" >"$T/rec.out" 2>&1 &
 rec=$!
 RECS="$RECS $rec"
@@ -45,11 +49,6 @@ wait_for "$T/play.out" '^Playing' 200
 "$J" 1000 4 >"$T/jitter.out" 2>&1 & # the delay (2 s) and most of the 3 s bag
 jit=$!
 RECS="$RECS $jit"
-sleep 3 # /map and /tf_static went out at the start (after the delay)
-"$B" record /map /tf_static --no-tui --disable-keyboard-controls --domain 3 -o "$T/late" \
-	>"$T/late.out" 2>&1 &
-late=$!
-RECS="$RECS $late"
 exit_wait "$play" 300
 [ "$rc" = 0 ] || { cat "$T/play.out"; fail "play exit $rc"; }
 wait "$jit" || { cat "$T/jitter.out"; fail "sleep_jitter"; }
@@ -57,8 +56,6 @@ cat "$T/play.out"
 sleep 1
 stop_wait "$rec" 300
 [ "$rc" = 0 ] || { cat "$T/rec.out"; fail "record exit $rc"; }
-stop_wait "$late" 300
-[ "$rc" = 0 ] || { cat "$T/late.out"; fail "late record exit $rc"; }
 
 rows "$T/demo" >"$T/a"
 rows "$T/rt" >"$T/b"
@@ -84,9 +81,29 @@ jp99=$(sed -n 's/.* p99 \([0-9]*\) us.*/\1/p' "$T/jitter.out")
 [ -n "$jp99" ] || { cat "$T/jitter.out"; fail "no p99 from sleep_jitter"; }
 cat "$T/jitter.out"
 bound=$((5000000 + jp99 * 1000))
-[ "$p99" -le "$bound" ] ||
+# Not judged under the sanitizers (printed above): the bound is the
+# product's, and a ThreadSanitizer player and recorder on the 2 cores
+# missed it with the code that passed it before (p99 8-11 ms, the
+# player's own p99 lateness 3-3.5 ms); the plain build judges it.
+if [ -n "${BAGTOP_SANITIZE:-}" ]; then
+	echo "SKIP (offsets only): a sanitizer build ($BAGTOP_SANITIZE)"
+elif [ "$p99" -gt "$bound" ]; then
 	fail "offset p99 $p99 ns > 5 ms + the machine's own p99 lateness ($jp99 us)"
-# the late subscriber
+fi
+# ---- a late transient-local subscriber ----
+"$B" play "$T/demo" --domain 87 --no-tui -d 2 >"$T/lplay.out" 2>&1 &
+play=$!
+RECS="$RECS $play"
+wait_for "$T/lplay.out" '^Playing' 200
+sleep 3 # /map and /tf_static went out at the start (after the delay)
+"$B" record /map /tf_static --no-tui --disable-keyboard-controls --domain 87 -o "$T/late" \
+	>"$T/late.out" 2>&1 &
+late=$!
+RECS="$RECS $late"
+exit_wait "$play" 300
+[ "$rc" = 0 ] || { cat "$T/lplay.out"; fail "play (late subscriber) exit $rc"; }
+stop_wait "$late" 300
+[ "$rc" = 0 ] || { cat "$T/late.out"; fail "late record exit $rc"; }
 rows "$T/late" >"$T/l"
 grep -E '^/(map|tf_static) ' "$T/a" | awk '{print $1, $3}' | sort >"$T/tl_want"
 awk '{print $1, $3}' "$T/l" | sort >"$T/tl_got"
