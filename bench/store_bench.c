@@ -697,16 +697,13 @@ static struct sb_store sb_stores[] = {
 /* Which path the MCAP stores take; returns a phrase for the output. */
 static const char *sb_mcap_bind(bool write_behind)
 {
-	if (!bag_storage_find("mcap")) {
-		for (size_t i = 0; i < SB_N_STORES; i++)
-			sb_stores[i].write_behind = write_behind && sb_stores[i].storage_id;
-		return "mcap_writer directly (no \"mcap\" storage backend registered)";
-	}
-	for (size_t i = 0; i < SB_N_STORES; i++) {
+	for (size_t i = 0; i < SB_N_STORES; i++)
 		sb_stores[i].write_behind = write_behind && sb_stores[i].storage_id;
+	if (!bag_storage_find("mcap"))
+		return "mcap_writer directly (no \"mcap\" storage backend registered)";
+	for (size_t i = 0; i < SB_N_STORES; i++)
 		if (sb_stores[i].storage_id && !sb_stores[i].direct)
 			sb_stores[i].write = sb_store_writer;
-	}
 	return write_behind ? "bag_writer with storage_id \"mcap\", write_behind on (as record)"
 			    : "bag_writer with storage_id \"mcap\" (the backend is registered)";
 }
