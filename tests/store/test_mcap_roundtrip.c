@@ -643,13 +643,22 @@ static void test_writes_behind(void **state)
 	tu_skip_on_tmpfs(dir);
 	char plain[4096], behind[4096];
 	snprintf(plain, sizeof plain, "%s/plain.mcap", dir);
-	snprintf(behind, sizeof behind, "%s/behind.mcap", dir);
 	uint32_t n;
 	if (wb_write(plain, false, &n) < 0.9) {
 		fprintf(stderr, "test_writes_behind: written pages do not stay cached here\n");
 		skip();
 	}
-	assert_true(wb_write(behind, true, &n) < 0.1);
+	/* Write-behind pauses for a second, by design, when a call blocks
+	 * (a disk behind): on a loaded machine (CI's TSan suite) that can be
+	 * at the first window, which then stays cached. Three tries; without
+	 * write-behind every try keeps it all. */
+	double share = 1.0;
+	for (int i = 0; i < 3 && share >= 0.1; i++) {
+		snprintf(behind, sizeof behind, "%s/behind%d.mcap", dir, i);
+		if ((share = wb_write(behind, true, &n)) >= 0.1)
+			fprintf(stderr, "test_writes_behind: try %d kept %.2f cached\n", i + 1, share);
+	}
+	assert_true(share < 0.1);
 	const struct mcap_summary *s;
 	struct mcap_reader *r = tb_mcap_indexed(behind, &s);
 	assert_int_equal(rt_each_message(r, wb_check, NULL), n);

@@ -556,10 +556,11 @@ static void test_option_errors(void **state)
 #define WB_MSG (256u << 10)
 #define WB_MIB (1u << 20)
 
-static void test_write_behind(void **state)
+/* Try `try` in the scratch directory: the share of the first 8 MiB of
+ * its bag's file still cached. */
+static double wb_try(const char *scratch, int try)
 {
-	tu_skip_on_tmpfs(*state);
-	char *dir = bt_xasprintf("%s/wb", (const char *)*state);
+	char *dir = bt_xasprintf("%s/wb%d", scratch, try);
 	struct bag_writer_options o = {0};
 	o.uri = dir;
 	o.storage_id = "mcap";
@@ -567,7 +568,7 @@ static void test_write_behind(void **state)
 	o.write_behind = true;
 	struct bag_writer *w = tb_writer_open(&o);
 	uint32_t h = rt_add_topic(w, "/a");
-	char *file = bt_xasprintf("%s/wb_0.mcap", dir);
+	char *file = bt_xasprintf("%s/wb%d_0.mcap", dir, try);
 	int fd = open(file, O_RDONLY);
 	assert_true(fd >= 0);
 	uint8_t *buf = bt_xcalloc(1, WB_MSG);
@@ -580,12 +581,26 @@ static void test_write_behind(void **state)
 		if (st.st_size >= 24 * WB_MIB)
 			assert_int_equal(fdatasync(fd), 0);
 	}
-	assert_true(tu_cached_share(fd, 0, 8 * WB_MIB) < 0.1);
+	double share = tu_cached_share(fd, 0, 8 * WB_MIB);
 	assert_int_equal(bag_writer_close(w, &err), BT_OK);
 	close(fd);
 	free(buf);
 	free(file);
 	free(dir);
+	return share;
+}
+
+/* Three tries, as test_mcap_roundtrip's: write-behind pauses, by design,
+ * when a call blocks, which a loaded machine can make happen at the first
+ * window. Without the option every try keeps it all cached. */
+static void test_write_behind(void **state)
+{
+	tu_skip_on_tmpfs(*state);
+	double share = 1.0;
+	for (int i = 0; i < 3 && share >= 0.1; i++)
+		if ((share = wb_try(*state, i)) >= 0.1)
+			fprintf(stderr, "test_write_behind: try %d kept %.2f cached\n", i + 1, share);
+	assert_true(share < 0.1);
 }
 
 TU_MAIN(
