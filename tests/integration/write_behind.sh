@@ -25,6 +25,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # with bagtop's status) in $st. --seccomp-bpf stops bagtop at those two
 # calls only: stopped at every recvmsg too, a TSan build beside other
 # tests fell so far behind that tpub's history overwrote 62 of the 200.
+# tpub keeps all 200 (--depth 200): even a recorder that falls behind gets
+# every one (CI's TSan run at -j4 had 190 with tpub's default depth 100).
 traced() {
 	_out=$1 _trace=$2
 	shift 2
@@ -51,7 +53,7 @@ calls() {
 
 traced "$T/rec.log" "$T/rec.trace" record --no-tui --disable-keyboard-controls -s mcap \
 	--domain 98 -o "$T/bag" /big
-tpub_run "$T/pub.log" --domain 98 --topic rt/big --type string --size 262144 --count 200 \
+tpub_run "$T/pub.log" --domain 98 --topic rt/big --type string --size 262144 --count 200 --depth 200 \
 	--rate 50 --wait-readers 1
 stop_traced
 n=$(calls "$T/rec.trace" sync_file_range)
