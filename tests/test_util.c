@@ -371,6 +371,15 @@ void tu_skip_on_tmpfs(const char *path)
 	skip();
 }
 
+void tu_assert_written_behind(double (*try_share)(void *arg, int i), void *arg)
+{
+	double share = 1.0;
+	for (int i = 0; i < 3 && share >= 0.1; i++)
+		if ((share = try_share(arg, i)) >= 0.1)
+			fprintf(stderr, "write-behind: try %d kept %.2f cached\n", i + 1, share);
+	assert_true(share < 0.1);
+}
+
 bool tu_in_path(const char *prog)
 {
 	const char *path = getenv("PATH");

@@ -109,6 +109,13 @@ double tu_cached_share(int fd, uint64_t off, size_t len);
 /* Skips the test (saying why) when `path` is on a tmpfs, whose pages are
  * the file: the page cache never drops them. */
 void tu_skip_on_tmpfs(const char *path);
+/* Write-behind (bt_wbehind) pauses, by design, when a call blocks (a disk
+ * behind), and a loaded machine (CI's TSan suite) can make that happen at
+ * the first window, which then stays cached: runs try_share(arg, i) for
+ * i = 0, 1, 2 until one returns a share below 0.1, saying each that does
+ * not, and fails when none does. Without write-behind every try keeps it
+ * all. */
+void tu_assert_written_behind(double (*try_share)(void *arg, int i), void *arg);
 
 /* A test file's main(): runs the tests given (cmocka_unit_test(f),
  * TU_SCRATCH_TEST(f), …) as one cmocka group, with the group's setup and
