@@ -52,6 +52,7 @@ void mcap_reader_close(struct mcap_reader *r)
 		return;
 	mcap_r_index_free(r);
 	close(r->fd);
+	free(r->win);
 	free(r->rbuf);
 	free(r->cbuf);
 	mcap_z_free(r->z);
@@ -68,10 +69,11 @@ uint64_t mcap_reader_file_size(const struct mcap_reader *r)
 	return r->size;
 }
 
-bt_status mcap_r_pread(struct mcap_reader *r, void *buf, uint64_t n, uint64_t off,
-		      struct bt_error *err)
+/* pread of exactly n bytes (fewer only where the file ends): *got. */
+static bt_status r_pread_raw(struct mcap_reader *r, uint8_t *p, uint64_t n, uint64_t off,
+			     uint64_t *got, struct bt_error *err)
 {
-	uint8_t *p = buf;
+	*got = 0;
 	while (n > 0) {
 		ssize_t k = pread(r->fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n, (off_t)off);
 		if (k < 0 && errno == EINTR)
@@ -80,13 +82,60 @@ bt_status mcap_r_pread(struct mcap_reader *r, void *buf, uint64_t n, uint64_t of
 			return bt_err_errno(err, errno, "MCAP reader: read at offset %llu",
 					    (unsigned long long)off);
 		if (k == 0)
-			return bt_err_set(err, BT_ERR_FORMAT, "file ends at offset %llu (truncated)",
-					  (unsigned long long)off);
+			return BT_OK;
 		p += k;
 		off += (uint64_t)k;
 		n -= (uint64_t)k;
+		*got += (uint64_t)k;
 	}
 	return BT_OK;
+}
+
+/* Copies what the window holds of [*off, *off + *n) from its start. */
+static void r_from_window(const struct mcap_reader *r, uint8_t **p, uint64_t *n, uint64_t *off)
+{
+	if (*off < r->win_off || *off - r->win_off >= r->win_len)
+		return;
+	uint64_t at = *off - r->win_off, k = r->win_len - at;
+	if (k > *n)
+		k = *n;
+	memcpy(*p, r->win + at, (size_t)k);
+	*p += k;
+	*n -= k;
+	*off += k;
+}
+
+/* Reads the window at `off`: as much as the file has, up to its size. */
+static bt_status r_fill_window(struct mcap_reader *r, uint64_t off, struct bt_error *err)
+{
+	if (!r->win && !(r->win = malloc(MCAP_R_WINDOW)))
+		return bt_err_set(err, BT_ERR_NOMEM, "MCAP reader: out of memory");
+	uint64_t got;
+	r->win_len = 0;
+	bt_status st = r_pread_raw(r, r->win, MCAP_R_WINDOW, off, &got, err);
+	r->win_off = off;
+	r->win_len = (size_t)got;
+	return st;
+}
+
+bt_status mcap_r_pread(struct mcap_reader *r, void *buf, uint64_t n, uint64_t off,
+		       struct bt_error *err)
+{
+	uint8_t *p = buf;
+	r_from_window(r, &p, &n, &off);
+	uint64_t got = n;
+	bt_status st = BT_OK;
+	if (n >= MCAP_R_WINDOW) {
+		st = r_pread_raw(r, p, n, off, &got, err);
+	} else if (n > 0) {
+		st = r_fill_window(r, off, err);
+		got = 0;
+		r_from_window(r, &p, &n, &off);
+	}
+	if (st == BT_OK && got < n)
+		st = bt_err_set(err, BT_ERR_FORMAT, "file ends at offset %llu (truncated)",
+				(unsigned long long)(off + got));
+	return st;
 }
 
 static bt_status r_reserve(struct mcap_reader *r, uint64_t n, struct bt_error *err)

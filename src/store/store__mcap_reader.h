@@ -29,10 +29,18 @@ struct mcap_caps {
 	size_t chunks, meta, att;
 };
 
+/* Reads shorter than this are served from one window of the file read
+ * ahead (a loose message is two small reads: prefix and body). */
+#define MCAP_R_WINDOW (128u * 1024u)
+
 struct mcap_reader {
 	int fd;
 	uint64_t size, limit;
 	struct mcap_z *z;
+	/* the file's bytes [win_off, win_off + win_len), read ahead */
+	uint8_t *win;
+	uint64_t win_off;
+	size_t win_len;
 	/* streamed read */
 	bool started, failed, done, data_done;
 	uint64_t pos;
@@ -58,7 +66,10 @@ struct mcap_reader {
 	size_t mcap;
 };
 
-/* Reads exactly n bytes at `off`; a short file is BT_ERR_FORMAT. */
+/* Reads exactly n bytes at `off`; a short file is BT_ERR_FORMAT. What
+ * lies in the window is copied from it; a read shorter than the window
+ * refills it from `off` first, so records read in file order cost one
+ * pread per window rather than two per record. */
 BT_MUST_CHECK bt_status mcap_r_pread(struct mcap_reader *r, void *buf, uint64_t n, uint64_t off,
 				     struct bt_error *err);
 /* Reads the record at file offset `off` into r->rbuf: checks that its
