@@ -277,18 +277,41 @@ static bt_status x_summary(struct mcap_reader *r, struct bt_error *err)
 /* ---- the scan ---- */
 
 struct x_count {
-	uint64_t *per_channel; /* 65536 counters, by channel id */
+	uint64_t *per_channel; /* counters by channel id, n_ids of them */
+	size_t n_ids;
 	uint64_t messages, start, end;
 };
 
-static void x_count_msg(struct x_count *c, const struct mcap_message *m)
+/* Room for channel id `id`: the counters grow to the ids met (a file's few
+ * channels are a few bytes, not 65536 counters per scan). */
+static bool x_count_room(struct x_count *c, uint16_t id)
 {
+	if (id < c->n_ids)
+		return true;
+	size_t n = c->n_ids ? c->n_ids : 16;
+	while (n <= id)
+		n *= 2;
+	uint64_t *g = realloc(c->per_channel, n * sizeof *g);
+	if (!g)
+		return false;
+	memset(g + c->n_ids, 0, (n - c->n_ids) * sizeof *g);
+	c->per_channel = g;
+	c->n_ids = n;
+	return true;
+}
+
+static bt_status x_count_msg(struct x_count *c, const struct mcap_message *m,
+			     struct bt_error *err)
+{
+	if (!x_count_room(c, m->channel_id))
+		return x_nomem(err);
 	if (c->messages == 0 || m->log_time < c->start)
 		c->start = m->log_time;
 	if (c->messages == 0 || m->log_time > c->end)
 		c->end = m->log_time;
 	c->messages++;
 	c->per_channel[m->channel_id]++;
+	return BT_OK;
 }
 
 static bt_status x_push_loose(struct mcap_reader *r, const struct mcap_item *it,
@@ -324,8 +347,8 @@ static bt_status x_scan_record(struct mcap_reader *r, const struct mcap_item *it
 	case MCAP_OP_CHANNEL:
 		return x_add_def(r, v, err);
 	case MCAP_OP_MESSAGE:
-		x_count_msg(cnt, &v->u.message);
-		return it->in_chunk ? BT_OK : x_push_loose(r, it, err);
+		st = x_count_msg(cnt, &v->u.message, err);
+		return st != BT_OK || it->in_chunk ? st : x_push_loose(r, it, err);
 	case MCAP_OP_CHUNK:
 		return x_add_chunk(r, it->offset, MCAP_RECORD_PREFIX + v->length,
 				   v->u.chunk.message_start_time, v->u.chunk.message_end_time, 0,
@@ -354,7 +377,7 @@ static bt_status x_scan_stats(struct mcap_reader *r, const struct x_count *c, st
 {
 	struct bt_buf b = BT_BUF_INIT;
 	bt_status st = BT_OK;
-	for (uint32_t id = 0; st == BT_OK && id <= UINT16_MAX; id++)
+	for (size_t id = 0; st == BT_OK && id < c->n_ids; id++)
 		if (c->per_channel[id])
 			st = mcap_enc_u16(&b, (uint16_t)id) == BT_OK &&
 					     mcap_enc_u64(&b, c->per_channel[id]) == BT_OK
@@ -386,9 +409,7 @@ static bt_status x_scan_stats(struct mcap_reader *r, const struct x_count *c, st
  * record (whose reason goes to sum.scan_why when that is still empty). */
 static bt_status x_scan(struct mcap_reader *r, bool msgs_only, struct bt_error *err)
 {
-	struct x_count cnt = {calloc(UINT16_MAX + 1, sizeof(uint64_t)), 0, 0, 0};
-	if (!cnt.per_channel)
-		return x_nomem(err);
+	struct x_count cnt = {0};
 	struct bt_error why;
 	bt_err_clear(&why);
 	bt_status st = mcap_reader_stream_begin(r, &why);

@@ -139,6 +139,16 @@ static void rt_indexed(const char *path, const struct mcap_writer_options *o)
 	assert_int_equal(s->from_summary, !o->no_summary);
 	assert_true(s->has_statistics);
 	assert_int_equal(s->statistics.message_count, RT_N);
+	/* per channel, as written or as the scan counted: round robin */
+	struct mcap_map counts = s->statistics.channel_message_counts;
+	uint16_t id;
+	uint64_t count, ids = 0;
+	while (mcap_map_next_u16(&counts, &id, &count)) {
+		assert_true(id >= 1 && id <= RT_CHANNELS);
+		assert_int_equal(count, RT_N / RT_CHANNELS);
+		ids |= 1u << id;
+	}
+	assert_int_equal(ids, 0xeu);
 	if (!o->no_chunking) /* many chunks, their time ranges overlapping */
 		assert_true(s->statistics.chunk_count > 20);
 	assert_int_equal(s->n_metadata, 1);
