@@ -105,14 +105,18 @@ static void r_from_window(const struct mcap_reader *r, uint8_t **p, uint64_t *n,
 	*off += k;
 }
 
-/* Reads the window at `off`: as much as the file has, up to its size. */
+/* Reads the window at `off`: as much as the file has, up to the window's
+ * size (no larger than the file: a small file costs no more than itself). */
 static bt_status r_fill_window(struct mcap_reader *r, uint64_t off, struct bt_error *err)
 {
-	if (!r->win && !(r->win = malloc(MCAP_R_WINDOW)))
-		return bt_err_set(err, BT_ERR_NOMEM, "MCAP reader: out of memory");
+	if (!r->win) {
+		r->win_cap = r->size < MCAP_R_WINDOW ? (size_t)r->size + 1 : MCAP_R_WINDOW;
+		if (!(r->win = malloc(r->win_cap)))
+			return bt_err_set(err, BT_ERR_NOMEM, "MCAP reader: out of memory");
+	}
 	uint64_t got;
 	r->win_len = 0;
-	bt_status st = r_pread_raw(r, r->win, MCAP_R_WINDOW, off, &got, err);
+	bt_status st = r_pread_raw(r, r->win, r->win_cap, off, &got, err);
 	r->win_off = off;
 	r->win_len = (size_t)got;
 	return st;

@@ -40,7 +40,7 @@ struct mcap_reader {
 	/* the file's bytes [win_off, win_off + win_len), read ahead */
 	uint8_t *win;
 	uint64_t win_off;
-	size_t win_len;
+	size_t win_len, win_cap;
 	/* streamed read */
 	bool started, failed, done, data_done;
 	uint64_t pos;
