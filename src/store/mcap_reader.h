@@ -13,7 +13,10 @@
  * size and against the reader's limit before anything is allocated or read;
  * a chunk is decompressed into exactly its declared size, which is capped
  * (so a zstd or lz4 bomb fails instead of growing); CRCs that the writer
- * filled in are checked. Files are read with pread, never mapped.
+ * filled in are checked. Files are read with pread, never mapped; small
+ * reads (record prefixes, loose messages) come from a window of up to
+ * 128 KiB read ahead, so the file is read once per pass whatever its
+ * records' sizes. The file is taken as it was when opened (its size then).
  *
  * Threads: one thread at a time per reader; readers are independent.
  * Lifetimes: a record or message returned by next() points into the
