@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "bt_fs.h"
 #include "mcap_reader.h"
 #include "mcap_writer.h"
 #include "store__mcap_reader.h"
@@ -40,8 +41,7 @@ static void mrd_payload(uint32_t i, uint8_t *buf, size_t len)
 
 static char *mrd_write(const char *dir, const char *name, bool loose, size_t len)
 {
-	char *path = NULL;
-	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+	char *path = bt_fs_join(dir, name);
 	struct mcap_writer_options o;
 	mcap_writer_options_init(&o);
 	o.no_chunking = loose;
@@ -99,18 +99,15 @@ static bool mrd_next(struct mcap_reader *r, bool indexed, struct mcap_message *m
  * preads made, opening included. */
 static unsigned long mrd_read(const char *path, size_t len, bool indexed)
 {
-	struct mcap_reader *r;
 	struct bt_error err;
 	uint8_t *buf = malloc(len);
 	assert_non_null(buf);
 	unsigned long before = mrd_calls;
-	assert_int_equal(mcap_reader_open(&r, path, &err), BT_OK);
+	const struct mcap_summary *s = NULL;
+	struct mcap_reader *r = indexed ? tb_mcap_indexed(path, &s) : tb_mcap_streamed(path);
 	if (indexed) {
-		assert_int_equal(mcap_reader_index(r, &err), BT_OK);
-		assert_true(mcap_reader_summary(r)->from_summary);
+		assert_true(s->from_summary);
 		assert_int_equal(mcap_reader_messages_begin(r, &err), BT_OK);
-	} else {
-		assert_int_equal(mcap_reader_stream_begin(r, &err), BT_OK);
 	}
 	uint32_t n = 0;
 	struct mcap_message m;
@@ -124,13 +121,10 @@ static unsigned long mrd_read(const char *path, size_t len, bool indexed)
 
 static uint64_t mrd_size(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	long n = ftell(f);
-	fclose(f);
-	assert_true(n > 0);
-	return (uint64_t)n;
+	uint64_t n = 0;
+	struct bt_error err;
+	assert_int_equal(bt_fs_file_size(path, &n, &err), BT_OK);
+	return n;
 }
 
 /* 20 000 loose messages of 100 bytes (2.6 MB): about 20 windows. The
@@ -160,11 +154,7 @@ static void test_chunked_reads_per_chunk(void **state)
 	free(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		TU_SCRATCH_TEST(test_loose_reads_by_window),
-		TU_SCRATCH_TEST(test_chunked_reads_per_chunk),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(
+	TU_SCRATCH_TEST(test_loose_reads_by_window),
+	TU_SCRATCH_TEST(test_chunked_reads_per_chunk),
+)
