@@ -49,7 +49,8 @@
  *    repeats in an order rotated per repeat; medians. ratio = MCAP msgs/s /
  *    ceiling msgs/s (target >= 0.9); cpu = the ceiling's CPU time over
  *    MCAP's; vs sqlite = MCAP msgs/s / (a)'s. With --write-behind the
- *    MCAP files are written as `bagtop record` writes them: the kernel's
+ *    MCAP files are written as `bagtop record` writes them: with direct
+ *    I/O where the file system takes it (bt_dio), else with the kernel's
  *    write-back started as they go (bt_wbehind), so the bag's close, which
  *    fsyncs metadata.yaml, waits on ext4 (data=ordered) for that data,
  *    while the ceiling's file is deleted before the kernel writes it at
@@ -1039,7 +1040,8 @@ static void sb_usage(FILE *f)
 		"  --mcap-bytes  MCAP section: message bytes per case at most (default 128M)\n"
 		"  --write-behind  MCAP section: the MCAP files handed to the disk as they are\n"
 		"              written and kept out of the page cache, as `bagtop record` writes\n"
-		"              them (bt_wbehind); the ceiling stays plain write(2)\n");
+		"              them (direct I/O, bt_dio, where the file system takes it, else\n"
+		"              bt_wbehind); the ceiling stays plain write(2)\n");
 }
 
 static int sb_parse_pairs(struct sb_opts *o, const char *s)

@@ -90,7 +90,7 @@ struct bag_writer_options {
 	const char *storage_id;
 	/* A stream written as it arrives (the recorder, outside snapshot
 	 * mode): the backend hands each file's data to the disk as it goes and
-	 * keeps it out of the page cache (MCAP: bt_wbehind). Off, a burst a
+	 * keeps it out of the page cache (MCAP: bt_dio, else bt_wbehind). Off, a burst a
 	 * user waits for (a snapshot, convert) goes at the page cache's speed
 	 * and reaches the disk when the kernel writes it back. */
 	bool write_behind;

@@ -310,6 +310,11 @@ bt_status mcap_record_parse(uint8_t op, const uint8_t *body, uint64_t len, struc
 	out->opcode = op;
 	out->length = len;
 	out->body = body;
+	/* The specification makes 0x00 no opcode: not an unknown record to
+	 * skip but damage, e.g. the zeros a file written with direct I/O
+	 * ends in when cut short (bt_dio). */
+	if (op == 0)
+		return bt_err_set(err, BT_ERR_FORMAT, "opcode 0x00 is not a record (zeros)");
 	if (!mcap_opcode_known(op))
 		return BT_OK;
 	struct mcap_cur c = {body, len, NULL};

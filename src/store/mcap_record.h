@@ -212,7 +212,9 @@ static inline void mcap_put_u64(uint8_t *p, uint64_t v)
 
 /* Parses the body of a record of opcode `op` (body[0..len)) into *out. On a
  * field running past `len`, or a map whose entries do not fill its declared
- * length exactly, returns BT_ERR_FORMAT with the field named in *err. */
+ * length exactly, returns BT_ERR_FORMAT with the field named in *err; on
+ * opcode 0x00, which the specification makes invalid, BT_ERR_FORMAT too
+ * (other unknown opcodes: BT_OK, the body unparsed, to be skipped). */
 BT_MUST_CHECK bt_status mcap_record_parse(uint8_t op, const uint8_t *body, uint64_t len,
 					  struct mcap_record *out, struct bt_error *err);
 

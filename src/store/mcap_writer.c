@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "bt_dio.h"
 #include "bt_fs.h"
 #include "bt_parse.h"
 #include "bt_wbehind.h"
@@ -50,6 +51,9 @@ struct w_ref {
 
 struct mcap_writer {
 	int fd;
+	/* A recorded file (write_behind): direct I/O where the file system
+	 * takes it, else write-behind. */
+	struct bt_dio dio;
 	struct bt_wbehind wb; /* what went out, written back and dropped behind us */
 	struct mcap_writer_options o;
 	bool failed;
@@ -180,6 +184,10 @@ static bt_status w_fail(struct mcap_writer *w, struct bt_error *err, int e, cons
 
 static bt_status w_write_all(struct mcap_writer *w, const void *p, size_t n, struct bt_error *err)
 {
+	if (bt_dio_on(&w->dio)) {
+		int e = bt_dio_write(&w->dio, p, n);
+		return e ? w_fail(w, err, e, "write") : BT_OK;
+	}
 	const char *c = p;
 	while (n > 0) {
 		ssize_t k = write(w->fd, c, n);
@@ -208,6 +216,11 @@ static bt_status w_writev_all(struct mcap_writer *w, struct iovec *v, size_t nv,
 {
 	while (nv > 0 && v->iov_len == 0)
 		v++, nv--;
+	for (; nv > 0 && bt_dio_on(&w->dio); v++, nv--) {
+		int e = bt_dio_write(&w->dio, v->iov_base, v->iov_len);
+		if (e)
+			return w_fail(w, err, e, "write");
+	}
 	while (nv > 0) {
 		ssize_t k = writev(w->fd, v, nv < IOV_MAX ? (int)nv : IOV_MAX);
 		if (k < 0 && errno == EINTR)
@@ -347,7 +360,9 @@ bt_status mcap_writer_open_fd(struct mcap_writer **out, int fd, const struct mca
 		return w_nomem(err);
 	}
 	w->fd = fd;
-	bt_wbehind_init(&w->wb, o->write_behind ? fd : -1, 0);
+	/* where direct I/O is refused, the page cache with write-behind */
+	bool direct = o->write_behind && bt_dio_start(&w->dio, fd, false) == 0;
+	bt_wbehind_init(&w->wb, o->write_behind && !direct ? fd : -1, 0);
 	w->o = *o;
 	if (w->o.compression != MCAP_COMPRESSION_NONE && !(w->z = mcap_z_new())) {
 		mcap_writer_abandon(w);
@@ -377,8 +392,10 @@ void mcap_writer_abandon(struct mcap_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
+	if (w->fd >= 0) {
+		bt_dio_end(&w->dio); /* what was written stays; the padding goes */
 		close(w->fd);
+	}
 	for (size_t i = 0; i < w->n_schemas; i++)
 		bt_buf_fini(&w->schemas[i].body);
 	for (size_t i = 0; i < w->n_channels; i++) {
@@ -940,6 +957,9 @@ bt_status mcap_writer_flush(struct mcap_writer *w, bool sync, struct bt_error *e
 		st = w_chunk_close(w, err);
 	if (st == BT_OK)
 		st = w_drain(w, err);
+	int e = st == BT_OK && bt_dio_on(&w->dio) ? bt_dio_sync(&w->dio) : 0;
+	if (e != 0)
+		st = w_fail(w, err, e, "write");
 	if (st == BT_OK && sync && fdatasync(w->fd) != 0)
 		st = w_fail(w, err, errno, "fdatasync");
 	return st;
@@ -1072,6 +1092,9 @@ static bt_status w_finish(struct mcap_writer *w, struct bt_error *err)
 bt_status mcap_writer_close(struct mcap_writer *w, struct bt_error *err)
 {
 	bt_status st = w_finish(w, err);
+	int e = bt_dio_end(&w->dio);
+	if (e != 0 && st == BT_OK)
+		st = w_fail(w, err, e, "write");
 	int fd = w->fd;
 	w->fd = -1;
 	mcap_writer_abandon(w);

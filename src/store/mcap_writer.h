@@ -15,8 +15,10 @@
  * chunk (mcap_reader_recover finds it).
  * Memory: writing a message allocates nothing once the chunk buffer and the
  * channel's message index have grown to their working size.
- * Page cache: with write_behind, what is written leaves the page cache
- * behind the writer (bt_wbehind), so a recording does not fill it. */
+ * Page cache: with write_behind, the file is written with direct I/O where
+ * its file system takes it (bt_dio: the file may end in zeros until the
+ * next flush or close), else what is written leaves the page cache behind
+ * the writer (bt_wbehind), so a recording does not fill it. */
 #ifndef MCAP_WRITER_H
 #define MCAP_WRITER_H
 
@@ -61,9 +63,10 @@ struct mcap_writer_options {
 	bool no_chunk_index;       /* noChunkIndex */
 	bool no_statistics;        /* noStatistics */
 	bool no_summary_offsets;   /* noSummaryOffsets */
-	/* bagtop's own, not rosbag2's: each 8 MiB written is handed to the
-	 * kernel's write-back at once and dropped from the page cache 32 MiB
-	 * later (bt_wbehind), for a file written as a stream. */
+	/* bagtop's own, not rosbag2's, for a file written as a stream: direct
+	 * I/O where the file system takes it (bt_dio), else each 8 MiB written
+	 * is handed to the kernel's write-back at once and dropped from the
+	 * page cache 32 MiB later (bt_wbehind). */
 	bool write_behind;
 	/* Tests only: 3 extra bytes after the fields of every record that may
 	 * have them, outside chunks, as the conformance suite's "pad" files do,
@@ -147,7 +150,8 @@ BT_MUST_CHECK bt_status mcap_writer_add_attachment(struct mcap_writer *w, uint64
 BT_MUST_CHECK bt_status mcap_writer_flush(struct mcap_writer *w, bool sync, struct bt_error *err);
 
 /* Bytes written so far, pending ones included (the file's size once
- * flushed; the open chunk not included). For split-by-size decisions. */
+ * flushed, but for direct I/O's zero padding; the open chunk not
+ * included). For split-by-size decisions. */
 uint64_t mcap_writer_bytes(const struct mcap_writer *w);
 /* Bytes of records in the open chunk (uncompressed). */
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w);
@@ -159,7 +163,8 @@ uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w);
  * mcap_writer_flush(w, true, ...) first when it must be durable. */
 BT_MUST_CHECK bt_status mcap_writer_close(struct mcap_writer *w, struct bt_error *err);
 
-/* Frees w and closes its fd without finishing the file (error paths).
+/* Frees w and closes its fd without finishing the file (error paths);
+ * bytes staged for direct I/O are written first, its zero padding cut.
  * NULL is a no-op. */
 void mcap_writer_abandon(struct mcap_writer *w);
 

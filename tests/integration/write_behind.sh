@@ -1,13 +1,18 @@
 #!/bin/sh
-# Write-behind (bt_wbehind) is for the recording stream only. Real bagtop
-# and tpub processes, DDS domain 98, every bagtop under strace:
-#   record -s mcap, 50 MiB of 256 KiB messages at 50 Hz: sync_file_range
-#     (write-back started) and posix_fadvise DONTNEED (dropped from the
-#     cache) on the bag's file; the bag passes check with every message.
-#     At 50 Hz a window of 8 MiB takes 0.64 s, so a write-back that pauses
-#     (blocked for a quarter of that) means a disk far behind, not load.
+# Direct I/O (bt_dio) or, where the file system refuses it, write-behind
+# (bt_wbehind) is for the recording stream only. Real bagtop and tpub
+# processes, DDS domain 98, every bagtop under strace:
+#   record -s mcap, 50 MiB of 256 KiB messages at 50 Hz: O_DIRECT set on
+#     the bag's file (fcntl F_SETFL) where the scratch directory's file
+#     system reports direct I/O (statx STATX_DIOALIGN, as bt_dio asks),
+#     else sync_file_range (write-back started) and posix_fadvise
+#     DONTNEED (dropped from the cache); the bag passes check with every
+#     message. At 50 Hz a window of 8 MiB takes 0.64 s, so a write-back
+#     that pauses (blocked for a quarter of that) means a disk far behind,
+#     not load.
 #   record --snapshot-mode, a 10 MiB snapshot, and convert of the bag
-#     above: bursts a user waits for, left to the page cache: neither call.
+#     above: bursts a user waits for, left to the page cache: none of the
+#     three.
 # Skipped (77) without strace.
 set -u
 B=${BAGTOP_BIN:?}
@@ -30,7 +35,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 traced() {
 	_out=$1 _trace=$2
 	shift 2
-	strace -f -qq --seccomp-bpf -e trace=sync_file_range,fadvise64 -o "$_trace" \
+	strace -f -qq --seccomp-bpf -e trace=sync_file_range,fadvise64,fcntl -o "$_trace" \
 		"$B" "$@" >"$_out" 2>&1 &
 	st=$!
 	RECS="$RECS $st"
@@ -51,22 +56,39 @@ calls() {
 	grep -c "$2(.*) = 0" "$1"
 }
 
+# direct TRACE: how many times O_DIRECT was set.
+direct() {
+	grep -c 'fcntl(.*F_SETFL, .*O_DIRECT.*) = 0' "$1"
+}
+
 traced "$T/rec.log" "$T/rec.trace" record --no-tui --disable-keyboard-controls -s mcap \
 	--domain 98 -o "$T/bag" /big
 tpub_run "$T/pub.log" --domain 98 --topic rt/big --type string --size 262144 --count 200 --depth 200 \
 	--rate 50 --wait-readers 1
 stop_traced
 n=$(calls "$T/rec.trace" sync_file_range)
-[ "$n" -ge 4 ] || { cat "$T/rec.trace"; fail "record: $n sync_file_range calls, want >= 4"; }
-grep -q 'fadvise64(.*POSIX_FADV_DONTNEED) = 0' "$T/rec.trace" ||
-	{ cat "$T/rec.trace"; fail "record: nothing dropped from the page cache"; }
+"${BAGTOP_DIOALIGN:?}" "$T"
+dio=$?
+[ "$dio" -le 1 ] || fail "dioalign $T exited $dio"
+if [ "$dio" = 0 ]; then
+	how="direct I/O"
+	[ "$(direct "$T/rec.trace")" = 1 ] || { cat "$T/rec.trace"; fail "record: O_DIRECT not set once"; }
+	[ "$n" = 0 ] || fail "record: direct I/O and write-behind"
+else
+	how="write-behind"
+	[ "$(direct "$T/rec.trace")" = 0 ] || { cat "$T/rec.trace"; fail "record: O_DIRECT"; }
+	[ "$n" -ge 4 ] || { cat "$T/rec.trace"; fail "record: $n sync_file_range calls, want >= 4"; }
+	grep -q 'fadvise64(.*POSIX_FADV_DONTNEED) = 0' "$T/rec.trace" ||
+		{ cat "$T/rec.trace"; fail "record: nothing dropped from the page cache"; }
+fi
 "$B" info "$T/bag" >"$T/info.log" 2>&1 || fail "info"
 grep -q 'Messages: *200$' "$T/info.log" || fail "info: not 200 messages"
 "$B" check "$T/bag" >"$T/check.log" 2>&1 || fail "check"
 
-strace -f -qq -e trace=sync_file_range,fadvise64 -o "$T/conv.trace" \
+strace -f -qq -e trace=sync_file_range,fadvise64,fcntl -o "$T/conv.trace" \
 	"$B" convert -s mcap "$T/bag" "$T/conv" >"$T/conv.log" 2>&1 || fail "convert"
 [ "$(calls "$T/conv.trace" sync_file_range)" = 0 ] || fail "convert: sync_file_range"
+[ "$(direct "$T/conv.trace")" = 0 ] || fail "convert: O_DIRECT"
 
 traced "$T/snap.log" "$T/snap.trace" record --no-tui --disable-keyboard-controls -s mcap \
 	--snapshot-mode --domain 98 -o "$T/snap" /big
@@ -75,6 +97,7 @@ tpub_run "$T/pub2.log" --domain 98 --topic rt/big --type string --size 262144 --
 "$B" snapshot --pid "$rec" >"$T/s.log" 2>&1 || fail "snapshot"
 stop_traced "in snapshot mode "
 [ "$(calls "$T/snap.trace" sync_file_range)" = 0 ] || fail "snapshot: sync_file_range"
+[ "$(direct "$T/snap.trace")" = 0 ] || fail "snapshot: O_DIRECT"
 "$B" info "$T/snap" >"$T/sinfo.log" 2>&1 || fail "info of the snapshot"
 grep -q 'Messages: *40$' "$T/sinfo.log" || { cat "$T/sinfo.log"; fail "snapshot: not 40 messages"; }
-echo "write_behind: ok (record: $n sync_file_range calls)"
+echo "write_behind: ok (record: $how, $n sync_file_range calls)"

@@ -1,7 +1,8 @@
 /* Bad MCAP input: every reader path (streamed, indexed + messages, recover)
  * on files truncated at every offset, with a bit flipped at every offset,
  * with records claiming 2^63 bytes, chunks whose uncompressed size lies, a
- * zstd bomb and an lz4 bomb, and every file of tests/data/bad/mcap. Each
+ * zstd bomb and an lz4 bomb, files cut short after a flush of direct I/O
+ * (zeros to a block's end), and every file of tests/data/bad/mcap. Each
  * must give a clear error (BT_ERR_FORMAT / BT_ERR_TOOBIG with a message),
  * never a crash (the ASan+UBSan job runs this) or a large allocation.
  *
@@ -17,6 +18,7 @@
 
 #include "bt_buf.h"
 #include "bt_fs.h"
+#include "bt_mem.h"
 #include "mcap_reader.h"
 #include "mcap_record.h"
 #include "mcap_writer.h"
@@ -422,6 +424,82 @@ static void test_bombs(void **state)
 	free(l);
 }
 
+/* A file written with direct I/O (write_behind: bt_dio) that a kill cuts
+ * short ends, after its last flush, in zeros up to a 4 KiB block's end:
+ * every reader path refuses it cleanly and recover keeps every message
+ * flushed, no more (zeros are no record of ours). Where this file system
+ * has no direct I/O, the test appends the same zeros itself (and says so).
+ * Closed, the file has no zeros: it reads whole. */
+#define ZT_BLOCK 4096u
+
+/* The file at `path` as a kill would leave it now: into `snap`. */
+static void zt_snapshot(const char *path, const char *snap, uint64_t logical)
+{
+	char *b;
+	size_t n;
+	struct bt_error err;
+	assert_int_equal(bt_fs_read_all(path, 1u << 20, &b, &n, &err), BT_OK);
+	size_t padded = (size_t)(logical + ZT_BLOCK - 1) / ZT_BLOCK * ZT_BLOCK;
+	if (n == logical && n != padded) {
+		fprintf(stderr, "test_mcap_bad: no direct I/O here, zeros appended by the test\n");
+		b = bt_xrealloc(b, padded);
+		memset(b + n, 0, padded - n);
+		n = padded;
+	}
+	assert_int_equal(n, padded);
+	for (size_t i = logical; i < n; i++)
+		assert_int_equal(b[i], 0);
+	bad_save(snap, b, n);
+	free(b);
+}
+
+static void test_zero_tail(void **state)
+{
+	const char *dir = *state;
+	for (int variant = 0; variant < 3; variant++) {
+		char path[4096], snap[4096];
+		snprintf(path, sizeof path, "%s/zt%d.mcap", dir, variant);
+		snprintf(snap, sizeof snap, "%s/cut-zt%d.mcap", dir, variant);
+		struct mcap_writer_options o;
+		mcap_writer_options_init(&o);
+		o.chunk_size = 300;
+		o.compression = variant == 1 ? MCAP_COMPRESSION_ZSTD : MCAP_COMPRESSION_NONE;
+		o.no_chunking = variant == 2;
+		o.write_behind = true;
+		struct mcap_writer *w;
+		struct bt_error err;
+		uint16_t sid, cid;
+		assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "bad", &err), BT_OK);
+		assert_int_equal(mcap_writer_add_schema(w, "s", "ros2msg", "int32 a", 7, &sid, &err),
+				 BT_OK);
+		assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", sid, NULL, 0, &cid, &err),
+				 BT_OK);
+		for (uint32_t i = 0; i < 60; i++) {
+			assert_int_equal(mcap_writer_write(w, cid, i, 100 + i, i, "0123456789abcdef",
+							   1 + i % 16, &err),
+					 BT_OK);
+			if (i % 20 != 19)
+				continue;
+			assert_int_equal(mcap_writer_flush(w, false, &err), BT_OK);
+			uint64_t logical = mcap_writer_bytes(w);
+			zt_snapshot(path, snap, logical);
+			struct bad_result res;
+			bad_run(snap, &res);
+			assert_int_not_equal(res.stream, BT_OK);
+			assert_false(res.rec.complete);
+			assert_int_equal(res.rec.messages, i + 1);
+			assert_int_equal(res.streamed_msgs, i + 1);
+			assert_int_equal(res.rec.good_end, logical);
+		}
+		assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+		struct bad_result res;
+		bad_run(path, &res);
+		assert_int_equal(res.stream, BT_OK);
+		assert_true(res.rec.complete);
+		assert_int_equal(res.indexed_msgs, 60);
+	}
+}
+
 /* Every file in tests/data/bad/mcap must be refused cleanly. */
 static void test_corpus(void **state)
 {
@@ -453,4 +531,5 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_lying_lengths),
 	TU_SCRATCH_TEST(test_lying_uncompressed_size),
 	TU_SCRATCH_TEST(test_bombs),
+	TU_SCRATCH_TEST(test_zero_tail),
 	cmocka_unit_test(test_corpus))

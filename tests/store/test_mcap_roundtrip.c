@@ -333,11 +333,10 @@ static void test_flushed_not_closed(void **state)
 	mcap_writer_abandon(w);
 }
 
-/* Records of opcodes the spec does not define (or reserves for private
- * use) are passed over, and bytes after a record's known fields skipped. */
-static void test_unknown_opcodes_and_padding(void **state)
+/* A file with records of the opcodes `ops` after its Header, then a
+ * Schema with padding, DataEnd and Footer, into `path`. */
+static void uo_file(const char *path, const uint8_t *ops, size_t n_ops)
 {
-	const char *dir = *state;
 	struct bt_buf b = BT_BUF_INIT;
 	size_t mark;
 	assert_int_equal(bt_buf_append(&b, mcap_magic, MCAP_MAGIC_LEN), BT_OK);
@@ -345,8 +344,7 @@ static void test_unknown_opcodes_and_padding(void **state)
 	assert_int_equal(mcap_enc_str(&b, "x", 1), BT_OK);
 	assert_int_equal(mcap_enc_str(&b, "y", 1), BT_OK);
 	mcap_enc_end(&b, mark);
-	uint8_t ops[] = {0x42, 0x80, 0xff, 0x00};
-	for (size_t i = 0; i < sizeof ops; i++) {
+	for (size_t i = 0; i < n_ops; i++) {
 		assert_int_equal(mcap_enc_begin(&b, ops[i], &mark), BT_OK);
 		assert_int_equal(bt_buf_append(&b, "junk!", 5), BT_OK);
 		mcap_enc_end(&b, mark);
@@ -363,13 +361,21 @@ static void test_unknown_opcodes_and_padding(void **state)
 	tail[14] = 20;
 	assert_int_equal(bt_buf_append(&b, tail, sizeof tail), BT_OK);
 	assert_int_equal(bt_buf_append(&b, mcap_magic, MCAP_MAGIC_LEN), BT_OK);
-	char path[4096];
-	snprintf(path, sizeof path, "%s/unknown.mcap", dir);
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
 	assert_int_equal(fclose(f), 0);
 	bt_buf_fini(&b);
+}
+
+/* Records of opcodes the spec does not define (or reserves for private
+ * use) are passed over, and bytes after a record's known fields skipped. */
+static void test_unknown_opcodes_and_padding(void **state)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/unknown.mcap", (const char *)*state);
+	static const uint8_t ops[] = {0x42, 0x80, 0xff};
+	uo_file(path, ops, sizeof ops);
 
 	struct mcap_reader *r = tb_mcap_streamed(path);
 	struct bt_error err;
@@ -389,12 +395,43 @@ static void test_unknown_opcodes_and_padding(void **state)
 			assert_memory_equal(it.rec.u.schema.data.p, "d", 1);
 		}
 	}
-	uint8_t want[] = {MCAP_OP_HEADER, 0x42, 0x80, 0xff, 0x00, MCAP_OP_SCHEMA, MCAP_OP_DATA_END,
+	uint8_t want[] = {MCAP_OP_HEADER, 0x42, 0x80, 0xff, MCAP_OP_SCHEMA, MCAP_OP_DATA_END,
 			  MCAP_OP_FOOTER};
 	assert_int_equal(n, sizeof want);
 	assert_memory_equal(seen, want, n);
 	assert_int_equal(mcap_reader_index(r, &err), BT_OK);
 	assert_non_null(mcap_reader_schema(r, 7));
+	mcap_reader_close(r);
+}
+
+/* Opcode 0x00, which the spec makes invalid (and which the zeros at the
+ * end of a file cut short while written with direct I/O read as), is
+ * damage: a clean error where it is, and recovery keeps what precedes. */
+static void test_opcode_zero_is_damage(void **state)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/zero.mcap", (const char *)*state);
+	static const uint8_t ops[] = {0x42, 0x00};
+	uo_file(path, ops, sizeof ops);
+	struct mcap_reader *r = tb_mcap_streamed(path);
+	struct bt_error err;
+	uint64_t zero_at = 0;
+	bt_status st = BT_OK;
+	for (bool end = false; st == BT_OK && !end;) {
+		struct mcap_item it;
+		st = mcap_reader_next(r, &it, &end, &err);
+		if (st == BT_OK && it.rec.opcode == 0x42)
+			zero_at = it.offset + MCAP_RECORD_PREFIX + it.rec.length;
+	}
+	assert_int_equal(st, BT_ERR_FORMAT);
+	assert_non_null(strstr(err.msg, "opcode 0x00"));
+	char where[64];
+	snprintf(where, sizeof where, "offset %llu", (unsigned long long)zero_at);
+	assert_non_null(strstr(err.msg, where));
+	struct mcap_recovery rec;
+	assert_int_equal(mcap_reader_recover(r, &rec, &err), BT_OK);
+	assert_false(rec.complete);
+	assert_int_equal(rec.good_end, zero_at);
 	mcap_reader_close(r);
 }
 
@@ -688,4 +725,5 @@ TU_MAIN(
 	cmocka_unit_test(test_option_names),
 	TU_SCRATCH_TEST(test_flushed_not_closed),
 	TU_SCRATCH_TEST(test_unknown_opcodes_and_padding),
+	TU_SCRATCH_TEST(test_opcode_zero_is_damage),
 	TU_SCRATCH_TEST(test_large_messages))

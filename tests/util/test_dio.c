@@ -1,0 +1,268 @@
+/* bt_dio on real files: what is appended, in pieces of every size around
+ * its block and its buffer, is what the file holds at the end, and at each
+ * sync what was appended so far followed by zeros to a block's end; with
+ * direct I/O where the file system reports it (the file's pages then stay
+ * out of the page cache, and a write that stalls pauses it), refused where
+ * it does not (tmpfs); a write that fails (the file size limit) leaves
+ * what was written and nothing more. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bt_dio.h"
+#include "bt_mem.h"
+#include "bt_time.h"
+#include "test_util.h"
+
+#define TOTAL (3u * BT_DIO_STAGE + 12345u)
+
+static uint8_t *pattern(size_t n)
+{
+	uint8_t *p = bt_xmalloc(n);
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		p[i] = (uint8_t)(x | 1); /* never 0: padding is told apart */
+	}
+	return p;
+}
+
+static int open_in(const char *dir, const char *name, char **path)
+{
+	*path = bt_xasprintf("%s/%s", dir, name);
+	int fd = open(*path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	*n = (size_t)st.st_size;
+	uint8_t *b = bt_xmalloc(*n + 1);
+	assert_int_equal(pread(fd, b, *n, 0), (ssize_t)*n);
+	close(fd);
+	return b;
+}
+
+/* The file is want[0, n). */
+static void assert_file_is(const char *path, const uint8_t *want, size_t n)
+{
+	size_t got_n;
+	uint8_t *got = slurp(path, &got_n);
+	assert_int_equal(got_n, n);
+	assert_memory_equal(got, want, n);
+	free(got);
+}
+
+/* The file holds want[0, n) and then only zeros up to a block's end. */
+static void assert_synced(const char *path, const uint8_t *want, size_t n)
+{
+	size_t got_n;
+	uint8_t *got = slurp(path, &got_n);
+	assert_int_equal(got_n, (n + BT_DIO_BLOCK - 1) / BT_DIO_BLOCK * BT_DIO_BLOCK);
+	assert_memory_equal(got, want, n);
+	for (size_t i = n; i < got_n; i++)
+		assert_int_equal(got[i], 0);
+	free(got);
+}
+
+/* Appends TOTAL bytes in pieces of 1 B to more than a buffer, syncing now
+ * and then, checking the file at each sync (when `look`: reading it puts
+ * it in the page cache) and, after *cached is set to the share of the
+ * file's pages in the page cache, at the end. */
+static void write_and_check(struct bt_dio *d, const char *path, bool look, double *cached)
+{
+	static const size_t sizes[] = {1, BT_DIO_BLOCK - 1, BT_DIO_BLOCK, BT_DIO_BLOCK + 1,
+				       777, BT_DIO_STAGE - 5, 31, BT_DIO_STAGE + 3, 65536};
+	uint8_t *src = pattern(TOTAL);
+	size_t at = 0;
+	for (size_t i = 0; at < TOTAL; i++) {
+		size_t n = sizes[i % (sizeof sizes / sizeof sizes[0])];
+		n = n < TOTAL - at ? n : TOTAL - at;
+		assert_int_equal(bt_dio_write(d, src + at, n), 0);
+		at += n;
+		if (i % 3 == 2) {
+			assert_int_equal(bt_dio_sync(d), 0);
+			if (look)
+				assert_synced(path, src, at);
+		}
+	}
+	assert_int_equal(bt_dio_end(d), 0);
+	assert_false(bt_dio_on(d));
+	int rfd = open(path, O_RDONLY);
+	assert_true(rfd >= 0);
+	*cached = tu_cached_share(rfd, 0, TOTAL - TOTAL % BT_DIO_BLOCK);
+	close(rfd);
+	assert_file_is(path, src, TOTAL);
+	free(src);
+}
+
+/* The staging and its blocks, on any file system (O_DIRECT left off). */
+static void test_forced(void **state)
+{
+	char *path;
+	int fd = open_in(*state, "forced", &path);
+	struct bt_dio d;
+	assert_int_equal(bt_dio_start(&d, fd, true), 0);
+	assert_false(d.direct);
+	double cached;
+	write_and_check(&d, path, true, &cached);
+	assert_true(cached > 0.9); /* the control: test_direct's share means something */
+	close(fd);
+	free(path);
+}
+
+/* Direct I/O where the file system takes it: O_DIRECT is on while writing
+ * and off after, and a file not read never enters the page cache. */
+static void direct(const char *dir, bool look)
+{
+	char *path;
+	int fd = open_in(dir, look ? "direct_looked_at" : "direct", &path);
+	struct bt_dio d;
+	int e = bt_dio_start(&d, fd, false);
+	if (e == EOPNOTSUPP) {
+		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n", dir);
+		close(fd);
+		free(path);
+		skip();
+	}
+	assert_int_equal(e, 0);
+	assert_true(d.direct);
+	assert_true(fcntl(fd, F_GETFL) & O_DIRECT);
+	double cached;
+	write_and_check(&d, path, look, &cached);
+	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
+	if (!look)
+		assert_true(cached < 0.01);
+	close(fd);
+	free(path);
+}
+
+static void test_direct(void **state)
+{
+	direct(*state, false);
+	direct(*state, true);
+}
+
+/* A write that stalls turns O_DIRECT off for the pause: the writes go to
+ * the page cache, then direct again; the file is whole. */
+static void test_stall_pauses(void **state)
+{
+	char *path;
+	int fd = open_in(*state, "stall", &path);
+	struct bt_dio d;
+	if (bt_dio_start(&d, fd, false) == EOPNOTSUPP) {
+		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n",
+			(const char *)*state);
+		close(fd);
+		free(path);
+		skip();
+	}
+	uint8_t *src = pattern(6 * BT_DIO_STAGE);
+	/* Every write is a stall now: any length is enough, and with the
+	 * previous one a second ahead, it is more than half the time since. */
+	d.stall_ns = 0;
+	d.last_ns = bt_time_monotonic_ns() + 1000000000;
+	assert_int_equal(bt_dio_write(&d, src, BT_DIO_STAGE), 0);
+	assert_int_equal(d.n_paused, 1);
+	assert_false(d.direct);
+	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
+	/* Paused: buffered, however long the writes take. */
+	assert_int_equal(bt_dio_write(&d, src + BT_DIO_STAGE, 2 * BT_DIO_STAGE), 0);
+	assert_int_equal(d.n_paused, 1);
+	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
+	/* Once the pause is over, direct again from the next write on. */
+	d.paused_until_ns = 0;
+	d.stall_ns = INT64_MAX;
+	assert_int_equal(bt_dio_write(&d, src + 3 * BT_DIO_STAGE, BT_DIO_STAGE), 0);
+	assert_true(d.direct);
+	assert_true(fcntl(fd, F_GETFL) & O_DIRECT);
+	assert_int_equal(bt_dio_write(&d, src + 4 * BT_DIO_STAGE, 2 * BT_DIO_STAGE - 7), 0);
+	assert_int_equal(bt_dio_end(&d), 0);
+	assert_file_is(path, src, 6 * BT_DIO_STAGE - 7);
+	free(src);
+	close(fd);
+	free(path);
+}
+
+/* tmpfs says nothing of direct I/O alignment: refused, the fd unchanged. */
+static void test_refused_on_tmpfs(void **state)
+{
+	(void)state;
+	struct stat st;
+	if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "test_dio: no /dev/shm\n");
+		skip();
+	}
+	char *dir = bt_xasprintf("/dev/shm/test_dio.%d", (int)getpid());
+	assert_int_equal(mkdir(dir, 0700), 0);
+	char *path;
+	int fd = open_in(dir, "f", &path);
+	int fl = fcntl(fd, F_GETFL);
+	struct bt_dio d;
+	assert_int_equal(bt_dio_start(&d, fd, false), EOPNOTSUPP);
+	assert_false(bt_dio_on(&d));
+	assert_int_equal(fcntl(fd, F_GETFL), fl);
+	assert_int_equal(bt_dio_end(&d), 0);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+}
+
+/* A write the file size limit stops part way: the error comes back, the
+ * file keeps the bytes written and no padding, later calls fail. With
+ * `tail`, a synced tail first, whose padding the failed write leaves
+ * partly in place (limit below its block's end). */
+static void write_fails(const char *dir, bool tail, rlim_t limit)
+{
+	char *path;
+	int fd = open_in(dir, tail ? "limited_tail" : "limited", &path);
+	struct bt_dio d;
+	assert_int_equal(bt_dio_start(&d, fd, true), 0);
+	uint8_t *src = pattern(4 * BT_DIO_STAGE);
+	size_t at = tail ? 100 : 0;
+	assert_int_equal(bt_dio_write(&d, src, at), 0);
+	assert_int_equal(bt_dio_sync(&d), 0);
+	struct rlimit old, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = limit;
+	void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	int e = bt_dio_write(&d, src + at, 4 * BT_DIO_STAGE - at);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, was);
+	assert_int_equal(e, EFBIG);
+	assert_int_equal(bt_dio_write(&d, src, 1), EIO);
+	assert_int_equal(bt_dio_sync(&d), EIO);
+	assert_int_equal(bt_dio_end(&d), EIO);
+	assert_file_is(path, src, limit);
+	free(src);
+	close(fd);
+	free(path);
+}
+
+static void test_write_fails(void **state)
+{
+	write_fails(*state, false, 2 * BT_DIO_STAGE + BT_DIO_STAGE / 2);
+	write_fails(*state, true, BT_DIO_BLOCK / 2);
+}
+
+TU_MAIN(
+	TU_SCRATCH_TEST(test_forced),
+	TU_SCRATCH_TEST(test_direct),
+	TU_SCRATCH_TEST(test_stall_pauses),
+	cmocka_unit_test(test_refused_on_tmpfs),
+	TU_SCRATCH_TEST(test_write_fails))
