@@ -24,19 +24,21 @@ RATE=5000
 SIZE=200
 SPLIT=2M
 FILES=3
+STORAGE=sqlite3
 DOMAIN=226
 DIR=${TMPDIR:-/tmp}
 
 usage() {
 	cat <<EOF
 usage: bench/soak.sh [--build DIR] [--minutes N] [--topics N] [--rate HZ] [--size BYTES]
-                     [--split BYTES] [--files N] [--domain ID] [--dir DIR]
+                     [--split BYTES] [--files N] [--storage ID] [--domain ID] [--dir DIR]
   --minutes  recording time (default 30; at least 3)
   --topics   topics published (default 100)
   --rate     messages per second over all topics (default 5000)
   --size     payload bytes per message (default 200)
   --split    -b, the split size (default 2M)
   --files    --max-bag-files (default 3)
+  --storage  -s, sqlite3 or mcap (default sqlite3)
 EOF
 }
 
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--size) SIZE=$2; shift 2 ;;
 	--split) SPLIT=$2; shift 2 ;;
 	--files) FILES=$2; shift 2 ;;
+	--storage) STORAGE=$2; shift 2 ;;
 	--domain) DOMAIN=$2; shift 2 ;;
 	--dir) DIR=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -63,7 +66,8 @@ if [ -z "${SOAK_BENCH_NS:-}" ]; then
 	if unshare -rn true 2>/dev/null; then
 		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" --build "$BUILD" \
 			--minutes "$MINUTES" --topics "$TOPICS" --rate "$RATE" --size "$SIZE" \
-			--split "$SPLIT" --files "$FILES" --domain "$DOMAIN" --dir "$DIR"
+			--split "$SPLIT" --files "$FILES" --storage "$STORAGE" --domain "$DOMAIN" \
+			--dir "$DIR"
 	fi
 	echo "soak: no network namespace here; relying on CYCLONEDDS_URI alone"
 fi
@@ -92,8 +96,9 @@ rss_kib() {
 SECS=$((MINUTES * 60))
 COUNT=$((RATE * SECS))
 echo "soak: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start;" \
-	"$TOPICS topics, $RATE msg/s of $SIZE B, -b $SPLIT --max-bag-files $FILES, $MINUTES min"
-"$BAGTOP" record -a --no-tui --domain "$DOMAIN" -o "$WORK/bag" -b "$SPLIT" \
+	"$TOPICS topics, $RATE msg/s of $SIZE B, -s $STORAGE -b $SPLIT --max-bag-files $FILES," \
+	"$MINUTES min"
+"$BAGTOP" record -a --no-tui --domain "$DOMAIN" -o "$WORK/bag" -s "$STORAGE" -b "$SPLIT" \
 	--max-bag-files "$FILES" >"$WORK/rec.out" 2>"$WORK/rec.err" </dev/null &
 REC=$!
 sleep 1
@@ -133,7 +138,7 @@ FN=$(awk -v s="$SECS" '$1 > s - 60 && $1 <= s { if (f == "" || $2 < f) f = $2 } 
 TOTAL=$(sed -n 's/^Recorded \([0-9]*\) message.*/\1/p' "$WORK/rec.out")
 LOST=$(sed -n 's/^Recorded .*; lost \([0-9]*\) in transport, \([0-9]*\) in the recorder.*/\1 \2/p' \
 	"$WORK/rec.out")
-NFILES=$(find "$WORK/bag" -name '*.db3*' | wc -l)
+NFILES=$(find "$WORK/bag" \( -name '*.db3*' -o -name '*.mcap' \) | wc -l)
 CHECK=$("$BAGTOP" check "$WORK/bag" 2>&1 | tail -1)
 echo "soak: RSS minute 2 $R2 KiB, minute $MINUTES $RN KiB:" \
 	"$(echo "$RN $R2" | awk '{ printf "%+.1f %%", ($1 - $2) * 100 / $2 }') (target within 5 %);" \

@@ -16,9 +16,11 @@
  * Memory: writing a message allocates nothing once the chunk buffer and the
  * channel's message index have grown to their working size.
  * Page cache: with write_behind, the file is written with direct I/O where
- * its file system takes it (bt_dio: the file may end in zeros until the
- * next flush or close), else what is written leaves the page cache behind
- * the writer (bt_wbehind), so a recording does not fill it. */
+ * its file system takes it (bt_dio: after a flush the file may end in
+ * zeros, up to a 4 KiB block, until more is written or it is closed),
+ * else what is written leaves the page cache behind the writer
+ * (bt_wbehind), so a recording does not fill it. Also memory: 1 MiB for
+ * direct I/O's aligned buffer. */
 #ifndef MCAP_WRITER_H
 #define MCAP_WRITER_H
 

@@ -15,11 +15,12 @@
  * is written with one pwrite (which waits for the device) and starts over.
  * bt_dio_sync puts everything appended so far into the file: the staged
  * bytes, the last block padded with zeros, which the next write rewrites.
- * Until then, or if the process dies before, the file ends with up to
- * BT_DIO_BLOCK - 1 zero bytes after the last byte appended (a reader of a
- * file cut short takes them as its torn tail; MCAP reads them as records of
- * an unknown opcode and its repair drops them). bt_dio_end writes what is
- * staged and cuts the file to what was appended.
+ * So until then, and for good if the process dies first, the file ends in
+ * up to BT_DIO_BLOCK - 1 zero bytes after the last byte appended (a reader
+ * of a file cut short takes them as its torn tail: MCAP, whose
+ * specification makes opcode 0x00 invalid, as damage that its repair
+ * drops). bt_dio_end writes what is staged and cuts the file to what was
+ * appended.
  *
  * A disk slower than the data would hold the writer to its pace, where
  * the page cache would have taken the burst: when a write takes
