@@ -88,14 +88,21 @@ static int dio_put(struct bt_dio *d, size_t n, size_t valid)
 	return 0;
 }
 
-/* The pause (see the header): O_DIRECT off after a write that stalled,
- * on again once the pause is over. Advisory: a refusal keeps it as is. */
+/* The pause (see the header): O_DIRECT off once writes keep the writer
+ * busy or one write took BT_DIO_STALL_LONG_NS, on again once the pause is
+ * over. Advisory: a refusal keeps it as is. The busy share is averaged
+ * over the last ~8 writes, so that a slow write among fast ones (the
+ * disk's hiccup, which the recorder's cache absorbs) does not cost a
+ * second of buffered writes. */
 static void dio_pace(struct bt_dio *d, int64_t start)
 {
 	int64_t end = bt_time_monotonic_ns();
 	int64_t took = end - start, gap = end - d->last_ns;
 	d->last_ns = end;
-	if (d->direct && took >= d->stall_ns && took > gap / 2) {
+	double share = gap <= 0 || took >= gap ? 1.0 : (double)took / (double)gap;
+	d->busy += (share - d->busy) / 8;
+	bool stalled = took >= d->stall_ns && (d->busy > BT_DIO_BUSY || took >= BT_DIO_STALL_LONG_NS);
+	if (d->direct && stalled) {
 		if (dio_set_direct(d->fd, false) == 0) {
 			d->direct = false;
 			d->paused_until_ns = end + BT_DIO_PAUSE_NS;

@@ -24,9 +24,11 @@
  *
  * A disk slower than the data would hold the writer to its pace, where
  * the page cache would have taken the burst: when a write takes
- * BT_DIO_STALL_NS or more and more than half the time since the previous
- * one, O_DIRECT is off for BT_DIO_PAUSE_NS and the page cache buffers as
- * without it (as bt_wbehind pauses).
+ * BT_DIO_STALL_NS or more and writes have taken more than BT_DIO_BUSY of
+ * the time of late (averaged over the last ~8 writes), or one write takes
+ * BT_DIO_STALL_LONG_NS (a fifth of what the recorder's default 100 MiB
+ * cache holds at 1 GB/s), O_DIRECT is off for BT_DIO_PAUSE_NS and the
+ * page cache buffers as without it (as bt_wbehind pauses).
  *
  * Where direct I/O is not for the file (the file system reports no direct
  * I/O alignment, or one larger than BT_DIO_BLOCK: tmpfs, most network and
@@ -48,7 +50,9 @@
 #define BT_DIO_BLOCK 4096u       /* offsets, lengths and the buffer: aligned to this */
 #define BT_DIO_STAGE (1u << 20) /* bytes per write */
 #define BT_DIO_STALL_NS 2000000    /* 2 ms */
+#define BT_DIO_STALL_LONG_NS 20000000 /* 20 ms */
 #define BT_DIO_PAUSE_NS 1000000000 /* 1 s */
+#define BT_DIO_BUSY 0.75
 
 struct bt_dio {
 	int fd;
@@ -57,6 +61,7 @@ struct bt_dio {
 	int64_t last_ns;         /* monotonic time of the previous write */
 	int64_t paused_until_ns;
 	int64_t stall_ns;        /* BT_DIO_STALL_NS; tests set 0 to see a pause */
+	double busy;             /* share of the time spent writing, averaged */
 	uint64_t n_paused;       /* times it paused (for tests) */
 	uint8_t *buf;  /* BT_DIO_STAGE bytes, BT_DIO_BLOCK-aligned */
 	size_t len;    /* bytes staged */

@@ -2,7 +2,7 @@
  * its block and its buffer, is what the file holds at the end, and at each
  * sync what was appended so far followed by zeros to a block's end; with
  * direct I/O where the file system reports it (the file's pages then stay
- * out of the page cache, and a write that stalls pauses it), refused where
+ * out of the page cache, and writes that stall pause it), refused where
  * it does not (tmpfs); a write that fails (the file size limit) leaves
  * what was written and nothing more. */
 #include <errno.h>
@@ -154,8 +154,9 @@ static void test_direct(void **state)
 	direct(*state, true);
 }
 
-/* A write that stalls turns O_DIRECT off for the pause: the writes go to
- * the page cache, then direct again; the file is whole. */
+/* Writes that stall and keep the writer busy turn O_DIRECT off for the
+ * pause (one among fast ones does not): the writes go to the page cache,
+ * then direct again; the file is whole. */
 static void test_stall_pauses(void **state)
 {
 	char *path;
@@ -170,8 +171,19 @@ static void test_stall_pauses(void **state)
 	}
 	uint8_t *src = pattern(6 * BT_DIO_STAGE);
 	/* Every write is a stall now: any length is enough, and with the
-	 * previous one a second ahead, it is more than half the time since. */
+	 * previous one a second ahead, it takes all the time since. One such
+	 * write among fast ones is not enough: */
 	d.stall_ns = 0;
+	d.last_ns = bt_time_monotonic_ns() + 1000000000;
+	assert_int_equal(bt_dio_write(&d, src, BT_DIO_STAGE), 0);
+	assert_int_equal(d.n_paused, 0);
+	assert_true(d.direct);
+	/* after the writes before kept the writer busy, it is. */
+	assert_int_equal(bt_dio_end(&d), 0);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(bt_dio_start(&d, fd, false), 0);
+	d.stall_ns = 0;
+	d.busy = 0.9;
 	d.last_ns = bt_time_monotonic_ns() + 1000000000;
 	assert_int_equal(bt_dio_write(&d, src, BT_DIO_STAGE), 0);
 	assert_int_equal(d.n_paused, 1);
