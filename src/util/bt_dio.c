@@ -53,6 +53,7 @@ int bt_dio_start(struct bt_dio *d, int fd, bool force)
 	d->buf = buf;
 	d->usable = d->direct = !force;
 	d->stall_ns = BT_DIO_STALL_NS;
+	d->stall_long_ns = BT_DIO_STALL_LONG_NS;
 	d->last_ns = bt_time_monotonic_ns();
 	return 0;
 }
@@ -89,7 +90,7 @@ static int dio_put(struct bt_dio *d, size_t n, size_t valid)
 }
 
 /* The pause (see the header): O_DIRECT off once writes keep the writer
- * busy or one write took BT_DIO_STALL_LONG_NS, on again once the pause is
+ * busy or one write took stall_long_ns, on again once the pause is
  * over. Advisory: a refusal keeps it as is. The busy share is averaged
  * over the last ~8 writes, so that a slow write among fast ones (the
  * disk's hiccup, which the recorder's cache absorbs) does not cost a
@@ -101,7 +102,7 @@ static void dio_pace(struct bt_dio *d, int64_t start)
 	d->last_ns = end;
 	double share = gap <= 0 || took >= gap ? 1.0 : (double)took / (double)gap;
 	d->busy += (share - d->busy) / 8;
-	bool stalled = took >= d->stall_ns && (d->busy > BT_DIO_BUSY || took >= BT_DIO_STALL_LONG_NS);
+	bool stalled = took >= d->stall_ns && (d->busy > BT_DIO_BUSY || took >= d->stall_long_ns);
 	if (d->direct && stalled) {
 		if (dio_set_direct(d->fd, false) == 0) {
 			d->direct = false;

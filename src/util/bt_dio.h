@@ -61,6 +61,7 @@ struct bt_dio {
 	int64_t last_ns;         /* monotonic time of the previous write */
 	int64_t paused_until_ns;
 	int64_t stall_ns;        /* BT_DIO_STALL_NS; tests set 0 to see a pause */
+	int64_t stall_long_ns;   /* BT_DIO_STALL_LONG_NS; tests set it too */
 	double busy;             /* share of the time spent writing, averaged */
 	uint64_t n_paused;       /* times it paused (for tests) */
 	uint8_t *buf;  /* BT_DIO_STAGE bytes, BT_DIO_BLOCK-aligned */
