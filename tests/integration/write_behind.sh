@@ -72,7 +72,9 @@ dio=$?
 [ "$dio" -le 1 ] || fail "dioalign $T exited $dio"
 if [ "$dio" = 0 ]; then
 	how="direct I/O"
-	[ "$(direct "$T/rec.trace")" = 1 ] || { cat "$T/rec.trace"; fail "record: O_DIRECT not set once"; }
+	# at least once: a write that stalls on a loaded machine pauses direct
+	# I/O for a second, and it is set again after (bt_dio.h)
+	[ "$(direct "$T/rec.trace")" -ge 1 ] || { cat "$T/rec.trace"; fail "record: O_DIRECT never set"; }
 	[ "$n" = 0 ] || fail "record: direct I/O and write-behind"
 else
 	how="write-behind"
