@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bt_dio.h"
+#include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_time.h"
 #include "test_util.h"
@@ -43,15 +44,10 @@ static int open_in(const char *dir, const char *name, char **path)
 
 static uint8_t *slurp(const char *path, size_t *n)
 {
-	int fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	struct stat st;
-	assert_int_equal(fstat(fd, &st), 0);
-	*n = (size_t)st.st_size;
-	uint8_t *b = bt_xmalloc(*n + 1);
-	assert_int_equal(pread(fd, b, *n, 0), (ssize_t)*n);
-	close(fd);
-	return b;
+	char *b;
+	struct bt_error err;
+	assert_int_equal(bt_fs_read_all(path, 4 * TOTAL, &b, n, &err), BT_OK);
+	return (uint8_t *)b;
 }
 
 /* The file is want[0, n). */
