@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h> /* statx */
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* Where the file system says nothing (no STATX_DIOALIGN) we do not guess. */
@@ -52,6 +53,7 @@ int bt_dio_start(struct bt_dio *d, int fd, bool force)
 	}
 	d->buf = buf;
 	d->usable = d->direct = !force;
+	d->force = force;
 	d->stall_ns = BT_DIO_STALL_NS;
 	d->stall_long_ns = BT_DIO_STALL_LONG_NS;
 	d->last_ns = bt_time_monotonic_ns();
@@ -127,10 +129,52 @@ static int dio_put_stage(struct bt_dio *d)
 	return 0;
 }
 
+/* Paused (or refused): a large piece goes to the file from where it is,
+ * after what is staged, in one buffered pwritev; its last part block is
+ * staged (copied), so that the stage stays block-aligned for direct I/O
+ * when the pause ends, which is looked at here too. */
+static int dio_write_through(struct bt_dio *d, const uint8_t *p, size_t n)
+{
+	struct iovec v[2] = {{d->buf, d->len}, {(void *)p, n}};
+	uint64_t to = d->base + d->len + n;
+	uint64_t at = d->base;
+	struct iovec *iv = v;
+	int nv = 2;
+	while (at < to) {
+		ssize_t k = pwritev(d->fd, iv, nv, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			d->failed = true;
+			return k < 0 ? errno : EIO;
+		}
+		at += (uint64_t)k;
+		d->done = at > d->done ? at : d->done;
+		d->end = at > d->end ? at : d->end;
+		for (size_t left = (size_t)k; nv > 0 && left > 0;) {
+			size_t step = left < iv->iov_len ? left : iv->iov_len;
+			iv->iov_base = (uint8_t *)iv->iov_base + step;
+			iv->iov_len -= step;
+			left -= step;
+			if (iv->iov_len == 0)
+				iv++, nv--;
+		}
+	}
+	size_t tail = (size_t)(to % BT_DIO_BLOCK);
+	memcpy(d->buf, p + n - tail, tail);
+	d->base = to - tail;
+	d->len = tail;
+	if (d->usable && bt_time_monotonic_ns() >= d->paused_until_ns)
+		d->direct = dio_set_direct(d->fd, true) == 0;
+	return 0;
+}
+
 int bt_dio_write(struct bt_dio *d, const void *p, size_t n)
 {
 	if (d->failed)
 		return EIO;
+	if (!d->direct && !d->force && n >= BT_DIO_THROUGH)
+		return dio_write_through(d, p, n);
 	const uint8_t *s = p;
 	while (n > 0) {
 		size_t k = BT_DIO_STAGE - d->len < n ? BT_DIO_STAGE - d->len : n;

@@ -28,7 +28,12 @@
  * the time of late (averaged over the last ~8 writes), or one write takes
  * BT_DIO_STALL_LONG_NS (a fifth of what the recorder's default 100 MiB
  * cache holds at 1 GB/s), O_DIRECT is off for BT_DIO_PAUSE_NS and the
- * page cache buffers as without it (as bt_wbehind pauses).
+ * page cache buffers as without it (as bt_wbehind pauses). Then a piece
+ * of BT_DIO_THROUGH bytes or more is written from where it is, not
+ * copied into the stage first: in that state (the disk behind the data)
+ * the copy is CPU the recorder needs (a 1 MiB message then cost the writer
+ * two copies, the stage's and the page cache's). The same after a refusal
+ * at the first write.
  *
  * Where direct I/O is not for the file (the file system reports no direct
  * I/O alignment, or one larger than BT_DIO_BLOCK: tmpfs, most network and
@@ -53,11 +58,13 @@
 #define BT_DIO_STALL_LONG_NS 20000000 /* 20 ms */
 #define BT_DIO_PAUSE_NS 1000000000 /* 1 s */
 #define BT_DIO_BUSY 0.75
+#define BT_DIO_THROUGH (64u << 10) /* paused: pieces this large are not staged */
 
 struct bt_dio {
 	int fd;
 	bool usable;   /* direct I/O is for this file (a refusal turns it off) */
 	bool direct;   /* O_DIRECT is on now (off while paused) */
+	bool force;    /* bt_dio_start's `force`: always staged */
 	int64_t last_ns;         /* monotonic time of the previous write */
 	int64_t paused_until_ns;
 	int64_t stall_ns;        /* BT_DIO_STALL_NS; tests set 0 to see a pause */

@@ -154,7 +154,8 @@ static void test_direct(void **state)
 
 /* Writes that stall and keep the writer busy turn O_DIRECT off for the
  * pause (one among fast ones does not): the writes go to the page cache,
- * then direct again; the file is whole. */
+ * large pieces without the stage's copy, then direct again; the file is
+ * whole. */
 static void test_stall_pauses(void **state)
 {
 	char *path;
@@ -188,17 +189,41 @@ static void test_stall_pauses(void **state)
 	assert_int_equal(d.n_paused, 1);
 	assert_false(d.direct);
 	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
-	/* Paused: buffered, however long the writes take. */
-	assert_int_equal(bt_dio_write(&d, src + BT_DIO_STAGE, 2 * BT_DIO_STAGE), 0);
+	/* Paused: buffered, however long the writes take (however slow the
+	 * machine: the pause lasts until the test ends it). A small piece is
+	 * staged; a large one goes to the file from where it is, after what
+	 * is staged, and only its last part block is staged: the file holds
+	 * every byte at once, and the stage stays block-aligned. */
+	d.paused_until_ns = INT64_MAX;
+	size_t at = BT_DIO_STAGE;
+	assert_int_equal(bt_dio_write(&d, src + at, 100), 0);
+	at += 100;
+	assert_int_equal(d.len, 100);
+	size_t big = 2 * BT_DIO_STAGE - 100 + 777;
+	assert_int_equal(bt_dio_write(&d, src + at, big), 0);
+	at += big;
 	assert_int_equal(d.n_paused, 1);
 	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
-	/* Once the pause is over, direct again from the next write on. */
+	assert_int_equal(d.base, 3 * BT_DIO_STAGE);
+	assert_int_equal(d.len, 777);
+	assert_int_equal(d.done, at);
+	assert_memory_equal(d.buf, src + 3 * BT_DIO_STAGE, 777);
+	assert_file_is(path, src, at);
+	/* A piece just below the size is staged, the file unchanged. */
+	assert_int_equal(bt_dio_write(&d, src + at, BT_DIO_THROUGH - 1), 0);
+	at += BT_DIO_THROUGH - 1;
+	assert_int_equal(d.len, 777 + BT_DIO_THROUGH - 1);
+	assert_file_is(path, src, at - (BT_DIO_THROUGH - 1));
+	/* Once the pause is over, direct again from the next write on (a
+	 * large one goes through, then direct I/O resumes). */
 	d.paused_until_ns = 0;
 	d.stall_ns = INT64_MAX;
-	assert_int_equal(bt_dio_write(&d, src + 3 * BT_DIO_STAGE, BT_DIO_STAGE), 0);
+	assert_int_equal(bt_dio_write(&d, src + at, 4 * BT_DIO_STAGE - at), 0);
+	at = 4 * BT_DIO_STAGE;
 	assert_true(d.direct);
 	assert_true(fcntl(fd, F_GETFL) & O_DIRECT);
-	assert_int_equal(bt_dio_write(&d, src + 4 * BT_DIO_STAGE, 2 * BT_DIO_STAGE - 7), 0);
+	assert_int_equal(d.base % BT_DIO_BLOCK, 0);
+	assert_int_equal(bt_dio_write(&d, src + at, 2 * BT_DIO_STAGE - 7), 0);
 	assert_int_equal(bt_dio_end(&d), 0);
 	assert_file_is(path, src, 6 * BT_DIO_STAGE - 7);
 	free(src);
