@@ -3,8 +3,8 @@
  * sync what was appended so far followed by zeros to a block's end; with
  * direct I/O where the file system reports it (the file's pages then stay
  * out of the page cache, and writes that stall pause it), refused where
- * it does not (tmpfs); a write that fails (the file size limit) leaves
- * what was written and nothing more. */
+ * it does not (tmpfs) or at the first write; a write that fails (the
+ * file size limit) leaves what was written and nothing more. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "bt_dio.h"
@@ -22,6 +23,33 @@
 #include "test_util.h"
 
 #define TOTAL (3u * BT_DIO_STAGE + 12345u)
+
+/* pwrite and pwritev, wrapped (-Wl,--wrap): counted, and the next pwrite
+ * of a file with O_DIRECT refused (EINVAL) when asked, as a file system
+ * that reports direct I/O alignment and then refuses it would. */
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __real_pwritev(int fd, const struct iovec *iov, int nv, off_t off);
+ssize_t __wrap_pwritev(int fd, const struct iovec *iov, int nv, off_t off);
+static unsigned long td_pwrites, td_pwritevs;
+static bool td_refuse_direct;
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	td_pwrites++;
+	if (td_refuse_direct && (fcntl(fd, F_GETFL) & O_DIRECT)) {
+		td_refuse_direct = false;
+		errno = EINVAL;
+		return -1;
+	}
+	return __real_pwrite(fd, buf, n, off);
+}
+
+ssize_t __wrap_pwritev(int fd, const struct iovec *iov, int nv, off_t off)
+{
+	td_pwritevs++;
+	return __real_pwritev(fd, iov, nv, off);
+}
 
 static uint8_t *pattern(size_t n)
 {
@@ -231,6 +259,49 @@ static void test_stall_pauses(void **state)
 	free(path);
 }
 
+/* A file system that reports direct I/O and refuses it at the first
+ * write: the same bytes go buffered, O_DIRECT stays off for good (no
+ * pause to end), and a large piece then goes to the file from where it
+ * is, in one pwritev, with only its last part block staged. */
+static void test_refused_at_first_write(void **state)
+{
+	char *path;
+	int fd = open_in(*state, "refused", &path);
+	struct bt_dio d;
+	if (bt_dio_start(&d, fd, false) == EOPNOTSUPP) {
+		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n",
+			(const char *)*state);
+		close(fd);
+		free(path);
+		skip();
+	}
+	uint8_t *src = pattern(3 * BT_DIO_STAGE);
+	td_refuse_direct = true;
+	assert_int_equal(bt_dio_write(&d, src, 100), 0);
+	assert_int_equal(bt_dio_write(&d, src + 100, BT_DIO_STAGE - 100), 0);
+	assert_false(td_refuse_direct); /* the refusal was met */
+	assert_false(d.usable);
+	assert_false(d.direct);
+	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
+	assert_file_is(path, src, BT_DIO_STAGE);
+	size_t at = BT_DIO_STAGE, big = BT_DIO_THROUGH + 13;
+	unsigned long v0 = td_pwritevs, p0 = td_pwrites;
+	assert_int_equal(bt_dio_write(&d, src + at, big), 0);
+	at += big;
+	assert_int_equal(td_pwritevs - v0, 1);
+	assert_int_equal(td_pwrites - p0, 0);
+	assert_int_equal(d.len, at % BT_DIO_BLOCK);
+	assert_file_is(path, src, at);
+	d.paused_until_ns = 0; /* nothing to end: refused stays refused */
+	assert_int_equal(bt_dio_write(&d, src + at, 3 * BT_DIO_STAGE - at), 0);
+	assert_false(fcntl(fd, F_GETFL) & O_DIRECT);
+	assert_int_equal(bt_dio_end(&d), 0);
+	assert_file_is(path, src, 3 * BT_DIO_STAGE);
+	free(src);
+	close(fd);
+	free(path);
+}
+
 /* tmpfs says nothing of direct I/O alignment: refused, the fd unchanged. */
 static void test_refused_on_tmpfs(void **state)
 {
@@ -300,5 +371,6 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_forced),
 	TU_SCRATCH_TEST(test_direct),
 	TU_SCRATCH_TEST(test_stall_pauses),
+	TU_SCRATCH_TEST(test_refused_at_first_write),
 	cmocka_unit_test(test_refused_on_tmpfs),
 	TU_SCRATCH_TEST(test_write_fails))
