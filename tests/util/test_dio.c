@@ -146,21 +146,29 @@ static void test_forced(void **state)
 	free(path);
 }
 
+/* A new file in dir with direct I/O started on it, or the test skipped
+ * where its file system has none. */
+static int start_direct(const char *dir, const char *name, char **path, struct bt_dio *d)
+{
+	int fd = open_in(dir, name, path);
+	int e = bt_dio_start(d, fd, false);
+	if (e == EOPNOTSUPP) {
+		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n", dir);
+		close(fd);
+		free(*path);
+		skip();
+	}
+	assert_int_equal(e, 0);
+	return fd;
+}
+
 /* Direct I/O where the file system takes it: O_DIRECT is on while writing
  * and off after, and a file not read never enters the page cache. */
 static void direct(const char *dir, bool look)
 {
 	char *path;
-	int fd = open_in(dir, look ? "direct_looked_at" : "direct", &path);
 	struct bt_dio d;
-	int e = bt_dio_start(&d, fd, false);
-	if (e == EOPNOTSUPP) {
-		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n", dir);
-		close(fd);
-		free(path);
-		skip();
-	}
-	assert_int_equal(e, 0);
+	int fd = start_direct(dir, look ? "direct_looked_at" : "direct", &path, &d);
 	assert_true(d.direct);
 	/* no pause, however slow the disk: its writes would be cached */
 	d.stall_ns = INT64_MAX;
@@ -187,15 +195,8 @@ static void test_direct(void **state)
 static void test_stall_pauses(void **state)
 {
 	char *path;
-	int fd = open_in(*state, "stall", &path);
 	struct bt_dio d;
-	if (bt_dio_start(&d, fd, false) == EOPNOTSUPP) {
-		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n",
-			(const char *)*state);
-		close(fd);
-		free(path);
-		skip();
-	}
+	int fd = start_direct(*state, "stall", &path, &d);
 	uint8_t *src = pattern(6 * BT_DIO_STAGE);
 	/* Every write is a stall now: any length is enough, and with the
 	 * previous one a second ahead, it takes all the time since. One such
@@ -266,15 +267,8 @@ static void test_stall_pauses(void **state)
 static void test_refused_at_first_write(void **state)
 {
 	char *path;
-	int fd = open_in(*state, "refused", &path);
 	struct bt_dio d;
-	if (bt_dio_start(&d, fd, false) == EOPNOTSUPP) {
-		fprintf(stderr, "test_dio: no direct I/O on %s's file system\n",
-			(const char *)*state);
-		close(fd);
-		free(path);
-		skip();
-	}
+	int fd = start_direct(*state, "refused", &path, &d);
 	uint8_t *src = pattern(3 * BT_DIO_STAGE);
 	td_refuse_direct = true;
 	assert_int_equal(bt_dio_write(&d, src, 100), 0);
