@@ -18,6 +18,7 @@
 #include "bag_storage.h"
 #include "bt_buf.h"
 #include "bt_fmt.h"
+#include "bt_heap.h"
 #include "bt_time.h"
 
 /* How long the bag's writer may take to return once abandoning began:
@@ -183,6 +184,9 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 {
 	memset(run, 0, sizeof *run);
 	run->cfg = c;
+	/* Before the recorder's threads: what the writer frees at once is at
+	 * most the cache (bt_heap.h). */
+	bt_heap_setup(c->ro.max_cache_size);
 	run->bag = c->w.output;
 	sigemptyset(&run->sigs);
 	sigaddset(&run->sigs, SIGINT);

@@ -7,14 +7,11 @@
 #include "app__run.h"
 
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "bt_buf.h"
 #include "bt_fmt.h"
+#include "bt_heap.h"
 #include "bt_mem.h"
-#include "bt_pool.h"
 #include "bag_compat.h"
 
 #define APP_LOSS_TOPICS_SHOWN 4
@@ -116,15 +113,7 @@ void app_run_loss_check(struct app_run *run, int64_t now)
 	bt_buf_fini(&b);
 }
 
-/* Messages are allocated on Cyclone's receive threads and freed on the
- * writer's, so glibc's per-thread arenas keep freed pages that no thread
- * reuses soon: over 30 minutes of splitting the RSS crept up ~25 KiB a
- * minute with a flat live heap (bench/soak.sh; massif). malloc_trim(0)
- * returns the free pages inside every arena (madvise); two 10-minute soaks
- * side by side on a loaded machine ended at 19.2 MiB with it and 23.5
- * without. Other allocators have no such call. The sample pool (bt_pool)
- * first frees the blocks a burst left unused, else it would keep up to
- * BT_POOL_KEEP of them for the rest of the run. */
+/* The heap's trim (bt_heap.h says why) every APP_TRIM_PERIOD. */
 #define APP_TRIM_PERIOD_NS (INT64_C(10) * 1000000000)
 
 void app_run_trim(struct app_run *run, int64_t now)
@@ -132,8 +121,5 @@ void app_run_trim(struct app_run *run, int64_t now)
 	if (run->trim_t != 0 && now - run->trim_t < APP_TRIM_PERIOD_NS)
 		return;
 	run->trim_t = now;
-	(void)bt_pool_trim(); /* the bytes it freed: nothing to act on */
-#ifdef __GLIBC__
-	(void)malloc_trim(0); /* returns whether it released anything */
-#endif
+	bt_heap_trim();
 }
