@@ -11,7 +11,7 @@
 void bt_heap_setup(size_t freed_at_once)
 {
 #ifdef __GLIBC__
-	size_t trim = freed_at_once < INT_MAX / 2 ? 2 * freed_at_once : INT_MAX;
+	size_t trim = freed_at_once < INT_MAX ? freed_at_once : INT_MAX;
 	if (trim < BT_HEAP_TRIM_MIN)
 		trim = BT_HEAP_TRIM_MIN;
 	/* mallopt returns 0 where it refuses: malloc then works as before. */
