@@ -184,8 +184,7 @@ int app_run_start(struct app_run *run, const struct app_cmd *cmd, struct app_rec
 {
 	memset(run, 0, sizeof *run);
 	run->cfg = c;
-	/* Before the recorder's threads: what the writer frees at once is at
-	 * most the cache (bt_heap.h). */
+	/* What the writer frees at once is at most the cache (bt_heap.h). */
 	bt_heap_setup(c->ro.max_cache_size);
 	run->bag = c->w.output;
 	sigemptyset(&run->sigs);

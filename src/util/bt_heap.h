@@ -9,9 +9,9 @@
  * the threshold to their size, the arena is trimmed (its free top given
  * back) whenever a batch of frees leaves more than twice that on top. Each
  * new page is a fault and a zeroing on the receive thread. Measured
- * (2026-12-06, `bagtop record`, 1 MiB messages at 400/s): 80 minor faults
- * a message, 1-2 with bt_heap_setup; the receive thread's system time
- * 390-405 us a message, 260-290 (glibc's tunables to the same effect,
+ * (2026-12-06, `bagtop record`, 1 MiB messages at 400/s): 72-81 minor
+ * faults a message, 1-3 with bt_heap_setup; the receive thread's system
+ * time 390-405 us a message, 260-290 (glibc's tunables to a like effect,
  * three alternated runs each).
  *
  * Why the trim: with per-thread arenas, freed pages stay with an arena no
@@ -23,8 +23,8 @@
  *
  * glibc only: elsewhere both calls do what they can (bt_pool's trim) and
  * no more; a sanitizer's allocator takes no settings. Threads: bt_heap_setup
- * once, at the start, before the threads that allocate; bt_heap_trim from
- * any thread. */
+ * once, at the start of a recording (glibc's settings are the process's,
+ * for every arena); bt_heap_trim from any thread. */
 #ifndef BT_HEAP_H
 #define BT_HEAP_H
 
