@@ -227,14 +227,8 @@ static bt_status w_writev_all(struct mcap_writer *w, struct iovec *v, size_t nv,
 			continue;
 		if (k <= 0)
 			return w_fail(w, err, k < 0 ? errno : EIO, "write");
-		size_t left = (size_t)k;
-		bt_wbehind_wrote(&w->wb, left);
-		for (; nv > 0 && left >= v->iov_len; nv--, v++)
-			left -= v->iov_len;
-		if (nv > 0) {
-			v->iov_base = (char *)v->iov_base + left;
-			v->iov_len -= left;
-		}
+		bt_wbehind_wrote(&w->wb, (size_t)k);
+		bt_fs_iov_advance(&v, &nv, (size_t)k);
 	}
 	return BT_OK;
 }

@@ -1,6 +1,7 @@
 /* bt_dio — see the header. */
 #include "bt_dio.h"
 
+#include "bt_fs.h"
 #include "bt_time.h"
 
 #include <errno.h>
@@ -91,6 +92,13 @@ static int dio_put(struct bt_dio *d, size_t n, size_t valid)
 	return 0;
 }
 
+/* O_DIRECT on again once a pause is over (not after a refusal). */
+static void dio_resume_due(struct bt_dio *d, int64_t now)
+{
+	if (d->usable && !d->direct && now >= d->paused_until_ns)
+		d->direct = dio_set_direct(d->fd, true) == 0;
+}
+
 /* The pause (see the header): O_DIRECT off once writes keep the writer
  * busy or one write took stall_long_ns, on again once the pause is
  * over. Advisory: a refusal keeps it as is. The busy share is averaged
@@ -111,8 +119,8 @@ static void dio_pace(struct bt_dio *d, int64_t start)
 			d->paused_until_ns = end + BT_DIO_PAUSE_NS;
 			d->n_paused++;
 		}
-	} else if (d->usable && !d->direct && end >= d->paused_until_ns) {
-		d->direct = dio_set_direct(d->fd, true) == 0;
+	} else {
+		dio_resume_due(d, end);
 	}
 }
 
@@ -139,9 +147,9 @@ static int dio_write_through(struct bt_dio *d, const uint8_t *p, size_t n)
 	uint64_t to = d->base + d->len + n;
 	uint64_t at = d->base;
 	struct iovec *iv = v;
-	int nv = 2;
+	size_t nv = 2;
 	while (at < to) {
-		ssize_t k = pwritev(d->fd, iv, nv, (off_t)at);
+		ssize_t k = pwritev(d->fd, iv, (int)nv, (off_t)at);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -151,21 +159,13 @@ static int dio_write_through(struct bt_dio *d, const uint8_t *p, size_t n)
 		at += (uint64_t)k;
 		d->done = at > d->done ? at : d->done;
 		d->end = at > d->end ? at : d->end;
-		for (size_t left = (size_t)k; nv > 0 && left > 0;) {
-			size_t step = left < iv->iov_len ? left : iv->iov_len;
-			iv->iov_base = (uint8_t *)iv->iov_base + step;
-			iv->iov_len -= step;
-			left -= step;
-			if (iv->iov_len == 0)
-				iv++, nv--;
-		}
+		bt_fs_iov_advance(&iv, &nv, (size_t)k);
 	}
 	size_t tail = (size_t)(to % BT_DIO_BLOCK);
 	memcpy(d->buf, p + n - tail, tail);
 	d->base = to - tail;
 	d->len = tail;
-	if (d->usable && bt_time_monotonic_ns() >= d->paused_until_ns)
-		d->direct = dio_set_direct(d->fd, true) == 0;
+	dio_resume_due(d, bt_time_monotonic_ns());
 	return 0;
 }
 

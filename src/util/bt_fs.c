@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "bt_mem.h"
@@ -330,4 +331,18 @@ bt_status bt_fs_set_aside(const char *path, const char *suffix, char **moved,
 	}
 	return bt_err_set(err, BT_ERR_EXISTS, "cannot move %s aside: too many set-aside copies",
 			  path);
+}
+
+void bt_fs_iov_advance(struct iovec **v, size_t *nv, size_t k)
+{
+	struct iovec *p = *v;
+	size_t n = *nv;
+	for (; n > 0 && k >= p->iov_len; n--, p++)
+		k -= p->iov_len;
+	if (n > 0) {
+		p->iov_base = (char *)p->iov_base + k;
+		p->iov_len -= k;
+	}
+	*v = p;
+	*nv = n;
 }

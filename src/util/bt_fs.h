@@ -56,6 +56,11 @@ BT_MUST_CHECK bt_status bt_fs_rename_new(const char *from, const char *to, struc
  * fsync then failed (an error returned); it is left alone otherwise. */
 BT_MUST_CHECK bt_status bt_fs_set_aside(const char *path, const char *suffix, char **moved,
 					struct bt_error *err);
+struct iovec;
+/* After a write (writev, pwritev) of k bytes of the *nv pieces at *v, k at
+ * most their sum: drops the pieces written whole and starts the first one
+ * left past what was written of it. */
+void bt_fs_iov_advance(struct iovec **v, size_t *nv, size_t k);
 /* Free bytes for unprivileged users on the filesystem holding `path`. */
 BT_MUST_CHECK bt_status bt_fs_free_space(const char *path, uint64_t *avail, struct bt_error *err);
 
