@@ -98,6 +98,24 @@ struct mcap_reader *tb_mcap_streamed(const char *path)
 	return tb_mcap_open(path, mcap_reader_stream_begin, "mcap_reader_stream_begin");
 }
 
+uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item *it, void *arg),
+			     void *arg)
+{
+	struct mcap_reader *r = tb_mcap_streamed(path);
+	struct bt_error err;
+	uint64_t n = 0;
+	for (bool end = false;; n++) {
+		struct mcap_item it;
+		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
+			fail_msg("%s: %s", path, err.msg);
+		if (end)
+			break;
+		fn(&it, arg);
+	}
+	mcap_reader_close(r);
+	return n;
+}
+
 struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability)
 {
 	struct bag_qos q;

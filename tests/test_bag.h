@@ -52,6 +52,11 @@ struct mcap_summary;
 struct mcap_reader *tb_mcap_indexed(const char *path, const struct mcap_summary **s);
 /* The same, ready to stream the file's records (mcap_reader_next). */
 struct mcap_reader *tb_mcap_streamed(const char *path);
+/* Streams every record of the file in order (a chunk, then the records in
+ * it) to fn(it, arg); a read error fails the test. Returns how many. */
+struct mcap_item;
+uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item *it, void *arg),
+			     void *arg);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

@@ -1,7 +1,7 @@
 /* bag_msgdefs — reads the message definitions of every storage file of an
  * open bag through its storage backend (sqlite3: the message_definitions
  * rows; mcap: the Schemas), a FILE-compressed one through the reader's
- * inflated copy, keeping the first of each type. */
+ * inflated copy, keeping the first of each type that has a definition. */
 #include "bag_msgdefs.h"
 
 #include <stdbool.h>
@@ -11,20 +11,31 @@
 #include "bt_mem.h"
 #include "bag_storage.h"
 
-/* Appends the rows of `add` whose type `out` does not have yet; frees `add`. */
+static bool msgdefs_empty(const struct bag_msgdef *d)
+{
+	return d->encoded_message_definition == NULL || *d->encoded_message_definition == '\0';
+}
+
+/* Appends the rows of `add` whose type `out` does not have yet, and
+ * replaces a row of `out` without a definition by one with (a definition
+ * learned after an MCAP file's Schema was written reaches the later
+ * files); frees `add`. */
 static void msgdefs_merge(struct bag_msgdef **out, size_t *n, size_t *cap, struct bag_msgdef *add,
 			  size_t n_add)
 {
 	for (size_t i = 0; i < n_add; i++) {
-		bool have = false;
-		for (size_t k = 0; k < *n && !have; k++)
-			have = strcmp((*out)[k].topic_type, add[i].topic_type) == 0;
-		if (have) {
+		size_t k = 0;
+		while (k < *n && strcmp((*out)[k].topic_type, add[i].topic_type) != 0)
+			k++;
+		if (k < *n && msgdefs_empty(&(*out)[k]) && !msgdefs_empty(&add[i])) {
+			bag_msgdef_fini(&(*out)[k]);
+			(*out)[k] = add[i];
+		} else if (k < *n) {
 			bag_msgdef_fini(&add[i]);
-			continue;
+		} else {
+			bt_xgrow((void **)out, cap, *n + 1, sizeof **out);
+			(*out)[(*n)++] = add[i];
 		}
-		bt_xgrow((void **)out, cap, *n + 1, sizeof **out);
-		(*out)[(*n)++] = add[i];
 	}
 	free(add);
 }

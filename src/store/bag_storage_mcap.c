@@ -16,9 +16,12 @@
  * messages. So a kill -9 loses at most the last second; the writer's
  * idle tick (flush op) closes a chunk that waits while nothing arrives.
  *
- * A written Schema or Channel cannot change: a definition learned late
- * (update_msgdef, left NULL) reaches the files created after it, and a
- * channel keeps the QoS it was created with (append_only).
+ * A written Schema or Channel cannot change, so they wait (the writer's
+ * late_definitions) until just before the chunk that holds their first
+ * messages: a definition learned by then (update_msgdef; a plain DDS
+ * type's XTypes type information comes a round trip after its topic)
+ * still reaches this file, one learned later the files created after it.
+ * A channel keeps the QoS it was created with (append_only).
  *
  * Reading goes through mcap_reader: the summary when there is one, a scan
  * otherwise. Topic ids are channel ids. RECOVER (reindex) rebuilds a file
@@ -112,6 +115,7 @@ static bt_status bsm_writer_options(const struct bag_storage_options *so,
 	for (size_t i = 0; st == BT_OK && i < so->n_config; i++)
 		st = mcap_writer_option_set(o, so->config[i].key, so->config[i].value, err);
 	o->write_behind = so->write_behind;
+	o->late_definitions = true;
 	if (st == BT_OK && o->chunk_size == 0 && !o->no_chunking)
 		st = bt_err_set(err, BT_ERR_USAGE, "mcap storage option 'chunkSize' must be > 0");
 	return st;
@@ -279,6 +283,22 @@ static bt_status bsm_create_topic(struct bag_storage *s, const struct bag_topic 
 		b->n_channels++;
 	}
 	return st;
+}
+
+/* The Schema of d's type, while it waits to be written (see the top). */
+static bt_status bsm_update_msgdef(struct bag_storage *s, const struct bag_msgdef *d,
+				   struct bt_error *err)
+{
+	struct bsm *b = bsm(s);
+	const struct bsm_schema *have = bsm_schema_find(b, d->topic_type);
+	if (have == NULL || d->encoding == NULL || *d->encoding == '\0')
+		return BT_OK;
+	const char *text = d->encoded_message_definition ? d->encoded_message_definition : "";
+	bool updated = false; /* else the files created later carry it */
+	struct bt_error why;
+	bt_status st = mcap_writer_update_schema(b->w, have->id, d->encoding, text, strlen(text),
+						 &updated, &why);
+	return st == BT_OK ? BT_OK : bt_err_set(err, st, "%s: %s", b->path, why.msg);
 }
 
 /* MCAP channels cannot change: the channel keeps the profiles it was
@@ -668,6 +688,7 @@ const struct bag_storage_ops bag_storage_mcap_ops = {
 	.close = bsm_close,
 	.discard = bsm_discard,
 	.create_topic = bsm_create_topic,
+	.update_msgdef = bsm_update_msgdef,
 	.update_topic_qos = bsm_update_topic_qos,
 	.write_metadata = bsm_write_metadata,
 	.batch_begin = bsm_batch_begin,

@@ -30,12 +30,16 @@
 
 static const uint8_t w_pad[3] = {0x01, 0xff, 0xff};
 
+/* pending: with late_definitions, the record has not reached the file
+ * yet (w_defs_prepend or w_defs_rest places it). */
 struct w_schema {
 	struct bt_buf body;
+	bool pending;
 };
 
 struct w_channel {
 	struct bt_buf body;
+	bool pending;
 	uint64_t count;     /* messages in the whole file */
 	uint64_t *idx;      /* pairs: log_time, offset in the open chunk */
 	size_t idx_n, idx_cap;
@@ -76,6 +80,8 @@ struct mcap_writer {
 	struct bt_buf chunk_idx, meta_idx, att_idx;
 	uint64_t msg_count, msg_start, msg_end;
 	uint32_t n_chunks, n_meta, n_att;
+	size_t n_pending;       /* schemas and channels pending (late_definitions) */
+	uint64_t pending_bytes; /* their records' bytes */
 	struct mcap_z *z;
 };
 
@@ -415,7 +421,7 @@ uint64_t mcap_writer_bytes(const struct mcap_writer *w)
 
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w)
 {
-	return w->chunk_len;
+	return w->chunk_len + w->pending_bytes;
 }
 
 uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w)
@@ -425,24 +431,44 @@ uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w)
 
 /* ---- schemas and channels ---- */
 
-/* A schema or channel record goes into the open chunk when chunking (a
- * streamed reader meets it before its messages), else into the file. */
-static bt_status w_def(struct mcap_writer *w, uint8_t op, const struct bt_buf *body,
-		       struct bt_error *err)
+/* Appends `n` bytes of records at the open chunk's end, with room kept
+ * for what is lent (borrow_end). */
+static bt_status w_chunk_append(struct mcap_writer *w, const void *p, size_t n,
+				struct bt_error *err)
 {
-	if (!w->o.no_chunking) {
-		/* At the chunk's end, with room for what is lent (borrow_end) */
-		size_t old = w->chunk.len, lent = (size_t)w->chunk_len - old;
-		if (bt_buf_reserve(&w->chunk, lent + MCAP_RECORD_PREFIX + body->len) != BT_OK ||
-		    w_record(&w->chunk, op, body, false) != BT_OK)
-			return w_nomem(err);
-		w->chunk_len += w->chunk.len - old;
+	size_t lent = (size_t)w->chunk_len - w->chunk.len;
+	if (bt_buf_reserve(&w->chunk, lent + n) != BT_OK ||
+	    bt_buf_append(&w->chunk, p, n) != BT_OK)
+		return w_nomem(err);
+	w->chunk_len += n;
+	return BT_OK;
+}
+
+/* `n` bytes of schema and channel records where a reader meets them before
+ * the messages that need them: into the open chunk when chunking, else
+ * into the file. */
+static bt_status w_defs_put(struct mcap_writer *w, const void *p, size_t n, struct bt_error *err)
+{
+	return w->o.no_chunking ? w_put(w, p, n, true, err) : w_chunk_append(w, p, n, err);
+}
+
+/* A schema or channel record goes where w_defs_put puts it, or with
+ * late_definitions waits (*pending; see w_pending_take). */
+static bt_status w_def(struct mcap_writer *w, uint8_t op, const struct bt_buf *body,
+		       bool *pending, struct bt_error *err)
+{
+	if (w->o.late_definitions) {
+		*pending = true;
+		w->n_pending++;
+		w->pending_bytes += MCAP_RECORD_PREFIX + body->len;
 		return BT_OK;
 	}
-	bt_buf_reset(&w->rec);
-	if (bt_buf_append(&w->rec, body->data, body->len) != BT_OK)
-		return w_nomem(err);
-	return w_emit_rec(w, op, true, err);
+	struct bt_buf rec = BT_BUF_INIT;
+	bool pad = w->o.no_chunking && w->o.test_pad_records;
+	bt_status st = w_record(&rec, op, body, pad) == BT_OK ? w_defs_put(w, rec.data, rec.len, err)
+							    : w_nomem(err);
+	bt_buf_fini(&rec);
+	return st;
 }
 
 /* Room for one more element (`size` bytes, zeroed) after the n of *arr:
@@ -461,14 +487,102 @@ static void *w_grow_one(void **arr, size_t n, size_t size)
  * encoded (`encoded`) or is dropped (out of memory). Counts it, gives its id
  * (its 1-based place) and writes its record (w_def). */
 static bt_status w_def_add(struct mcap_writer *w, uint8_t op, struct bt_buf *body, bool encoded,
-			   size_t *n, uint16_t *id, struct bt_error *err)
+			   bool *pending, size_t *n, uint16_t *id, struct bt_error *err)
 {
 	if (!encoded) {
 		bt_buf_fini(body);
 		return w_nomem(err);
 	}
 	*id = (uint16_t)++*n;
-	return w_def(w, op, body, err);
+	return w_def(w, op, body, pending, err);
+}
+
+/* ---- late definitions ---- */
+
+/* Appends to `out` a pending record (and counts it written). */
+static bt_status w_pending_rec(struct mcap_writer *w, uint8_t op, const struct bt_buf *body,
+			       bool *pending, struct bt_buf *out)
+{
+	if (!*pending)
+		return BT_OK;
+	bool pad = w->o.no_chunking && w->o.test_pad_records;
+	if (w_record(out, op, body, pad) != BT_OK)
+		return BT_ERR_NOMEM;
+	*pending = false;
+	w->n_pending--;
+	w->pending_bytes -= MCAP_RECORD_PREFIX + body->len;
+	return BT_OK;
+}
+
+/* Appends to `out` channel c's record when pending, its schema's first
+ * when that is pending too. */
+static bt_status w_pending_take(struct mcap_writer *w, struct w_channel *c, struct bt_buf *out)
+{
+	uint16_t sid = mcap_get_u16((const uint8_t *)c->body.data + 2);
+	bt_status st = BT_OK;
+	if (sid != 0)
+		st = w_pending_rec(w, MCAP_OP_SCHEMA, &w->schemas[sid - 1].body,
+				   &w->schemas[sid - 1].pending, out);
+	return st == BT_OK ? w_pending_rec(w, MCAP_OP_CHANNEL, &c->body, &c->pending, out) : st;
+}
+
+/* Out of memory taking pending records: some are no longer pending and
+ * were not written, so nothing more may be. */
+static bt_status w_pending_lost(struct mcap_writer *w, struct bt_buf *d, struct bt_error *err)
+{
+	bt_buf_fini(d);
+	w->failed = true;
+	return w_nomem(err);
+}
+
+/* Before the open chunk is written: the pending records of the channels
+ * with messages (all of them in this chunk, as none was written before)
+ * go in at its start, so that any reader, seeking or streaming, meets them
+ * before those messages; the records after them, the refs and the message
+ * indexes move up by as much. A chunk does this once per new channel. */
+static bt_status w_defs_prepend(struct mcap_writer *w, struct bt_error *err)
+{
+	struct bt_buf d = BT_BUF_INIT;
+	for (size_t i = 0; w->n_pending > 0 && i < w->n_channels; i++)
+		if (w->channels[i].count > 0 && w_pending_take(w, &w->channels[i], &d) != BT_OK)
+			return w_pending_lost(w, &d, err);
+	size_t p = d.len, lent = (size_t)w->chunk_len - w->chunk.len;
+	if (p == 0)
+		return BT_OK;
+	if (bt_buf_reserve(&w->chunk, lent + p) != BT_OK)
+		return w_pending_lost(w, &d, err);
+	char *b = w->chunk.data;
+	memmove(b + p, b, w->chunk.len);
+	memcpy(b, d.data, p);
+	bt_buf_fini(&d);
+	w->chunk.len += p;
+	w->chunk_len += p;
+	for (size_t i = 0; i < w->n_refs; i++)
+		w->refs[i].at += p;
+	for (size_t i = 0; i < w->n_channels; i++)
+		for (size_t k = 0; k < w->channels[i].idx_n; k++)
+			w->channels[i].idx[2 * k + 1] += p;
+	return BT_OK;
+}
+
+/* With noChunking, before c's first message: its pending records. At the
+ * end of the data section (c NULL): every record still pending, the
+ * channels' (no messages) and the schemas no channel uses. */
+static bt_status w_defs_rest(struct mcap_writer *w, struct w_channel *c, struct bt_error *err)
+{
+	struct bt_buf d = BT_BUF_INIT;
+	bt_status st = BT_OK;
+	for (size_t i = 0; w->n_pending > 0 && st == BT_OK && i < w->n_channels; i++)
+		if (c == NULL || c == &w->channels[i])
+			st = w_pending_take(w, &w->channels[i], &d);
+	for (size_t i = 0; !c && w->n_pending > 0 && st == BT_OK && i < w->n_schemas; i++)
+		st = w_pending_rec(w, MCAP_OP_SCHEMA, &w->schemas[i].body, &w->schemas[i].pending,
+				   &d);
+	if (st != BT_OK)
+		return w_pending_lost(w, &d, err);
+	st = d.len ? w_defs_put(w, d.data, d.len, err) : BT_OK;
+	bt_buf_fini(&d);
+	return st;
 }
 
 bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name, const char *encoding,
@@ -486,7 +600,40 @@ bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name, const 
 		       mcap_enc_str(&s->body, name, strlen(name)) == BT_OK &&
 		       mcap_enc_str(&s->body, encoding, strlen(encoding)) == BT_OK &&
 		       mcap_enc_str(&s->body, data, len) == BT_OK;
-	return w_def_add(w, MCAP_OP_SCHEMA, &s->body, encoded, &w->n_schemas, id, err);
+	return w_def_add(w, MCAP_OP_SCHEMA, &s->body, encoded, &s->pending, &w->n_schemas, id,
+			 err);
+}
+
+bt_status mcap_writer_update_schema(struct mcap_writer *w, uint16_t id, const char *encoding,
+				    const void *data, size_t len, bool *updated,
+				    struct bt_error *err)
+{
+	*updated = false;
+	bt_status st = w_check(w, err);
+	if (st != BT_OK)
+		return st;
+	if (id == 0 || id > w->n_schemas)
+		return bt_err_set(err, BT_ERR_USAGE, "MCAP writer: no schema %u", id);
+	struct w_schema *s = &w->schemas[id - 1];
+	if (!s->pending)
+		return BT_OK;
+	if (len > UINT32_MAX)
+		return bt_err_set(err, BT_ERR_TOOBIG, "MCAP writer: schema too large");
+	/* The body keeps its id and name: 2 bytes, then a u32 length and the name. */
+	size_t keep = 6 + mcap_get_u32((const uint8_t *)s->body.data + 2);
+	struct bt_buf body = BT_BUF_INIT;
+	if (bt_buf_append(&body, s->body.data, keep) != BT_OK ||
+	    mcap_enc_str(&body, encoding, strlen(encoding)) != BT_OK ||
+	    mcap_enc_str(&body, data, len) != BT_OK) {
+		bt_buf_fini(&body);
+		return w_nomem(err);
+	}
+	w->pending_bytes += body.len;
+	w->pending_bytes -= s->body.len;
+	bt_buf_fini(&s->body);
+	s->body = body;
+	*updated = true;
+	return BT_OK;
 }
 
 bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
@@ -509,7 +656,8 @@ bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
 		       mcap_enc_str(&c->body, topic, strlen(topic)) == BT_OK &&
 		       mcap_enc_str(&c->body, message_encoding, strlen(message_encoding)) == BT_OK &&
 		       mcap_enc_map_str(&c->body, meta, n_meta) == BT_OK;
-	return w_def_add(w, MCAP_OP_CHANNEL, &c->body, encoded, &w->n_channels, id, err);
+	return w_def_add(w, MCAP_OP_CHANNEL, &c->body, encoded, &c->pending, &w->n_channels, id,
+			 err);
 }
 
 /* ---- chunks ---- */
@@ -667,6 +815,9 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 {
 	if (w->chunk_len == 0)
 		return BT_OK;
+	bt_status st = w->n_pending ? w_defs_prepend(w, err) : BT_OK;
+	if (st != BT_OK)
+		return st;
 	size_t nv = 1;
 	const char *comp = "";
 	struct iovec one[2];
@@ -677,7 +828,7 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 	} else {
 		const void *p;
 		size_t n;
-		bt_status st = w_compress(w, &p, &n, &comp, err);
+		st = w_compress(w, &p, &n, &comp, err);
 		if (st != BT_OK)
 			return st;
 		one[1] = (struct iovec){(void *)p, n};
@@ -699,7 +850,7 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 	mcap_put_u32(q + 32, crc);
 	mcap_put_u32(q + 36, (uint32_t)clen);
 	uint64_t start = w->pos;
-	bt_status st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
+	st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
 	if (st == BT_OK && clen)
 		st = w_put(w, comp, clen, true, err);
 	mcap_put_u64(pre, csize);
@@ -798,6 +949,9 @@ bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t
 		return bt_err_set(err, BT_ERR_USAGE, "MCAP writer: no channel %u", channel_id);
 	struct w_channel *c = &w->channels[channel_id - 1];
 	if (w->o.no_chunking) {
+		bt_status st = c->pending ? w_defs_rest(w, c, err) : BT_OK;
+		if (st != BT_OK)
+			return st;
 		uint8_t pre[W_MSG_PRE];
 		w_msg_pre(pre, channel_id, sequence, log_time, publish_time, len);
 		return w_write_loose(w, c, pre, data, len, log_time, err);
@@ -1043,6 +1197,8 @@ static bt_status w_summary_offsets(struct mcap_writer *w, struct bt_buf *sum,
 static bt_status w_finish(struct mcap_writer *w, struct bt_error *err)
 {
 	bt_status st = w_check(w, err);
+	if (st == BT_OK && w->n_pending)
+		st = w_defs_rest(w, NULL, err);
 	if (st == BT_OK)
 		st = w_chunk_close(w, err);
 	if (st != BT_OK)

@@ -70,6 +70,13 @@ struct mcap_writer_options {
 	 * is handed to the kernel's write-back at once and dropped from the
 	 * page cache 32 MiB later (bt_wbehind). */
 	bool write_behind;
+	/* bagtop's own: Schema and Channel records wait, loose (outside
+	 * chunks), until just before the chunk that holds the channel's first
+	 * messages is written (with noChunking, its first message), or the
+	 * end of the data section: until then mcap_writer_update_schema can
+	 * still change a schema, for a definition learned after its topic was
+	 * created (a plain DDS type's XTypes type information, say). */
+	bool late_definitions;
 	/* Tests only: 3 extra bytes after the fields of every record that may
 	 * have them, outside chunks, as the conformance suite's "pad" files do,
 	 * so readers' skipping of unknown trailing bytes can be checked. */
@@ -101,18 +108,27 @@ BT_MUST_CHECK bt_status mcap_writer_open_fd(struct mcap_writer **out, int fd,
 					    struct bt_error *err);
 
 /* Adds a Schema; *id gets its id (1, 2, ... in call order). The record goes
- * into the open chunk (or the file when not chunking) and, repeated, into
- * the summary. */
+ * into the open chunk (or the file when not chunking; later with
+ * late_definitions) and, repeated, into the summary. */
 BT_MUST_CHECK bt_status mcap_writer_add_schema(struct mcap_writer *w, const char *name,
 					       const char *encoding, const void *data,
 					       size_t len, uint16_t *id, struct bt_error *err);
 
 /* Adds a Channel of `schema_id` (0: none, else a schema added before) with
- * n_meta key/value pairs meta[2i], meta[2i+1]; *id gets its id (1, 2, ...). */
+ * n_meta key/value pairs meta[2i], meta[2i+1]; *id gets its id (1, 2, ...).
+ * Its record goes where a Schema's does. */
 BT_MUST_CHECK bt_status mcap_writer_add_channel(struct mcap_writer *w, const char *topic,
 						const char *message_encoding, uint16_t schema_id,
 						const char *const *meta, size_t n_meta,
 						uint16_t *id, struct bt_error *err);
+
+/* Replaces the encoding and data of schema `id` while its record has not
+ * reached the file (late_definitions): *updated says whether it did.
+ * Without late_definitions, or once written, *updated is false and the
+ * file is unchanged: a written Schema cannot change. */
+BT_MUST_CHECK bt_status mcap_writer_update_schema(struct mcap_writer *w, uint16_t id,
+						  const char *encoding, const void *data,
+						  size_t len, bool *updated, struct bt_error *err);
 
 /* Writes one Message on a channel added before; copies data (or points at
  * it while borrowing). Closes and writes the chunk when it reaches
@@ -155,7 +171,8 @@ BT_MUST_CHECK bt_status mcap_writer_flush(struct mcap_writer *w, bool sync, stru
  * flushed, but for direct I/O's zero padding; the open chunk not
  * included). For split-by-size decisions. */
 uint64_t mcap_writer_bytes(const struct mcap_writer *w);
-/* Bytes of records in the open chunk (uncompressed). */
+/* Bytes of records in the open chunk (uncompressed), and of the schema and
+ * channel records still pending (late_definitions). */
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w);
 /* Messages in the open chunk. */
 uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w);

@@ -2,22 +2,25 @@
 // and CDR reader (@foxglove/rosmsg2-serialization), using only the message
 // definitions stored in the bag (a plain DDS type's OMG IDL with
 // @foxglove/omgidl-parser and -serialization): what Foxglove or any other tool without a
-// ROS installation does. The bag is read with the sqlite3 CLI, so bagtop's
+// ROS installation does. A .db3 is read with the sqlite3 CLI, so bagtop's
 // own reader is not involved.
-//   node decode.mjs demo|tpub FILE.db3
+//   node decode.mjs demo|tpub FILE.db3|MCAP_BAG_DIR|FILE.mcap
 // demo: a bag of `bagtop demo`; tpub: /chatter (string) and /battery
 // (battery) of tests/tools/tpub. Every ROS topic must have a definition
 // that parses, and its first messages must decode to the values the
 // publisher sent. Prints one line per topic; exit 1 on the first failure.
+// An MCAP bag (a directory of .mcap files, or one) is read with Foxglove's
+// MCAP library instead, which checks the files as it goes (mcap_bag.mjs).
 import { execFileSync } from "node:child_process";
 import { parse } from "@foxglove/rosmsg";
 import { MessageReader } from "@foxglove/rosmsg2-serialization";
 import { parseIDL } from "@foxglove/omgidl-parser";
 import { MessageReader as IdlReader } from "@foxglove/omgidl-serialization";
+import { loadMcapBag } from "./mcap_bag.mjs";
 
 const [kind, db] = process.argv.slice(2);
 if (!["demo", "tpub"].includes(kind) || !db) {
-  console.error("usage: node decode.mjs demo|tpub FILE.db3");
+  console.error("usage: node decode.mjs demo|tpub FILE.db3|MCAP_BAG_DIR|FILE.mcap");
   process.exit(2);
 }
 
@@ -121,12 +124,31 @@ const checks = {
   },
 }[kind];
 
-const defs = new Map(sql("SELECT topic_type, encoding, encoded_message_definition AS text " +
-  "FROM message_definitions").map((d) => [d.topic_type, d]));
-const topics = sql("SELECT id, name, type FROM topics ORDER BY id");
-const rows = sql("SELECT topic_id, hex(data) AS hex FROM (SELECT topic_id, data, " +
-  "row_number() OVER (PARTITION BY topic_id ORDER BY timestamp, id) AS k FROM messages) " +
-  "WHERE k <= 3");
+// What the bag holds, from SQLite: the same shape as loadMcapBag's.
+function loadDb3() {
+  return {
+    defs: new Map(sql("SELECT topic_type, encoding, encoded_message_definition AS text " +
+      "FROM message_definitions").map((d) => [d.topic_type, d])),
+    topics: sql("SELECT id, name, type FROM topics ORDER BY id"),
+    rows: sql("SELECT topic_id, hex(data) AS hex FROM (SELECT topic_id, data, " +
+      "row_number() OVER (PARTITION BY topic_id ORDER BY timestamp, id) AS k FROM messages) " +
+      "WHERE k <= 3").map((r) => ({ topic_id: r.topic_id, data: Buffer.from(r.hex, "hex") })),
+  };
+}
+
+let bag;
+if (db.endsWith(".db3")) {
+  bag = loadDb3();
+} else {
+  try {
+    bag = await loadMcapBag(db);
+  } catch (e) {
+    fail(`${db}: Foxglove's MCAP reader: ${e.message}`);
+  }
+  console.log(`ok ${db}: ${bag.files} MCAP file(s), ${bag.messages} messages, read indexed ` +
+    "and streamed by @mcap/core");
+}
+const { defs, topics, rows } = bag;
 
 const seen = new Set();
 // Decodes topic t's rows with `read` and checks each message; fails when
@@ -137,7 +159,7 @@ function decodeRows(t, read, how) {
   for (const r of mine) {
     let m;
     try {
-      m = read(Uint8Array.from(Buffer.from(r.hex, "hex")));
+      m = read(Uint8Array.from(r.data));
     } catch (e) {
       fail(`${t.name}: does not decode${how}: ${e.message}`);
     }

@@ -5,7 +5,8 @@
 # my_msgs/msg/BatteryState (nested custom dependency) whose .msg files are
 # in tests/defs/fixtures/ament: found through AMENT_PREFIX_PATH (domain 23),
 # through --message-definitions-path (24), and nowhere (25): then rosbag2's
-# empty row, named by info -v, and the recording is otherwise unaffected.
+# empty row, named by info -v, and the recording is otherwise unaffected;
+# then MCAP bags of both (domains 26..29), read with Foxglove's @mcap/core.
 # Needs node with tests/decode/node_modules (./dev.sh test runs npm ci) and
 # the sqlite3 shell; else skipped.
 B=${BAGTOP_BIN:?}
@@ -77,4 +78,21 @@ n=$(sqlite3 "$T/none/none_0.db3" "SELECT count(*) FROM messages JOIN topics ON t
 [ "$n" = 30 ] || fail "none: $n /battery messages recorded, want 30"
 grep -q "my_msgs/msg/BatteryState: no message definition (my_msgs/msg/BatteryState.msg in neither" \
 	"$T/none.log" || fail "none: no log line about the missing definition"
+
+# MCAP bags, read by Foxglove's MCAP library (mcap_bag.mjs: through the
+# summary and indexes, and streamed with CRCs) and decoded the same way:
+# the demo's (its plain DDS type's IDL learned from XTypes after the topic
+# appeared, /points lent to the writer), and tpub's with rosbag2's default
+# writer options, the zstd_fast preset, and lz4 in 2 KiB chunks with CRCs.
+timeout 60 "$B" demo --no-tui --domain 26 --duration 4 -s mcap -o "$T/demo_mcap" \
+	>"$T/demo_mcap.log" 2>&1 || fail "bagtop demo -s mcap failed"
+node "$HERE/decode.mjs" demo "$T/demo_mcap" || fail "the demo's MCAP bag does not decode"
+record mcap 27 -s mcap --message-definitions-path "$FIX"
+node "$HERE/decode.mjs" tpub "$T/mcap" || fail "mcap: the bag does not decode"
+record mcap_zstd 28 -s mcap --storage-preset-profile zstd_fast --message-definitions-path "$FIX"
+node "$HERE/decode.mjs" tpub "$T/mcap_zstd" || fail "mcap_zstd: the bag does not decode"
+printf 'compression: Lz4\nchunkSize: 2048\nnoChunkCRC: false\nenableDataCRC: true\n' \
+	>"$T/lz4.yaml"
+record mcap_lz4 29 -s mcap --storage-config-file "$T/lz4.yaml" --message-definitions-path "$FIX"
+node "$HERE/decode.mjs" tpub "$T/mcap_lz4" || fail "mcap_lz4: the bag does not decode"
 echo "ok"

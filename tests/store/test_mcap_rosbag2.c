@@ -42,19 +42,17 @@ static const struct rb_bag rb_bags[] = {
 
 static char rb_root[4096];
 
+static void rb_count_message(const struct mcap_item *it, void *arg)
+{
+	*(uint64_t *)arg += it->rec.opcode == MCAP_OP_MESSAGE;
+}
+
 static uint64_t rb_streamed(const char *path)
 {
+	uint64_t n = 0;
+	tb_mcap_stream_each(path, rb_count_message, &n);
 	struct mcap_reader *r = tb_mcap_streamed(path);
 	struct bt_error err;
-	uint64_t n = 0;
-	for (bool end = false;;) {
-		struct mcap_item it;
-		if (mcap_reader_next(r, &it, &end, &err) != BT_OK)
-			fail_msg("%s: %s", path, err.msg);
-		if (end)
-			break;
-		n += it.rec.opcode == MCAP_OP_MESSAGE;
-	}
 	struct mcap_recovery rec;
 	assert_int_equal(mcap_reader_recover(r, &rec, &err), BT_OK);
 	assert_true(rec.complete);

@@ -6,8 +6,10 @@
  * indexed (messages in log_time order, each the bytes written, statistics)
  * and walked by recover. Also: the rosbag2 option names, a file flushed but
  * not closed (what a crash leaves) read back by recover and the scan,
- * unknown opcodes and padding passed over, and large messages (the writer
- * writes those that fill a chunk from the caller's buffer). */
+ * unknown opcodes and padding passed over, large messages (the writer
+ * writes those that fill a chunk from the caller's buffer), and schemas
+ * and channels written late (late_definitions; half the combinations use
+ * it too). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +224,7 @@ static void test_option_combinations(void **state)
 						o.no_chunk_crc = !crc;
 						o.enable_data_crc = crc;
 						o.no_attachment_crc = !crc;
+						o.late_definitions = k % 2; /* half the files */
 						char path[4096];
 						snprintf(path, sizeof path, "%s/rt%d.mcap", dir, k++);
 						rt_write(path, &o);
@@ -717,6 +720,193 @@ static void test_writes_behind(void **state)
 	mcap_reader_close(r);
 }
 
+/* ---- late_definitions ---- */
+
+/* Schemas and channels wait until the chunk that holds their channel's
+ * first messages is written, then go in at its start: schema 1 (unknown
+ * at first, its definition given while its messages wait in the open
+ * chunk), schema 2 (known), channel /idle of schema 1 with no message,
+ * schema 3 used by no channel (updated before the end). 600-byte messages
+ * are lent (borrow: the chunk points at them), 100-byte ones copied, so
+ * the first chunk to close has refs, index entries and copies to move up.
+ * Each variant is read streamed (the records of a channel before its
+ * first message, each once in the data section, every Message Index entry
+ * on a message of its channel and log time in its chunk) and indexed. */
+#define LT_N 60u
+
+static size_t lt_len(uint32_t i)
+{
+	return i % 3 ? 600 : 100;
+}
+
+static void lt_fill(uint32_t i, uint8_t *buf)
+{
+	for (size_t k = 0; k < lt_len(i); k++)
+		buf[k] = (uint8_t)(i * 29 + k);
+}
+
+static void lt_update(struct mcap_writer *w, uint16_t id, const char *text, bool want)
+{
+	struct bt_error err;
+	bool updated = !want;
+	assert_int_equal(mcap_writer_update_schema(w, id, "ros2msg", text, strlen(text), &updated,
+						   &err), BT_OK);
+	assert_int_equal(updated, want);
+}
+
+static void lt_write(const char *path, enum mcap_compression comp, bool chunked)
+{
+	struct mcap_writer_options o;
+	mcap_writer_options_init(&o);
+	o.chunk_size = 8192;
+	o.compression = comp;
+	o.no_chunking = !chunked;
+	o.late_definitions = true;
+	struct mcap_writer *w;
+	struct bt_error err;
+	uint16_t s1, s2, s3, a, b, idle;
+	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "t", &err), BT_OK);
+	assert_int_equal(mcap_writer_add_schema(w, "late/msg/A", "unknown", "", 0, &s1, &err), BT_OK);
+	assert_int_equal(mcap_writer_add_schema(w, "b/msg/B", "ros2msg", "int32 b", 7, &s2, &err),
+			 BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", s1, NULL, 0, &a, &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/b", "cdr", s2, NULL, 0, &b, &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/idle", "cdr", s1, NULL, 0, &idle, &err), BT_OK);
+	assert_int_equal(mcap_writer_add_schema(w, "unused/msg/U", "unknown", "", 0, &s3, &err),
+			 BT_OK);
+	uint8_t *buf = malloc((size_t)LT_N * 600);
+	assert_non_null(buf);
+	mcap_writer_borrow_begin(w);
+	for (uint32_t i = 0; i < LT_N; i++) {
+		uint8_t *m = buf + (size_t)i * 600;
+		lt_fill(i, m);
+		/* /a first alone; /b joins once /a has messages waiting */
+		uint16_t ch = i < 4 || i % 2 ? a : b;
+		assert_int_equal(mcap_writer_write(w, ch, i, 5000 + i, i, m, lt_len(i), &err), BT_OK);
+		if (i == 2) /* schema 1's messages wait in the open chunk (or, loose, are out) */
+			lt_update(w, s1, "int32 a", chunked);
+		if (i == LT_N / 2) { /* chunks written: schemas 1 and 2 are in the file */
+			lt_update(w, s1, "int32 too_late", false);
+			lt_update(w, s2, "int32 too_late", false);
+		}
+	}
+	mcap_writer_borrow_end(w);
+	memset(buf, 0xAA, (size_t)LT_N * 600);
+	lt_update(w, s3, "int8 u", true);
+	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+	free(buf);
+}
+
+/* What lt_item has seen: the Message items of the chunk being read
+ * (offset in its records, channel, log time), the data section's Schema
+ * and Channel records by id, the messages. */
+struct lt_seen {
+	bool chunked, data;
+	uint64_t off[LT_N], time[LT_N];
+	uint16_t ch[LT_N];
+	size_t n;
+	int schemas[4], channels[4];
+	uint32_t msgs;
+};
+
+static void lt_index_entries(const struct lt_seen *c, const struct mcap_message_index *mi)
+{
+	for (uint64_t e = 0; e < mi->count; e++) {
+		uint64_t t = mcap_get_u64(mi->entries + 16 * e);
+		uint64_t off = mcap_get_u64(mi->entries + 16 * e + 8);
+		size_t k = 0;
+		while (k < c->n && c->off[k] != off)
+			k++;
+		if (k == c->n || c->ch[k] != mi->channel_id || c->time[k] != t)
+			fail_msg("message index of channel %u: no message at %llu with log time %llu",
+				 mi->channel_id, (unsigned long long)off, (unsigned long long)t);
+	}
+}
+
+static void lt_schema(struct lt_seen *c, const struct mcap_schema *sc)
+{
+	static const char *const want[] = {"", "int32 a", "int32 b", "int8 u"};
+	assert_true(sc->id >= 1 && sc->id <= 3);
+	c->schemas[sc->id]++;
+	const char *text = !c->chunked && sc->id == 1 ? "" : want[sc->id];
+	assert_int_equal(sc->data.len, strlen(text));
+	assert_memory_equal(sc->data.p, text, strlen(text));
+}
+
+static void lt_item(const struct mcap_item *it, void *arg)
+{
+	struct lt_seen *c = arg;
+	const struct mcap_record *rec = &it->rec;
+	c->data = c->data && rec->opcode != MCAP_OP_DATA_END;
+	if (rec->opcode == MCAP_OP_CHUNK) {
+		c->n = 0;
+	} else if (rec->opcode == MCAP_OP_SCHEMA && c->data) {
+		lt_schema(c, &rec->u.schema);
+	} else if (rec->opcode == MCAP_OP_CHANNEL && c->data) {
+		uint16_t id = rec->u.channel.id;
+		assert_true(id >= 1 && id <= 3);
+		assert_int_equal(c->schemas[rec->u.channel.schema_id], 1); /* before it */
+		c->channels[id]++;
+	} else if (rec->opcode == MCAP_OP_MESSAGE) {
+		assert_int_equal(c->channels[rec->u.message.channel_id], 1); /* before it */
+		if (it->in_chunk) {
+			assert_true(c->n < LT_N);
+			c->off[c->n] = it->offset;
+			c->time[c->n] = rec->u.message.log_time;
+			c->ch[c->n++] = rec->u.message.channel_id;
+		}
+		c->msgs++;
+	} else if (rec->opcode == MCAP_OP_MESSAGE_INDEX) {
+		lt_index_entries(c, &rec->u.message_index);
+	}
+}
+
+static void lt_streamed(const char *path, bool chunked)
+{
+	struct lt_seen c = {.chunked = chunked, .data = true};
+	tb_mcap_stream_each(path, lt_item, &c);
+	assert_int_equal(c.msgs, LT_N);
+	for (int id = 1; id <= 3; id++) {
+		assert_int_equal(c.schemas[id], 1);
+		assert_int_equal(c.channels[id], 1);
+	}
+}
+
+static void lt_check(const struct mcap_message *m, void *arg)
+{
+	uint8_t *buf = arg;
+	lt_fill(m->sequence, buf);
+	assert_int_equal(m->data.len, lt_len(m->sequence));
+	assert_memory_equal(m->data.p, buf, m->data.len);
+}
+
+static void test_late_definitions(void **state)
+{
+	const char *dir = *state;
+	static const struct {
+		enum mcap_compression comp;
+		bool chunked;
+	} v[] = {{MCAP_COMPRESSION_NONE, true},
+		 {MCAP_COMPRESSION_ZSTD, true},
+		 {MCAP_COMPRESSION_NONE, false}};
+	uint8_t buf[600];
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/late%zu.mcap", dir, k);
+		lt_write(path, v[k].comp, v[k].chunked);
+		lt_streamed(path, v[k].chunked);
+		const struct mcap_summary *s;
+		struct mcap_reader *r = tb_mcap_indexed(path, &s);
+		assert_int_equal(s->n_schemas, 3);
+		assert_int_equal(s->n_channels, 3);
+		assert_int_equal(mcap_reader_schema(r, 1)->data.len, v[k].chunked ? 7 : 0);
+		assert_int_equal(rt_each_message(r, lt_check, buf), LT_N);
+		if (v[k].chunked)
+			assert_true(s->n_chunks > 3);
+		mcap_reader_close(r);
+	}
+}
+
 TU_MAIN(
 	TU_SCRATCH_TEST(test_writes_behind),
 	TU_SCRATCH_TEST(test_option_combinations),
@@ -726,4 +916,5 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_flushed_not_closed),
 	TU_SCRATCH_TEST(test_unknown_opcodes_and_padding),
 	TU_SCRATCH_TEST(test_opcode_zero_is_damage),
-	TU_SCRATCH_TEST(test_large_messages))
+	TU_SCRATCH_TEST(test_large_messages),
+	TU_SCRATCH_TEST(test_late_definitions))

@@ -5,7 +5,8 @@
  * a commit and when idle) that bounds what a kill loses; the split size
  * counting the open chunk; info from the summary's message indexes, not
  * the chunks; offered QoS that change (the next file's channel has them);
- * option errors naming the key. No DDS. */
+ * option errors naming the key; definitions learned late (the Schema
+ * waits for them). No DDS. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "bag_metadata.h"
+#include "bag_msgdefs.h"
+#include "bag_reader.h"
 #include "bag_storage.h"
 #include "bag_tools.h"
 #include "bag_writer.h"
@@ -596,6 +599,91 @@ static void test_write_behind(void **state)
 	tu_assert_written_behind(wb_try, *state);
 }
 
+/* A definition learned after its topic was created (update_msgdef):
+ * /late1's before any message, so the first file's Schema has it; /late2's
+ * after the first file was closed, so that file's Schema stays rosbag2's
+ * "unknown" one and the next file's, created before the definition came,
+ * gets it while it waits; the bag's definitions (bag_msgdefs_read, what
+ * `info -v` shows) are the learned ones. Deterministic: no message is
+ * written between a file's creation and the update. */
+static const char *lt_schema(const char *dir, size_t file, const char *type)
+{
+	static char got[64];
+	char *p = bt_xasprintf("%s/%s_%zu.mcap", dir, strrchr(dir, '/') + 1, file);
+	const struct mcap_summary *s;
+	struct mcap_reader *r = tb_mcap_indexed(p, &s);
+	snprintf(got, sizeof got, "(no schema)");
+	for (size_t i = 0; i < s->n_schemas; i++)
+		if (s->schemas[i].name.len == strlen(type) &&
+		    memcmp(s->schemas[i].name.p, type, strlen(type)) == 0)
+			snprintf(got, sizeof got, "%.*s: %.*s", (int)s->schemas[i].encoding.len,
+				 (const char *)s->schemas[i].encoding.p,
+				 (int)s->schemas[i].data.len, (const char *)s->schemas[i].data.p);
+	mcap_reader_close(r);
+	free(p);
+	return got;
+}
+
+static uint32_t lt_topic(struct bag_writer *w, const char *name, const char *type)
+{
+	struct bt_error err;
+	struct bag_topic tp = {0};
+	tp.name = (char *)name;
+	tp.type = (char *)type;
+	tp.serialization_format = (char *)"cdr";
+	tp.type_description_hash = (char *)"";
+	uint32_t h;
+	assert_int_equal(bag_writer_add_topic(w, &tp, NULL, &h, &err), BT_OK);
+	return h;
+}
+
+static void lt_batch(struct bag_writer *w, const uint32_t *h, int64_t t0)
+{
+	struct bag_message m[2] = {{h[0], t0, "ab", 2}, {h[1], t0 + 1, "cd", 2}};
+	struct bt_error err;
+	assert_int_equal(bag_writer_write(w, m, 2, &err), BT_OK);
+}
+
+static void test_late_definition(void **state)
+{
+	char *dir = bt_xasprintf("%s/late", (const char *)*state);
+	struct bag_writer_options o = {0};
+	o.uri = dir;
+	o.storage_id = "mcap";
+	o.ros_distro = "jazzy";
+	struct bag_writer *w = tb_writer_open(&o);
+	struct bt_error err;
+	uint32_t h[2] = {lt_topic(w, "/late1", "late_msgs/msg/One"),
+			 lt_topic(w, "/late2", "late_msgs/msg/Two")};
+	assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/One", "ros2msg", "int32 one",
+						 "test", &err), BT_OK);
+	lt_batch(w, h, 1000);
+	assert_int_equal(bag_writer_split(w, &err), BT_OK);
+	assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/Two", "ros2msg", "int32 two",
+						 "test", &err), BT_OK);
+	lt_batch(w, h, 2000);
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	assert_string_equal(lt_schema(dir, 0, "late_msgs/msg/One"), "ros2msg: int32 one");
+	assert_string_equal(lt_schema(dir, 0, "late_msgs/msg/Two"), "unknown: ");
+	assert_string_equal(lt_schema(dir, 1, "late_msgs/msg/Two"), "ros2msg: int32 two");
+	struct bag_reader *r;
+	assert_int_equal(bag_reader_open(dir, 0, &r, &err), BT_OK);
+	struct bag_msgdef *d = NULL;
+	size_t n = 0;
+	assert_int_equal(bag_msgdefs_read(r, &d, &n, &err), BT_OK);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		bool one = strcmp(d[i].topic_type, "late_msgs/msg/One") == 0;
+		assert_string_equal(d[i].encoding, "ros2msg");
+		assert_string_equal(d[i].encoded_message_definition, one ? "int32 one" : "int32 two");
+	}
+	bag_msgdefs_free(d, n);
+	bag_reader_close(r);
+	if (bag_check(dir, rt_report, dir) != 0)
+		fail_msg("late: bag_check found problems");
+	free(dir);
+}
+
 TU_MAIN(
 	TU_SCRATCH_TEST(test_write_behind),
 	TU_SCRATCH_TEST(test_roundtrip),
@@ -605,4 +693,5 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_qos_change),
 	TU_SCRATCH_TEST(test_info_from_index),
 	TU_SCRATCH_TEST(test_damaged_inside),
-	TU_SCRATCH_TEST(test_option_errors))
+	TU_SCRATCH_TEST(test_option_errors),
+	TU_SCRATCH_TEST(test_late_definition))
