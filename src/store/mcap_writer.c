@@ -1197,6 +1197,9 @@ static bt_status w_summary_offsets(struct mcap_writer *w, struct bt_buf *sum,
 static bt_status w_finish(struct mcap_writer *w, struct bt_error *err)
 {
 	bt_status st = w_check(w, err);
+	/* the open chunk's channels at its start, the rest (no messages) at its end */
+	if (st == BT_OK && w->n_pending && w->chunk_len)
+		st = w_defs_prepend(w, err);
 	if (st == BT_OK && w->n_pending)
 		st = w_defs_rest(w, NULL, err);
 	if (st == BT_OK)

@@ -6,7 +6,9 @@
 # in tests/defs/fixtures/ament: found through AMENT_PREFIX_PATH (domain 23),
 # through --message-definitions-path (24), and nowhere (25): then rosbag2's
 # empty row, named by info -v, and the recording is otherwise unaffected;
-# then MCAP bags of both (domains 26..29), read with Foxglove's @mcap/core.
+# then MCAP bags of both (domains 26..29), one converted from SQLite and
+# one reindexed after its recorder was killed (48), read with Foxglove's
+# @mcap/core.
 # Needs node with tests/decode/node_modules (./dev.sh test runs npm ci) and
 # the sqlite3 shell; else skipped.
 B=${BAGTOP_BIN:?}
@@ -95,4 +97,34 @@ printf 'compression: Lz4\nchunkSize: 2048\nnoChunkCRC: false\nenableDataCRC: tru
 	>"$T/lz4.yaml"
 record mcap_lz4 29 -s mcap --storage-config-file "$T/lz4.yaml" --message-definitions-path "$FIX"
 node "$HERE/decode.mjs" tpub "$T/mcap_lz4" || fail "mcap_lz4: the bag does not decode"
+
+# Converted from SQLite into MCAP files of 1 KiB (several files, each with
+# the definitions): convert's output reads as a recording's.
+"$B" convert -s mcap -b 1K "$T/path" "$T/conv" >"$T/conv.log" 2>&1 || fail "convert -s mcap failed"
+[ "$(find "$T/conv" -name '*.mcap' | wc -l)" -ge 3 ] || fail "conv: fewer than 3 files"
+node "$HERE/decode.mjs" tpub "$T/conv" || fail "conv: the converted bag does not decode"
+
+# A recorder killed (SIGKILL) once its publishers are done: its files end
+# without summary or footer; reindex repairs them, and Foxglove's reader
+# takes them as the others (domain 48).
+"$B" record -a --no-tui --domain 48 -s mcap --message-definitions-path "$FIX" -o "$T/killed" \
+	>"$T/killed.log" 2>&1 &
+REC=$!
+pubs=""
+for what in chatter:string battery:battery; do
+	timeout 60 "$P" --domain 48 --topic "rt/${what%%:*}" --type "${what#*:}" --count 30 \
+		--rate 30 --wait-readers 1 --wait-timeout 30 --linger 2 &
+	pubs="$pubs $!"
+done
+for pid in $pubs; do
+	wait "$pid" || fail "killed: a tpub failed"
+done
+kill -KILL "$REC"
+wait "$REC" 2>/dev/null
+REC=""
+"$B" check "$T/killed" >"$T/killed_check.log" 2>&1 &&
+	fail "killed: check passes before reindex: the kill left nothing to repair"
+"$B" reindex "$T/killed" >"$T/killed_reindex.log" 2>&1 || fail "killed: reindex failed"
+"$B" check "$T/killed" >/dev/null || fail "killed: check fails after reindex"
+node "$HERE/decode.mjs" tpub "$T/killed" || fail "killed: the reindexed bag does not decode"
 echo "ok"

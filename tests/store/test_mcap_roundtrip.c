@@ -726,7 +726,8 @@ static void test_writes_behind(void **state)
  * first messages is written, then go in at its start: schema 1 (unknown
  * at first, its definition given while its messages wait in the open
  * chunk), schema 2 (known), channel /idle of schema 1 with no message,
- * schema 3 used by no channel (updated before the end). 600-byte messages
+ * schema 3 used by no channel (updated before the end), channel /last added
+ * late whose one message is in the chunk the close writes. 600-byte messages
  * are lent (borrow: the chunk points at them), 100-byte ones copied, so
  * the first chunk to close has refs, index entries and copies to move up.
  * Each variant is read streamed (the records of a channel before its
@@ -764,7 +765,7 @@ static void lt_write(const char *path, enum mcap_compression comp, bool chunked)
 	o.late_definitions = true;
 	struct mcap_writer *w;
 	struct bt_error err;
-	uint16_t s1, s2, s3, a, b, idle;
+	uint16_t s1, s2, s3, a, b, idle, last = 0;
 	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "t", &err), BT_OK);
 	assert_int_equal(mcap_writer_add_schema(w, "late/msg/A", "unknown", "", 0, &s1, &err), BT_OK);
 	assert_int_equal(mcap_writer_add_schema(w, "b/msg/B", "ros2msg", "int32 b", 7, &s2, &err),
@@ -780,8 +781,11 @@ static void lt_write(const char *path, enum mcap_compression comp, bool chunked)
 	for (uint32_t i = 0; i < LT_N; i++) {
 		uint8_t *m = buf + (size_t)i * 600;
 		lt_fill(i, m);
+		if (i == LT_N - 1)
+			assert_int_equal(mcap_writer_add_channel(w, "/last", "cdr", s2, NULL, 0, &last,
+								 &err), BT_OK);
 		/* /a first alone; /b joins once /a has messages waiting */
-		uint16_t ch = i < 4 || i % 2 ? a : b;
+		uint16_t ch = i == LT_N - 1 ? last : i < 4 || i % 2 ? a : b;
 		assert_int_equal(mcap_writer_write(w, ch, i, 5000 + i, i, m, lt_len(i), &err), BT_OK);
 		if (i == 2) /* schema 1's messages wait in the open chunk (or, loose, are out) */
 			lt_update(w, s1, "int32 a", chunked);
@@ -805,7 +809,7 @@ struct lt_seen {
 	uint64_t off[LT_N], time[LT_N];
 	uint16_t ch[LT_N];
 	size_t n;
-	int schemas[4], channels[4];
+	int schemas[4], channels[5];
 	uint32_t msgs;
 };
 
@@ -844,7 +848,7 @@ static void lt_item(const struct mcap_item *it, void *arg)
 		lt_schema(c, &rec->u.schema);
 	} else if (rec->opcode == MCAP_OP_CHANNEL && c->data) {
 		uint16_t id = rec->u.channel.id;
-		assert_true(id >= 1 && id <= 3);
+		assert_true(id >= 1 && id <= 4);
 		assert_int_equal(c->schemas[rec->u.channel.schema_id], 1); /* before it */
 		c->channels[id]++;
 	} else if (rec->opcode == MCAP_OP_MESSAGE) {
@@ -866,9 +870,10 @@ static void lt_streamed(const char *path, bool chunked)
 	struct lt_seen c = {.chunked = chunked, .data = true};
 	tb_mcap_stream_each(path, lt_item, &c);
 	assert_int_equal(c.msgs, LT_N);
-	for (int id = 1; id <= 3; id++) {
-		assert_int_equal(c.schemas[id], 1);
+	for (int id = 1; id <= 4; id++) { /* each once in the data section */
 		assert_int_equal(c.channels[id], 1);
+		if (id <= 3)
+			assert_int_equal(c.schemas[id], 1);
 	}
 }
 
@@ -898,7 +903,7 @@ static void test_late_definitions(void **state)
 		const struct mcap_summary *s;
 		struct mcap_reader *r = tb_mcap_indexed(path, &s);
 		assert_int_equal(s->n_schemas, 3);
-		assert_int_equal(s->n_channels, 3);
+		assert_int_equal(s->n_channels, 4);
 		assert_int_equal(mcap_reader_schema(r, 1)->data.len, v[k].chunked ? 7 : 0);
 		assert_int_equal(rt_each_message(r, lt_check, buf), LT_N);
 		if (v[k].chunked)

@@ -223,6 +223,11 @@ static void rt_one(const char *root, const struct rt_case *c)
 	assert_string_equal(md.storage_identifier, "mcap");
 	if (md.n_paths <= 2) /* split by size */
 		fail_msg("%s: %zu files", c->name, md.n_paths);
+	for (size_t i = 0; i < md.n_paths; i++) {
+		char *f = bt_fs_join(dir, md.relative_file_paths[i]);
+		tb_mcap_defs_first(f);
+		free(f);
+	}
 	assert_int_equal(md.message_count, RT_MSGS);
 	bag_metadata_fini(&md);
 	const char *layout;
@@ -604,7 +609,8 @@ static void test_write_behind(void **state)
  * after the first file was closed, so that file's Schema stays rosbag2's
  * "unknown" one and the next file's, created before the definition came,
  * gets it while it waits; the bag's definitions (bag_msgdefs_read, what
- * `info -v` shows) are the learned ones. Deterministic: no message is
+ * `info -v` shows) are the learned ones; in both files each message comes
+ * after its channel (the close writes the chunk that holds the first). Deterministic: no message is
  * written between a file's creation and the update. */
 static const char *lt_schema(const char *dir, size_t file, const char *type)
 {
@@ -666,6 +672,11 @@ static void test_late_definition(void **state)
 	assert_string_equal(lt_schema(dir, 0, "late_msgs/msg/One"), "ros2msg: int32 one");
 	assert_string_equal(lt_schema(dir, 0, "late_msgs/msg/Two"), "unknown: ");
 	assert_string_equal(lt_schema(dir, 1, "late_msgs/msg/Two"), "ros2msg: int32 two");
+	for (size_t i = 0; i < 2; i++) {
+		char *f = bt_xasprintf("%s/late_%zu.mcap", dir, i);
+		tb_mcap_defs_first(f);
+		free(f);
+	}
 	struct bag_reader *r;
 	assert_int_equal(bag_reader_open(dir, 0, &r, &err), BT_OK);
 	struct bag_msgdef *d = NULL;
