@@ -6,9 +6,9 @@
 # in tests/defs/fixtures/ament: found through AMENT_PREFIX_PATH (domain 23),
 # through --message-definitions-path (24), and nowhere (25): then rosbag2's
 # empty row, named by info -v, and the recording is otherwise unaffected;
-# then MCAP bags of both (domains 26..29), one converted from SQLite and
-# one reindexed after its recorder was killed (48), read with Foxglove's
-# @mcap/core.
+# then MCAP bags of both (domains 26..29), one converted from SQLite, one
+# reindexed after its recorder was killed (48) and a snapshot (49), read
+# with Foxglove's @mcap/core.
 # Needs node with tests/decode/node_modules (./dev.sh test runs npm ci) and
 # the sqlite3 shell; else skipped.
 B=${BAGTOP_BIN:?}
@@ -127,4 +127,24 @@ REC=""
 "$B" reindex "$T/killed" >"$T/killed_reindex.log" 2>&1 || fail "killed: reindex failed"
 "$B" check "$T/killed" >/dev/null || fail "killed: check fails after reindex"
 node "$HERE/decode.mjs" tpub "$T/killed" || fail "killed: the reindexed bag does not decode"
+
+# Snapshot mode: the messages kept in memory, written on a trigger
+# (`bagtop snapshot --pid`) into an MCAP file of their own (domain 49).
+"$B" record -a --no-tui --domain 49 -s mcap --snapshot-mode --message-definitions-path "$FIX" \
+	-o "$T/snap" >"$T/snap.log" 2>&1 &
+REC=$!
+pubs=""
+for what in chatter:string battery:battery; do
+	timeout 60 "$P" --domain 49 --topic "rt/${what%%:*}" --type "${what#*:}" --count 30 \
+		--rate 30 --wait-readers 1 --wait-timeout 30 --linger 1 &
+	pubs="$pubs $!"
+done
+for pid in $pubs; do
+	wait "$pid" || fail "snap: a tpub failed"
+done
+"$B" snapshot --pid "$REC" --timeout 20 >"$T/snap_trigger.log" 2>&1 || fail "snap: no snapshot"
+stop_wait "$REC" 300 TERM
+[ "$rc" = 0 ] || fail "snap: bagtop record exited with $rc"
+REC=""
+node "$HERE/decode.mjs" tpub "$T/snap" || fail "snap: the snapshot does not decode"
 echo "ok"

@@ -14,7 +14,12 @@
 #   never   (38)         the empty row, after two calls without a reply
 #   deep    (39)         the empty row (1000 nested types: too deep)
 #   nograph (35, after)  the empty row: no node announces the publisher
-# The first five run side by side, each on its own domain. Needs the sqlite3
+#   sources_mcap (50)    as sources, with -s mcap: the files opened after
+#                        the reply have the node's definition in their
+#                        Schema, and info -v shows it for the bag (the first
+#                        file's Schema has it only if the reply came before
+#                        its first chunk was written: not checked)
+# The first six run side by side, each on its own domain. Needs the sqlite3
 # shell; else skipped.
 B=${BAGTOP_BIN:?}
 S=${BAGTOP_TDSERVER:?}
@@ -49,7 +54,9 @@ run never 38 20 &
 P4=$!
 run deep 39 10 &
 P5=$!
-for p in $P1 $P2 $P3 $P4 $P5; do wait $p || exit 1; done
+run sources_mcap 50 12 -d 1 -s mcap &
+P6=$!
+for p in $P1 $P2 $P3 $P4 $P5 $P6; do wait $p || exit 1; done
 run nograph 35 10
 
 hex() { od -An -v -tx1 | tr -d ' \n' | tr a-f A-F; }
@@ -87,6 +94,17 @@ grep -q "requests 1" "$T/sources.server.log" || fail "sources: not asked once"
 "$B" info -v "$T/sources" | grep -q "my_msgs/msg/Probe  get_type_description (node /probe_node), ros2msg, 2 types" ||
 	fail "sources: info -v does not name the node"
 "$B" check "$T/sources" >"$T/check.log" 2>&1 || fail "sources: check fails: $(cat "$T/check.log")"
+"$B" info "$T/sources_mcap" | grep -q "Topic: /td_probe | Type: my_msgs/msg/Probe | Count: 20 |" ||
+	fail "sources_mcap: not 20 /td_probe messages"
+last=$(ls "$T/sources_mcap" | grep '\.mcap$' | sort -t_ -k3 -n | tail -1)
+[ "$last" != sources_mcap_0.mcap ] || fail "sources_mcap: no split (only sources_mcap_0.mcap)"
+"$B" info -v "$T/sources_mcap/$last" | grep -q "my_msgs/msg/Probe  .*ros2msg, 2 types" ||
+	fail "sources_mcap: $last has no Probe definition"
+"$B" info -v "$T/sources_mcap" |
+	grep -q "my_msgs/msg/Probe  get_type_description (node /probe_node), ros2msg, 2 types" ||
+	fail "sources_mcap: info -v does not show the node's definition"
+"$B" check "$T/sources_mcap" >"$T/check.log" 2>&1 ||
+	fail "sources_mcap: check fails: $(cat "$T/check.log")"
 check fields fields_0.db3 ros2msg "$FLD"
 check fail fail_0.db3 "" ""
 grep -q "node /probe_node: the node answered: type not in use" "$T/fail.log" ||
