@@ -34,25 +34,39 @@ timeout 60 "$B" demo --no-tui --domain 22 --duration 4 -o "$T/demo" >"$T/demo.lo
 	fail "bagtop demo failed"
 node "$HERE/decode.mjs" demo "$T/demo/demo_0.db3" || fail "the demo's bag does not decode"
 
-# record NAME DOMAIN [bagtop options...]: records tpub's /chatter and
-# /battery (30 messages each) into $T/NAME.
-record() {
-	name=$1 dom=$2
-	shift 2
+# record_start NAME DOMAIN LINGER [bagtop options...]: `bagtop record -a`
+# into $T/NAME ($REC) while tpub publishes /chatter and /battery (30
+# messages each, lingering LINGER s); returns once both tpubs are done.
+record_start() {
+	name=$1 dom=$2 linger=$3
+	shift 3
 	"$B" record -a --no-tui --domain "$dom" -o "$T/$name" "$@" >"$T/$name.log" 2>&1 &
 	REC=$!
 	pubs=""
 	for what in chatter:string battery:battery; do
 		timeout 60 "$P" --domain "$dom" --topic "rt/${what%%:*}" --type "${what#*:}" \
-			--count 30 --rate 30 --wait-readers 1 --wait-timeout 30 --linger 1 &
+			--count 30 --rate 30 --wait-readers 1 --wait-timeout 30 --linger "$linger" &
 		pubs="$pubs $!"
 	done
 	for pid in $pubs; do
 		wait "$pid" || fail "$name: a tpub failed"
 	done
+}
+
+# record_stop NAME: stops $REC, which must exit 0.
+record_stop() {
 	stop_wait "$REC" 300 TERM # (SIGINT is ignored by a background job of sh)
-	[ "$rc" = 0 ] || fail "$name: bagtop record exited with $rc"
+	[ "$rc" = 0 ] || fail "$1: bagtop record exited with $rc"
 	REC=""
+}
+
+# record NAME DOMAIN [bagtop options...]: records tpub's /chatter and
+# /battery (30 messages each) into $T/NAME; check passes on it.
+record() {
+	name=$1 dom=$2
+	shift 2
+	record_start "$name" "$dom" 1 "$@"
+	record_stop "$name"
 	"$B" check "$T/$name" >/dev/null || fail "$name: bagtop check failed"
 }
 
@@ -107,18 +121,7 @@ node "$HERE/decode.mjs" tpub "$T/conv" || fail "conv: the converted bag does not
 # A recorder killed (SIGKILL) once its publishers are done: its files end
 # without summary or footer; reindex repairs them, and Foxglove's reader
 # takes them as the others (domain 48).
-"$B" record -a --no-tui --domain 48 -s mcap --message-definitions-path "$FIX" -o "$T/killed" \
-	>"$T/killed.log" 2>&1 &
-REC=$!
-pubs=""
-for what in chatter:string battery:battery; do
-	timeout 60 "$P" --domain 48 --topic "rt/${what%%:*}" --type "${what#*:}" --count 30 \
-		--rate 30 --wait-readers 1 --wait-timeout 30 --linger 2 &
-	pubs="$pubs $!"
-done
-for pid in $pubs; do
-	wait "$pid" || fail "killed: a tpub failed"
-done
+record_start killed 48 2 -s mcap --message-definitions-path "$FIX"
 kill -KILL "$REC"
 wait "$REC" 2>/dev/null
 REC=""
@@ -130,21 +133,8 @@ node "$HERE/decode.mjs" tpub "$T/killed" || fail "killed: the reindexed bag does
 
 # Snapshot mode: the messages kept in memory, written on a trigger
 # (`bagtop snapshot --pid`) into an MCAP file of their own (domain 49).
-"$B" record -a --no-tui --domain 49 -s mcap --snapshot-mode --message-definitions-path "$FIX" \
-	-o "$T/snap" >"$T/snap.log" 2>&1 &
-REC=$!
-pubs=""
-for what in chatter:string battery:battery; do
-	timeout 60 "$P" --domain 49 --topic "rt/${what%%:*}" --type "${what#*:}" --count 30 \
-		--rate 30 --wait-readers 1 --wait-timeout 30 --linger 1 &
-	pubs="$pubs $!"
-done
-for pid in $pubs; do
-	wait "$pid" || fail "snap: a tpub failed"
-done
+record_start snap 49 1 -s mcap --snapshot-mode --message-definitions-path "$FIX"
 "$B" snapshot --pid "$REC" --timeout 20 >"$T/snap_trigger.log" 2>&1 || fail "snap: no snapshot"
-stop_wait "$REC" 300 TERM
-[ "$rc" = 0 ] || fail "snap: bagtop record exited with $rc"
-REC=""
+record_stop snap
 node "$HERE/decode.mjs" tpub "$T/snap" || fail "snap: the snapshot does not decode"
 echo "ok"
