@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcap_order.h"
 #include "mcap_reader.h"
 
 unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void *arg)
@@ -117,40 +118,25 @@ uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item
 	return n;
 }
 
-struct tb_defs_seen {
+struct tb_defs_order {
 	const char *path;
-	uint8_t schema[65536 / 8], channel[65536 / 8];
+	struct mcap_order *o;
 };
-
-static bool tb_bit(const uint8_t *set, uint16_t id)
-{
-	return set[id / 8] >> (id % 8) & 1;
-}
 
 static void tb_defs_item(const struct mcap_item *it, void *arg)
 {
-	struct tb_defs_seen *s = arg;
-	const struct mcap_record *r = &it->rec;
-	if (r->opcode == MCAP_OP_SCHEMA) {
-		s->schema[r->u.schema.id / 8] |= (uint8_t)(1u << r->u.schema.id % 8);
-	} else if (r->opcode == MCAP_OP_CHANNEL) {
-		uint16_t sid = r->u.channel.schema_id;
-		if (sid != 0 && !tb_bit(s->schema, sid))
-			fail_msg("%s: channel %u before its schema %u", s->path, r->u.channel.id, sid);
-		s->channel[r->u.channel.id / 8] |= (uint8_t)(1u << r->u.channel.id % 8);
-	} else if (r->opcode == MCAP_OP_MESSAGE && !tb_bit(s->channel, r->u.message.channel_id)) {
-		fail_msg("%s: a message on channel %u before its Channel record", s->path,
-			 r->u.message.channel_id);
-	}
+	struct tb_defs_order *d = arg;
+	char why[512];
+	if (!mcap_order_feed(d->o, it, why, sizeof why))
+		fail_msg("%s: %s", d->path, why);
 }
 
 void tb_mcap_defs_first(const char *path)
 {
-	struct tb_defs_seen *s = calloc(1, sizeof *s);
-	assert_non_null(s);
-	s->path = path;
-	tb_mcap_stream_each(path, tb_defs_item, s);
-	free(s);
+	struct tb_defs_order d = {path, mcap_order_new()};
+	assert_non_null(d.o);
+	tb_mcap_stream_each(path, tb_defs_item, &d);
+	mcap_order_free(d.o);
 }
 
 struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability)

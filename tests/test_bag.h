@@ -57,9 +57,11 @@ struct mcap_reader *tb_mcap_streamed(const char *path);
 struct mcap_item;
 uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item *it, void *arg),
 			     void *arg);
-/* Streamed, every Message's Channel record comes before it, and every
- * Channel's Schema record (schema id 0: none) before the Channel, as a
- * streaming reader (Foxglove's) requires; else the test fails. */
+/* Streamed, every Message's Channel record comes before it, every
+ * Channel's Schema record (schema id 0: none) before the Channel, and
+ * records sharing an id are identical, as a streaming reader (Foxglove's)
+ * requires (mcap_order, itself tested in test_mcap_order); else the test
+ * fails. */
 void tb_mcap_defs_first(const char *path);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */

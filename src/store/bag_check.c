@@ -415,6 +415,8 @@ size_t bag_check(const char *path, bag_check_report report, void *ctx)
 		if (f->orphans)
 			bc_problem(&c, "%s: %" PRIu64 " messages name a topic id with no topic", f->name,
 				   f->orphans);
+		if (f->interop)
+			bc_problem(&c, "%s", f->interop);
 	}
 	const struct bag_metadata *md = bag_reader_metadata(r);
 	if (md)

@@ -461,9 +461,10 @@ static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f
 	size_t n = 0;
 	bt_status st = BT_OK;
 	if (r->flags & BAG_READER_INTEGRITY)
-		st = s->ops->check(s, err);
+		st = s->ops->check(s, &f->interop, err);
 	struct bt_error dmg;
-	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) && s->ops->check(s, &dmg) != BT_OK)
+	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) &&
+	    s->ops->check(s, NULL, &dmg) != BT_OK)
 		f->damage = bt_xstrdup(dmg.msg);
 	if (st == BT_OK)
 		st = br_read_topics(r, f, s, &t, &n, err);
@@ -564,6 +565,7 @@ static void br_file_fini(struct bag_reader_file *f)
 {
 	free(f->inflated);
 	free(f->damage);
+	free(f->interop);
 	free(f->name);
 	free(f->path);
 	free(f->topics);

@@ -268,8 +268,9 @@ static bt_status bss_peek_compressed(struct bag_storage *s, bool *yes, struct bt
 	return bag_db_peek_zstd(bss_db(s), yes, err);
 }
 
-static bt_status bss_check(struct bag_storage *s, struct bt_error *err)
+static bt_status bss_check(struct bag_storage *s, char **interop, struct bt_error *err)
 {
+	(void)interop; /* rosbag2's reader asks nothing quick_check does not */
 	return bag_db_check(bss_db(s), err);
 }
 

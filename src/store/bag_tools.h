@@ -67,7 +67,9 @@ BT_MUST_CHECK bt_status bag_reindex(const char *dir, struct bag_reindex_result *
 typedef void (*bag_check_report)(void *ctx, const char *problem);
 
 /* Verifies that a bag's files and metadata agree: every file opens and
- * passes sqlite's quick_check, every message reads back (and decompresses),
+ * passes its backend's check (sqlite's quick_check; mcap: every record,
+ * chunk CRCs, and, as bag_storage's *interop, the records' order), every
+ * message reads back (and decompresses),
  * metadata.yaml counts, per-topic counts, per-file entries, time range and
  * compression match the data, no storage file is missing or unlisted, and
  * recording statistics (when present) agree with the data and add up.
