@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcap_order.h"
+#include "mcap_doctor.h"
 #include "mcap_reader.h"
 
 unsigned long long tb_each(const char *path, unsigned flags, tb_msg_fn *fn, void *arg)
@@ -120,23 +120,23 @@ uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item
 
 struct tb_defs_order {
 	const char *path;
-	struct mcap_order *o;
+	struct mcap_doctor *o;
 };
 
 static void tb_defs_item(const struct mcap_item *it, void *arg)
 {
 	struct tb_defs_order *d = arg;
 	char why[512];
-	if (!mcap_order_feed(d->o, it, why, sizeof why))
+	if (!mcap_doctor_feed(d->o, it, why, sizeof why))
 		fail_msg("%s: %s", d->path, why);
 }
 
 void tb_mcap_defs_first(const char *path)
 {
-	struct tb_defs_order d = {path, mcap_order_new()};
+	struct tb_defs_order d = {path, mcap_doctor_new()};
 	assert_non_null(d.o);
 	tb_mcap_stream_each(path, tb_defs_item, &d);
-	mcap_order_free(d.o);
+	mcap_doctor_free(d.o);
 }
 
 struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability)

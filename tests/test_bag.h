@@ -60,7 +60,7 @@ uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item
 /* Streamed, every Message's Channel record comes before it, every
  * Channel's Schema record (schema id 0: none) before the Channel, and
  * records sharing an id are identical, as a streaming reader (Foxglove's)
- * requires (mcap_order, itself tested in test_mcap_order); else the test
+ * requires (mcap_doctor, itself tested in test_mcap_doctor); else the test
  * fails. */
 void tb_mcap_defs_first(const char *path);
 

@@ -43,8 +43,8 @@ const struct app_cmd app_cmd_check = {
 	"check", "BAG",
 	"Verify that a bag's storage files and metadata agree; exit 1 if not.",
 	"\nEvery storage file must open and pass its format's check (SQLite's\n"
-	"quick_check; MCAP: every record and chunk CRC, and each Schema and Channel\n"
-	"record before the records that use it, as streaming readers need), every\n"
+	"quick_check; MCAP: every record and chunk CRC, and the specification's rules\n"
+	"on record order, ids and indexes that other readers rely on), every\n"
 	"message must read back (and decompress), metadata.yaml's counts, topics,\n"
 	"files, time range and compression must match the data, and no key may\n"
 	"appear twice in one mapping of metadata.yaml. Each problem is one line.\n",

@@ -171,10 +171,11 @@ struct bag_storage_ops {
 	/* The format's own integrity check (sqlite3: quick_check);
 	 * BT_ERR_FORMAT with its first complaint. *interop (when interop is
 	 * not NULL; the caller sets it NULL): for a file that passes, why
-	 * other readers of the format would still refuse it, which bagtop's
-	 * reader does not (mcap: a record before the one it refers to, see
-	 * mcap_order.h), as one malloc'd line naming the file; left NULL when
-	 * none would. Not an integrity failure: the file reads and plays. */
+	 * other readers of the format may still refuse or misread it, where
+	 * bagtop's reader does not (mcap: the specification's rules on record
+	 * order, identity and indexes, mcap_doctor.h), as one malloc'd line
+	 * naming the file; left NULL when none would. Not an integrity
+	 * failure: the file reads and plays. */
 	bt_status (*check)(struct bag_storage *s, char **interop, struct bt_error *err);
 	/* Next message in (timestamp, order written) order: 1 = *m filled,
 	 * 0 = end, < 0 = error. The first call starts at the first message. */

@@ -39,7 +39,7 @@
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_time.h"
-#include "mcap_order.h"
+#include "mcap_doctor.h"
 #include "mcap_reader.h"
 #include "mcap_writer.h"
 #include "store__mcap_repair.h"
@@ -636,33 +636,34 @@ static bt_status bsm_peek_compressed(struct bag_storage *s, bool *yes, struct bt
 
 /* Every record in file order, every chunk decompressed and its CRC (if
  * any) checked, through to the Footer and the closing magic; the same pass
- * checks the records' order for *interop (mcap_order). */
+ * holds the file to the specification's rules for *interop (mcap_doctor). */
 static bt_status bsm_check(struct bag_storage *s, char **interop, struct bt_error *err)
 {
 	struct bsm *b = bsm(s);
 	if (b->blank)
 		return BT_OK;
-	struct mcap_order *o = interop ? mcap_order_new() : NULL;
-	if (interop && !o)
+	struct mcap_doctor *doc = interop ? mcap_doctor_new() : NULL;
+	if (interop && !doc)
 		return bt_err_set(err, BT_ERR_NOMEM, "%s: out of memory", b->path);
 	bt_status st = mcap_reader_stream_begin(b->r, err);
 	struct mcap_item it;
-	bool end = false, ordered = true;
+	bool end = false, healthy = true;
 	char why[512];
 	while (st == BT_OK && !end) {
 		st = mcap_reader_next(b->r, &it, &end, err);
-		if (st == BT_OK && !end && o && ordered)
-			ordered = mcap_order_feed(o, &it, why, sizeof why);
+		if (st == BT_OK && !end && doc && healthy)
+			healthy = mcap_doctor_feed(doc, &it, why, sizeof why);
 	}
-	mcap_order_free(o);
+	mcap_doctor_free(doc);
 	if (st != BT_OK && err) {
 		struct bt_error e = *err;
 		bt_err_set(err, st, "%s: %s (bagtop reindex keeps every complete chunk)", b->path,
 			   e.msg);
-	} else if (st == BT_OK && !ordered) {
-		*interop = bt_xasprintf("%s: %s: readers that stream the file (Foxglove's among "
-					"them) stop there; 'bagtop convert' writes a copy in order",
-					b->path, why);
+	} else if (st == BT_OK && !healthy) {
+		*interop = bt_xasprintf("%s: %s, against the MCAP specification: other readers "
+					"(Foxglove's among them) may refuse or misread the file; "
+					"bagtop reads it, and 'bagtop convert' writes a copy that "
+					"follows it", b->path, why);
 	}
 	return st;
 }

@@ -68,7 +68,7 @@ typedef void (*bag_check_report)(void *ctx, const char *problem);
 
 /* Verifies that a bag's files and metadata agree: every file opens and
  * passes its backend's check (sqlite's quick_check; mcap: every record,
- * chunk CRCs, and, as bag_storage's *interop, the records' order), every
+ * chunk CRCs, and, as bag_storage's *interop, mcap_doctor's rules), every
  * message reads back (and decompresses),
  * metadata.yaml counts, per-topic counts, per-file entries, time range and
  * compression match the data, no storage file is missing or unlisted, and

@@ -1,6 +1,7 @@
 /* fuzz_mcap — LLVMFuzzerTestOneInput over the MCAP record parser and the
  * MCAP reader (src/store/mcap_*). The input is parsed as the body of every
- * record type, then read as a whole file: streamed, indexed with messages
+ * record type, then read as a whole file: streamed (and held to check's
+ * rules by mcap_doctor), indexed with messages
  * in log_time order, and walked by recover. Any input must give either a
  * result or a refusal carrying a message: never a crash, a read out of
  * bounds, a leak, or a large allocation (the reader's limit is lowered to
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "fuzz_target.h"
+#include "mcap_doctor.h"
 #include "mcap_reader.h"
 #include "mcap_record.h"
 
@@ -56,17 +58,30 @@ static void fuzz_records(const uint8_t *data, size_t size)
 	}
 }
 
+/* Streamed, every record also through mcap_doctor (check's rules): a
+ * complaint must carry a message. */
 static void fuzz_stream(struct mcap_reader *r)
 {
 	struct bt_error err;
 	bt_err_clear(&err);
+	struct mcap_doctor *doc = mcap_doctor_new();
+	if (!doc)
+		abort();
+	bool healthy = true;
+	char why[512];
 	bt_status st = mcap_reader_stream_begin(r, &err);
 	for (bool end = false; st == BT_OK && !end;) {
 		struct mcap_item it;
 		st = mcap_reader_next(r, &it, &end, &err);
-		if (st == BT_OK && !end)
+		if (st == BT_OK && !end) {
 			fuzz_maps(&it.rec);
+			why[0] = '\0';
+			if (healthy && !(healthy = mcap_doctor_feed(doc, &it, why, sizeof why)) &&
+			    why[0] == '\0')
+				abort();
+		}
 	}
+	mcap_doctor_free(doc);
 	fuzz_refusal(st, &err);
 }
 

@@ -25,7 +25,7 @@
 
 #include "bt_fs.h"
 #include "mcap_json.h"
-#include "mcap_order.h"
+#include "mcap_doctor.h"
 #include "mcap_reader.h"
 #include "mcap_writer.h"
 #include "test_util.h"
@@ -216,7 +216,7 @@ static json_t *conf_stream(const char *path, struct bt_error *err)
 	if (mcap_reader_open(&r, path, err) != BT_OK)
 		return NULL;
 	json_t *out = json_array();
-	struct mcap_order *o = mcap_order_new();
+	struct mcap_doctor *o = mcap_doctor_new();
 	assert_non_null(o);
 	char why[512];
 	bt_status st = mcap_reader_stream_begin(r, err);
@@ -224,13 +224,13 @@ static json_t *conf_stream(const char *path, struct bt_error *err)
 		struct mcap_item it;
 		st = mcap_reader_next(r, &it, &end, err);
 		/* every file of the suite is valid: its records are in order */
-		if (st == BT_OK && !end && !mcap_order_feed(o, &it, why, sizeof why))
-			st = bt_err_set(err, BT_ERR_FORMAT, "mcap_order: %s", why);
+		if (st == BT_OK && !end && !mcap_doctor_feed(o, &it, why, sizeof why))
+			st = bt_err_set(err, BT_ERR_FORMAT, "mcap_doctor: %s", why);
 		json_t *j = st == BT_OK && !end ? mcap_json_record(&it.rec) : NULL;
 		if (j)
 			json_array_append_new(out, j);
 	}
-	mcap_order_free(o);
+	mcap_doctor_free(o);
 	mcap_reader_close(r);
 	if (st != BT_OK) {
 		json_decref(out);
