@@ -121,6 +121,9 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 		/* A stream: to the disk as it comes (bt_wbehind). A snapshot is a
 		 * burst that its trigger waits for: the page cache takes it. */
 		wo.write_behind = true;
+		/* A definition learned after its type's MCAP Schema went out
+		 * starts a new file that has it (a snapshot stays one file). */
+		wo.split_on_late_definition = true;
 	}
 	if (rec_files_told(r)) {
 		wo.on_file_closed = rec_on_file_closed;

@@ -113,9 +113,12 @@ struct bag_storage_ops {
 				  const struct bag_msgdef *def, int64_t *id, struct bt_error *err);
 	/* Replaces the encoding and text of the definition row of type
 	 * d->topic_type (a definition learned late); none there: nothing to
-	 * do. NULL: the format cannot (files created later carry it). */
+	 * do. *missed: true when the file already holds that type without a
+	 * definition and cannot take one any more (mcap: its Schema record is
+	 * written), so only files created later carry it. NULL: the format
+	 * cannot (files created later carry it). */
 	bt_status (*update_msgdef)(struct bag_storage *s, const struct bag_msgdef *d,
-				   struct bt_error *err);
+				   bool *missed, struct bt_error *err);
 	/* Rewrites the QoS profiles of topic `id`, durably now (a no-op when
 	 * append_only). */
 	bt_status (*update_topic_qos)(struct bag_storage *s, int64_t id, const struct bag_qos *q,

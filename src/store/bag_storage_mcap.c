@@ -57,6 +57,7 @@
 struct bsm_schema {
 	char *type;
 	uint16_t id;
+	bool defined; /* its record has a definition (or will, while it waits) */
 };
 
 struct bsm {
@@ -231,7 +232,7 @@ static void bsm_discard(struct bag_storage *s)
 
 /* ---- writing ---- */
 
-static const struct bsm_schema *bsm_schema_find(const struct bsm *b, const char *type)
+static struct bsm_schema *bsm_schema_find(const struct bsm *b, const char *type)
 {
 	for (size_t i = 0; i < b->n_schemas; i++)
 		if (!strcmp(b->schemas[i].type, type))
@@ -249,14 +250,15 @@ static bt_status bsm_schema(struct bsm *b, const char *type, const struct bag_ms
 		*id = have->id;
 		return BT_OK;
 	}
-	const char *enc = def && def->encoding && *def->encoding ? def->encoding : "unknown";
+	bool defined = def && def->encoding && *def->encoding;
+	const char *enc = defined ? def->encoding : "unknown";
 	const char *text = def && def->encoded_message_definition ? def->encoded_message_definition
 								   : "";
 	bt_status st = mcap_writer_add_schema(b->w, type, enc, text, strlen(text), id, err);
 	if (st != BT_OK)
 		return st;
 	bt_xgrow((void **)&b->schemas, &b->cap_schemas, b->n_schemas + 1, sizeof *b->schemas);
-	b->schemas[b->n_schemas++] = (struct bsm_schema){bt_xstrdup(type), *id};
+	b->schemas[b->n_schemas++] = (struct bsm_schema){bt_xstrdup(type), *id, defined};
 	return BT_OK;
 }
 
@@ -286,20 +288,27 @@ static bt_status bsm_create_topic(struct bag_storage *s, const struct bag_topic 
 	return st;
 }
 
-/* The Schema of d's type, while it waits to be written (see the top). */
+/* The Schema of d's type, while it waits to be written (see the top);
+ * once written without one, *missed. */
 static bt_status bsm_update_msgdef(struct bag_storage *s, const struct bag_msgdef *d,
-				   struct bt_error *err)
+				   bool *missed, struct bt_error *err)
 {
 	struct bsm *b = bsm(s);
-	const struct bsm_schema *have = bsm_schema_find(b, d->topic_type);
+	struct bsm_schema *have = bsm_schema_find(b, d->topic_type);
+	*missed = false;
 	if (have == NULL || d->encoding == NULL || *d->encoding == '\0')
 		return BT_OK;
 	const char *text = d->encoded_message_definition ? d->encoded_message_definition : "";
-	bool updated = false; /* else the files created later carry it */
+	bool updated = false;
 	struct bt_error why;
 	bt_status st = mcap_writer_update_schema(b->w, have->id, d->encoding, text, strlen(text),
 						 &updated, &why);
-	return st == BT_OK ? BT_OK : bt_err_set(err, st, "%s: %s", b->path, why.msg);
+	if (st != BT_OK)
+		return bt_err_set(err, st, "%s: %s", b->path, why.msg);
+	if (updated)
+		have->defined = true;
+	*missed = !have->defined;
+	return BT_OK;
 }
 
 /* MCAP channels cannot change: the channel keeps the profiles it was

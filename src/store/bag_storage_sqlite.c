@@ -136,8 +136,9 @@ static bt_status bss_create_topic(struct bag_storage *s, const struct bag_topic 
 }
 
 static bt_status bss_update_msgdef(struct bag_storage *s, const struct bag_msgdef *d,
-				   struct bt_error *err)
+				   bool *missed, struct bt_error *err)
 {
+	*missed = false; /* a row is updated in place */
 	return bag_db_update_msgdef(bss_db(s), d, err);
 }
 

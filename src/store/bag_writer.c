@@ -74,6 +74,8 @@ struct bag_writer {
 	char *dir, *base, *ros_distro;
 	enum bag_compat compat;
 	bool write_behind;
+	bool split_on_late_definition;
+	bool def_split; /* a definition the current file missed: split at the next message */
 	struct bag_kv *custom;
 	size_t n_custom;
 	const struct bag_storage_ops *ops; /* the storage backend */
@@ -734,6 +736,11 @@ bt_status bag_writer_set_custom(struct bag_writer *w, const char *key, const cha
 	return BT_OK;
 }
 
+static struct bw_file *bw_cur(struct bag_writer *w)
+{
+	return &w->files[w->n_files - 1];
+}
+
 bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const char *encoding,
 				  const char *text, const char *source, struct bt_error *err)
 {
@@ -752,16 +759,19 @@ bt_status bag_writer_set_type_def(struct bag_writer *w, const char *type, const 
 	d->encoded_message_definition = bt_xstrdup(text);
 	if (w->failed || w->store == NULL || w->store->ops->update_msgdef == NULL)
 		return BT_OK;
-	bt_status st = w->store->ops->update_msgdef(w->store, d, err);
-	return st == BT_OK ? BT_OK : bw_fail(w, st, err);
+	bool missed = false;
+	bt_status st = w->store->ops->update_msgdef(w->store, d, &missed, err);
+	if (st != BT_OK)
+		return bw_fail(w, st, err);
+	if (missed && w->split_on_late_definition && !w->def_split) {
+		bt_log_info("%s: the definition of %s came after the file's record of the type; "
+			    "the next file carries it", bw_cur(w)->name, type);
+		w->def_split = true;
+	}
+	return BT_OK;
 }
 
 /* ---- writing ---- */
-
-static struct bw_file *bw_cur(struct bag_writer *w)
-{
-	return &w->files[w->n_files - 1];
-}
 
 static void bw_pend_reset(struct bag_writer *w)
 {
@@ -863,6 +873,10 @@ static bt_status bw_need_split(struct bag_writer *w, const struct bag_message *m
 	/* Empty, or only what on_split repeated: splitting again would loop. */
 	if (f->count + w->pend.count <= f->repeated)
 		return BT_OK;
+	if (w->def_split) {
+		*yes = true;
+		return BT_OK;
+	}
 	if (w->max_duration) {
 		int64_t start = f->start < w->pend.start ? f->start : w->pend.start;
 		int64_t age;
@@ -996,6 +1010,7 @@ static bt_status bw_do_split(struct bag_writer *w, const char *stem, struct bt_e
 		bw_poll_fcomp(w, false);
 		bw_rotate(w);
 		st = bw_open_file(w, stem, err);
+		w->def_split = false; /* the new file has every definition known */
 	}
 	if (st == BT_OK && w->on_split)
 		st = bw_write_repeats(w, t_last, err);
@@ -1203,6 +1218,7 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 	w->ros_distro = bt_xstrdup(distro ? distro : "");
 	w->compat = o->compat;
 	w->write_behind = o->write_behind;
+	w->split_on_late_definition = o->split_on_late_definition;
 	w->custom = bag_kv_dup(o->custom_data, o->n_custom_data);
 	w->n_custom = o->n_custom_data;
 	w->ops = ops;

@@ -94,6 +94,13 @@ struct bag_writer_options {
 	 * user waits for (a snapshot, convert) goes at the page cache's speed
 	 * and reaches the disk when the kernel writes it back. */
 	bool write_behind;
+	/* Also a stream's: when a type's definition arrives (set_type_def)
+	 * after the current file wrote that type without one and cannot take
+	 * it any more (MCAP: its Schema record is out; update_msgdef's
+	 * *missed), the next message starts a new file, which carries it.
+	 * Otherwise only files opened by the usual splits do (a snapshot stays
+	 * one file). */
+	bool split_on_late_definition;
 	/* The backend's preset by its name (e.g. an MCAP profile); NULL: the
 	 * one `preset` names. And backend settings (key/value), passed through
 	 * as given; the backend refuses unknown keys at open (BT_ERR_USAGE). */

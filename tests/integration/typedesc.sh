@@ -19,6 +19,12 @@
 #                        Schema, and info -v shows it for the bag (the first
 #                        file's Schema has it only if the reply came before
 #                        its first chunk was written: not checked)
+#   late_mcap (51)       -s mcap and no split option, the reply held until 25
+#                        of 40 messages are out: the first file's Schema went
+#                        out without the definition (its first chunk, within
+#                        a second), so the reply starts a second file, which
+#                        has it (an info line in the log file says so); 40
+#                        messages in all
 # The first six run side by side, each on its own domain. Needs the sqlite3
 # shell; else skipped.
 B=${BAGTOP_BIN:?}
@@ -38,8 +44,11 @@ run() {
 	RECS="$RECS $rec"
 	hold=0
 	[ "$mode" = sources ] && hold=1
-	timeout 90 "$S" --domain "$dom" --mode "$mode" --count 20 --rate 10 --duration "$dur" \
-		--hold $hold >"$T/$mode.server.log" 2>&1 || fail "$mode: tdserver failed"
+	more="--count 20"
+	[ "$mode" = late_mcap ] && more="--count 40 --reply-after 25"
+	# shellcheck disable=SC2086 # $more: options, split on purpose
+	timeout 90 "$S" --domain "$dom" --mode "$mode" --rate 10 --duration "$dur" \
+		--hold $hold $more >"$T/$mode.server.log" 2>&1 || fail "$mode: tdserver failed"
 	stop_wait "$rec" 300 TERM
 	[ "$rc" = 0 ] || fail "$mode: bagtop record failed (exit $rc)"
 }
@@ -56,7 +65,9 @@ run deep 39 10 &
 P5=$!
 run sources_mcap 50 12 -d 1 -s mcap &
 P6=$!
-for p in $P1 $P2 $P3 $P4 $P5 $P6; do wait $p || exit 1; done
+run late_mcap 51 12 -s mcap --log-file "$T/late_mcap.info" &
+P7=$!
+for p in $P1 $P2 $P3 $P4 $P5 $P6 $P7; do wait $p || exit 1; done
 run nograph 35 10
 
 hex() { od -An -v -tx1 | tr -d ' \n' | tr a-f A-F; }
@@ -105,6 +116,19 @@ last=$(ls "$T/sources_mcap" | grep '\.mcap$' | sort -t_ -k3 -n | tail -1)
 	fail "sources_mcap: info -v does not show the node's definition"
 "$B" check "$T/sources_mcap" >"$T/check.log" 2>&1 ||
 	fail "sources_mcap: check fails: $(cat "$T/check.log")"
+L=$T/late_mcap
+ls "$L" | grep '\.mcap$' | sort >"$T/late.files"
+[ "$(cat "$T/late.files")" = "late_mcap_0.mcap
+late_mcap_1.mcap" ] || fail "late_mcap: files $(cat "$T/late.files"), want late_mcap_0.mcap and _1"
+"$B" info -v "$L/late_mcap_0.mcap" | grep -q "my_msgs/msg/Probe  .*none" ||
+	fail "late_mcap: the first file's Schema has the definition (the reply was not late)"
+"$B" info -v "$L/late_mcap_1.mcap" | grep -q "my_msgs/msg/Probe  .*ros2msg, 2 types" ||
+	fail "late_mcap: the second file has no Probe definition"
+grep -q "late_mcap_0.mcap: the definition of my_msgs/msg/Probe came after the file's record of the type; the next file carries it" "$T/late_mcap.info" ||
+	fail "late_mcap: no info line for the new file (log file: $(cat "$T/late_mcap.info"))"
+"$B" info "$L" | grep -q "Topic: /td_probe | Type: my_msgs/msg/Probe | Count: 40 |" ||
+	fail "late_mcap: not 40 /td_probe messages"
+"$B" check "$L" >"$T/check.log" 2>&1 || fail "late_mcap: check fails: $(cat "$T/check.log")"
 check fields fields_0.db3 ros2msg "$FLD"
 check fail fail_0.db3 "" ""
 grep -q "node /probe_node: the node answered: type not in use" "$T/fail.log" ||

@@ -695,6 +695,75 @@ static void test_late_definition(void **state)
 	free(dir);
 }
 
+/* Messages in the bag's files, file by file (metadata.yaml's counts). */
+static void lt_counts(const char *dir, size_t n_files, const uint64_t *want)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	assert_int_equal(bag_reader_open(dir, 0, &r, &err), BT_OK);
+	assert_int_equal(bag_reader_n_files(r), n_files);
+	for (size_t i = 0; i < n_files; i++)
+		assert_int_equal(bag_reader_file(r, i)->message_count, want[i]);
+	bag_reader_close(r);
+}
+
+/* split_on_late_definition (what the recorder sets outside snapshot mode):
+ * with noChunking a Schema goes out with its type's first message, so a
+ * definition given after that batch is one the file missed, and the next
+ * message starts a new file that has it; once. A definition the file had
+ * from the start, given again, splits nothing; without the option nothing
+ * splits either. */
+static void test_late_definition_new_file(void **state)
+{
+	for (int on = 0; on < 2; on++) {
+		char *dir = bt_xasprintf("%s/newfile%d", (const char *)*state, on);
+		struct bag_kv kv = {(char *)"noChunking", (char *)"true"};
+		struct bag_writer_options o = {0};
+		o.uri = dir;
+		o.storage_id = "mcap";
+		o.ros_distro = "jazzy";
+		o.storage_config = &kv;
+		o.n_storage_config = 1;
+		o.split_on_late_definition = on;
+		struct bag_writer *w = tb_writer_open(&o);
+		struct bt_error err;
+		uint32_t h[2] = {lt_topic(w, "/nf1", "late_msgs/msg/One"),
+				 lt_topic(w, "/nf2", "late_msgs/msg/Two")};
+		assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/One", "ros2msg",
+							 "int32 one", "test", &err), BT_OK);
+		lt_batch(w, h, 1000);
+		/* had from the start: nothing missed */
+		assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/One", "ros2msg",
+							 "int32 one", "test", &err), BT_OK);
+		lt_batch(w, h, 2000);
+		/* missed: the next message splits (once, though given twice) */
+		for (int k = 0; k < 2; k++)
+			assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/Two", "ros2msg",
+								 "int32 two", "test", &err),
+					 BT_OK);
+		assert_non_null(strstr(bag_writer_current_file(w), "_0.mcap"));
+		lt_batch(w, h, 3000);
+		assert_non_null(strstr(bag_writer_current_file(w), on ? "_1.mcap" : "_0.mcap"));
+		lt_batch(w, h, 4000);
+		assert_int_equal(bag_writer_close(w, &err), BT_OK);
+		char *base = bt_xasprintf("%s/newfile%d", (const char *)*state, on);
+		assert_string_equal(lt_schema(base, 0, "late_msgs/msg/Two"), "unknown: ");
+		if (on) {
+			assert_string_equal(lt_schema(base, 1, "late_msgs/msg/Two"),
+					    "ros2msg: int32 two");
+			assert_string_equal(lt_schema(base, 1, "late_msgs/msg/One"),
+					    "ros2msg: int32 one");
+			lt_counts(dir, 2, (const uint64_t[]){4, 4});
+		} else {
+			lt_counts(dir, 1, (const uint64_t[]){8});
+		}
+		if (bag_check(dir, rt_report, dir) != 0)
+			fail_msg("newfile%d: bag_check found problems", on);
+		free(base);
+		free(dir);
+	}
+}
+
 TU_MAIN(
 	TU_SCRATCH_TEST(test_write_behind),
 	TU_SCRATCH_TEST(test_roundtrip),
@@ -705,4 +774,5 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_info_from_index),
 	TU_SCRATCH_TEST(test_damaged_inside),
 	TU_SCRATCH_TEST(test_option_errors),
-	TU_SCRATCH_TEST(test_late_definition))
+	TU_SCRATCH_TEST(test_late_definition),
+	TU_SCRATCH_TEST(test_late_definition_new_file))

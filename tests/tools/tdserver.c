@@ -18,11 +18,15 @@
  * with bagtop's encoder; btdds_raw only carries the bytes.
  *
  *   tdserver --domain N --mode M [--count N] [--rate HZ] [--duration S] [--hold 1]
+ *            [--reply-after N]
  * Publishes --count messages at --rate once a reader matched (10 s at
  * most), then serves until --duration seconds passed since the start.
  * --hold 1: after the first message, publishes the rest only once it
  * answered a request (15 s at most) and 300 ms more, so that a recorder
- * splitting by duration has the definition before its second file. */
+ * splitting by duration has the definition before its second file.
+ * --reply-after N: a request is answered only once N messages are out, so
+ * that the definition comes after the recorder wrote the type without it
+ * (with -s mcap: after the first chunk, once a second). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,17 +192,13 @@ struct served {
 	const char *mode;
 	struct out o;
 	int n;
+	int reply_after, sent; /* --reply-after; messages out so far */
+	bool pending;          /* a reply built, held until sent >= reply_after */
 };
 
-static bool on_request(void *arg, const struct btdds_raw_sample *s)
+static void send_reply(struct served *sv)
 {
-	struct served *sv = arg;
-	if (s->len < 20)
-		return true;
-	sv->n++;
-	if (strcmp(sv->mode, "never") == 0)
-		return true;
-	build_reply(&sv->o, (const unsigned char *)s->data + 4, sv->mode);
+	sv->pending = false;
 	/* As rmw waits for the client's reply reader (a volatile reader takes
 	 * nothing written before it matched: under TSan the reply was lost
 	 * twice): at most 2 s, then a moment for the reader's own side. */
@@ -213,6 +213,20 @@ static bool on_request(void *arg, const struct btdds_raw_sample *s)
 	}
 	if (btdds_raw_write(sv->reply, sv->o.b, sv->o.len) < 0)
 		fprintf(stderr, "tdserver: reply not sent\n");
+}
+
+static bool on_request(void *arg, const struct btdds_raw_sample *s)
+{
+	struct served *sv = arg;
+	if (s->len < 20)
+		return true;
+	sv->n++;
+	if (strcmp(sv->mode, "never") == 0)
+		return true;
+	build_reply(&sv->o, (const unsigned char *)s->data + 4, sv->mode);
+	sv->pending = true;
+	if (sv->sent >= sv->reply_after)
+		send_reply(sv);
 	return true;
 }
 
@@ -223,6 +237,7 @@ int main(int argc, char **argv)
 	int count = 10;
 	double rate = 10, duration = 30;
 	bool hold = false;
+	int reply_after = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--domain"))
 			domain = (uint32_t)atoi(argv[i + 1]);
@@ -236,6 +251,8 @@ int main(int argc, char **argv)
 			hold = atoi(argv[i + 1]) != 0;
 		else if (!strcmp(argv[i], "--duration"))
 			duration = atof(argv[i + 1]);
+		else if (!strcmp(argv[i], "--reply-after"))
+			reply_after = atoi(argv[i + 1]);
 		else {
 			fprintf(stderr, "tdserver: unknown option %s\n", argv[i]);
 			return 2;
@@ -255,7 +272,7 @@ int main(int argc, char **argv)
 	dds_entity_t rq = endpoint(pp, "rq/probe_node/get_type_descriptionRequest",
 				   "type_description_interfaces::srv::dds_::GetTypeDescription_Request_",
 				   false, false, 10, "serviceid= 1.2.3;");
-	struct served sv = {.mode = mode};
+	struct served sv = {.mode = mode, .reply_after = reply_after};
 	sv.reply = endpoint(pp, "rr/probe_node/get_type_descriptionReply",
 			    "type_description_interfaces::srv::dds_::GetTypeDescription_Response_",
 			    true, false, 10, "serviceid= 1.2.3;");
@@ -281,8 +298,11 @@ int main(int argc, char **argv)
 			if (btdds_raw_write(data, o.b, o.len) < 0)
 				fprintf(stderr, "tdserver: message not sent\n");
 			sent++;
+			sv.sent = sent;
 			next += (dds_time_t)(1e9 / rate);
 		}
+		if (sv.pending && sent >= sv.reply_after)
+			send_reply(&sv);
 		if (hold && sent == 1) {
 			dds_time_t until = dds_time() + DDS_SECS(15);
 			while (sv.n == 0 && dds_time() < until) {
