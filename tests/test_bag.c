@@ -118,25 +118,25 @@ uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item
 	return n;
 }
 
-struct tb_defs_order {
+struct tb_doctor_run {
 	const char *path;
-	struct mcap_doctor *o;
+	struct mcap_doctor *doc;
 };
 
-static void tb_defs_item(const struct mcap_item *it, void *arg)
+static void tb_doctor_item(const struct mcap_item *it, void *arg)
 {
-	struct tb_defs_order *d = arg;
+	struct tb_doctor_run *d = arg;
 	char why[512];
-	if (!mcap_doctor_feed(d->o, it, why, sizeof why))
+	if (!mcap_doctor_feed(d->doc, it, why, sizeof why))
 		fail_msg("%s: %s", d->path, why);
 }
 
-void tb_mcap_defs_first(const char *path)
+void tb_mcap_doctor(const char *path)
 {
-	struct tb_defs_order d = {path, mcap_doctor_new()};
-	assert_non_null(d.o);
-	tb_mcap_stream_each(path, tb_defs_item, &d);
-	mcap_doctor_free(d.o);
+	struct tb_doctor_run d = {path, mcap_doctor_new()};
+	assert_non_null(d.doc);
+	tb_mcap_stream_each(path, tb_doctor_item, &d);
+	mcap_doctor_free(d.doc);
 }
 
 struct bag_qos tb_qos_keep_last(uint64_t depth, int reliability, int durability)

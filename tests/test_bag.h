@@ -57,12 +57,12 @@ struct mcap_reader *tb_mcap_streamed(const char *path);
 struct mcap_item;
 uint64_t tb_mcap_stream_each(const char *path, void (*fn)(const struct mcap_item *it, void *arg),
 			     void *arg);
-/* Streamed, every Message's Channel record comes before it, every
- * Channel's Schema record (schema id 0: none) before the Channel, and
- * records sharing an id are identical, as a streaming reader (Foxglove's)
- * requires (mcap_doctor, itself tested in test_mcap_doctor); else the test
- * fails. */
-void tb_mcap_defs_first(const char *path);
+/* Streamed, the file holds to mcap_doctor's rules (itself tested in
+ * test_mcap_doctor): every Message's Channel record before it, every
+ * Channel's Schema record before the Channel (as Foxglove's streaming
+ * reader requires), records sharing an id identical, chunk times, message
+ * and chunk indexes and statistics true; else the test fails. */
+void tb_mcap_doctor(const char *path);
 
 /* A storage file opened read-only for raw SQL (sqlite3_close it). */
 struct sqlite3 *tb_sql_open(const char *db);

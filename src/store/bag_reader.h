@@ -87,8 +87,8 @@ struct bag_reader_file {
 	bool message_compressed; /* a blob looked like a zstd frame */
 	char *inflated;          /* the reader's inflated copy of a .zstd file, or NULL */
 	char *damage; /* BAG_READER_NOTE_DAMAGE: why quick_check failed, or NULL */
-	/* BAG_READER_INTEGRITY: why other readers of the format would refuse
-	 * this file, which bagtop reads (bag_storage's check), or NULL */
+	/* BAG_READER_INTEGRITY: why other readers of the format may refuse or
+	 * misread this file, which bagtop reads (bag_storage's check), or NULL */
 	char *interop;
 };
 

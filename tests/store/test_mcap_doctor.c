@@ -12,7 +12,7 @@
  *    convert -s mcap` copies it, and the copy passes `bagtop check`.
  * The conformance suite's 416 files (test_mcap_conformance), rosbag2's MCAP
  * bags (mcap_fixtures.sh, through check) and the files bagtop's writer
- * makes (tb_mcap_defs_first) go through mcap_doctor too. */
+ * makes (tb_mcap_doctor) go through mcap_doctor too. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -225,7 +225,7 @@ static void rt_one(const char *root, const struct rt_case *c)
 		fail_msg("%s: %zu files", c->name, md.n_paths);
 	for (size_t i = 0; i < md.n_paths; i++) {
 		char *f = bt_fs_join(dir, md.relative_file_paths[i]);
-		tb_mcap_defs_first(f);
+		tb_mcap_doctor(f);
 		free(f);
 	}
 	assert_int_equal(md.message_count, RT_MSGS);
@@ -674,7 +674,7 @@ static void test_late_definition(void **state)
 	assert_string_equal(lt_schema(dir, 1, "late_msgs/msg/Two"), "ros2msg: int32 two");
 	for (size_t i = 0; i < 2; i++) {
 		char *f = bt_xasprintf("%s/late_%zu.mcap", dir, i);
-		tb_mcap_defs_first(f);
+		tb_mcap_doctor(f);
 		free(f);
 	}
 	struct bag_reader *r;
