@@ -8,7 +8,8 @@
 # empty row, named by info -v, and the recording is otherwise unaffected;
 # then MCAP bags of both (domains 26..29), one converted from SQLite, one
 # reindexed after its recorder was killed (48) and a snapshot (49), read
-# with Foxglove's @mcap/core.
+# with Foxglove's @mcap/core; and a file out of the specification's order
+# (misordered.mjs), which check and Foxglove's reader both refuse.
 # Needs node with tests/decode/node_modules (./dev.sh test runs npm ci) and
 # the sqlite3 shell; else skipped.
 B=${BAGTOP_BIN:?}
@@ -137,4 +138,22 @@ record_start snap 49 1 -s mcap --snapshot-mode --message-definitions-path "$FIX"
 "$B" snapshot --pid "$REC" --timeout 20 >"$T/snap_trigger.log" 2>&1 || fail "snap: no snapshot"
 record_stop snap
 node "$HERE/decode.mjs" tpub "$T/snap" || fail "snap: the snapshot does not decode"
+
+# What check holds an MCAP file to is what Foxglove needs: a file built by
+# misordered.mjs from the specification, where Foxglove's streamed reader
+# stops at a Message before its Channel record; check reports that record
+# (exit 1), bagtop still reads it, and convert's copy passes check and
+# Foxglove's reader. No DDS.
+node "$HERE/misordered.mjs" write "$T/mis.mcap" || fail "misordered: Foxglove's reader took it"
+"$B" check "$T/mis.mcap" >"$T/mis_check.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] || fail "misordered: check exit $rc, want 1: $(cat "$T/mis_check.log")"
+grep -q "the Message record at offset 39 of the chunk at offset 132 is on channel 2, before any Channel record with that id" \
+	"$T/mis_check.log" || fail "misordered: check does not name the record: $(cat "$T/mis_check.log")"
+"$B" info "$T/mis.mcap" | grep -q "Messages: *3" || fail "misordered: bagtop does not read 3 messages"
+"$B" convert -s mcap "$T/mis.mcap" "$T/mis_copy" >"$T/mis_conv.log" 2>&1 ||
+	fail "misordered: convert failed: $(cat "$T/mis_conv.log")"
+"$B" check "$T/mis_copy" >"$T/mis_check.log" 2>&1 ||
+	fail "misordered: the copy fails check: $(cat "$T/mis_check.log")"
+node "$HERE/misordered.mjs" read "$T/mis_copy" || fail "misordered: Foxglove's reader refuses the copy"
 echo "ok"
