@@ -302,10 +302,14 @@ static bool md_statistics(struct mcap_doctor *d, const struct mcap_item *it, cha
 				       "file has %" PRIu64, count, ch, d->count[ch]);
 		listed += count;
 	}
-	/* a channel with messages that the map leaves out (read as 0) */
-	if (listed != d->n_messages)
+	/* a channel with messages that the map leaves out (read as 0), or one
+	 * it lists twice */
+	if (listed < d->n_messages)
 		return md_fail(it, why, n, " leaves out channels holding %" PRIu64 " of the file's "
 			       "messages", d->n_messages - listed);
+	if (listed > d->n_messages)
+		return md_fail(it, why, n, " lists a channel twice (%" PRIu64 " messages in all, of "
+			       "%" PRIu64 ")", listed, d->n_messages);
 	return true;
 }
 

@@ -97,8 +97,6 @@ static size_t mo_message(struct bt_buf *out, uint16_t channel, uint64_t t)
 	return mo_record(out, 0x05, &b);
 }
 
-#define MO_MESSAGE_LEN 39u /* 9 + channel 2, sequence 4, two times 16, data 8 */
-
 /* mo_channel(.., "/b"): 9 + ids 4, topic 4 + 2, "cdr" 4 + 3, empty map 4 */
 #define MO_CHANNEL_B_LEN 30u
 
@@ -116,8 +114,6 @@ static size_t mo_chunk(struct bt_buf *out, struct bt_buf *records, uint64_t t0, 
 	bt_buf_reset(records);
 	return mo_record(out, 0x06, &b);
 }
-
-#define MO_CHUNK_HEAD 53u /* 9 + three u64, u32 crc, "" (4), u64 records length */
 
 /* A Message Index: n (log_time, offset) pairs. */
 static size_t mo_message_index(struct bt_buf *out, uint16_t channel, size_t n,
@@ -306,6 +302,7 @@ enum mo_break {
 	MO_STATS_TOTAL,    /* the Statistics' message count is off */
 	MO_STATS_CHANNEL,  /* ... one channel's count is off */
 	MO_STATS_MISSING,  /* ... a channel with messages is not in its map */
+	MO_STATS_DOUBLE,   /* ... a channel is in it twice */
 	MO_SUMMARY_CHANNEL /* the summary's Channel differs from the data's */
 };
 
@@ -364,8 +361,9 @@ static const char *mo_valid(const char *dir, const char *name, enum mo_break brk
 	if (brk == MO_CI_TWICE)
 		mo_chunk_index(&f, &ci);
 	mo_chunk_index(&f, &(struct mo_ci){0, 0, empty, empty_len, MO_CHANNEL_B_LEN, MO_CHANNEL_B_LEN, ""});
-	const uint64_t counts[][2] = {{1, brk == MO_STATS_CHANNEL ? 3 : 2}, {2, 1}};
-	mo_statistics(&f, brk == MO_STATS_TOTAL ? 4 : 3, brk == MO_STATS_MISSING ? 1 : 2, counts);
+	const uint64_t counts[][2] = {{1, brk == MO_STATS_CHANNEL ? 3 : 2}, {2, 1}, {2, 1}};
+	mo_statistics(&f, brk == MO_STATS_TOTAL ? 4 : 3,
+		      brk == MO_STATS_MISSING ? 1 : brk == MO_STATS_DOUBLE ? 3 : 2, counts);
 	if (brk == MO_STATS_TWICE)
 		mo_statistics(&f, 3, 2, counts);
 	bt_buf_fini(&c);
@@ -559,7 +557,8 @@ static void test_statistics(void **state)
 	} cases[] = {{MO_STATS_TWICE, " is the file's second"},
 		     {MO_STATS_TOTAL, " counts 4 messages; the file has 3"},
 		     {MO_STATS_CHANNEL, " counts 3 messages on channel 1; the file has 2"},
-		     {MO_STATS_MISSING, " leaves out channels holding 1 of the file's messages"}};
+		     {MO_STATS_MISSING, " leaves out channels holding 1 of the file's messages"},
+		     {MO_STATS_DOUBLE, " lists a channel twice (4 messages in all, of 3)"}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *p = mo_valid(*state, "stats.mcap", cases[i].brk, &l);
 		assert_false(mo_run(p, why, sizeof why));
