@@ -406,7 +406,7 @@ size_t bag_check(const char *path, bag_check_report report, void *ctx)
 	struct bc c = {report, ctx, 0};
 	struct bag_reader *r;
 	struct bt_error err;
-	if (bag_reader_open(path, BAG_READER_INTEGRITY, &r, &err) != BT_OK) {
+	if (bag_reader_open(path, BAG_READER_INTEGRITY | BAG_READER_INTEROP, &r, &err) != BT_OK) {
 		bc_open_failed(&c, path, &err);
 		return c.problems;
 	}

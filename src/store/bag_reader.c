@@ -461,7 +461,7 @@ static bt_status br_summarise_db(struct bag_reader *r, struct bag_reader_file *f
 	size_t n = 0;
 	bt_status st = BT_OK;
 	if (r->flags & BAG_READER_INTEGRITY)
-		st = s->ops->check(s, &f->interop, err);
+		st = s->ops->check(s, (r->flags & BAG_READER_INTEROP) ? &f->interop : NULL, err);
 	struct bt_error dmg;
 	if (st == BT_OK && (r->flags & BAG_READER_NOTE_DAMAGE) &&
 	    s->ops->check(s, NULL, &dmg) != BT_OK)

@@ -53,6 +53,10 @@ enum bag_reader_flags {
 	 * (bag_reader_file_topic start/end) is then the file's: for play,
 	 * which needs the counts and the bag's time range only. */
 	BAG_READER_COUNTS_FROM_METADATA = 1 << 5,
+	/* With INTEGRITY: the same pass also notes why other readers of the
+	 * format may refuse or misread a file (bag_reader_file.interop): for
+	 * check (play --strict asks only for integrity). */
+	BAG_READER_INTEROP = 1 << 6,
 };
 
 /* A storage file left out by BAG_READER_SKIP_UNREADABLE. */
@@ -87,7 +91,7 @@ struct bag_reader_file {
 	bool message_compressed; /* a blob looked like a zstd frame */
 	char *inflated;          /* the reader's inflated copy of a .zstd file, or NULL */
 	char *damage; /* BAG_READER_NOTE_DAMAGE: why quick_check failed, or NULL */
-	/* BAG_READER_INTEGRITY: why other readers of the format may refuse or
+	/* BAG_READER_INTEROP: why other readers of the format may refuse or
 	 * misread this file, which bagtop reads (bag_storage's check), or NULL */
 	char *interop;
 };

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bt_mem.h"
+
 #define MD_IDS 65536u /* schema and channel ids are u16 */
 
 /* A chunk as its record says, for the Chunk Index that describes it. */
@@ -105,19 +107,6 @@ static bool md_fail(const struct mcap_item *it, char *why, size_t n, const char 
 	return false;
 }
 
-/* p (of *cap items of `size` bytes) grown to hold `need`; NULL, p left
- * as it was, when out of memory. */
-static void *md_grow(void *p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap * 2 : 64;
-	void *q = realloc(p, c * size);
-	if (q)
-		*cap = c;
-	return q;
-}
-
 /* ---- schemas and channels ---- */
 
 /* The first record of an id is kept; a later one must be the same. */
@@ -165,10 +154,9 @@ static bool md_message(struct mcap_doctor *d, const struct mcap_item *it, char *
 	d->n_messages++;
 	if (!it->in_chunk)
 		return true;
-	struct md_msg *msgs = md_grow(d->msgs, &d->cap_msgs, d->n_msgs + 1, sizeof *msgs);
-	if (!msgs)
+	/* bt_grow, not bt_xgrow: the file decides how many */
+	if (!bt_grow((void **)&d->msgs, &d->cap_msgs, d->n_msgs + 1, sizeof *d->msgs))
 		return md_fail(it, why, n, ": out of memory");
-	d->msgs = msgs;
 	d->msgs[d->n_msgs++] = (struct md_msg){it->offset, m->log_time, m->channel_id};
 	return true;
 }
@@ -177,11 +165,8 @@ static bool md_chunk_begin(struct mcap_doctor *d, const struct mcap_item *it, ch
 			   size_t n)
 {
 	const struct mcap_chunk *c = &it->rec.u.chunk;
-	struct md_chunk *chunks = md_grow(d->chunks, &d->cap_chunks, d->n_chunks + 1,
-					  sizeof *chunks);
-	if (!chunks)
+	if (!bt_grow((void **)&d->chunks, &d->cap_chunks, d->n_chunks + 1, sizeof *d->chunks))
 		return md_fail(it, why, n, ": out of memory");
-	d->chunks = chunks;
 	d->chunks[d->n_chunks++] = (struct md_chunk){
 		.offset = it->offset,
 		.length = 9 + it->rec.length,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_mem.h"
 #include "store__mcap_reader.h"
 
 static bt_status x_nomem(struct bt_error *err)
@@ -17,25 +18,11 @@ static bt_status x_nomem(struct bt_error *err)
 	return bt_err_set(err, BT_ERR_NOMEM, "MCAP reader: out of memory");
 }
 
-/* Grows an array of `size`-byte items to hold n + 1. */
-static bool x_grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return true;
-	size_t c = *cap ? 2 * *cap : 16;
-	void *g = realloc(*arr, c * size);
-	if (!g)
-		return false;
-	*arr = g;
-	*cap = c;
-	return true;
-}
-
 /* Copies a record body into r->keep and parses the copy into *rec. */
 static bt_status x_keep(struct mcap_reader *r, uint8_t op, const uint8_t *body, uint64_t len,
 			struct mcap_record *rec, struct bt_error *err)
 {
-	if (!x_grow((void **)&r->keep, r->n_keep, &r->cap_keep, sizeof *r->keep))
+	if (!bt_grow((void **)&r->keep, &r->cap_keep, r->n_keep + 1, sizeof *r->keep))
 		return x_nomem(err);
 	uint8_t *copy = malloc(len ? (size_t)len : 1);
 	if (!copy)
@@ -95,7 +82,8 @@ static bt_status x_add_def(struct mcap_reader *r, const struct mcap_record *v,
 static bt_status x_add_chunk(struct mcap_reader *r, uint64_t off, uint64_t len, uint64_t start,
 			     uint64_t end, uint64_t mi_length, size_t *cap, struct bt_error *err)
 {
-	if (!x_grow((void **)&r->sum.chunks, r->sum.n_chunks, cap, sizeof *r->sum.chunks))
+	if (!bt_grow((void **)&r->sum.chunks, cap, r->sum.n_chunks + 1,
+		     sizeof *r->sum.chunks))
 		return x_nomem(err);
 	r->sum.chunks[r->sum.n_chunks++] =
 		(struct mcap_chunk_ref){off, len, start, end, mi_length};
@@ -105,8 +93,8 @@ static bt_status x_add_chunk(struct mcap_reader *r, uint64_t off, uint64_t len, 
 static bt_status x_add_meta(struct mcap_reader *r, uint64_t off, uint64_t len,
 			    struct mcap_str name, struct mcap_caps *caps, struct bt_error *err)
 {
-	if (!x_grow((void **)&r->sum.metadata, r->sum.n_metadata, &caps->meta,
-		    sizeof *r->sum.metadata))
+	if (!bt_grow((void **)&r->sum.metadata, &caps->meta, r->sum.n_metadata + 1,
+		     sizeof *r->sum.metadata))
 		return x_nomem(err);
 	r->sum.metadata[r->sum.n_metadata++] = (struct mcap_metadata_index){off, len, name};
 	return BT_OK;
@@ -115,8 +103,8 @@ static bt_status x_add_meta(struct mcap_reader *r, uint64_t off, uint64_t len,
 static bt_status x_add_att(struct mcap_reader *r, const struct mcap_attachment_index *a,
 			   struct mcap_caps *caps, struct bt_error *err)
 {
-	if (!x_grow((void **)&r->sum.attachments, r->sum.n_attachments, &caps->att,
-		    sizeof *r->sum.attachments))
+	if (!bt_grow((void **)&r->sum.attachments, &caps->att, r->sum.n_attachments + 1,
+		     sizeof *r->sum.attachments))
 		return x_nomem(err);
 	r->sum.attachments[r->sum.n_attachments++] = *a;
 	return BT_OK;
@@ -317,7 +305,7 @@ static bt_status x_count_msg(struct x_count *c, const struct mcap_message *m,
 static bt_status x_push_loose(struct mcap_reader *r, const struct mcap_item *it,
 			      struct bt_error *err)
 {
-	if (!x_grow((void **)&r->loose, r->n_loose, &r->cap_loose, sizeof *r->loose))
+	if (!bt_grow((void **)&r->loose, &r->cap_loose, r->n_loose + 1, sizeof *r->loose))
 		return x_nomem(err);
 	r->loose[r->n_loose] = (struct mcap_ent){it->rec.u.message.log_time, it->offset,
 						 MCAP_RECORD_PREFIX + it->rec.length, r->n_loose};
@@ -383,7 +371,8 @@ static bt_status x_scan_stats(struct mcap_reader *r, const struct x_count *c, st
 					     mcap_enc_u64(&b, c->per_channel[id]) == BT_OK
 				     ? BT_OK
 				     : BT_ERR_NOMEM;
-	if (st == BT_OK && !x_grow((void **)&r->keep, r->n_keep, &r->cap_keep, sizeof *r->keep))
+	if (st == BT_OK &&
+	    !bt_grow((void **)&r->keep, &r->cap_keep, r->n_keep + 1, sizeof *r->keep))
 		st = BT_ERR_NOMEM;
 	if (st != BT_OK) {
 		bt_buf_fini(&b);
@@ -529,7 +518,7 @@ static bt_status x_chunk_walk(struct mcap_reader *r, struct mcap_src *s, uint64_
 		if (st == BT_OK && (op == MCAP_OP_SCHEMA || op == MCAP_OP_CHANNEL))
 			st = x_add_def(r, &v, err);
 		if (st == BT_OK && op == MCAP_OP_MESSAGE) {
-			if (!x_grow((void **)&s->ent, s->n, &cap, sizeof *s->ent))
+			if (!bt_grow((void **)&s->ent, &cap, s->n + 1, sizeof *s->ent))
 				st = x_nomem(err);
 			else
 				s->ent[s->n] = (struct mcap_ent){v.u.message.log_time, pos,

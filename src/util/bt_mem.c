@@ -36,18 +36,31 @@ void *bt_xrealloc(void *p, size_t n)
 	return q;
 }
 
-void bt_xgrow(void **arr, size_t *cap, size_t need, size_t size)
+bool bt_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
-		return;
-	size_t c = *cap ? *cap * 2 : 8;
-	while (c < need)
+		return true;
+	size_t c = *cap ? *cap : 8;
+	while (c < need && c <= SIZE_MAX / 2)
 		c *= 2;
-	if (c > SIZE_MAX / size)
-		bt_mem_die(SIZE_MAX);
-	*arr = bt_xrealloc(*arr, c * size);
-	memset((char *)*arr + *cap * size, 0, (c - *cap) * size);
+	if (c < need || c > SIZE_MAX / size)
+		return false;
+	void *g = realloc(*arr, c * size);
+	if (!g)
+		return false;
+	*arr = g;
 	*cap = c;
+	return true;
+}
+
+void bt_xgrow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t old = *cap;
+	if (need <= old)
+		return; /* *arr may be NULL (nothing to zero) */
+	if (!bt_grow(arr, cap, need, size))
+		bt_mem_die(need > SIZE_MAX / size ? SIZE_MAX : need * size);
+	memset((char *)*arr + old * size, 0, (*cap - old) * size);
 }
 
 void bt_xappend(void **arr, size_t *n, const void *elem, size_t size)

@@ -650,17 +650,31 @@ static void lt_batch(struct bag_writer *w, const uint32_t *h, int64_t t0)
 	assert_int_equal(bag_writer_write(w, m, 2, &err), BT_OK);
 }
 
-static void test_late_definition(void **state)
+/* A writer of an MCAP bag at dir (with storage config kv, when not NULL,
+ * and split_on_late_definition as `split`) with two topics, of the types
+ * late_msgs/msg/One and Two, their handles in h. */
+static struct bag_writer *lt_open(const char *dir, const struct bag_kv *kv, bool split,
+				  uint32_t h[2])
 {
-	char *dir = bt_xasprintf("%s/late", (const char *)*state);
 	struct bag_writer_options o = {0};
 	o.uri = dir;
 	o.storage_id = "mcap";
 	o.ros_distro = "jazzy";
+	o.storage_config = kv;
+	o.n_storage_config = kv != NULL;
+	o.split_on_late_definition = split;
 	struct bag_writer *w = tb_writer_open(&o);
+	h[0] = lt_topic(w, "/late1", "late_msgs/msg/One");
+	h[1] = lt_topic(w, "/late2", "late_msgs/msg/Two");
+	return w;
+}
+
+static void test_late_definition(void **state)
+{
+	char *dir = bt_xasprintf("%s/late", (const char *)*state);
+	uint32_t h[2];
+	struct bag_writer *w = lt_open(dir, NULL, false, h);
 	struct bt_error err;
-	uint32_t h[2] = {lt_topic(w, "/late1", "late_msgs/msg/One"),
-			 lt_topic(w, "/late2", "late_msgs/msg/Two")};
 	assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/One", "ros2msg", "int32 one",
 						 "test", &err), BT_OK);
 	lt_batch(w, h, 1000);
@@ -718,17 +732,9 @@ static void test_late_definition_new_file(void **state)
 	for (int on = 0; on < 2; on++) {
 		char *dir = bt_xasprintf("%s/newfile%d", (const char *)*state, on);
 		struct bag_kv kv = {(char *)"noChunking", (char *)"true"};
-		struct bag_writer_options o = {0};
-		o.uri = dir;
-		o.storage_id = "mcap";
-		o.ros_distro = "jazzy";
-		o.storage_config = &kv;
-		o.n_storage_config = 1;
-		o.split_on_late_definition = on;
-		struct bag_writer *w = tb_writer_open(&o);
+		uint32_t h[2];
+		struct bag_writer *w = lt_open(dir, &kv, on, h);
 		struct bt_error err;
-		uint32_t h[2] = {lt_topic(w, "/nf1", "late_msgs/msg/One"),
-				 lt_topic(w, "/nf2", "late_msgs/msg/Two")};
 		assert_int_equal(bag_writer_set_type_def(w, "late_msgs/msg/One", "ros2msg",
 							 "int32 one", "test", &err), BT_OK);
 		lt_batch(w, h, 1000);
@@ -746,12 +752,11 @@ static void test_late_definition_new_file(void **state)
 		assert_non_null(strstr(bag_writer_current_file(w), on ? "_1.mcap" : "_0.mcap"));
 		lt_batch(w, h, 4000);
 		assert_int_equal(bag_writer_close(w, &err), BT_OK);
-		char *base = bt_xasprintf("%s/newfile%d", (const char *)*state, on);
-		assert_string_equal(lt_schema(base, 0, "late_msgs/msg/Two"), "unknown: ");
+		assert_string_equal(lt_schema(dir, 0, "late_msgs/msg/Two"), "unknown: ");
 		if (on) {
-			assert_string_equal(lt_schema(base, 1, "late_msgs/msg/Two"),
+			assert_string_equal(lt_schema(dir, 1, "late_msgs/msg/Two"),
 					    "ros2msg: int32 two");
-			assert_string_equal(lt_schema(base, 1, "late_msgs/msg/One"),
+			assert_string_equal(lt_schema(dir, 1, "late_msgs/msg/One"),
 					    "ros2msg: int32 one");
 			lt_counts(dir, 2, (const uint64_t[]){4, 4});
 		} else {
@@ -759,7 +764,6 @@ static void test_late_definition_new_file(void **state)
 		}
 		if (bag_check(dir, rt_report, dir) != 0)
 			fail_msg("newfile%d: bag_check found problems", on);
-		free(base);
 		free(dir);
 	}
 }
