@@ -27,6 +27,8 @@
 /* While borrowing, message data of at least this many bytes is pointed at,
  * not copied: below it, a copy costs less than a writev piece. */
 #define W_REF_MIN 512u
+/* The chunk buffer's first size (it doubles from there). */
+#define W_CHUNK_MIN (64u * 1024u)
 
 static const uint8_t w_pad[3] = {0x01, 0xff, 0xff};
 
@@ -53,6 +55,22 @@ struct w_ref {
 	size_t len;
 };
 
+/* The open chunk's records: `len` bytes at `data`, which is `gap` bytes
+ * into `mem`, a BT_DIO_BLOCK-aligned allocation of `size` bytes. With
+ * direct I/O the gap is room for what bt_dio has staged and the Chunk
+ * record's fields, so that the whole record goes to the file from here
+ * (bt_dio_write_placed) rather than through a copy into the stage. */
+struct w_chunkbuf {
+	uint8_t *mem;
+	char *data;
+	size_t gap, len, size;
+};
+
+/* A Chunk record's fields before its records when it is not compressed:
+ * opcode, length, start and end time, uncompressed size and CRC, an empty
+ * compression string, records length. */
+#define W_CHUNK_HEAD (MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4 + 8)
+
 struct mcap_writer {
 	int fd;
 	/* A recorded file (write_behind): direct I/O where the file system
@@ -63,7 +81,8 @@ struct mcap_writer {
 	bool failed;
 	uint64_t pos; /* file offset of the next byte (out included) */
 	uint32_t data_crc;
-	struct bt_buf out, rec, chunk, zbuf;
+	struct bt_buf out, rec, zbuf;
+	struct w_chunkbuf chunk;
 	/* The open chunk's records are `chunk` with the refs' bytes spliced
 	 * in: chunk_len bytes in all (chunk.len when there are no refs). */
 	uint64_t chunk_len;
@@ -260,6 +279,8 @@ static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data
 	if (data && w->o.enable_data_crc)
 		w->data_crc = mcap_crc32(w->data_crc, p, n);
 	w->pos += n;
+	if (bt_dio_on(&w->dio)) /* it stages: `out` would be a second copy */
+		return w_write_all(w, p, n, err);
 	if (n >= W_OUT_FLUSH)
 		return w_drain_with(w, p, n, err);
 	if (bt_buf_append(&w->out, p, n) != BT_OK)
@@ -295,6 +316,56 @@ static bt_status w_put_iov(struct mcap_writer *w, struct iovec *iov, size_t nv, 
 static bt_status w_nomem(struct bt_error *err)
 {
 	return bt_err_set(err, BT_ERR_NOMEM, "MCAP writer: out of memory");
+}
+
+/* ---- the chunk buffer ---- */
+
+/* Whether a chunk begun now goes to the file from its buffer: direct I/O
+ * writing (not paused: then the page cache takes a large message best from
+ * where it is, w_ref) and chunks not compressed. */
+static bool w_placing(const struct mcap_writer *w)
+{
+	return bt_dio_on(&w->dio) && (w->dio.direct || w->dio.force) &&
+	       w->o.compression == MCAP_COMPRESSION_NONE;
+}
+
+/* w_chunk_room's slow path: the records at `gap` in a buffer with room for
+ * `extra` more bytes. */
+static bt_status w_chunk_regrow(struct w_chunkbuf *c, size_t gap, size_t extra)
+{
+	if (extra > SIZE_MAX / 4 || c->len > SIZE_MAX / 4)
+		return BT_ERR_NOMEM;
+	size_t need = gap + c->len + extra;
+	if (c->mem && need <= c->size) { /* only the gap changes: the chunk is empty */
+		c->gap = gap;
+		c->data = (char *)c->mem + gap;
+		return BT_OK;
+	}
+	size_t size = c->size ? c->size : W_CHUNK_MIN;
+	while (size < need)
+		size *= 2;
+	void *mem;
+	if (posix_memalign(&mem, BT_DIO_BLOCK, size) != 0)
+		return BT_ERR_NOMEM;
+	if (c->len)
+		memcpy((char *)mem + gap, c->data, c->len);
+	free(c->mem);
+	*c = (struct w_chunkbuf){mem, (char *)mem + gap, gap, c->len, size};
+	return BT_OK;
+}
+
+/* Room for `extra` more bytes after the open chunk's records; an empty
+ * chunk's records are placed first: after room for what bt_dio has staged
+ * and the Chunk record's fields when it is to be written from here. */
+static inline bt_status w_chunk_room(struct mcap_writer *w, size_t extra)
+{
+	struct w_chunkbuf *c = &w->chunk;
+	size_t gap = c->gap;
+	if (w->chunk_len == 0)
+		gap = w_placing(w) ? bt_dio_staged(&w->dio) + W_CHUNK_HEAD : 0;
+	if (c->mem && gap == c->gap && c->size - gap - c->len >= extra)
+		return BT_OK;
+	return w_chunk_regrow(c, gap, extra);
 }
 
 /* Appends to `b` a record: opcode, length, body, and the test padding when
@@ -361,7 +432,7 @@ bt_status mcap_writer_open_fd(struct mcap_writer **out, int fd, const struct mca
 	}
 	w->fd = fd;
 	/* where direct I/O is refused, the page cache with write-behind */
-	bool direct = o->write_behind && bt_dio_start(&w->dio, fd, false) == 0;
+	bool direct = o->write_behind && bt_dio_start(&w->dio, fd, o->test_dio_force) == 0;
 	bt_wbehind_init(&w->wb, o->write_behind && !direct ? fd : -1, 0);
 	w->o = *o;
 	if (w->o.compression != MCAP_COMPRESSION_NONE && !(w->z = mcap_z_new())) {
@@ -406,7 +477,8 @@ void mcap_writer_abandon(struct mcap_writer *w)
 	free(w->channels);
 	free(w->refs);
 	free(w->iov);
-	struct bt_buf *bufs[] = {&w->out, &w->rec, &w->chunk, &w->zbuf,
+	free(w->chunk.mem);
+	struct bt_buf *bufs[] = {&w->out, &w->rec, &w->zbuf,
 				 &w->chunk_idx, &w->meta_idx, &w->att_idx};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		bt_buf_fini(bufs[i]);
@@ -429,6 +501,11 @@ uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w)
 	return w->chunk_msgs;
 }
 
+uint64_t mcap_writer_placed_chunks(const struct mcap_writer *w)
+{
+	return w->dio.n_placed;
+}
+
 /* ---- schemas and channels ---- */
 
 /* Appends `n` bytes of records at the open chunk's end, with room kept
@@ -437,9 +514,10 @@ static bt_status w_chunk_append(struct mcap_writer *w, const void *p, size_t n,
 				struct bt_error *err)
 {
 	size_t lent = (size_t)w->chunk_len - w->chunk.len;
-	if (bt_buf_reserve(&w->chunk, lent + n) != BT_OK ||
-	    bt_buf_append(&w->chunk, p, n) != BT_OK)
+	if (w_chunk_room(w, lent + n) != BT_OK)
 		return w_nomem(err);
+	memcpy(w->chunk.data + w->chunk.len, p, n);
+	w->chunk.len += n;
 	w->chunk_len += n;
 	return BT_OK;
 }
@@ -549,7 +627,7 @@ static bt_status w_defs_prepend(struct mcap_writer *w, struct bt_error *err)
 	size_t p = d.len, lent = (size_t)w->chunk_len - w->chunk.len;
 	if (p == 0)
 		return BT_OK;
-	if (bt_buf_reserve(&w->chunk, lent + p) != BT_OK)
+	if (w_chunk_room(w, lent + p) != BT_OK)
 		return w_pending_lost(w, &d, err);
 	char *b = w->chunk.data;
 	memmove(b + p, b, w->chunk.len);
@@ -802,46 +880,17 @@ static void w_chunk_reset(struct mcap_writer *w)
 {
 	w_chunk_fold(w);
 	w->n_chunks++;
-	bt_buf_reset(&w->chunk);
+	w->chunk.len = 0;
 	w->chunk_len = 0;
 	w->n_refs = 0;
 	w->chunk_msgs = 0;
 	w->chunk_start = w->chunk_end = 0;
 }
 
-/* Writes the open chunk (the refs' bytes from where they are: no
- * compression then), its message indexes and its chunk index entry. */
-static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
+/* A Chunk record's fields up to its compression string, at q. */
+static void w_chunk_fields(uint8_t *q, const struct mcap_writer *w, size_t clen, uint64_t csize,
+			   uint32_t crc)
 {
-	if (w->chunk_len == 0)
-		return BT_OK;
-	bt_status st = w->n_pending ? w_defs_prepend(w, err) : BT_OK;
-	if (st != BT_OK)
-		return st;
-	size_t nv = 1;
-	const char *comp = "";
-	struct iovec one[2];
-	struct iovec *iov = one;
-	if (w->n_refs) {
-		w_chunk_pieces(w, &nv);
-		iov = w->iov;
-	} else {
-		const void *p;
-		size_t n;
-		st = w_compress(w, &p, &n, &comp, err);
-		if (st != BT_OK)
-			return st;
-		one[1] = (struct iovec){(void *)p, n};
-	}
-	uint64_t csize = 0;
-	for (size_t i = 1; i <= nv; i++)
-		csize += iov[i].iov_len;
-	uint32_t crc = 0;
-	if (!w->o.no_chunk_crc)
-		crc = *comp ? mcap_crc32(0, w->chunk.data, w->chunk.len) : w_pieces_crc(iov, nv);
-	size_t clen = strlen(comp);
-	uint8_t pre[MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4 + 8 + 8];
-	uint8_t *q = pre;
 	*q++ = MCAP_OP_CHUNK;
 	mcap_put_u64(q, 8 * 3 + 4 + 4 + clen + 8 + csize);
 	mcap_put_u64(q + 8, w->chunk_start);
@@ -849,15 +898,78 @@ static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
 	mcap_put_u64(q + 24, w->chunk_len);
 	mcap_put_u32(q + 32, crc);
 	mcap_put_u32(q + 36, (uint32_t)clen);
-	uint64_t start = w->pos;
-	st = w_put(w, pre, MCAP_RECORD_PREFIX + 8 * 3 + 4 + 4, true, err);
+}
+
+/* The open chunk, not compressed and held whole in its buffer after room
+ * for its fields and bt_dio's staged bytes (w_chunk_room), to the file
+ * from there. */
+static bt_status w_chunk_placed(struct mcap_writer *w, uint32_t crc, struct bt_error *err)
+{
+	struct w_chunkbuf *c = &w->chunk;
+	uint8_t *q = (uint8_t *)c->data - W_CHUNK_HEAD;
+	w_chunk_fields(q, w, 0, c->len, crc);
+	mcap_put_u64(q + W_CHUNK_HEAD - 8, c->len);
+	size_t n = W_CHUNK_HEAD + c->len;
+	if (w->o.enable_data_crc)
+		w->data_crc = mcap_crc32(w->data_crc, q, n);
+	w->pos += n;
+	int e = bt_dio_write_placed(&w->dio, c->mem, c->gap - W_CHUNK_HEAD, n);
+	return e ? w_fail(w, err, e, "write") : BT_OK;
+}
+
+/* The open chunk to the file: from its buffer where it was placed for
+ * that, else its fields, then its records (the refs' bytes from where they
+ * are: no compression then). */
+static bt_status w_chunk_records(struct mcap_writer *w, struct bt_error *err, const char **comp,
+				 uint64_t *csize)
+{
+	size_t nv = 1;
+	*comp = "";
+	struct iovec one[2];
+	struct iovec *iov = one;
+	bt_status st = BT_OK;
+	if (w->n_refs) {
+		w_chunk_pieces(w, &nv);
+		iov = w->iov;
+	} else {
+		const void *p;
+		size_t n;
+		st = w_compress(w, &p, &n, comp, err);
+		if (st != BT_OK)
+			return st;
+		one[1] = (struct iovec){(void *)p, n};
+	}
+	*csize = 0;
+	for (size_t i = 1; i <= nv; i++)
+		*csize += iov[i].iov_len;
+	uint32_t crc = 0;
+	if (!w->o.no_chunk_crc)
+		crc = **comp ? mcap_crc32(0, w->chunk.data, w->chunk.len) : w_pieces_crc(iov, nv);
+	if (!w->n_refs && !**comp && w->chunk.gap >= W_CHUNK_HEAD)
+		return w_chunk_placed(w, crc, err);
+	size_t clen = strlen(*comp);
+	uint8_t pre[W_CHUNK_HEAD];
+	w_chunk_fields(pre, w, clen, *csize, crc);
+	st = w_put(w, pre, W_CHUNK_HEAD - 8, true, err);
 	if (st == BT_OK && clen)
-		st = w_put(w, comp, clen, true, err);
-	mcap_put_u64(pre, csize);
+		st = w_put(w, *comp, clen, true, err);
+	mcap_put_u64(pre, *csize);
 	if (st == BT_OK)
 		st = w_put(w, pre, 8, true, err);
-	if (st == BT_OK)
-		st = w_put_iov(w, iov, nv, true, err);
+	return st == BT_OK ? w_put_iov(w, iov, nv, true, err) : st;
+}
+
+/* Writes the open chunk, its message indexes and its chunk index entry. */
+static bt_status w_chunk_close(struct mcap_writer *w, struct bt_error *err)
+{
+	if (w->chunk_len == 0)
+		return BT_OK;
+	bt_status st = w->n_pending ? w_defs_prepend(w, err) : BT_OK;
+	if (st != BT_OK)
+		return st;
+	uint64_t start = w->pos, csize;
+	const char *comp;
+	st = w_chunk_records(w, err, &comp, &csize);
 	if (st != BT_OK)
 		return st;
 	uint64_t length = w->pos - start, mi_len = 0;
@@ -959,17 +1071,17 @@ bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t
 	/* Data is pointed at, not copied, when the chunk is not compressed
 	 * and either the caller lends it (borrowing) or it is a large message
 	 * that fills the chunk: the chunk is closed after it in this call,
-	 * and the file is the same. */
+	 * and the file is the same. Not where the chunk goes to the file from
+	 * its buffer (w_placing): there this copy is the only one. */
 	uint64_t off = w->chunk_len, grown = off + W_MSG_PRE + len;
-	bool plain = w->o.compression == MCAP_COMPRESSION_NONE;
+	bool plain = w->o.compression == MCAP_COMPRESSION_NONE && !w_placing(w);
 	bool through = plain && len >= W_OUT_FLUSH && grown >= w->o.chunk_size;
 	bool ref = through || (plain && w->borrowing && len >= W_REF_MIN);
 	/* Room for every byte of the chunk, lent ones included, so that
-	 * borrow_end can copy them in without allocating (bt_buf keeps a
-	 * byte for its NUL). */
+	 * borrow_end can copy them in without allocating. */
 	size_t room = through ? W_MSG_PRE : (size_t)(grown - w->chunk.len);
 	bool index = !w->o.no_message_index;
-	if ((w->chunk.cap - w->chunk.len <= room && bt_buf_reserve(&w->chunk, room) != BT_OK) ||
+	if (w_chunk_room(w, room) != BT_OK ||
 	    (ref && w_ref_room(w) != BT_OK) ||
 	    (index && c->idx_n == c->idx_cap && w_index_grow(c) != BT_OK))
 		return w_nomem(err); /* nothing appended yet: the chunk is unchanged */
@@ -1006,7 +1118,7 @@ void mcap_writer_borrow_end(struct mcap_writer *w)
 		return;
 	/* After a failed write nothing more is written: forget them. (Without
 	 * the room, a chunk close failed half-way: the same.) */
-	if (w->failed || w->chunk.cap <= w->chunk_len) {
+	if (w->failed || w->chunk.size - w->chunk.gap < w->chunk_len) {
 		w->failed = true;
 		w->n_refs = 0;
 		return;

@@ -20,7 +20,10 @@
  * zeros, up to a 4 KiB block, until more is written or it is closed),
  * else what is written leaves the page cache behind the writer
  * (bt_wbehind), so a recording does not fill it. Also memory: 1 MiB for
- * direct I/O's aligned buffer. */
+ * direct I/O's aligned buffer, and up to as much again in the chunk
+ * buffer, which then holds what that buffer has staged in front of the
+ * chunk, so that a chunk that is not compressed is written from where it
+ * was built rather than copied there first. */
 #ifndef MCAP_WRITER_H
 #define MCAP_WRITER_H
 
@@ -81,6 +84,9 @@ struct mcap_writer_options {
 	 * have them, outside chunks, as the conformance suite's "pad" files do,
 	 * so readers' skipping of unknown trailing bytes can be checked. */
 	bool test_pad_records;
+	/* Tests only: with write_behind, bt_dio's staging and placed writes on
+	 * any file system, O_DIRECT left off (bt_dio_start's `force`). */
+	bool test_dio_force;
 };
 
 struct mcap_writer;
@@ -176,6 +182,10 @@ uint64_t mcap_writer_bytes(const struct mcap_writer *w);
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w);
 /* Messages in the open chunk. */
 uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w);
+/* Chunks that went to the file from the writer's chunk buffer, with no
+ * copy into direct I/O's stage (bt_dio_write_placed): for tests and
+ * benchmarks. */
+uint64_t mcap_writer_placed_chunks(const struct mcap_writer *w);
 
 /* Finishes the file (last chunk, DataEnd, summary, summary offsets, Footer,
  * magic), closes it and frees w, whatever the result. No fsync: call

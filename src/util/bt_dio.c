@@ -61,14 +61,15 @@ int bt_dio_start(struct bt_dio *d, int fd, bool force)
 	return 0;
 }
 
-/* pwrite of buf[0, n) at base, n a multiple of BT_DIO_BLOCK of which the
- * first `valid` bytes were appended (the rest is padding). A refusal of
+/* pwrite of src[0, n) at base (src: the stage, or a placed write's
+ * buffer), n a multiple of BT_DIO_BLOCK of which the first `valid` bytes
+ * were appended (the rest is padding). A refusal of
  * direct I/O at the first write is met by writing buffered instead. */
-static int dio_put(struct bt_dio *d, size_t n, size_t valid)
+static int dio_put(struct bt_dio *d, const uint8_t *src, size_t n, size_t valid)
 {
 	size_t off = 0;
 	while (off < n) {
-		ssize_t k = pwrite(d->fd, d->buf + off, n - off, (off_t)(d->base + off));
+		ssize_t k = pwrite(d->fd, src + off, n - off, (off_t)(d->base + off));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0 && errno == EINVAL && d->direct && d->done == 0 && off == 0) {
@@ -128,7 +129,7 @@ static void dio_pace(struct bt_dio *d, int64_t start)
 static int dio_put_stage(struct bt_dio *d)
 {
 	int64_t start = bt_time_monotonic_ns();
-	int e = dio_put(d, BT_DIO_STAGE, BT_DIO_STAGE);
+	int e = dio_put(d, d->buf, BT_DIO_STAGE, BT_DIO_STAGE);
 	if (e != 0)
 		return e;
 	dio_pace(d, start);
@@ -191,6 +192,27 @@ int bt_dio_write(struct bt_dio *d, const void *p, size_t n)
 	return 0;
 }
 
+int bt_dio_write_placed(struct bt_dio *d, uint8_t *buf, size_t at, size_t n)
+{
+	if (d->failed)
+		return EIO;
+	if (at != d->len || n < BT_DIO_THROUGH || !(d->direct || d->force) ||
+	    (uintptr_t)buf % BT_DIO_BLOCK != 0)
+		return bt_dio_write(d, buf + at, n);
+	memcpy(buf, d->buf, d->len);
+	size_t total = at + n, whole = total & ~(size_t)(BT_DIO_BLOCK - 1);
+	int64_t start = bt_time_monotonic_ns();
+	int e = dio_put(d, buf, whole, whole);
+	if (e != 0)
+		return e;
+	dio_pace(d, start);
+	d->n_placed++;
+	d->base += whole;
+	d->len = total - whole;
+	memcpy(d->buf, buf + whole, d->len);
+	return 0;
+}
+
 int bt_dio_sync(struct bt_dio *d)
 {
 	if (d->failed)
@@ -199,7 +221,7 @@ int bt_dio_sync(struct bt_dio *d)
 		return 0;
 	size_t whole = (d->len + BT_DIO_BLOCK - 1) & ~(size_t)(BT_DIO_BLOCK - 1);
 	memset(d->buf + d->len, 0, whole - d->len);
-	int e = dio_put(d, whole, d->len);
+	int e = dio_put(d, d->buf, whole, d->len);
 	if (e != 0)
 		return e;
 	/* The last block, part full, stays staged: the next write rewrites it. */

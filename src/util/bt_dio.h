@@ -13,6 +13,9 @@
  * How: what is appended is copied into a staging buffer of BT_DIO_STAGE
  * bytes that holds the file from a block-aligned offset; when it is full it
  * is written with one pwrite (which waits for the device) and starts over.
+ * A caller that builds large pieces in a block-aligned buffer of its own
+ * hands them over without that copy (bt_dio_write_placed): the few staged
+ * bytes go in front of the piece, and the piece is written from there.
  * bt_dio_sync puts everything appended so far into the file: the staged
  * bytes, the last block padded with zeros, which the next write rewrites.
  * So until then, and for good if the process dies first, the file ends in
@@ -71,6 +74,7 @@ struct bt_dio {
 	int64_t stall_long_ns;   /* BT_DIO_STALL_LONG_NS; tests set it too */
 	double busy;             /* share of the time spent writing, averaged */
 	uint64_t n_paused;       /* times it paused (for tests) */
+	uint64_t n_placed;       /* placed writes from the caller's buffer (for tests) */
 	uint8_t *buf;  /* BT_DIO_STAGE bytes, BT_DIO_BLOCK-aligned */
 	size_t len;    /* bytes staged */
 	uint64_t base; /* file offset of buf[0], block-aligned */
@@ -97,6 +101,23 @@ static inline bool bt_dio_on(const struct bt_dio *d)
 
 /* Appends n bytes. */
 int bt_dio_write(struct bt_dio *d, const void *p, size_t n);
+
+/* Bytes appended and not yet written: what a placed write puts first. */
+static inline size_t bt_dio_staged(const struct bt_dio *d)
+{
+	return d->len;
+}
+
+/* Appends the n bytes at buf + at without copying them into the stage,
+ * for a caller that builds large pieces (an MCAP chunk) in a buffer of its
+ * own: buf is BT_DIO_BLOCK-aligned and buf[0, at) is room for the staged
+ * bytes, at being bt_dio_staged() with nothing appended since. Those
+ * bytes are copied into the room and buf[0, at + n) goes to the file in
+ * whole blocks from where it is; its last part block is staged. Where that
+ * does not hold (at is not what is staged, buf is not aligned, fewer than
+ * BT_DIO_THROUGH bytes, a pause) it is bt_dio_write(d, buf + at, n): the
+ * file is the same either way. buf[0, at) may be overwritten. */
+int bt_dio_write_placed(struct bt_dio *d, uint8_t *buf, size_t at, size_t n);
 
 /* Everything appended so far into the file (see above: zero padded). */
 int bt_dio_sync(struct bt_dio *d);

@@ -9,7 +9,7 @@
  * unknown opcodes and padding passed over, large messages (the writer
  * writes those that fill a chunk from the caller's buffer), and schemas
  * and channels written late (late_definitions; half the combinations use
- * it too). */
+ * it too), and files written with direct I/O the same bytes as without. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "bt_buf.h"
+#include "bt_dio.h"
+#include "bt_fs.h"
+#include "bt_mem.h"
 #include "mcap_reader.h"
 #include "mcap_record.h"
 #include "mcap_writer.h"
@@ -912,6 +915,138 @@ static void test_late_definitions(void **state)
 	}
 }
 
+/* Direct I/O writes a chunk that is not compressed from the chunk buffer
+ * (bt_dio_write_placed), the bytes bt_dio has staged copied in front of
+ * it: the file must be byte for byte the one written without direct I/O,
+ * across chunks closed by size and by flushes (below BT_DIO_THROUGH: then
+ * staged), lent batches, messages larger than a chunk and than the stage,
+ * a channel and a metadata record added half-way, and late definitions
+ * (put in at a chunk's start). Compressed and unchunked files are never
+ * placed and the same too. DIO_FORCED is bt_dio without O_DIRECT (any file
+ * system); DIO_REAL is direct I/O where the file system takes it. */
+enum dio_mode { DIO_OFF, DIO_FORCED, DIO_REAL };
+#define DIO_N 1400u
+
+static size_t dio_size(uint32_t i)
+{
+	static const size_t sizes[] = {100, 1024, 300, 20000, 0, 2048, 513};
+	return i % 70 == 69 ? (BT_DIO_STAGE + 200000u) : sizes[i % 7];
+}
+
+static char *dio_write(const char *dir, const char *name, const struct mcap_writer_options *base,
+		       enum dio_mode mode, const uint8_t *src, uint64_t *placed)
+{
+	char *path = bt_xasprintf("%s/%s%d.mcap", dir, name, (int)mode);
+	struct mcap_writer_options o = *base;
+	o.write_behind = mode != DIO_OFF;
+	o.test_dio_force = mode == DIO_FORCED;
+	struct mcap_writer *w;
+	struct bt_error err;
+	assert_int_equal(mcap_writer_open(&w, path, &o, "ros2", "bagtop test", &err), BT_OK);
+	uint16_t sid, ch[3];
+	assert_int_equal(mcap_writer_add_schema(w, "a/msg/A", "ros2msg", "int32 x", 7, &sid, &err),
+			 BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/a", "cdr", sid, NULL, 0, &ch[0], &err), BT_OK);
+	assert_int_equal(mcap_writer_add_channel(w, "/b", "cdr", 0, NULL, 0, &ch[1], &err), BT_OK);
+	static const char *const kv[] = {"k", "v"};
+	for (uint32_t i = 0; i < DIO_N; i++) {
+		if (i == DIO_N / 2) {
+			assert_int_equal(mcap_writer_add_channel(w, "/c", "cdr", sid, NULL, 0, &ch[2],
+								 &err),
+					 BT_OK);
+			assert_int_equal(mcap_writer_add_metadata(w, "m", kv, 1, &err), BT_OK);
+		}
+		if (i % 7 == 0)
+			mcap_writer_borrow_begin(w);
+		uint16_t c = ch[i % (i < DIO_N / 2 ? 2 : 3)];
+		assert_int_equal(mcap_writer_write(w, c, i, 1000 + i, 500 + i, src + i % 4096,
+						   dio_size(i), &err),
+				 BT_OK);
+		if (i % 7 == 6 || i == DIO_N - 1)
+			mcap_writer_borrow_end(w);
+		if (i % 300 == 299)
+			assert_int_equal(mcap_writer_flush(w, false, &err), BT_OK);
+	}
+	*placed = mcap_writer_placed_chunks(w);
+	assert_int_equal(mcap_writer_close(w, &err), BT_OK);
+	return path;
+}
+
+static uint8_t *dio_slurp(const char *path, size_t *n)
+{
+	char *b;
+	struct bt_error err;
+	assert_int_equal(bt_fs_read_all(path, (size_t)1 << 30, &b, n, &err), BT_OK);
+	return (uint8_t *)b;
+}
+
+/* Whether `dir`'s file system takes direct I/O (bt_dio_supported). */
+static bool dio_here(const char *dir)
+{
+	char *probe = bt_xasprintf("%s/dio_probe", dir);
+	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	bool yes = bt_dio_supported(fd) == 0;
+	close(fd);
+	unlink(probe);
+	free(probe);
+	return yes;
+}
+
+static void test_direct_io_same_file(void **state)
+{
+	const char *dir = *state;
+	size_t src_n = BT_DIO_STAGE + 200000u + 4096u;
+	uint8_t *src = bt_xmalloc(src_n);
+	for (size_t k = 0; k < src_n; k++)
+		src[k] = (uint8_t)(k * 131 + (k >> 12));
+	bool real = dio_here(dir);
+	if (!real)
+		fprintf(stderr, "test_direct_io_same_file: no direct I/O in %s: forced only\n", dir);
+	struct {
+		const char *name;
+		bool late, zstd, unchunked;
+	} v[] = {{"dflt", false, false, false},
+		 {"late", true, false, false},
+		 {"zstd", false, true, false},
+		 {"loose", true, false, true}};
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+		struct mcap_writer_options o;
+		mcap_writer_options_init(&o);
+		o.late_definitions = v[k].late;
+		o.no_chunking = v[k].unchunked;
+		if (v[k].zstd)
+			o.compression = MCAP_COMPRESSION_ZSTD;
+		bool placeable = !v[k].zstd && !v[k].unchunked;
+		uint64_t placed;
+		char *want_path = dio_write(dir, v[k].name, &o, DIO_OFF, src, &placed);
+		assert_int_equal(placed, 0);
+		size_t want_n;
+		uint8_t *want = dio_slurp(want_path, &want_n);
+		tb_mcap_doctor(want_path);
+		for (enum dio_mode m = DIO_FORCED; m <= DIO_REAL; m++) {
+			if (m == DIO_REAL && !real)
+				continue;
+			char *path = dio_write(dir, v[k].name, &o, m, src, &placed);
+			if (placeable) /* the chunks closed by size at least */
+				assert_true(placed >= 20);
+			else
+				assert_int_equal(placed, 0);
+			size_t got_n;
+			uint8_t *got = dio_slurp(path, &got_n);
+			assert_int_equal(got_n, want_n);
+			assert_memory_equal(got, want, want_n);
+			free(got);
+			unlink(path);
+			free(path);
+		}
+		free(want);
+		unlink(want_path);
+		free(want_path);
+	}
+	free(src);
+}
+
 TU_MAIN(
 	TU_SCRATCH_TEST(test_writes_behind),
 	TU_SCRATCH_TEST(test_option_combinations),
@@ -922,4 +1057,5 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_unknown_opcodes_and_padding),
 	TU_SCRATCH_TEST(test_opcode_zero_is_damage),
 	TU_SCRATCH_TEST(test_large_messages),
-	TU_SCRATCH_TEST(test_late_definitions))
+	TU_SCRATCH_TEST(test_late_definitions),
+	TU_SCRATCH_TEST(test_direct_io_same_file))

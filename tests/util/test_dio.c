@@ -33,10 +33,15 @@ ssize_t __real_pwritev(int fd, const struct iovec *iov, int nv, off_t off);
 ssize_t __wrap_pwritev(int fd, const struct iovec *iov, int nv, off_t off);
 static unsigned long td_pwrites, td_pwritevs;
 static bool td_refuse_direct;
+/* pwrites from [td_lo, td_hi): a placed write's own buffer */
+static const uint8_t *td_lo, *td_hi;
+static unsigned long td_from_caller;
 
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	td_pwrites++;
+	if ((const uint8_t *)buf >= td_lo && (const uint8_t *)buf < td_hi)
+		td_from_caller++;
 	if (td_refuse_direct && (fcntl(fd, F_GETFL) & O_DIRECT)) {
 		td_refuse_direct = false;
 		errno = EINVAL;
@@ -296,6 +301,90 @@ static void test_refused_at_first_write(void **state)
 	free(path);
 }
 
+/* Placed writes among appended pieces and syncs. A piece laid out for what
+ * is staged goes to the file from the caller's buffer, the staged bytes in
+ * front of it (the room's old bytes overwritten), its last part block
+ * staged; one laid out for another count, misaligned, or smaller than
+ * BT_DIO_THROUGH is staged like bt_dio_write's. Each way the file is
+ * every piece in order (checked at each sync, and at the end). */
+enum td_how { TD_APPEND, TD_PLACED, TD_WRONG_AT, TD_MISALIGNED, TD_SYNC };
+
+static void placed_step(struct bt_dio *d, uint8_t *buf, const uint8_t *src, size_t n,
+			enum td_how how)
+{
+	size_t staged = bt_dio_staged(d);
+	size_t at = staged + (how == TD_WRONG_AT ? BT_DIO_BLOCK : 0);
+	uint8_t *b = buf + (how == TD_MISALIGNED ? 8 : 0);
+	memset(b, 0xee, at);
+	memcpy(b + at, src, n);
+	unsigned long before = td_from_caller;
+	uint64_t placed = d->n_placed;
+	assert_int_equal(bt_dio_write_placed(d, b, at, n), 0);
+	bool direct = how == TD_PLACED && n >= BT_DIO_THROUGH;
+	assert_int_equal(td_from_caller - before, direct ? 1 : 0);
+	assert_int_equal(d->n_placed - placed, direct ? 1 : 0);
+	if (direct)
+		assert_int_equal(bt_dio_staged(d), (staged + n) % BT_DIO_BLOCK);
+}
+
+static void placed(struct bt_dio *d, const char *path, bool look)
+{
+	static const struct {
+		size_t n;
+		enum td_how how;
+	} steps[] = {
+		{100, TD_APPEND},	     {200000, TD_PLACED},
+		{5000, TD_APPEND},	     {BT_DIO_STAGE + 777, TD_PLACED},
+		{0, TD_SYNC},		     {70000, TD_WRONG_AT},
+		{3000, TD_PLACED},	     {80000, TD_MISALIGNED},
+		{BT_DIO_STAGE - 3, TD_APPEND}, {0, TD_SYNC},
+		{BT_DIO_THROUGH, TD_PLACED},  {BT_DIO_BLOCK * 20, TD_PLACED},
+		{1, TD_APPEND},		     {0, TD_SYNC},
+		{BT_DIO_STAGE + 1, TD_PLACED},
+	};
+	size_t cap = 3 * BT_DIO_STAGE, total = 4 * BT_DIO_STAGE;
+	uint8_t *src = pattern(total), *buf;
+	assert_int_equal(posix_memalign((void **)&buf, BT_DIO_BLOCK, cap), 0);
+	td_lo = buf;
+	td_hi = buf + cap;
+	size_t at = 0;
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		size_t n = steps[i].n;
+		assert_true(at + n <= total);
+		if (steps[i].how == TD_SYNC) {
+			assert_int_equal(bt_dio_sync(d), 0);
+			if (look)
+				assert_synced(path, src, at);
+		} else if (steps[i].how == TD_APPEND) {
+			assert_int_equal(bt_dio_write(d, src + at, n), 0);
+		} else {
+			placed_step(d, buf, src + at, n, steps[i].how);
+		}
+		at += n;
+	}
+	td_lo = td_hi = NULL;
+	assert_int_equal(bt_dio_end(d), 0);
+	assert_file_is(path, src, at);
+	free(buf);
+	free(src);
+}
+
+static void test_placed(void **state)
+{
+	char *path;
+	int fd = open_in(*state, "placed_forced", &path);
+	struct bt_dio d;
+	assert_int_equal(bt_dio_start(&d, fd, true), 0);
+	placed(&d, path, true);
+	close(fd);
+	free(path);
+	fd = start_direct(*state, "placed_direct", &path, &d);
+	d.stall_ns = INT64_MAX; /* no pause: a placed write would be staged */
+	placed(&d, path, false);
+	close(fd);
+	free(path);
+}
+
 /* tmpfs says nothing of direct I/O alignment: refused, the fd unchanged. */
 static void test_refused_on_tmpfs(void **state)
 {
@@ -364,6 +453,7 @@ static void test_write_fails(void **state)
 TU_MAIN(
 	TU_SCRATCH_TEST(test_forced),
 	TU_SCRATCH_TEST(test_direct),
+	TU_SCRATCH_TEST(test_placed),
 	TU_SCRATCH_TEST(test_stall_pauses),
 	TU_SCRATCH_TEST(test_refused_at_first_write),
 	cmocka_unit_test(test_refused_on_tmpfs),
