@@ -501,9 +501,9 @@ uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w)
 	return w->chunk_msgs;
 }
 
-uint64_t mcap_writer_placed_chunks(const struct mcap_writer *w)
+struct mcap_writer_dio_counts mcap_writer_dio_counts(const struct mcap_writer *w)
 {
-	return w->dio.n_placed;
+	return (struct mcap_writer_dio_counts){w->dio.n_placed, w->dio.n_paused};
 }
 
 /* ---- schemas and channels ---- */
@@ -1071,12 +1071,15 @@ bt_status mcap_writer_write(struct mcap_writer *w, uint16_t channel_id, uint32_t
 	/* Data is pointed at, not copied, when the chunk is not compressed
 	 * and either the caller lends it (borrowing) or it is a large message
 	 * that fills the chunk: the chunk is closed after it in this call,
-	 * and the file is the same. Not where the chunk goes to the file from
-	 * its buffer (w_placing): there this copy is the only one. */
+	 * and the file is the same. Where the chunk goes to the file from its
+	 * buffer (w_placing) this copy is the only one, so it is made, but for
+	 * a message larger than direct I/O's stage: the chunk buffer does not
+	 * grow to its size (bt_dio copies it, as much). */
 	uint64_t off = w->chunk_len, grown = off + W_MSG_PRE + len;
-	bool plain = w->o.compression == MCAP_COMPRESSION_NONE && !w_placing(w);
-	bool through = plain && len >= W_OUT_FLUSH && grown >= w->o.chunk_size;
-	bool ref = through || (plain && w->borrowing && len >= W_REF_MIN);
+	bool plain = w->o.compression == MCAP_COMPRESSION_NONE, placing = w_placing(w);
+	bool through = plain && len >= W_OUT_FLUSH && grown >= w->o.chunk_size &&
+		       (!placing || len > BT_DIO_STAGE);
+	bool ref = through || (plain && !placing && w->borrowing && len >= W_REF_MIN);
 	/* Room for every byte of the chunk, lent ones included, so that
 	 * borrow_end can copy them in without allocating. */
 	size_t room = through ? W_MSG_PRE : (size_t)(grown - w->chunk.len);

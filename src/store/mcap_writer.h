@@ -21,9 +21,11 @@
  * else what is written leaves the page cache behind the writer
  * (bt_wbehind), so a recording does not fill it. Also memory: 1 MiB for
  * direct I/O's aligned buffer, and up to as much again in the chunk
- * buffer, which then holds what that buffer has staged in front of the
- * chunk, so that a chunk that is not compressed is written from where it
- * was built rather than copied there first. */
+ * buffer, which then keeps room for what that buffer has staged in front
+ * of the chunk, so that a chunk that is not compressed is written from
+ * where it was built rather than copied there first (a message larger
+ * than that 1 MiB is written from where it is and never enters the chunk
+ * buffer). */
 #ifndef MCAP_WRITER_H
 #define MCAP_WRITER_H
 
@@ -182,10 +184,14 @@ uint64_t mcap_writer_bytes(const struct mcap_writer *w);
 uint64_t mcap_writer_chunk_bytes(const struct mcap_writer *w);
 /* Messages in the open chunk. */
 uint64_t mcap_writer_chunk_messages(const struct mcap_writer *w);
-/* Chunks that went to the file from the writer's chunk buffer, with no
- * copy into direct I/O's stage (bt_dio_write_placed): for tests and
- * benchmarks. */
-uint64_t mcap_writer_placed_chunks(const struct mcap_writer *w);
+/* With direct I/O (for tests and benchmarks): chunks that went to the file
+ * from the writer's chunk buffer, with no copy into bt_dio's stage
+ * (bt_dio_write_placed), and the times direct I/O paused (then chunks
+ * are not placed). */
+struct mcap_writer_dio_counts {
+	uint64_t placed, paused;
+};
+struct mcap_writer_dio_counts mcap_writer_dio_counts(const struct mcap_writer *w);
 
 /* Finishes the file (last chunk, DataEnd, summary, summary offsets, Footer,
  * magic), closes it and frees w, whatever the result. No fsync: call
