@@ -4,7 +4,9 @@
  * (MR_SEED=n runs that seed alone).
  *
  * Per seed: writer options drawn from all that mcap_writer_options offers
- * (compression levels up to Slow: Slowest, zstd 19, would take seconds);
+ * (compression levels up to Slow: Slowest, zstd 19, would take seconds),
+ * late definitions and direct I/O (bt_dio forced on any file system, or
+ * for real where the file system takes it) among them;
  * 1-4 channels, some added in the middle of the file, also while a batch
  * is lent; messages of 0..4 KiB (in some files all of one size), a few of
  * 64 KiB and more (written from the caller's buffer when they fill an
@@ -92,6 +94,7 @@ struct mr_file {
 	uint16_t schema_of[MR_CHANNELS_MAX + 1]; /* by channel id */
 	uint32_t n_meta, n_att;
 	size_t n, want;
+	uint64_t placed; /* chunks written from the chunk buffer (direct I/O) */
 	struct mr_msg msgs[MR_MSGS_MAX];
 };
 
@@ -143,6 +146,12 @@ static void mr_options(struct mr_file *f)
 		*often[i] = mr_one_in(r, 2);
 	for (size_t i = 0; i < sizeof sometimes / sizeof sometimes[0]; i++)
 		*sometimes[i] = mr_one_in(r, 6);
+	/* Drawn apart, so that the seeds above keep the files they wrote
+	 * before these were drawn at all. */
+	struct mr_rng side = {(f->seed + 1ull) * 0xD1B54A32D192ED03ull};
+	o->late_definitions = mr_one_in(&side, 2);
+	o->write_behind = mr_one_in(&side, 2);
+	o->test_dio_force = o->write_behind && !mr_one_in(&side, 3);
 }
 
 /* The file's usual message lengths: all one size (lent: pointed at), small
@@ -338,6 +347,7 @@ static void mr_write(struct mr_file *f, const char *path)
 		mr_write_batch(f);
 		mr_extras(f, false);
 	}
+	f->placed = mcap_writer_dio_counts(f->w).placed;
 	mr_ok(f, mcap_writer_close(f->w, &err), &err, "close");
 }
 
@@ -520,8 +530,17 @@ static void test_random_round_trips(void **state)
 	const char *one = getenv("MR_SEED");
 	if (one)
 		mr_seed(f, (unsigned)strtoul(one, NULL, 10), dir);
-	for (unsigned seed = 0; !one && seed < MR_SEEDS; seed++)
+	uint64_t placed = 0, files = 0;
+	for (unsigned seed = 0; !one && seed < MR_SEEDS; seed++) {
 		mr_seed(f, seed, dir);
+		placed += f->placed;
+		files += f->placed != 0;
+	}
+	/* the seeds reach direct I/O's placed chunks */
+	if (!one)
+		fprintf(stderr, "test_mcap_random: %llu chunks placed in %llu files\n",
+			(unsigned long long)placed, (unsigned long long)files);
+	assert_true(one || files >= 10);
 	free(f);
 }
 
