@@ -3,8 +3,9 @@
  * sync what was appended so far followed by zeros to a block's end; with
  * direct I/O where the file system reports it (the file's pages then stay
  * out of the page cache, and writes that stall pause it), refused where
- * it does not (tmpfs) or at the first write; a write that fails (the
- * file size limit) leaves what was written and nothing more. */
+ * it does not (tmpfs) or at the first write; placed writes (from the
+ * caller's buffer) among staged ones; a write that fails (the file size
+ * limit), staged or placed, leaves what was written and nothing more. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -414,11 +415,14 @@ static void test_refused_on_tmpfs(void **state)
 /* A write the file size limit stops part way: the error comes back, the
  * file keeps the bytes written and no padding, later calls fail. With
  * `tail`, a synced tail first, whose padding the failed write leaves
- * partly in place (limit below its block's end). */
-static void write_fails(const char *dir, bool tail, rlim_t limit)
+ * partly in place (limit below its block's end). With `placed`, the
+ * write is a placed one (bt_dio_write_placed) from a buffer of its own. */
+static void write_fails(const char *dir, bool tail, bool placed, rlim_t limit)
 {
 	char *path;
-	int fd = open_in(dir, tail ? "limited_tail" : "limited", &path);
+	char name[32];
+	snprintf(name, sizeof name, "limited%s%s", tail ? "_tail" : "", placed ? "_placed" : "");
+	int fd = open_in(dir, name, &path);
 	struct bt_dio d;
 	assert_int_equal(bt_dio_start(&d, fd, true), 0);
 	uint8_t *src = pattern(4 * BT_DIO_STAGE);
@@ -431,7 +435,24 @@ static void write_fails(const char *dir, bool tail, rlim_t limit)
 	lim.rlim_cur = limit;
 	void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	int e = bt_dio_write(&d, src + at, 4 * BT_DIO_STAGE - at);
+	int e;
+	uint8_t *buf = NULL;
+	if (placed) {
+		assert_int_equal(posix_memalign((void **)&buf, BT_DIO_BLOCK, 4 * BT_DIO_STAGE), 0);
+		size_t room = bt_dio_staged(&d);
+		memcpy(buf + room, src + at, 4 * BT_DIO_STAGE - at);
+		uint64_t n_placed = d.n_placed;
+		unsigned long from = td_from_caller;
+		td_lo = buf;
+		td_hi = buf + 4 * BT_DIO_STAGE;
+		e = bt_dio_write_placed(&d, buf, room, 4 * BT_DIO_STAGE - at);
+		td_lo = td_hi = NULL;
+		assert_true(td_from_caller > from);   /* it was written from buf */
+		assert_int_equal(d.n_placed, n_placed); /* counted only when written */
+	} else {
+		e = bt_dio_write(&d, src + at, 4 * BT_DIO_STAGE - at);
+	}
+	free(buf);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, was);
 	assert_int_equal(e, EFBIG);
@@ -446,8 +467,10 @@ static void write_fails(const char *dir, bool tail, rlim_t limit)
 
 static void test_write_fails(void **state)
 {
-	write_fails(*state, false, 2 * BT_DIO_STAGE + BT_DIO_STAGE / 2);
-	write_fails(*state, true, BT_DIO_BLOCK / 2);
+	write_fails(*state, false, false, 2 * BT_DIO_STAGE + BT_DIO_STAGE / 2);
+	write_fails(*state, true, false, BT_DIO_BLOCK / 2);
+	write_fails(*state, false, true, 2 * BT_DIO_STAGE + BT_DIO_STAGE / 2);
+	write_fails(*state, true, true, BT_DIO_BLOCK / 2);
 }
 
 TU_MAIN(
