@@ -102,7 +102,8 @@ static inline bool bt_dio_on(const struct bt_dio *d)
 /* Appends n bytes. */
 int bt_dio_write(struct bt_dio *d, const void *p, size_t n);
 
-/* Bytes appended and not yet written: what a placed write puts first. */
+/* The bytes staged: appended and not in the file yet, or only padded (the
+ * block bt_dio_sync left staged). A placed write puts them in front. */
 static inline size_t bt_dio_staged(const struct bt_dio *d)
 {
 	return d->len;

@@ -919,11 +919,11 @@ static void test_late_definitions(void **state)
  * (bt_dio_write_placed), the bytes bt_dio has staged copied in front of
  * it: the file must be byte for byte the one written without direct I/O,
  * across chunks closed by size and by flushes (below BT_DIO_THROUGH: then
- * staged), lent batches, messages larger than a chunk,
- * a channel and a metadata record added half-way, and late definitions
- * (put in at a chunk's start). Compressed and unchunked files are never
- * placed and the same too. DIO_FORCED is bt_dio without O_DIRECT (any file
- * system); DIO_REAL is direct I/O where the file system takes it. */
+ * staged), lent batches, messages larger than a chunk, a channel and a
+ * metadata record added half-way, and late definitions (put in at a
+ * chunk's start). Compressed and unchunked files are never placed and the
+ * same too. DIO_FORCED is bt_dio without O_DIRECT (any file system);
+ * DIO_REAL is direct I/O where the file system takes it. */
 enum dio_mode { DIO_OFF, DIO_FORCED, DIO_REAL };
 #define DIO_N 1400u
 
