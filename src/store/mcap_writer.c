@@ -269,16 +269,23 @@ static bt_status w_drain_with(struct mcap_writer *w, const void *p, size_t n, st
 	return st;
 }
 
-/* Every byte of the file goes through here, in order. `data` says whether
- * it belongs to the data section (DataEnd's CRC). */
+/* n bytes at p go to the file at w->pos: counted in the position and, when
+ * `data` (they belong to the data section), in DataEnd's CRC. */
+static void w_count(struct mcap_writer *w, const void *p, size_t n, bool data)
+{
+	if (data && w->o.enable_data_crc)
+		w->data_crc = mcap_crc32(w->data_crc, p, n);
+	w->pos += n;
+}
+
+/* Every byte of the file goes through here, in order (but a placed chunk,
+ * w_chunk_placed). */
 static bt_status w_put(struct mcap_writer *w, const void *p, size_t n, bool data,
 		       struct bt_error *err)
 {
 	if (n == 0)
 		return BT_OK;
-	if (data && w->o.enable_data_crc)
-		w->data_crc = mcap_crc32(w->data_crc, p, n);
-	w->pos += n;
+	w_count(w, p, n, data);
 	if (bt_dio_on(&w->dio)) /* it stages: `out` would be a second copy */
 		return w_write_all(w, p, n, err);
 	if (n >= W_OUT_FLUSH)
@@ -325,8 +332,7 @@ static bt_status w_nomem(struct bt_error *err)
  * where it is, w_ref) and chunks not compressed. */
 static bool w_placing(const struct mcap_writer *w)
 {
-	return bt_dio_on(&w->dio) && (w->dio.direct || w->dio.force) &&
-	       w->o.compression == MCAP_COMPRESSION_NONE;
+	return bt_dio_placing(&w->dio) && w->o.compression == MCAP_COMPRESSION_NONE;
 }
 
 /* w_chunk_room's slow path: the records at `gap` in a buffer with room for
@@ -910,9 +916,7 @@ static bt_status w_chunk_placed(struct mcap_writer *w, uint32_t crc, struct bt_e
 	w_chunk_fields(q, w, 0, c->len, crc);
 	mcap_put_u64(q + W_CHUNK_HEAD - 8, c->len);
 	size_t n = W_CHUNK_HEAD + c->len;
-	if (w->o.enable_data_crc)
-		w->data_crc = mcap_crc32(w->data_crc, q, n);
-	w->pos += n;
+	w_count(w, q, n, true);
 	int e = bt_dio_write_placed(&w->dio, c->mem, c->gap - W_CHUNK_HEAD, n);
 	return e ? w_fail(w, err, e, "write") : BT_OK;
 }

@@ -196,7 +196,7 @@ int bt_dio_write_placed(struct bt_dio *d, uint8_t *buf, size_t at, size_t n)
 {
 	if (d->failed)
 		return EIO;
-	if (at != d->len || n < BT_DIO_THROUGH || !(d->direct || d->force) ||
+	if (at != d->len || n < BT_DIO_THROUGH || !bt_dio_placing(d) ||
 	    (uintptr_t)buf % BT_DIO_BLOCK != 0)
 		return bt_dio_write(d, buf + at, n);
 	memcpy(buf, d->buf, d->len);

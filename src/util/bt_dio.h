@@ -102,6 +102,13 @@ static inline bool bt_dio_on(const struct bt_dio *d)
 /* Appends n bytes. */
 int bt_dio_write(struct bt_dio *d, const void *p, size_t n);
 
+/* Whether a placed write would go to the file from the caller's buffer
+ * now: direct I/O writing (not paused), or forced. Otherwise it is staged. */
+static inline bool bt_dio_placing(const struct bt_dio *d)
+{
+	return bt_dio_on(d) && (d->direct || d->force);
+}
+
 /* The bytes staged: appended and not in the file yet, or only padded (the
  * block bt_dio_sync left staged). A placed write puts them in front. */
 static inline size_t bt_dio_staged(const struct bt_dio *d)
