@@ -31,5 +31,8 @@ int app_snapshot_param(const struct app_cmd *cmd, const char *lng, const char *a
 
 /* Prints "bagtop: error: <msg>" on stderr: the one line a failure gives. */
 void app_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "bagtop: warning: <msg>" on stderr: something the user should
+ * know that is not a failure by itself. */
+void app_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -19,14 +19,28 @@ static const struct app_cmd *const app_cmds[] = {&app_cmd_record, &app_cmd_play,
 						 &app_cmd_stats, &app_cmd_call};
 #define APP_N_CMDS (sizeof app_cmds / sizeof app_cmds[0])
 
-void app_error(const char *fmt, ...)
+/* "bagtop: <kind>: <msg>" on stderr, one line. */
+static void app_vsay(const char *kind, const char *fmt, va_list ap)
 {
 	char line[4096];
+	app_vformat_line(line, sizeof line, fmt, ap);
+	fprintf(stderr, "bagtop: %s: %s\n", kind, line);
+}
+
+void app_error(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	app_vformat_line(line, sizeof line, fmt, ap);
+	app_vsay("error", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "bagtop: error: %s\n", line);
+}
+
+void app_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	app_vsay("warning", fmt, ap);
+	va_end(ap);
 }
 
 static void app_help(void)

@@ -19,6 +19,10 @@ enum { CALL_NODE = 1, CALL_DOMAIN, CALL_TIMEOUT, CALL_LIST, CALL_SNAP };
 
 #define CALL_TIMEOUT_NS (INT64_C(10) * 1000000000)
 #define CALL_LIST_WAIT_NS (INT64_C(2) * 1000000000)
+/* After the first reply, how long the other servers of the service get:
+ * a bagtop server waits 2 s for the client's reply reader to match
+ * (BTDDS_SVC_GATE_NS), rmw_cyclonedds's likewise a while. */
+#define CALL_MORE_NS (INT64_C(3) * 1000000000)
 
 static const struct app_opt call_opts[] = {
 	{"node", 0, "NAME",
@@ -107,39 +111,80 @@ static int call_snap_arg(const struct call_ctx *c, const struct btdds_rb2_svc **
 	return 0;
 }
 
-/* Prints the reply: exit 0, or 1 when it says success false. */
-static int call_print(const struct btdds_rb2_svc *s, const char *service,
-		      const struct btdds_rb2_reply *r)
+/* The reply's text ("success: true", "paused: false", "done", ...) into
+ * out, a message after `sep`; false when it says success: false. */
+static bool call_reply_text(const struct btdds_rb2_svc *s, const struct btdds_rb2_reply *r,
+			    const char *sep, char *out, size_t cap)
 {
+	char msg[4 * sizeof r->message];
 	switch (s->resp) {
 	case BTDDS_RB2_RESP_SUCCESS:
-		if (!r->flag) {
-			app_error("%s: success: false", service);
-			return APP_EXIT_ERROR;
-		}
-		printf("success: true\n");
-		return APP_EXIT_OK;
+		snprintf(out, cap, "success: %s", r->flag ? "true" : "false");
+		return r->flag;
 	case BTDDS_RB2_RESP_PAUSED:
-		printf("paused: %s\n", r->flag ? "true" : "false");
-		return APP_EXIT_OK;
+		snprintf(out, cap, "paused: %s", r->flag ? "true" : "false");
+		return true;
 	case BTDDS_RB2_RESP_RATE:
-		printf("rate: %g\n", r->rate);
-		return APP_EXIT_OK;
+		snprintf(out, cap, "rate: %g", r->rate);
+		return true;
 	case BTDDS_RB2_RESP_BURST:
-		printf("actually_burst: %" PRIu64 "\n", r->u64);
-		return APP_EXIT_OK;
+		snprintf(out, cap, "actually_burst: %" PRIu64, r->u64);
+		return true;
 	case BTDDS_RB2_RESP_SUCCESS_MSG:
-		if (!r->flag) {
-			app_error("%s: success: false: %s", service, r->message);
-			return APP_EXIT_ERROR;
-		}
-		printf("success: true\nmessage: %s\n", r->message);
-		return APP_EXIT_OK;
+		app_escape(r->message, msg, sizeof msg); /* the server's text */
+		if (!r->flag)
+			snprintf(out, cap, "success: false: %s", msg);
+		else
+			snprintf(out, cap, "success: true%smessage: %s", sep, msg);
+		return r->flag;
 	case BTDDS_RB2_RESP_EMPTY:
 		break;
 	}
-	printf("done\n");
+	snprintf(out, cap, "done");
+	return true;
+}
+
+/* One server's reply: printed, exit 0; one that says success: false is
+ * the error line, exit 1. */
+static int call_print(const struct btdds_rb2_svc *s, const char *service,
+		      const struct btdds_rb2_reply *r)
+{
+	char text[4 * sizeof r->message + 64];
+	if (!call_reply_text(s, r, "\n", text, sizeof text)) {
+		app_error("%s: %s", service, text);
+		return APP_EXIT_ERROR;
+	}
+	printf("%s\n", text);
 	return APP_EXIT_OK;
+}
+
+/* More than one server got the request (nodes of the same name): each
+ * acted on it, so each reply is printed, after the server it came from;
+ * exit 0 only when every server replied and none says success: false. */
+static int call_print_each(const struct btdds_rb2_svc *s, const char *service,
+			   const struct btdds_rb2_replies *rs)
+{
+	app_warn("%s: %" PRIu32 " servers got the request (nodes of the same name), %zu "
+		 "replied", service, rs->servers, rs->n);
+	size_t failed = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		char text[4 * sizeof rs->v[i].message + 64];
+		failed += !call_reply_text(s, &rs->v[i], ", ", text, sizeof text);
+		printf("[%s] %s\n", rs->v[i].where[0] ? rs->v[i].where : "server not named",
+		       text);
+	}
+	size_t silent = rs->n < rs->servers ? rs->servers - rs->n : 0;
+	if (failed == 0 && silent == 0)
+		return APP_EXIT_OK;
+	char why[2][96] = {"", ""};
+	if (failed)
+		snprintf(why[0], sizeof why[0], "%zu of %zu replies say success: false", failed,
+			 rs->n);
+	if (silent)
+		snprintf(why[1], sizeof why[1], "%zu of %" PRIu32 " servers did not reply within "
+			 "the timeout", silent, rs->servers);
+	app_error("%s: %s%s%s", service, why[0], failed && silent ? "; " : "", why[1]);
+	return APP_EXIT_ERROR;
 }
 
 /* --list: the recorders and players on the domain. */
@@ -188,11 +233,13 @@ static int call_run(const struct app_cmd *cmd, int argc, char **argv)
 		btdds_env_fini(&env);
 		return rc;
 	}
-	struct btdds_rb2_reply r;
+	struct btdds_rb2_replies r;
 	struct bt_error err = {0};
 	char service[2 * BTDDS_RB2_NODE_MAX];
 	snprintf(service, sizeof service, "/%s/%s", c.node, s->name);
-	bt_status st = btdds_rosbag2_call(c.domain, &env, c.node, s, &a, c.timeout_ns, &r, &err);
+	int64_t more = c.timeout_ns < CALL_MORE_NS ? c.timeout_ns : CALL_MORE_NS;
+	bt_status st = btdds_rosbag2_call(c.domain, &env, c.node, s, &a, c.timeout_ns, more, &r,
+					  &err);
 	btdds_env_fini(&env);
 	if (st == BT_ERR_NOTFOUND) {
 		app_error("no service %s within the timeout", service);
@@ -206,7 +253,10 @@ static int call_run(const struct app_cmd *cmd, int argc, char **argv)
 		app_error("%s", err.msg);
 		return st == BT_ERR_DDS ? APP_EXIT_DDS : APP_EXIT_ERROR;
 	}
-	return call_print(s, service, &r);
+	rc = r.n == 1 && r.servers <= 1 ? call_print(s, service, &r.v[0])
+					: call_print_each(s, service, &r);
+	btdds_rb2_replies_fini(&r);
+	return rc;
 }
 
 const struct app_cmd app_cmd_call = {
@@ -223,7 +273,12 @@ const struct app_cmd app_cmd_call = {
 	"Waits for the service and its reply (--timeout), prints the reply\n"
 	"(\"success: true\", \"paused: false\", \"done\") and exits 0; exits 1 with\n"
 	"the reason when there is no such service, no reply, or success: false.\n"
+	"When nodes of the same name serve it (each acts on the call), a warning\n"
+	"line, then each reply after the process that sent it (\"[host pid N]\"),\n"
+	"waiting up to 3 s more for them all; exit 1 unless all replied and none\n"
+	"says success: false.\n"
 	"The service's node must run on rmw_cyclonedds (or be bagtop).\n"
 	"--list prints one line per recorder or player found on the domain: its\n"
-	"node name, its kind and the rosbag2 services it serves.\n",
+	"node name, its kind, the rosbag2 services it serves and, for Cyclone DDS\n"
+	"nodes, [host pid N]; a warning line for each name several nodes share.\n",
 	call_opts, sizeof call_opts / sizeof call_opts[0], call_run};

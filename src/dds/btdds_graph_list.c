@@ -47,10 +47,12 @@ static bool gl_in(const char *const *set, const char *s)
 	return false;
 }
 
-static struct btdds_graph_entry *gl_entry(struct gl_list *l, const char *fqn)
+static struct btdds_graph_entry *gl_entry(struct gl_list *l, const char *fqn,
+					  const dds_guid_t *participant)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->e[i].fqn, fqn))
+		if (!strcmp(l->e[i].fqn, fqn) &&
+		    !memcmp(l->e[i].participant.v, participant->v, sizeof participant->v))
 			return &l->e[i];
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 8;
@@ -59,6 +61,7 @@ static struct btdds_graph_entry *gl_entry(struct gl_list *l, const char *fqn)
 	struct btdds_graph_entry *e = &l->e[l->n++];
 	memset(e, 0, sizeof *e);
 	snprintf(e->fqn, sizeof e->fqn, "%s", fqn);
+	e->participant = *participant;
 	return e;
 }
 
@@ -114,7 +117,7 @@ static void gl_on_sub(struct gl_state *s, const dds_builtintopic_endpoint_t *ep)
 		return;
 	*slash = '\0';
 	const char *svc = slash + 1;
-	struct btdds_graph_entry *e = gl_entry(&s->list, path);
+	struct btdds_graph_entry *e = gl_entry(&s->list, path, &ep->participant_key);
 	e->recorder |= gl_in(gl_recorder_srv, svc);
 	e->player |= gl_in(gl_player_srv, svc);
 	gl_add_service(e, svc);
@@ -163,7 +166,8 @@ static void gl_on_node(void *arg, const char *fqn, const unsigned char *writers,
 		for (size_t k = 0; k < s->n_w; k++) {
 			if (memcmp(writers + i * gid_size, s->w[k].guid.v, sizeof s->w[k].guid.v))
 				continue;
-			struct btdds_graph_entry *e = gl_entry(&s->list, fqn);
+			dds_guid_t pp = btdds_participant_of(&s->w[k].guid);
+			struct btdds_graph_entry *e = gl_entry(&s->list, fqn, &pp);
 			e->player |= s->w[k].player;
 			e->recorder |= !s->w[k].player;
 		}
@@ -192,8 +196,9 @@ static bt_status gl_readers(struct gl_state *s, dds_entity_t pp, struct bt_error
 
 static int gl_cmp_entry(const void *a, const void *b)
 {
-	return strcmp(((const struct btdds_graph_entry *)a)->fqn,
-		      ((const struct btdds_graph_entry *)b)->fqn);
+	const struct btdds_graph_entry *x = a, *y = b;
+	int c = strcmp(x->fqn, y->fqn);
+	return c ? c : strcmp(x->where, y->where);
 }
 
 static void gl_fini(struct gl_state *s)
@@ -227,8 +232,11 @@ bt_status btdds_graph_list(dds_entity_t pp, int64_t wait_ns, struct btdds_graph_
 	 * (a client's own node never does) are not listed. */
 	size_t k = 0;
 	for (size_t i = 0; i < s.list.n; i++)
-		if (s.list.e[i].recorder || s.list.e[i].player)
-			s.list.e[k++] = s.list.e[i];
+		if (s.list.e[i].recorder || s.list.e[i].player) {
+			s.list.e[k] = s.list.e[i];
+			btdds_participant_where(pp, &s.list.e[k].participant, s.list.e[k].where);
+			k++;
+		}
 	if (k > 1)
 		qsort(s.list.e, k, sizeof *s.list.e, gl_cmp_entry);
 	*out = s.list.e;

@@ -23,19 +23,24 @@
 
 #include "bt_status.h"
 #include "btdds_graph.h"
+#include "btdds_participant.h"
 
 #define BTDDS_GRAPH_SERVICES_MAX 512 /* "a,b,c" of one node's services */
 
+/* One node: nodes of the same name in different participants (processes)
+ * are entries of their own, since a call reaches each of them. */
 struct btdds_graph_entry {
 	char fqn[BTDDS_NODE_FQN_MAX];
+	dds_guid_t participant;
+	char where[BTDDS_WHERE_MAX]; /* btdds_participant_where's "host pid N", or "" */
 	bool recorder, player;
 	char services[BTDDS_GRAPH_SERVICES_MAX]; /* sorted, comma-separated; "" none */
 };
 
 /* Watches discovery on participant `pp` for `wait_ns`, then lists the
- * nodes that are recorders or players: *out (malloc'ed, sorted by name;
- * free() it) and *n. BT_ERR_DDS (*err says why) when a reader cannot be
- * made. */
+ * nodes that are recorders or players: *out (malloc'ed, sorted by name,
+ * then by where they run; free() it) and *n. BT_ERR_DDS (*err says why)
+ * when a reader cannot be made. */
 BT_MUST_CHECK bt_status btdds_graph_list(dds_entity_t pp, int64_t wait_ns,
 					 struct btdds_graph_entry **out, size_t *n,
 					 struct bt_error *err);

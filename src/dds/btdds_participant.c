@@ -1,7 +1,9 @@
 /* btdds_participant — see btdds_participant.h. */
 #include "btdds_participant.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "btdds_config.h"
@@ -51,4 +53,52 @@ dds_return_t btdds_participant_delete(dds_entity_t pp)
 			rc = rd;
 	}
 	return rc;
+}
+
+/* "host pid N" of one participant's QoS; "" when it names neither. Control
+ * characters become '?'. */
+static void part_where_qos(const dds_qos_t *qos, char out[BTDDS_WHERE_MAX])
+{
+	char *host = NULL, *pid = NULL;
+	if (qos != NULL) {
+		(void)dds_qget_prop(qos, "__Hostname", &host);
+		(void)dds_qget_prop(qos, "__Pid", &pid);
+	}
+	if (host != NULL && pid != NULL)
+		snprintf(out, BTDDS_WHERE_MAX, "%s pid %s", host, pid);
+	else if (host != NULL)
+		snprintf(out, BTDDS_WHERE_MAX, "%s", host);
+	else if (pid != NULL)
+		snprintf(out, BTDDS_WHERE_MAX, "pid %s", pid);
+	dds_free(host);
+	dds_free(pid);
+	for (char *c = out; *c; c++) /* another process's text, bound for a terminal */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+void btdds_participant_where(dds_entity_t pp, const dds_guid_t *key, char out[BTDDS_WHERE_MAX])
+{
+	out[0] = '\0';
+	dds_entity_t rd = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSPARTICIPANT, NULL, NULL);
+	if (rd < 0)
+		return;
+	dds_builtintopic_participant_t want = {.key = *key};
+	dds_instance_handle_t ih = dds_lookup_instance(rd, &want);
+	void *ptr = NULL;
+	dds_sample_info_t info;
+	if (ih != DDS_HANDLE_NIL && dds_read_instance(rd, &ptr, &info, 1, 1, ih) == 1) {
+		if (info.valid_data)
+			part_where_qos(((const dds_builtintopic_participant_t *)ptr)->qos, out);
+		(void)dds_return_loan(rd, &ptr, 1);
+	}
+	(void)dds_delete(rd);
+}
+
+dds_guid_t btdds_participant_of(const dds_guid_t *ep)
+{
+	dds_guid_t g = *ep;
+	static const unsigned char participant_id[4] = {0x00, 0x00, 0x01, 0xc1};
+	memcpy(g.v + 12, participant_id, sizeof participant_id);
+	return g;
 }

@@ -23,6 +23,19 @@
 BT_MUST_CHECK bt_status btdds_participant_create(uint32_t domain_id, const struct btdds_env *env,
 						 dds_entity_t *pp, struct bt_error *err);
 
+#define BTDDS_WHERE_MAX 128 /* "host pid 1234", NUL included */
+
+/* Where discovered participant `key` runs, as Cyclone DDS announces it
+ * (its __Hostname and __Pid properties): "host pid 1234" in `out`, or ""
+ * when pp has not discovered it or it does not say (another vendor). So
+ * that a user tells apart nodes of the same name. Control characters in
+ * what it announces become '?'. */
+void btdds_participant_where(dds_entity_t pp, const dds_guid_t *key,
+			     char out[BTDDS_WHERE_MAX]);
+/* The GUID of the participant that endpoint `ep` belongs to (its first 12
+ * bytes, then the participant's entity id, RTPS's 0x000001c1). */
+dds_guid_t btdds_participant_of(const dds_guid_t *ep);
+
 /* Deletes the participant and, when it was the last one, the domain
  * btdds_participant_create made for it. 0 is fine. Returns the first DDS
  * error, or 0. */

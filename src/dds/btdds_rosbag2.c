@@ -169,10 +169,41 @@ static bt_status rb2_decode(const struct btdds_rb2_svc *svc, const void *reply, 
 	return btdds_cdr_error(&r, "reply", err);
 }
 
+_Static_assert(sizeof ((struct btdds_rb2_reply *)0)->where == BTDDS_WHERE_MAX,
+	       "btdds_rb2_reply.where holds btdds_participant_where's text");
+
+void btdds_rb2_replies_fini(struct btdds_rb2_replies *r)
+{
+	free(r->v);
+	*r = (struct btdds_rb2_replies){0};
+}
+
+/* Decodes every reply, and says where each server runs. */
+static bt_status rb2_decode_all(dds_entity_t pp, const struct btdds_rb2_svc *svc,
+				const struct btdds_svc_replies *in, struct btdds_rb2_replies *out,
+				struct bt_error *err)
+{
+	out->v = bt_xcalloc(in->n, sizeof *out->v);
+	out->servers = in->servers;
+	for (size_t i = 0; i < in->n; i++) {
+		struct btdds_rb2_reply *y = &out->v[out->n];
+		bt_status st = rb2_decode(svc, in->v[i].data, in->v[i].len, y, err);
+		if (st != BT_OK) {
+			btdds_rb2_replies_fini(out);
+			return st;
+		}
+		btdds_participant_where(pp, &in->v[i].server, y->where);
+		out->n++;
+	}
+	return BT_OK;
+}
+
 bt_status btdds_rosbag2_call(uint32_t domain_id, const struct btdds_env *env, const char *node,
 			     const struct btdds_rb2_svc *svc, const struct btdds_rb2_arg *arg,
-			     int64_t timeout_ns, struct btdds_rb2_reply *out, struct bt_error *err)
+			     int64_t timeout_ns, int64_t more_ns, struct btdds_rb2_replies *out,
+			     struct bt_error *err)
 {
+	*out = (struct btdds_rb2_replies){0};
 	dds_entity_t pp = 0;
 	bt_status st = btdds_participant_create(domain_id, env, &pp, err);
 	if (st != BT_OK)
@@ -180,18 +211,17 @@ bt_status btdds_rosbag2_call(uint32_t domain_id, const struct btdds_env *env, co
 	char *service = bt_xasprintf("/%s/%s", node, svc->name);
 	struct btdds_svc_client *c = NULL;
 	st = btdds_svc_client_new(pp, service, svc->type, &c, err);
-	void *reply = NULL;
-	size_t len = 0;
+	struct btdds_svc_replies replies = {0};
 	if (st == BT_OK) {
 		struct btdds_cdr_wr w;
 		btdds_svc_request_begin(c, &w);
 		rb2_put_request(&w, svc, arg);
-		st = btdds_svc_client_call(c, &w, timeout_ns, NULL, &reply, &len, err);
+		st = btdds_svc_client_call_all(c, &w, timeout_ns, more_ns, NULL, &replies, err);
 		btdds_cdr_wr_fini(&w);
 	}
 	if (st == BT_OK)
-		st = rb2_decode(svc, reply, len, out, err);
-	free(reply);
+		st = rb2_decode_all(pp, svc, &replies, out, err);
+	btdds_svc_replies_fini(&replies);
 	btdds_svc_client_free(c);
 	free(service);
 	(void)btdds_participant_delete(pp);

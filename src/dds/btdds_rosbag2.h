@@ -88,17 +88,31 @@ struct btdds_rb2_reply {
 	double rate;  /* get_rate */
 	uint64_t u64; /* burst */
 	char message[256]; /* RESP_SUCCESS_MSG's, cut to fit */
+	char where[128]; /* the server's "host pid N", or "": btdds_participant_where's
+			  * BTDDS_WHERE_MAX (the .c checks that they agree) */
+};
+
+/* Every server's response to one call: more than one when nodes of the
+ * same name serve the service (each gets the request and acts on it). */
+struct btdds_rb2_replies {
+	struct btdds_rb2_reply *v; /* in the order they came */
+	size_t n;
+	uint32_t servers; /* servers the request reached */
 };
 
 /* Calls service `svc` of node `node` on `domain_id` (UINT32_MAX: the
  * default, as btdds_participant_create) with `arg`, waiting up to
- * `timeout_ns` for the service and its reply. BT_OK: *out decoded.
- * BT_ERR_NOTFOUND: no such service within the timeout; BT_ERR_STATE: no
- * reply in time; BT_ERR_FORMAT: a reply not of the type; BT_ERR_DDS: DDS
- * would not start. *err says which in one line. */
+ * `timeout_ns` for the service and its reply, and, when more than one
+ * server got the request, up to `more_ns` after the first reply for the
+ * others'. BT_OK: *out decoded (at least one reply; free it with
+ * btdds_rb2_replies_fini). BT_ERR_NOTFOUND: no such service within the
+ * timeout; BT_ERR_STATE: no reply in time; BT_ERR_FORMAT: a reply not of
+ * the type; BT_ERR_DDS: DDS would not start. *err says which in one line. */
 BT_MUST_CHECK bt_status btdds_rosbag2_call(uint32_t domain_id, const struct btdds_env *env,
 					   const char *node, const struct btdds_rb2_svc *svc,
 					   const struct btdds_rb2_arg *arg, int64_t timeout_ns,
-					   struct btdds_rb2_reply *out, struct bt_error *err);
+					   int64_t more_ns, struct btdds_rb2_replies *out,
+					   struct bt_error *err);
+void btdds_rb2_replies_fini(struct btdds_rb2_replies *r);
 
 #endif

@@ -201,13 +201,33 @@ static bool svc_matched(const struct btdds_svc_client *c)
 	       sm.current_count > 0;
 }
 
+/* The number of servers: readers of this client's requests matched now. */
+static uint32_t svc_servers(const struct btdds_svc_client *c)
+{
+	dds_publication_matched_status_t pm;
+	if (dds_get_publication_matched_status(c->ends.writer, &pm) != 0)
+		return 0;
+	return pm.current_count;
+}
+
 struct svc_take {
 	const struct btdds_svc_client *c;
-	void *reply;
-	size_t len;
+	struct btdds_svc_replies *out;
 };
 
-/* Keeps the first reply to this client's current request; others (other
+/* The replying participant (zeros when the reader no longer knows it). */
+static dds_guid_t svc_server_of(const struct btdds_svc_client *c, dds_instance_handle_t ih)
+{
+	dds_guid_t g = {{0}};
+	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(c->ends.reader, ih);
+	if (ep != NULL) {
+		g = ep->participant_key;
+		dds_builtintopic_free_endpoint(ep);
+	}
+	return g;
+}
+
+/* Keeps each reply to this client's current request; others (other
  * clients' on the shared reply topic, or stale ones) are dropped. */
 static bool svc_on_reply(void *arg, const struct btdds_raw_sample *s)
 {
@@ -215,12 +235,18 @@ static bool svc_on_reply(void *arg, const struct btdds_raw_sample *s)
 	struct btdds_cdr_rd r;
 	uint64_t guid;
 	int64_t seq;
-	if (t->reply != NULL || btdds_cdr_rd_init(&r, s->data, s->len) != BT_OK ||
+	if (btdds_cdr_rd_init(&r, s->data, s->len) != BT_OK ||
 	    !btdds_svc_get_header(&r, &guid, &seq) || guid != t->c->guid || seq != t->c->seq)
 		return true;
-	t->reply = bt_xmalloc(s->len ? s->len : 1);
-	memcpy(t->reply, s->data, s->len);
-	t->len = s->len;
+	struct btdds_svc_replies *o = t->out;
+	if (o->n == BTDDS_SVC_REPLIES_MAX)
+		return true; /* no server count is that high: not kept */
+	o->v = bt_xrealloc(o->v, (o->n + 1) * sizeof *o->v);
+	struct btdds_svc_reply *y = &o->v[o->n++];
+	y->data = bt_xmalloc(s->len ? s->len : 1);
+	memcpy(y->data, s->data, s->len);
+	y->len = s->len;
+	y->server = svc_server_of(t->c, s->publication_handle);
 	return true;
 }
 
@@ -229,11 +255,18 @@ static bool svc_stopped(const atomic_bool *stop)
 	return stop != NULL && atomic_load_explicit(stop, memory_order_relaxed);
 }
 
-bt_status btdds_svc_client_call(struct btdds_svc_client *c, const struct btdds_cdr_wr *w,
-				int64_t timeout_ns, const atomic_bool *stop, void **reply,
-				size_t *len, struct bt_error *err)
+void btdds_svc_replies_fini(struct btdds_svc_replies *r)
 {
-	int64_t end = bt_time_monotonic_ns() + timeout_ns;
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].data);
+	free(r->v);
+	*r = (struct btdds_svc_replies){0};
+}
+
+/* Waits for a server, then sends the request: BT_OK, or why not. */
+static bt_status svc_send(struct btdds_svc_client *c, const struct btdds_cdr_wr *w, int64_t end,
+			  const atomic_bool *stop, struct bt_error *err)
+{
 	while (!svc_matched(c)) {
 		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
 			return bt_err_set(err, BT_ERR_NOTFOUND, "no %s service found", c->service);
@@ -243,16 +276,55 @@ bt_status btdds_svc_client_call(struct btdds_svc_client *c, const struct btdds_c
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "%s: request not sent: %s", c->service,
 				  dds_strretcode(rc));
-	struct svc_take t = {.c = c};
-	while (t.reply == NULL) {
+	return BT_OK;
+}
+
+bt_status btdds_svc_client_call_all(struct btdds_svc_client *c, const struct btdds_cdr_wr *w,
+				    int64_t timeout_ns, int64_t more_ns, const atomic_bool *stop,
+				    struct btdds_svc_replies *out, struct bt_error *err)
+{
+	*out = (struct btdds_svc_replies){0};
+	int64_t end = bt_time_monotonic_ns() + timeout_ns;
+	bt_status st = svc_send(c, w, end, stop, err);
+	if (st != BT_OK)
+		return st;
+	out->servers = svc_servers(c);
+	struct svc_take t = {c, out};
+	bool first = false;
+	while (out->n == 0 || (out->n < out->servers && more_ns > 0)) {
 		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
-			return bt_err_set(err, BT_ERR_STATE, "%s: no reply", c->service);
+			break;
 		(void)dds_waitset_wait(c->waitset, NULL, 0, SVC_POLL_NS);
-		if ((rc = btdds_raw_take(c->ends.reader, svc_on_reply, &t)) < 0)
+		dds_return_t rc = btdds_raw_take(c->ends.reader, svc_on_reply, &t);
+		if (rc < 0) {
+			btdds_svc_replies_fini(out);
 			return bt_err_set(err, BT_ERR_DDS, "%s: %s", c->service,
 					  dds_strretcode(rc));
+		}
+		if (!first && out->n > 0) { /* the others get more_ns from now */
+			first = true;
+			int64_t by = bt_time_monotonic_ns() + more_ns;
+			end = by < end ? by : end;
+		}
 	}
-	*reply = t.reply;
-	*len = t.len;
+	if (out->n == 0)
+		return bt_err_set(err, BT_ERR_STATE, "%s: no reply", c->service);
+	if (out->servers < out->n) /* one matched after the count: it got the request */
+		out->servers = (uint32_t)out->n;
+	return BT_OK;
+}
+
+bt_status btdds_svc_client_call(struct btdds_svc_client *c, const struct btdds_cdr_wr *w,
+				int64_t timeout_ns, const atomic_bool *stop, void **reply,
+				size_t *len, struct bt_error *err)
+{
+	struct btdds_svc_replies r;
+	bt_status st = btdds_svc_client_call_all(c, w, timeout_ns, 0, stop, &r, err);
+	if (st != BT_OK)
+		return st;
+	*reply = r.v[0].data;
+	*len = r.v[0].len;
+	r.v[0].data = NULL;
+	btdds_svc_replies_fini(&r);
 	return BT_OK;
 }

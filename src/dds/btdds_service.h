@@ -97,4 +97,35 @@ BT_MUST_CHECK bt_status btdds_svc_client_call(struct btdds_svc_client *c,
 					      const atomic_bool *stop, void **reply, size_t *len,
 					      struct bt_error *err);
 
+#define BTDDS_SVC_REPLIES_MAX 64 /* replies kept of one call */
+
+/* One reply of btdds_svc_client_call_all. */
+struct btdds_svc_reply {
+	void *data; /* the whole sample (malloc'ed), encapsulation header included */
+	size_t len;
+	dds_guid_t server; /* the replying participant; zeros when not known */
+};
+
+struct btdds_svc_replies {
+	struct btdds_svc_reply *v; /* in the order they came */
+	size_t n;
+	uint32_t servers; /* readers of the request matched when it was sent */
+};
+
+/* btdds_svc_client_call for a service that more than one server offers
+ * (nodes of the same name: each gets the request and answers it). After
+ * the first reply it waits up to `more_ns` (within `timeout_ns`) for one
+ * from each server matched when the request went out; more_ns 0: the
+ * first reply only. BT_OK: *out has at least one reply (free it with
+ * btdds_svc_replies_fini); out->n < out->servers when some did not answer
+ * in time; at most BTDDS_SVC_REPLIES_MAX are kept. The errors are
+ * btdds_svc_client_call's, and *out is empty. */
+BT_MUST_CHECK bt_status btdds_svc_client_call_all(struct btdds_svc_client *c,
+						  const struct btdds_cdr_wr *w,
+						  int64_t timeout_ns, int64_t more_ns,
+						  const atomic_bool *stop,
+						  struct btdds_svc_replies *out,
+						  struct bt_error *err);
+void btdds_svc_replies_fini(struct btdds_svc_replies *r);
+
 #endif

@@ -21,7 +21,12 @@
  *   52  bagtop's ~/snapshot_with_parameters: a raw request (before, topics,
  *       name), its reply, the named file with the one topic; a bad name
  *       answered success false; `bagtop call snapshot --topics --name`;
- *       `bagtop call --list` names the service */
+ *       `bagtop call --list` names the service
+ *   54  two recorders of the same node name, one in snapshot mode: `bagtop
+ *       call snapshot` prints each one's reply after its process (host,
+ *       pid) and exits 1 for the one that says success false; the other
+ *       wrote its snapshot; `call --list` lists both and says so; a server
+ *       made here that never answers is reported as such */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <signal.h>
@@ -638,6 +643,75 @@ static bool swp_call(int domain, int64_t seq, const char *topics, const char *na
 	return r[0].b[20] == 1;
 }
 
+
+/* The pid of the line that says `text`, when it starts "[host pid N]"; else -1. */
+static long line_pid(const char *out, const char *text)
+{
+	const char *t = strstr(out, text);
+	if (t == NULL)
+		return -1;
+	const char *l = t;
+	while (l > out && l[-1] != '\n')
+		l--;
+	const char *p = strstr(l, " pid ");
+	return l[0] == '[' && p != NULL && p < t ? strtol(p + 5, NULL, 10) : -1;
+}
+
+/* 54: nodes of the same name (each recorder's default, rosbag2_recorder):
+ * each gets the request and acts on it, so each reply is shown. */
+static void test_call_same_name(void **state)
+{
+	(void)state;
+	struct rec snap, plain;
+	char *sa[] = {"/svc_dup", "--snapshot-mode", "--max-cache-size", "1M", NULL};
+	char *pa[] = {"/svc_dup", NULL};
+	rec_start(&snap, 54, sa, NULL);
+	rec_start(&plain, 54, pa, NULL);
+	char *extra[] = {"--count", "20", "--rate", "100", "--wait-readers", "2", NULL};
+	rec_publish(&snap, 54, "rt/svc_dup", extra, 20);
+	rec_sleep(0.3);
+	char *out;
+	char *args[] = {"snapshot", NULL};
+	assert_int_equal(bcall(snap.tmp, 54, "10", args, &out), 1);
+	assert_non_null(strstr(out, "2 servers got the request (nodes of the same name), "
+				    "2 replied"));
+	assert_non_null(strstr(out, "1 of 2 replies say success: false"));
+	assert_int_equal(line_pid(out, "] success: true"), (long)snap.pid);
+	assert_int_equal(line_pid(out, "] success: false"), (long)plain.pid);
+	free(out);
+	char *list[] = {"--list", NULL};
+	assert_int_equal(bcall(snap.tmp, 54, "2", list, &out), 0);
+	assert_non_null(strstr(out, "2 nodes are named /rosbag2_recorder"));
+	char want[64];
+	for (int i = 0; i < 2; i++) {
+		snprintf(want, sizeof want, " pid %ld]\n", (long)(i ? plain.pid : snap.pid));
+		assert_non_null(strstr(out, want));
+	}
+	free(out);
+	rec_stop(&plain, SIGINT);
+	rec_free(&plain);
+	/* A server that gets the request and never answers: the one reply
+	 * that came, and the missing one said; exit 1. */
+	struct cli mute;
+	cli_open(&mute, 54, "snapshot", "Snapshot", false);
+	dds_entity_t rd = dds_create_reader(mute.pp, mute.rq_tp, NULL, NULL);
+	assert_true(rd > 0);
+	char *again[] = {"--count", "20", "--rate", "100", "--wait-readers", "1", NULL};
+	rec_publish(&snap, 54, "rt/svc_dup", again, 20); /* the first snapshot took all */
+	rec_sleep(0.3);
+	assert_int_equal(bcall(snap.tmp, 54, "10", args, &out), 1);
+	assert_non_null(strstr(out, "2 servers got the request (nodes of the same name), "
+				    "1 replied"));
+	assert_non_null(strstr(out, "1 of 2 servers did not reply within the timeout"));
+	assert_int_equal(line_pid(out, "] success: true"), (long)snap.pid);
+	free(out);
+	cli_close(&mute);
+	rec_stop(&snap, SIGINT);
+	printf("%s", snap.out);
+	rec_expect_count(snap.dir, "/svc_dup", 40);
+	rec_free(&snap);
+}
+
 /* The storage file `stem`.db3 or `stem`.mcap in dir (malloc'd path), or NULL. */
 static char *named_file(const char *dir, const char *stem)
 {
@@ -701,4 +775,5 @@ REC_MAIN(
 	cmocka_unit_test(test_call_snapshot),
 	cmocka_unit_test(test_call_verbs),
 	cmocka_unit_test(test_call_absent),
-	cmocka_unit_test(test_snapshot_params))
+	cmocka_unit_test(test_snapshot_params),
+	cmocka_unit_test(test_call_same_name))
