@@ -1075,6 +1075,25 @@ bool bag_writer_compression_behind(const struct bag_writer *w)
 	return w->zpool != NULL && bag_zpool_writer_waiting(w->zpool);
 }
 
+/* While a message is written, the first bytes of the one BW_AHEAD further
+ * on are fetched into the cache. Each message's bytes are a block of their
+ * own that another thread wrote, on another core (the recorder's receive
+ * thread), so without this every message began with a wait for memory.
+ * Measured in the recorder at fixed rates, alternate batches with and
+ * without it in one run: the writer thread's time per message -20 to -25 %
+ * at 1 KiB (4 to 16 ahead alike), -40 % at 100 B, no change at 64 KiB. */
+#define BW_AHEAD 8
+#define BW_AHEAD_BYTES 2048 /* beyond, the hardware's prefetcher follows the copy */
+#define BW_LINE 64
+
+static void bw_prefetch(const struct bag_message *m)
+{
+	const char *d = m->data;
+	size_t n = m->len < BW_AHEAD_BYTES ? m->len : BW_AHEAD_BYTES;
+	for (size_t k = 0; k < n; k += BW_LINE)
+		__builtin_prefetch(d + k);
+}
+
 static bt_status bw_write(struct bag_writer *w, const struct bag_message *msgs, size_t n,
 			  struct bt_error *err)
 {
@@ -1093,8 +1112,11 @@ static bt_status bw_write(struct bag_writer *w, const struct bag_message *msgs, 
 		bw_submit(w, msgs, n);
 	bt_status st = BT_OK;
 	size_t i = 0;
-	for (; st == BT_OK && i < n && !bw_cancelled(w); i++)
+	for (; st == BT_OK && i < n && !bw_cancelled(w); i++) {
+		if (i + BW_AHEAD < n)
+			bw_prefetch(&msgs[i + BW_AHEAD]);
 		st = bw_write_one(w, i, &msgs[i], err);
+	}
 	if (st == BT_OK)
 		st = bw_commit(w, err);
 	if (w->zpool && (st != BT_OK || i < n))
