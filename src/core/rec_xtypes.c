@@ -36,9 +36,10 @@ static void xt_run(struct rec_xtypes *x, const struct xt_job *j)
 	if (st == BT_OK) {
 		rec_consumer_set_definition(x->t.o.consumer, tp->index, BTDDS_XT_ENCODING, idl,
 					    REC_XTYPES_SOURCE);
-		atomic_store(&tp->def_late, REC_DEF_LATE_FOUND);
+		/* Said before the live view shows it (def_late). */
 		bt_log_info("%s [%s]: message definition from XTypes type information (%s)",
 			    tp->names.name, tp->names.type, BTDDS_XT_ENCODING);
+		atomic_store(&tp->def_late, REC_DEF_LATE_FOUND);
 	} else {
 		atomic_store(&tp->def_late, REC_DEF_LATE_MISSING);
 		if (!atomic_load(&x->t.stop)) {

@@ -13,6 +13,10 @@
 #include "btdds_raw.h"
 
 #define SVC_POLL_NS DDS_MSECS(50)
+#define SVC_MATCH_MAX 64 /* endpoints looked at when counting a service's servers */
+#define SVC_SETTLE_NS DDS_MSECS(150)     /* svc_settle: quiet this long */
+#define SVC_SETTLE_MAX_NS DDS_SECS(1)    /* ... or at most this */
+#define SVC_SETTLE_POLL_NS DDS_MSECS(10)
 #define SVC_DEPTH 10 /* rmw_qos_profile_services_default */
 
 /* Process-wide, as rmw's: ids and sequence numbers never repeat. */
@@ -201,13 +205,47 @@ static bool svc_matched(const struct btdds_svc_client *c)
 	       sm.current_count > 0;
 }
 
-/* The number of servers: readers of this client's requests matched now. */
+/* The participants of the endpoints matched with this client's request
+ * writer (`requests`: its readers) or reply reader (their writers), at most
+ * SVC_MATCH_MAX; the count. */
+static size_t svc_matched_participants(const struct btdds_svc_client *c, bool requests,
+				       dds_guid_t out[SVC_MATCH_MAX])
+{
+	dds_instance_handle_t ih[SVC_MATCH_MAX];
+	dds_entity_t e = requests ? c->ends.writer : c->ends.reader;
+	dds_return_t n = requests ? dds_get_matched_subscriptions(e, ih, SVC_MATCH_MAX)
+				  : dds_get_matched_publications(e, ih, SVC_MATCH_MAX);
+	size_t k = 0;
+	for (dds_return_t i = 0; i < n && i < SVC_MATCH_MAX; i++) {
+		dds_builtintopic_endpoint_t *ep = requests
+							  ? dds_get_matched_subscription_data(e, ih[i])
+							  : dds_get_matched_publication_data(e, ih[i]);
+		if (ep == NULL)
+			continue;
+		out[k++] = ep->participant_key;
+		dds_builtintopic_free_endpoint(ep);
+	}
+	return k;
+}
+
+/* The number of servers: participants that read this client's requests
+ * and write its replies. One that only reads requests (a recorder of the
+ * service's topics) answers nothing and is no server. */
 static uint32_t svc_servers(const struct btdds_svc_client *c)
 {
-	dds_publication_matched_status_t pm;
-	if (dds_get_publication_matched_status(c->ends.writer, &pm) != 0)
-		return 0;
-	return pm.current_count;
+	dds_guid_t rq[SVC_MATCH_MAX], rr[SVC_MATCH_MAX];
+	size_t n_rq = svc_matched_participants(c, true, rq);
+	size_t n_rr = svc_matched_participants(c, false, rr);
+	uint32_t n = 0;
+	for (size_t i = 0; i < n_rq; i++) {
+		bool seen = false, writes = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !memcmp(rq[k].v, rq[i].v, sizeof rq[i].v);
+		for (size_t k = 0; k < n_rr && !writes; k++)
+			writes = !memcmp(rr[k].v, rq[i].v, sizeof rq[i].v);
+		n += !seen && writes;
+	}
+	return n;
 }
 
 struct svc_take {
@@ -263,15 +301,42 @@ void btdds_svc_replies_fini(struct btdds_svc_replies *r)
 	*r = (struct btdds_svc_replies){0};
 }
 
-/* Waits for a server, then sends the request: BT_OK, or why not. */
+/* Discovery finds a service's servers one after another, and a request
+ * reaches only those matched when it is sent: once one is there, waits
+ * until no reader of the requests has come for SVC_SETTLE_NS (at most
+ * SVC_SETTLE_MAX_NS, within `end`). */
+static void svc_settle(const struct btdds_svc_client *c, int64_t end, const atomic_bool *stop)
+{
+	int64_t now = bt_time_monotonic_ns(), last = now;
+	int64_t until = now + SVC_SETTLE_MAX_NS < end ? now + SVC_SETTLE_MAX_NS : end;
+	dds_publication_matched_status_t pm;
+	if (dds_get_publication_matched_status(c->ends.writer, &pm) != 0)
+		return;
+	uint32_t seen = pm.total_count;
+	while (now < until && now - last < SVC_SETTLE_NS && !svc_stopped(stop)) {
+		dds_sleepfor(SVC_SETTLE_POLL_NS);
+		now = bt_time_monotonic_ns();
+		if (dds_get_publication_matched_status(c->ends.writer, &pm) != 0)
+			return;
+		if (pm.total_count != seen) {
+			seen = pm.total_count;
+			last = now;
+		}
+	}
+}
+
+/* Waits for a server (and, when `settle`, for the others: svc_settle),
+ * then sends the request: BT_OK, or why not. */
 static bt_status svc_send(struct btdds_svc_client *c, const struct btdds_cdr_wr *w, int64_t end,
-			  const atomic_bool *stop, struct bt_error *err)
+			  bool settle, const atomic_bool *stop, struct bt_error *err)
 {
 	while (!svc_matched(c)) {
 		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
 			return bt_err_set(err, BT_ERR_NOTFOUND, "no %s service found", c->service);
 		dds_sleepfor(SVC_POLL_NS);
 	}
+	if (settle)
+		svc_settle(c, end, stop);
 	dds_return_t rc = btdds_raw_write(c->ends.writer, w->b.data, w->b.len);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "%s: request not sent: %s", c->service,
@@ -285,7 +350,7 @@ bt_status btdds_svc_client_call_all(struct btdds_svc_client *c, const struct btd
 {
 	*out = (struct btdds_svc_replies){0};
 	int64_t end = bt_time_monotonic_ns() + timeout_ns;
-	bt_status st = svc_send(c, w, end, stop, err);
+	bt_status st = svc_send(c, w, end, more_ns > 0, stop, err);
 	if (st != BT_OK)
 		return st;
 	out->servers = svc_servers(c);

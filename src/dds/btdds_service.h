@@ -109,14 +109,17 @@ struct btdds_svc_reply {
 struct btdds_svc_replies {
 	struct btdds_svc_reply *v; /* in the order they came */
 	size_t n;
-	uint32_t servers; /* readers of the request matched when it was sent */
+	uint32_t servers; /* servers when it was sent: participants reading its
+			   * requests and writing its replies */
 };
 
 /* btdds_svc_client_call for a service that more than one server offers
- * (nodes of the same name: each gets the request and answers it). After
- * the first reply it waits up to `more_ns` (within `timeout_ns`) for one
- * from each server matched when the request went out; more_ns 0: the
- * first reply only. BT_OK: *out has at least one reply (free it with
+ * (nodes of the same name: each gets the request and answers it). Once
+ * the first server is found it lets discovery settle (no new reader of the
+ * requests for 150 ms, 1 s at most), so that the request reaches them all;
+ * after the first reply it waits up to `more_ns` (within `timeout_ns`) for
+ * one from each server matched when the request went out. more_ns 0: as
+ * btdds_svc_client_call, no settling, the first reply only. BT_OK: *out has at least one reply (free it with
  * btdds_svc_replies_fini); out->n < out->servers when some did not answer
  * in time; at most BTDDS_SVC_REPLIES_MAX are kept. The errors are
  * btdds_svc_client_call's, and *out is empty. */

@@ -25,8 +25,9 @@
  *   54  two recorders of the same node name, one in snapshot mode: `bagtop
  *       call snapshot` prints each one's reply after its process (host,
  *       pid) and exits 1 for the one that says success false; the other
- *       wrote its snapshot; `call --list` lists both and says so; a server
- *       made here that never answers is reported as such */
+ *       wrote its snapshot; `call --list` lists both and says so; a reader
+ *       of the requests made here is no server, until it writes replies too
+ *       and never answers: then reported as such */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <signal.h>
@@ -690,14 +691,19 @@ static void test_call_same_name(void **state)
 	free(out);
 	rec_stop(&plain, SIGINT);
 	rec_free(&plain);
-	/* A server that gets the request and never answers: the one reply
-	 * that came, and the missing one said; exit 1. */
-	struct cli mute;
-	cli_open(&mute, 54, "snapshot", "Snapshot", false);
-	dds_entity_t rd = dds_create_reader(mute.pp, mute.rq_tp, NULL, NULL);
-	assert_true(rd > 0);
+	/* A reader of the requests that writes no replies (a recorder of the
+	 * service's topics) is no server: the one reply, as usual. */
 	char *again[] = {"--count", "20", "--rate", "100", "--wait-readers", "1", NULL};
 	rec_publish(&snap, 54, "rt/svc_dup", again, 20); /* the first snapshot took all */
+	rec_sleep(0.3);
+	struct cli mute;
+	cli_open(&mute, 54, "snapshot", "Snapshot", false);
+	assert_true(dds_create_reader(mute.pp, mute.rq_tp, NULL, NULL) > 0);
+	bcall_ok(snap.tmp, 54, "snapshot", "success: true\n");
+	/* With a writer of replies it is a server, one that never answers:
+	 * the reply that came, and the missing one said; exit 1. */
+	assert_true(dds_create_writer(mute.pp, mute.rr_tp, NULL, NULL) > 0);
+	rec_publish(&snap, 54, "rt/svc_dup", again, 20);
 	rec_sleep(0.3);
 	assert_int_equal(bcall(snap.tmp, 54, "10", args, &out), 1);
 	assert_non_null(strstr(out, "2 servers got the request (nodes of the same name), "
@@ -708,7 +714,7 @@ static void test_call_same_name(void **state)
 	cli_close(&mute);
 	rec_stop(&snap, SIGINT);
 	printf("%s", snap.out);
-	rec_expect_count(snap.dir, "/svc_dup", 40);
+	rec_expect_count(snap.dir, "/svc_dup", 60);
 	rec_free(&snap);
 }
 

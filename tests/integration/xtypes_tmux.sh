@@ -21,6 +21,10 @@ wait_for 10 on_screen rich_topic || fail "no rich_topic within 10 s"
 wait_for 10 on_screen plain_battery || fail "no plain_battery within 10 s"
 wait_for 15 has_def || fail "rich_topic still shown without a definition after 15 s"
 no_def || fail "plain_battery is not shown without a definition"
-grep -q "rich_topic \[bagtest::Rich\]: message definition from XTypes type information" "$T/log" ||
-	fail "the log does not say where the definition came from"
+# The log line may reach the file a moment after the screen changed.
+logged() {
+	grep -q "rich_topic \[bagtest::Rich\]: message definition from XTypes type information" \
+		"$T/log"
+}
+wait_for 5 logged || fail "the log does not say where the definition came from"
 echo "PASS"
