@@ -119,10 +119,11 @@ struct btdds_svc_replies {
  * requests for 150 ms, 1 s at most), so that the request reaches them all;
  * after the first reply it waits up to `more_ns` (within `timeout_ns`) for
  * one from each server matched when the request went out. more_ns 0: as
- * btdds_svc_client_call, no settling, the first reply only. BT_OK: *out has at least one reply (free it with
- * btdds_svc_replies_fini); out->n < out->servers when some did not answer
- * in time; at most BTDDS_SVC_REPLIES_MAX are kept. The errors are
- * btdds_svc_client_call's, and *out is empty. */
+ * btdds_svc_client_call, no settling, the first reply only. BT_OK: *out
+ * has at least one reply (free it with btdds_svc_replies_fini); out->n <
+ * out->servers when some did not answer in time; at most
+ * BTDDS_SVC_REPLIES_MAX are kept. The errors are btdds_svc_client_call's,
+ * and *out is empty. */
 BT_MUST_CHECK bt_status btdds_svc_client_call_all(struct btdds_svc_client *c,
 						  const struct btdds_cdr_wr *w,
 						  int64_t timeout_ns, int64_t more_ns,
