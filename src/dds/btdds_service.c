@@ -326,9 +326,11 @@ static void svc_settle(const struct btdds_svc_client *c, int64_t end, const atom
 }
 
 /* Waits for a server (and, when `settle`, for the others: svc_settle),
- * then sends the request: BT_OK, or why not. */
+ * then sends the request: BT_OK and *servers (counted just before the
+ * write: a reader matched later does not get the request), or why not. */
 static bt_status svc_send(struct btdds_svc_client *c, const struct btdds_cdr_wr *w, int64_t end,
-			  bool settle, const atomic_bool *stop, struct bt_error *err)
+			  bool settle, const atomic_bool *stop, uint32_t *servers,
+			  struct bt_error *err)
 {
 	while (!svc_matched(c)) {
 		if (svc_stopped(stop) || bt_time_monotonic_ns() >= end)
@@ -337,10 +339,12 @@ static bt_status svc_send(struct btdds_svc_client *c, const struct btdds_cdr_wr 
 	}
 	if (settle)
 		svc_settle(c, end, stop);
+	uint32_t n = svc_servers(c);
 	dds_return_t rc = btdds_raw_write(c->ends.writer, w->b.data, w->b.len);
 	if (rc < 0)
 		return bt_err_set(err, BT_ERR_DDS, "%s: request not sent: %s", c->service,
 				  dds_strretcode(rc));
+	*servers = n;
 	return BT_OK;
 }
 
@@ -350,10 +354,9 @@ bt_status btdds_svc_client_call_all(struct btdds_svc_client *c, const struct btd
 {
 	*out = (struct btdds_svc_replies){0};
 	int64_t end = bt_time_monotonic_ns() + timeout_ns;
-	bt_status st = svc_send(c, w, end, more_ns > 0, stop, err);
+	bt_status st = svc_send(c, w, end, more_ns > 0, stop, &out->servers, err);
 	if (st != BT_OK)
 		return st;
-	out->servers = svc_servers(c);
 	struct svc_take t = {c, out};
 	bool first = false;
 	while (out->n == 0 || (out->n < out->servers && more_ns > 0)) {
