@@ -205,6 +205,21 @@ static bool svc_matched(const struct btdds_svc_client *c)
 	       sm.current_count > 0;
 }
 
+/* The participant of endpoint `ih` matched with `e`: one of its readers
+ * when e is a writer (`readers`), else one of its writers. False when e no
+ * longer knows it. */
+static bool svc_matched_participant(dds_entity_t e, bool readers, dds_instance_handle_t ih,
+				    dds_guid_t *out)
+{
+	dds_builtintopic_endpoint_t *ep = readers ? dds_get_matched_subscription_data(e, ih)
+						  : dds_get_matched_publication_data(e, ih);
+	if (ep == NULL)
+		return false;
+	*out = ep->participant_key;
+	dds_builtintopic_free_endpoint(ep);
+	return true;
+}
+
 /* The participants of the endpoints matched with this client's request
  * writer (`requests`: its readers) or reply reader (their writers), at most
  * SVC_MATCH_MAX; the count. */
@@ -216,15 +231,8 @@ static size_t svc_matched_participants(const struct btdds_svc_client *c, bool re
 	dds_return_t n = requests ? dds_get_matched_subscriptions(e, ih, SVC_MATCH_MAX)
 				  : dds_get_matched_publications(e, ih, SVC_MATCH_MAX);
 	size_t k = 0;
-	for (dds_return_t i = 0; i < n && i < SVC_MATCH_MAX; i++) {
-		dds_builtintopic_endpoint_t *ep = requests
-							  ? dds_get_matched_subscription_data(e, ih[i])
-							  : dds_get_matched_publication_data(e, ih[i]);
-		if (ep == NULL)
-			continue;
-		out[k++] = ep->participant_key;
-		dds_builtintopic_free_endpoint(ep);
-	}
+	for (dds_return_t i = 0; i < n && i < SVC_MATCH_MAX; i++)
+		k += svc_matched_participant(e, requests, ih[i], &out[k]);
 	return k;
 }
 
@@ -253,18 +261,6 @@ struct svc_take {
 	struct btdds_svc_replies *out;
 };
 
-/* The replying participant (zeros when the reader no longer knows it). */
-static dds_guid_t svc_server_of(const struct btdds_svc_client *c, dds_instance_handle_t ih)
-{
-	dds_guid_t g = {{0}};
-	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(c->ends.reader, ih);
-	if (ep != NULL) {
-		g = ep->participant_key;
-		dds_builtintopic_free_endpoint(ep);
-	}
-	return g;
-}
-
 /* Keeps each reply to this client's current request; others (other
  * clients' on the shared reply topic, or stale ones) are dropped. */
 static bool svc_on_reply(void *arg, const struct btdds_raw_sample *s)
@@ -284,7 +280,8 @@ static bool svc_on_reply(void *arg, const struct btdds_raw_sample *s)
 	y->data = bt_xmalloc(s->len ? s->len : 1);
 	memcpy(y->data, s->data, s->len);
 	y->len = s->len;
-	y->server = svc_server_of(t->c, s->publication_handle);
+	y->server = (dds_guid_t){{0}}; /* zeros: the reader no longer knows the writer */
+	(void)svc_matched_participant(t->c->ends.reader, false, s->publication_handle, &y->server);
 	return true;
 }
 
