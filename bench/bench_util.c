@@ -2,14 +2,17 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_fs.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
 
@@ -73,6 +76,24 @@ static int bench_rm_one(const char *path, const struct stat *st, int flag, struc
 int bench_rmtree(const char *path)
 {
 	return nftw(path, bench_rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+int bench_writev_all(int fd, struct iovec *iov, size_t n)
+{
+	while (n > 0 && iov->iov_len == 0)
+		iov++, n--;
+	while (n > 0) {
+		ssize_t k = writev(fd, iov, n < IOV_MAX ? (int)n : IOV_MAX);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		bt_fs_iov_advance(&iov, &n, (size_t)k);
+	}
+	return 0;
 }
 
 uint64_t bench_file_size(const char *path)

@@ -26,6 +26,11 @@ int bench_rmtree(const char *path);
 /* Size in bytes of the regular file `path`, 0 if missing. */
 uint64_t bench_file_size(const char *path);
 
+struct iovec;
+/* Writes the n pieces at iov whole (changed: a short write advances them),
+ * resuming after EINTR. 0, or -1 with errno set. */
+int bench_writev_all(int fd, struct iovec *iov, size_t n);
+
 /* The 1-minute load average and online CPU count, for the report header. */
 double bench_loadavg(void);
 unsigned bench_cpus(void);

@@ -44,7 +44,16 @@
  *    writer as the backend does: the format's writer alone, without the
  *    bag around it (directory, metadata.yaml written and synced at open
  *    and close, per-topic accounting), whose fixed cost weighs on a short
- *    run. Every
+ *    run. The row "chunk floor" (mcap_floor.h) writes that row's file
+ *    again from the same messages with only what any writer that builds
+ *    chunks by copying must do (per message a record header stored in
+ *    place, the data copied behind it, an index entry; one writev per
+ *    chunk), and must produce its bytes exactly (checked after the
+ *    warm-up): what a chunk-building writer can reach against the ceiling
+ *    on this machine. It copies every message, so from 64 KiB on, where
+ *    mcap_writer hands a message that fills the chunk to the kernel from
+ *    where it is, it is no floor. It always writes through the page cache.
+ *    Every
  *    contestant is timed open .. close; one untimed warm-up run each, then
  *    repeats in an order rotated per repeat; medians. ratio = MCAP msgs/s /
  *    ceiling msgs/s (target >= 0.9); cpu = the ceiling's CPU time over
@@ -85,6 +94,7 @@
 #include "bag_storage.h"
 #include "bag_writer.h"
 #include "bench_util.h"
+#include "mcap_floor.h"
 #include "mcap_record.h"
 #include "mcap_writer.h"
 #include "bt_fs.h"
@@ -676,6 +686,8 @@ static int sb_store_writer(const struct sb_store *st, const struct sb_data *d, c
 			   struct sb_sample *s, char **file);
 static int sb_store_mcap(const struct sb_store *st, const struct sb_data *d, const char *dir,
 			 struct sb_sample *s, char **file);
+static int sb_store_floor(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			  struct sb_sample *s, char **file);
 
 static const char *const sb_mcap_default[] = {NULL};
 static const char *const sb_mcap_zstd_fast[] = {"compression", "Zstd", "compressionLevel",
@@ -690,7 +702,12 @@ static struct sb_store sb_stores[] = {
 	{"mcap", "mcap", NULL, sb_mcap_default, 0, sb_store_mcap, false, false},
 	{"mcap zstd_fast", "mcap", "zstd_fast", sb_mcap_zstd_fast, -5, sb_store_mcap, false, false},
 	{"mcap_writer", "mcap", NULL, sb_mcap_default, 0, sb_store_mcap, false, true},
+	{"chunk floor", NULL, NULL, NULL, 0, sb_store_floor, false, true},
 };
+/* The floor replays the file of the mcap_writer row (mcap_floor.h). */
+#define SB_MCAP_WRITER 3
+#define SB_FLOOR 4
+static const struct sb_ceiling *sb_floor_model; /* set by sb_mcap_case */
 #define SB_N_STORES (sizeof sb_stores / sizeof sb_stores[0])
 /* Contestants: the stores, then a write(2) ceiling per store but the first. */
 #define SB_N_MCAP (2 * SB_N_STORES - 1)
@@ -872,6 +889,8 @@ static int sb_ceiling_load(const char *file, struct sb_ceiling *c)
 	return 0;
 }
 
+/* The ceiling's write: plain write(2), as it always was (the floor's
+ * writev is bench_writev_all). */
 static int sb_write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
@@ -917,6 +936,47 @@ static int sb_ceiling_write(struct sb_ceiling *c, int level, const char *dir,
 		perror("store_bench: write(2) ceiling");
 	free(path);
 	return rc;
+}
+
+/* The chunk floor: the mcap_writer row's file laid out again from d's
+ * messages with only the work every chunked writer does (mcap_floor.h);
+ * planned before the clock starts. */
+static int sb_store_floor(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			  struct sb_sample *s, char **file)
+{
+	(void)st;
+	*file = bt_xasprintf("%s/floor.mcap", dir);
+	struct mcap_floor f;
+	char err[160];
+	if (!sb_floor_model || mcap_floor_plan(&f, (const uint8_t *)sb_floor_model->bytes,
+					       sb_floor_model->len, err, sizeof err)) {
+		fprintf(stderr, "store_bench: chunk floor: %s\n",
+			sb_floor_model ? err : "no mcap_writer file to replay");
+		return -1;
+	}
+	double t0 = bench_now(), c0 = bench_cpu();
+	int rc = mcap_floor_write(&f, *file, d->msgs, d->n);
+	s->wall = bench_now() - t0;
+	s->cpu = bench_cpu() - c0;
+	s->out_bytes = bench_file_size(*file);
+	if (rc)
+		fprintf(stderr, "store_bench: chunk floor: %s: %s\n", *file, strerror(errno));
+	mcap_floor_fini(&f);
+	return rc;
+}
+
+/* The floor must have written the mcap_writer row's bytes exactly, or it
+ * is no floor for that writer. */
+static int sb_floor_same(const struct sb_ceiling *floor, const struct sb_ceiling *model)
+{
+	size_t n = floor->len < model->len ? floor->len : model->len, i = 0;
+	while (i < n && floor->bytes[i] == model->bytes[i])
+		i++;
+	if (i == n && floor->len == model->len)
+		return 0;
+	fprintf(stderr, "store_bench: chunk floor: its file differs from mcap_writer's at byte %zu "
+		"(%zu and %zu bytes)\n", i, floor->len, model->len);
+	return -1;
 }
 
 /* Runs contestant k (a store, or the ceiling of store k - SB_N_STORES + 1)
@@ -990,8 +1050,11 @@ static int sb_mcap_case(const struct sb_opts *o, const struct sb_data *d)
 	unsigned n = sb_repeats(o, sb_mcap_t0, o->mcap_budget);
 	struct sb_sample warm;
 	int rc = 0;
+	sb_floor_model = &ceil[SB_MCAP_WRITER];
 	for (size_t k = 0; !rc && k < SB_N_MCAP; k++)
 		rc = sb_mcap_once(o, k, d, ceil, k > 0 && k < SB_N_STORES, &warm);
+	if (!rc)
+		rc = sb_floor_same(&ceil[SB_FLOOR], &ceil[SB_MCAP_WRITER]);
 	for (unsigned i = 0; !rc && i < n; i++)
 		for (size_t j = 0; !rc && j < SB_N_MCAP; j++) {
 			size_t k = (i + j) % SB_N_MCAP;
