@@ -79,6 +79,7 @@ static enum tui_play_state apt_state(enum play_state s)
 	case PLAY_STATE_PLAYING: return TUI_PLAY_PLAYING;
 	case PLAY_STATE_PAUSED: return TUI_PLAY_PAUSED;
 	case PLAY_STATE_WAITING_ACKS: return TUI_PLAY_WAITING_ACKS;
+	case PLAY_STATE_WAITING_SUBSCRIBERS: return TUI_PLAY_WAITING_SUBS;
 	case PLAY_STATE_DONE: break;
 	}
 	return TUI_PLAY_DONE;

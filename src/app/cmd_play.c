@@ -25,6 +25,7 @@ enum {
 	APP_P_UNTIL_NSEC,
 	APP_P_START_PAUSED,
 	APP_P_WAIT_ACKED,
+	APP_P_WAIT_SUBS,
 	APP_P_NO_KEYS,
 	APP_P_NO_TUI,
 	APP_P_DOMAIN,
@@ -58,6 +59,9 @@ static const struct app_opt play_opts[] = {
 	APP_READ_WINDOW_OPT_ROWS("play"),
 	{"start-paused", 'p', NULL, "start paused (Space resumes, . or Right plays one message)",
 	 APP_P_START_PAUSED},
+	{"wait-for-subscribers", 0, NULL,
+	 "publish nothing until every topic played has a subscriber (-d counts from then)",
+	 APP_P_WAIT_SUBS},
 	{"wait-for-all-acked", 0, "MS",
 	 "at the end, wait up to MS milliseconds until reliable subscribers acknowledged "
 	 "everything (0 = no limit)",
@@ -161,6 +165,7 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 		return rc;
 	case APP_P_REMAP: return play_remap(c, cmd, arg);
 	case APP_P_START_PAUSED: c->po.start_paused = true; return 0;
+	case APP_P_WAIT_SUBS: c->po.wait_for_subscribers = true; return 0;
 	case APP_P_NO_KEYS: c->no_keys = true; return 0;
 	case APP_P_NO_TUI: c->no_tui = true; return 0;
 	case APP_P_DOMAIN: return app_ros_env_domain(cmd, arg, &c->po.domain_id);

@@ -10,7 +10,10 @@
  *    the DDS sample that will go out (btdds_raw_out_new: the one copy). A
  *    seek, restart or the next loop makes it reopen/skip; the queue is
  *    then flushed.
- *  - "play-pub" pops the queue and publishes each message's recorded CDR
+ *  - "play-pub" first, with wait_for_subscribers, waits until each topic
+ *    played but a muted one has a matched reader (polling the writers'
+ *    match counts; the schedule is held at its start meanwhile), then
+ *    pops the queue and publishes each message's recorded CDR
  *    bytes unchanged (btdds_raw writer on the topic's DDS name and type),
  *    sleeping to absolute deadlines (clock_nanosleep TIMER_ABSTIME on
  *    CLOCK_MONOTONIC): deadline = anchor_wall + (t_bag - anchor_bag) / rate.
@@ -108,6 +111,10 @@ struct play_options {
 	int64_t playback_until_ns;    /* --playback-until-*: bag time; < 0: none */
 	struct play_bound start, end; /* --start / --end: window [start, end) */
 	bool start_paused;        /* -p */
+	/* --wait-for-subscribers (ROS 1 rosbag's): nothing is published until
+	 * every topic played has a subscriber (a matched reader); the
+	 * schedule, -d included, starts then. */
+	bool wait_for_subscribers;
 	int64_t wait_for_acked_ns; /* --wait-for-all-acked: < 0 = do not wait */
 	const char *qos_overrides_path; /* --qos-profile-overrides-path; NULL none */
 	size_t read_ahead_count;  /* --read-ahead-queue-size; 0 = default */
@@ -127,6 +134,7 @@ void play_options_init(struct play_options *o);
 enum play_state {
 	PLAY_STATE_PLAYING,
 	PLAY_STATE_PAUSED,
+	PLAY_STATE_WAITING_SUBSCRIBERS, /* --wait-for-subscribers, before playing */
 	PLAY_STATE_WAITING_ACKS, /* everything published; --wait-for-all-acked */
 	PLAY_STATE_DONE,         /* ended, stopped or failed: nothing more goes out */
 };

@@ -105,6 +105,7 @@ struct play {
 	bool reader_waiting; /* the reader ended its pass and waits for a seek */
 	bool reader_full;    /* the reader waits for room in the queue */
 	bool writing;        /* the publisher writes a message outside mu */
+	bool waiting_subs;   /* --wait-for-subscribers: not every topic has one yet */
 	char warning[256];
 	bt_status result;
 	struct bt_error err;
@@ -126,6 +127,16 @@ struct play {
 	pthread_t reader_thr, pub_thr, clock_thr;
 	bool reader_started, pub_started, clock_started, joined;
 };
+
+/* Under mu (or before the threads): the state while not ended, `paused`
+ * or not: PAUSED, else WAITING_SUBSCRIBERS until every topic has a
+ * subscriber (--wait-for-subscribers), else PLAYING. */
+static inline enum play_state play_state_for(const struct play *p, bool paused)
+{
+	if (paused)
+		return PLAY_STATE_PAUSED;
+	return p->waiting_subs ? PLAY_STATE_WAITING_SUBSCRIBERS : PLAY_STATE_PLAYING;
+}
 
 /* play_topics.c: builds the topic table from the bag and the options
  * (selection, remaps, QoS). BT_ERR_USAGE for the options' mistakes. */

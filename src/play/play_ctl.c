@@ -60,7 +60,7 @@ static void ctl_set_paused_locked(struct play *p, bool paused)
 	else
 		play_sched_resume(&p->sched, now);
 	p->steps = 0;
-	atomic_store(&p->state, paused ? PLAY_STATE_PAUSED : PLAY_STATE_PLAYING);
+	atomic_store(&p->state, play_state_for(p, paused));
 	/* A write in flight finishes first: once paused is said, nothing more
 	 * goes out (the wait is that one write, its max blocking time at most). */
 	while (paused && p->writing)

@@ -201,10 +201,13 @@ static bt_status player_threads(struct play *p, struct bt_error *err)
 	play_sched_init(&p->sched, now + (p->o.delay_ns > 0 ? p->o.delay_ns : 0), p->win_start,
 			p->o.rate, p->win_start, p->win_end);
 	p->sched.paused = p->o.start_paused;
+	p->waiting_subs = p->o.wait_for_subscribers && p->n_topics > 0;
+	if (p->waiting_subs)
+		play_sched_hold(&p->sched, now);
 	p->loop = p->o.loop;
 	p->loop_index = 1;
 	p->seek_to = p->win_start;
-	atomic_store(&p->state, p->o.start_paused ? PLAY_STATE_PAUSED : PLAY_STATE_PLAYING);
+	atomic_store(&p->state, play_state_for(p, p->o.start_paused));
 	if (pthread_create(&p->reader_thr, NULL, play_reader_main, p) != 0)
 		return bt_err_set(err, BT_ERR_NOMEM, "cannot start the reader thread");
 	p->reader_started = true;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bt_log.h"
 #include "bt_time.h"
 #include "btdds_raw.h"
 #include "play__player.h"
@@ -317,6 +318,50 @@ static void pub_send_locked(struct play *p, struct play_msg *m, int64_t deadline
 	}
 }
 
+/* --wait-for-subscribers: the writers' match counts are polled, as a
+ * match is told on a DDS listener thread (on_matched), which does not
+ * take mu; a control or a stop wakes the wait at once. */
+#define PUB_SUBS_POLL_NS INT64_C(10000000)
+
+/* Under mu: every topic played but a muted one has a matched reader. */
+static bool pub_all_matched_locked(struct play *p)
+{
+	for (size_t i = 0; i < p->n_topics; i++)
+		if (!atomic_load_explicit(&p->topics[i].muted, memory_order_relaxed) &&
+		    atomic_load_explicit(&p->topics[i].matched, memory_order_relaxed) == 0)
+			return false;
+	return true;
+}
+
+/* Waits (when asked) until every topic has a subscriber, then lets the
+ * held schedule run, -d from now; false on a stop. */
+static bool pub_wait_subscribers(struct play *p)
+{
+	pthread_mutex_lock(&p->mu);
+	bool waited = p->waiting_subs;
+	pthread_mutex_unlock(&p->mu);
+	if (!waited)
+		return true;
+	bt_log_info("waiting for a subscriber on each of %zu topics (--wait-for-subscribers)",
+		    p->n_topics);
+	int64_t t0 = bt_time_monotonic_ns();
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && !pub_all_matched_locked(p))
+		pub_wait_until(p, bt_time_monotonic_ns() + PUB_SUBS_POLL_NS);
+	bool go = !p->stop;
+	int64_t now = bt_time_monotonic_ns();
+	if (go) {
+		p->waiting_subs = false;
+		play_sched_release(&p->sched, now + (p->o.delay_ns > 0 ? p->o.delay_ns : 0));
+		atomic_store(&p->state, play_state_for(p, p->sched.paused));
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (go)
+		bt_log_info("every topic has a subscriber after %.1f s: playing",
+			    (double)(now - t0) / 1e9);
+	return go;
+}
+
 /* Playing until the end or a stop; true at the end. Writes go out in
  * packets of several while the publisher is behind its schedule (see
  * pub_more_due_locked): one send per message is what limits its speed. */
@@ -402,7 +447,7 @@ void *play_pub_main(void *arg)
 {
 	struct play *p = arg;
 	pthread_setname_np(pthread_self(), "play-pub");
-	if (pub_loop(p) && p->o.wait_for_acked_ns >= 0)
+	if (pub_wait_subscribers(p) && pub_loop(p) && p->o.wait_for_acked_ns >= 0)
 		pub_wait_acks(p);
 	pthread_mutex_lock(&p->mu);
 	play_finish_locked(p);

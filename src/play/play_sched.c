@@ -18,6 +18,8 @@ int64_t play_sched_pos(const struct play_sched *s, int64_t now)
 {
 	if (s->paused)
 		return clamp(s, s->paused_at);
+	if (s->held)
+		return clamp(s, s->anchor_bag);
 	double d = (double)(now - s->anchor_wall) * s->rate;
 	if (d < 0)
 		d = 0; /* before the anchor (a -d delay): still at it */
@@ -27,7 +29,7 @@ int64_t play_sched_pos(const struct play_sched *s, int64_t now)
 
 int64_t play_sched_deadline(const struct play_sched *s, int64_t t)
 {
-	if (s->paused)
+	if (s->paused || s->held)
 		return INT64_MAX;
 	double d = (double)(t - s->anchor_bag) / s->rate;
 	if (d > 9.0e18)
@@ -70,6 +72,23 @@ void play_sched_set_rate(struct play_sched *s, int64_t now, double rate)
 		}
 	}
 	s->rate = rate;
+}
+
+void play_sched_hold(struct play_sched *s, int64_t now)
+{
+	if (!s->paused) {
+		s->anchor_bag = play_sched_pos(s, now);
+		s->anchor_wall = now;
+	}
+	s->held = true;
+}
+
+void play_sched_release(struct play_sched *s, int64_t wall)
+{
+	if (!s->held)
+		return;
+	s->held = false;
+	s->anchor_wall = wall;
 }
 
 int64_t play_sched_remaining(const struct play_sched *s, int64_t now)

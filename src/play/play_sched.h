@@ -14,6 +14,9 @@ struct play_sched {
 	double rate;
 	bool paused;
 	int64_t paused_at; /* the bag time while paused */
+	/* Held at anchor_bag until play_sched_release (--wait-for-subscribers):
+	 * no deadline comes; controls still move, pause and resume it. */
+	bool held;
 	int64_t lo, hi;    /* the window: positions are clamped to it */
 };
 
@@ -29,6 +32,11 @@ void play_sched_resume(struct play_sched *s, int64_t now);
 /* Moves to bag time t (clamped) from now on; kept while paused. */
 void play_sched_move(struct play_sched *s, int64_t now, int64_t t);
 void play_sched_set_rate(struct play_sched *s, int64_t now, double rate);
+/* Holds the schedule at its position now until play_sched_release. */
+void play_sched_hold(struct play_sched *s, int64_t now);
+/* Lets a held schedule run from its position at wall time `wall` (a -d
+ * delay: later). */
+void play_sched_release(struct play_sched *s, int64_t wall);
 /* Wall time from the position to the window's end at this rate. */
 int64_t play_sched_remaining(const struct play_sched *s, int64_t now);
 

@@ -89,6 +89,7 @@ const char *tui_model_play_state_str(enum tui_play_state s)
 	case TUI_PLAY_PAUSED: return "PAUSED";
 	case TUI_PLAY_WAITING_ACKS: return "WAITING FOR ACKS";
 	case TUI_PLAY_DONE: return "DONE";
+	case TUI_PLAY_WAITING_SUBS: return "WAITING FOR SUBSCRIBERS";
 	}
 	return "?";
 }

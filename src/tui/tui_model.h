@@ -36,7 +36,8 @@ enum tui_play_state {
 	TUI_PLAY_PLAYING = 0,
 	TUI_PLAY_PAUSED,
 	TUI_PLAY_WAITING_ACKS, /* all sent; --wait-for-all-acked */
-	TUI_PLAY_DONE
+	TUI_PLAY_DONE,
+	TUI_PLAY_WAITING_SUBS /* nothing sent yet; --wait-for-subscribers */
 };
 
 /* Play's header (mode TUI_MODE_PLAY); bag_dir, pid and update_hz are the

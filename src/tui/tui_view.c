@@ -303,7 +303,8 @@ static void tui_view_play_progress(struct tui_frame *f, const struct tui_play_he
 	snprintf(v, sizeof v, "%s / %s", a, b);
 	int x = tui_view_pair(f, 0, 1, "Bag time", v, TUI_E_VALUE);
 	double frac = p->bag_total_ns > 0 ? (double)p->bag_pos_ns / (double)p->bag_total_ns
-					  : p->state == TUI_PLAY_PLAYING || p->state == TUI_PLAY_PAUSED
+					  : p->state == TUI_PLAY_PLAYING || p->state == TUI_PLAY_PAUSED ||
+							p->state == TUI_PLAY_WAITING_SUBS
 						? 0 : 1;
 	if (f->cols - x - 2 >= 8)
 		tui_view_bar(f, x, 1, f->cols - x - 2, frac);

@@ -1,4 +1,4 @@
-/* The player through its API (play.h) on real Cyclone DDS, domains 130..137,
+/* The player through its API (play.h) on real Cyclone DDS, domains 130..138,
  * with in-process raw readers as the subscribers: a bag written by
  * bag_writer (real sqlite), then start paused + one step publishes exactly
  * one message and a pause publishes nothing; --loop-count 3 plays three
@@ -8,7 +8,9 @@
  * transient-local reader gets the transient-local message; at top speed a
  * pause stops at once and a seek restarts cleanly (domain 92); every
  * message's source timestamp is the time it was written, even (domain
- * 108: ddsperf takes an odd one for a ping); usage errors. */
+ * 108: ddsperf takes an odd one for a ping); --wait-for-subscribers holds
+ * everything until each topic has a subscriber (domain 138); usage
+ * errors. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -528,6 +530,73 @@ static void test_late_joiner(void **state)
 	sub_free(late);
 }
 
+/* The topic view named `name` in tv[0..n). */
+static const struct play_topic_view *tv_named(const struct play_topic_view *tv, size_t n,
+					      const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(tv[i].name, name))
+			return &tv[i];
+	fail_msg("no topic %s in the view", name);
+	return NULL;
+}
+
+static void view_expect(struct play *p, enum play_state st, uint32_t a_matched,
+			uint32_t b_matched)
+{
+	struct play_view v;
+	struct play_topic_view tv[2];
+	play_view_get(p, &v, tv, 2);
+	assert_int_equal(v.state, st);
+	assert_int_equal(v.published, 0);
+	assert_int_equal(v.bag_now, v.window_start); /* held at the start */
+	assert_int_equal(tv_named(tv, 2, "/a")->matched, a_matched);
+	assert_int_equal(tv_named(tv, 2, "/b")->matched, b_matched);
+}
+
+/* --wait-for-subscribers (domain 138): nothing goes out while /b has no
+ * subscriber, though /a has one; a pause and a resume meanwhile keep it
+ * waiting; once /b's comes, every message of both arrives, the first after
+ * it came. A stop while waiting stops at once. */
+static void test_wait_for_subscribers(void **state)
+{
+	(void)state;
+	struct sub *ua = sub_new(138, "rt/a", g_str_type, false, true);
+	struct play_options o;
+	opts(&o, 138, (const char *const[]){"/a", "/b", NULL});
+	o.wait_for_subscribers = true;
+	struct play *p = start(&o);
+	usleep(500 * 1000);
+	view_expect(p, PLAY_STATE_WAITING_SUBSCRIBERS, 1, 0);
+	assert_int_equal(play_pause(p), PLAY_OK);
+	view_expect(p, PLAY_STATE_PAUSED, 1, 0);
+	assert_int_equal(play_resume(p), PLAY_OK);
+	usleep(300 * 1000);
+	view_expect(p, PLAY_STATE_WAITING_SUBSCRIBERS, 1, 0);
+	assert_int_equal(sub_count(ua), 0);
+	int64_t t = bt_time_monotonic_ns();
+	struct sub *ub = sub_new(138, "rt/b", g_str_type, false, true);
+	assert_int_equal(sub_wait(ua, NA, 10), NA);
+	assert_int_equal(sub_wait(ub, NB, 10), NB);
+	assert_true(ua->at[0] > t);
+	finish(p);
+	sub_free(ua);
+	sub_free(ub);
+
+	opts(&o, 138, (const char *const[]){"/tl", NULL}); /* nobody reads it */
+	o.wait_for_subscribers = true;
+	p = start(&o);
+	usleep(300 * 1000);
+	play_request_stop(p);
+	assert_true(play_wait(p, INT64_C(1000000000)));
+	struct bt_error err;
+	assert_int_equal(play_join(p, &err), BT_OK);
+	struct play_view v;
+	play_view_get(p, &v, NULL, 0);
+	assert_int_equal(v.published, 0);
+	play_free(p);
+}
+
 TU_MAIN_GROUP(group_setup, group_teardown,
 	cmocka_unit_test(test_step),
 	cmocka_unit_test(test_loop_count),
@@ -536,5 +605,6 @@ TU_MAIN_GROUP(group_setup, group_teardown,
 	cmocka_unit_test(test_rate),
 	cmocka_unit_test(test_clock),
 	cmocka_unit_test(test_late_joiner),
+	cmocka_unit_test(test_wait_for_subscribers),
 	cmocka_unit_test(test_controls_at_top_speed),
 	cmocka_unit_test(test_source_time))

@@ -44,6 +44,38 @@ static void test_pause_rate_move(void **state)
 	assert_int_equal(play_sched_deadline(&s, 1051 * S), 102 * S);
 }
 
+/* Held (--wait-for-subscribers): no deadline comes and the position stands
+ * still through a resume, a rate and a seek; released, it runs from there
+ * at the wall time given (a -d delay later). */
+static void test_hold(void **state)
+{
+	(void)state;
+	struct play_sched s;
+	play_sched_init(&s, 0, 1000 * S, 1.0, 1000 * S, 1100 * S);
+	play_sched_hold(&s, 0);
+	assert_int_equal(play_sched_deadline(&s, 1000 * S), INT64_MAX);
+	assert_int_equal(play_sched_pos(&s, 50 * S), 1000 * S);
+	play_sched_pause(&s, 51 * S);
+	play_sched_resume(&s, 52 * S);
+	play_sched_set_rate(&s, 53 * S, 2.0);
+	assert_int_equal(play_sched_pos(&s, 60 * S), 1000 * S);
+	play_sched_move(&s, 61 * S, 1010 * S);
+	assert_int_equal(play_sched_pos(&s, 70 * S), 1010 * S);
+	assert_int_equal(play_sched_deadline(&s, 1010 * S), INT64_MAX);
+	play_sched_release(&s, 80 * S); /* at 70 s, with a 10 s delay */
+	assert_int_equal(play_sched_pos(&s, 75 * S), 1010 * S);
+	assert_int_equal(play_sched_deadline(&s, 1014 * S), 82 * S);
+	assert_int_equal(play_sched_pos(&s, 82 * S), 1014 * S);
+	/* held while paused: released, it stays paused until a resume */
+	play_sched_pause(&s, 90 * S);
+	play_sched_hold(&s, 91 * S);
+	play_sched_release(&s, 92 * S);
+	assert_int_equal(play_sched_deadline(&s, 1030 * S), INT64_MAX);
+	play_sched_resume(&s, 100 * S);
+	assert_int_equal(play_sched_deadline(&s, 1046 * S), 108 * S); /* from 1030 at 2x */
+}
+
 TU_MAIN(
 	cmocka_unit_test(test_deadlines),
-	cmocka_unit_test(test_pause_rate_move))
+	cmocka_unit_test(test_pause_rate_move),
+	cmocka_unit_test(test_hold))

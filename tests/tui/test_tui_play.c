@@ -63,6 +63,25 @@ static void test_done(struct tui_model *m, struct tui_state *s)
 	tf_golden("play_acks_80x24_colour", m, s, 80, 24, true, COLOUR);
 }
 
+/* --wait-for-subscribers: nothing sent yet, the bag time at the start,
+ * one topic without a subscriber (its Subs column says 0). */
+static void test_waiting_subscribers(struct tui_model *m, struct tui_state *s)
+{
+	struct tui_play_header *p = &m->hdr.play;
+	p->state = TUI_PLAY_WAITING_SUBS;
+	p->bag_pos_ns = 0;
+	p->wall_elapsed_ns = INT64_C(3) * 1000000000;
+	p->published = 0;
+	for (size_t i = 0; i < m->n_topics; i++) {
+		m->topics[i].total.messages = 0;
+		m->topics[i].rate_hz = m->topics[i].bandwidth = 0;
+		m->topics[i].subscribers = i == 1 ? 0 : 1;
+	}
+	tui_model_event_push(m, TF_T0 + INT64_C(1) * 1000000000, TUI_SEV_INFO,
+			     "WAITING FOR SUBSCRIBERS at 0.0 s of bag time");
+	tf_golden("play_waiting_subs_80x24", m, s, 80, 24, true, TEXT);
+}
+
 /* Long names and a long bag path, wide and at 80 columns. */
 static void test_long_names(struct tui_model *m, struct tui_state *s)
 {
@@ -223,6 +242,7 @@ TU_MAIN(
 	TF_PLAY_TEST(test_paused_muted),
 	TF_PLAY_TEST(test_looping),
 	TF_PLAY_TEST(test_done),
+	TF_PLAY_TEST(test_waiting_subscribers),
 	TF_PLAY_TEST(test_long_names),
 	TF_PLAY_TEST(test_help),
 	TF_PLAY_TEST(test_player_keys),
