@@ -106,10 +106,14 @@ static void play_summary(struct play *p)
 		       (unsigned long long)t[i].published, (unsigned long long)t[i].late,
 		       (double)t[i].max_late_ns / 1e6, t[i].failed ? ", write failures" : "");
 	}
-	printf("Played %llu message%s on %zu topic%s in %.3f s, %llu late (> 1 ms), max %.1f ms "
+	char waited[64] = "";
+	if (v.waited_subs_ns > 0)
+		snprintf(waited, sizeof waited, " (%.3f s of it waiting for subscribers)",
+			 (double)v.waited_subs_ns / 1e9);
+	printf("Played %llu message%s on %zu topic%s in %.3f s%s, %llu late (> 1 ms), max %.1f ms "
 	       "late\n",
 	       (unsigned long long)v.published, bt_fmt_s(v.published), n, bt_fmt_s(n),
-	       (double)v.wall_elapsed_ns / 1e9, (unsigned long long)v.late,
+	       (double)v.wall_elapsed_ns / 1e9, waited, (unsigned long long)v.late,
 	       (double)v.max_late_ns / 1e6);
 	printf("Lateness: p50 %lld us, p99 %lld us, max %lld us\n",
 	       (long long)(v.late_p50_ns / 1000), (long long)(v.late_p99_ns / 1000),

@@ -257,6 +257,7 @@ struct play_view {
 	int64_t window_end;
 	int64_t bag_now;       /* the bag time the schedule is at */
 	int64_t wall_elapsed_ns; /* wall time since playing started, pauses included */
+	int64_t waited_subs_ns;  /* of it, waiting for subscribers (--wait-for-subscribers) */
 	int64_t wall_total_ns;   /* the window at the current rate (one pass) */
 	int64_t wall_remaining_ns; /* of this pass at the current rate */
 	double rate;

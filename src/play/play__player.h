@@ -106,6 +106,7 @@ struct play {
 	bool reader_full;    /* the reader waits for room in the queue */
 	bool writing;        /* the publisher writes a message outside mu */
 	bool waiting_subs;   /* --wait-for-subscribers: not every topic has one yet */
+	int64_t subs_wait_end; /* when that wait ended (monotonic), 0 until then */
 	char warning[256];
 	bt_status result;
 	struct bt_error err;

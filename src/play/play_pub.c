@@ -344,12 +344,12 @@ static bool pub_wait_subscribers(struct play *p)
 		return true;
 	bt_log_info("waiting for a subscriber on each of %zu topics (--wait-for-subscribers)",
 		    p->n_topics);
-	int64_t t0 = bt_time_monotonic_ns();
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && !pub_all_matched_locked(p))
 		pub_wait_until(p, bt_time_monotonic_ns() + PUB_SUBS_POLL_NS);
 	bool go = !p->stop;
 	int64_t now = bt_time_monotonic_ns();
+	p->subs_wait_end = now;
 	if (go) {
 		p->waiting_subs = false;
 		play_sched_release(&p->sched, now + (p->o.delay_ns > 0 ? p->o.delay_ns : 0));
@@ -358,7 +358,7 @@ static bool pub_wait_subscribers(struct play *p)
 	pthread_mutex_unlock(&p->mu);
 	if (go)
 		bt_log_info("every topic has a subscriber after %.1f s: playing",
-			    (double)(now - t0) / 1e9);
+			    (double)(now - p->started_wall) / 1e9);
 	return go;
 }
 

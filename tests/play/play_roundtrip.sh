@@ -1,6 +1,6 @@
 #!/bin/sh
-# bagtop play against bagtop record, real processes on DDS domains 2..4
-# and 87:
+# bagtop play against bagtop record, real processes on DDS domains 2..4,
+# 19 and 87:
 # the demo recorded (every type, a keyed plain DDS topic, transient-local
 # /map and /tf_static, best-effort /scan), then played while a second
 # recorder records it: every message's payload identical (SHA3 of each),
@@ -14,7 +14,9 @@
 # after the transient-local messages went out still records them (in a play
 # of its own: a bagtop starting on the 2 cores while the offsets are taken
 # delayed them by 10-15 ms under ThreadSanitizer, which is the start-up's
-# cost, not the player's); and --rate 2 halves the bag's duration (±5 %).
+# cost, not the player's); --rate 2 halves the bag's duration (±5 %); and
+# with --wait-for-subscribers nothing goes out until a recorder started 2 s
+# after the player matched every topic, which then records every message.
 set -u
 B=${BAGTOP_BIN:?}
 J=${BAGTOP_SLEEP_JITTER:?}
@@ -125,4 +127,27 @@ b=$(span "$T/r2")
 echo "duration: recorded $a ns, played at rate 2: $b ns"
 awk -v a="$a" -v b="$b" 'BEGIN {r = b / (a / 2); exit !(r > 0.95 && r < 1.05)}' ||
 	fail "--rate 2: $b ns is not half of $a ns (±5 %)"
+
+# ---- --wait-for-subscribers: the player first, a recorder 2 s later ----
+"$B" play "$T/demo" --domain 19 --no-tui --wait-for-subscribers >"$T/wplay.out" 2>&1 &
+play=$!
+RECS="$RECS $play"
+wait_for "$T/wplay.out" 'WAITING FOR SUBSCRIBERS .* 0/[0-9]* published' 200
+sleep 1
+! grep -q 'PLAYING' "$T/wplay.out" || { cat "$T/wplay.out"; fail "played with no subscriber"; }
+"$B" record -a --no-tui --disable-keyboard-controls --domain 19 -o "$T/w" >"$T/w.out" 2>&1 &
+rec=$!
+RECS="$RECS $rec"
+exit_wait "$play" 300
+[ "$rc" = 0 ] || { cat "$T/wplay.out"; fail "play --wait-for-subscribers exit $rc"; }
+sleep 1
+stop_wait "$rec" 300
+[ "$rc" = 0 ] || { cat "$T/w.out"; fail "record (started after the player) exit $rc"; }
+want=$(wc -l <"$T/a")
+got=$(rows "$T/w" | awk 'NR == FNR {t[$1] = 1; next} ($1 in t)' "$T/a" - | wc -l)
+[ "$got" = "$want" ] || { cat "$T/wplay.out" "$T/w.out"; fail "--wait-for-subscribers: \
+$got of $want messages recorded by a recorder started after the player"; }
+grep -q 'of it waiting for subscribers' "$T/wplay.out" ||
+	{ cat "$T/wplay.out"; fail "the summary does not say how long it waited"; }
+echo "--wait-for-subscribers: $got of $want messages recorded, the recorder started after"
 echo ok

@@ -565,6 +565,7 @@ static void test_wait_for_subscribers(void **state)
 	struct play_options o;
 	opts(&o, 138, (const char *const[]){"/a", "/b", NULL});
 	o.wait_for_subscribers = true;
+	int64_t t_start = bt_time_monotonic_ns();
 	struct play *p = start(&o);
 	usleep(500 * 1000);
 	view_expect(p, PLAY_STATE_WAITING_SUBSCRIBERS, 1, 0);
@@ -579,6 +580,12 @@ static void test_wait_for_subscribers(void **state)
 	assert_int_equal(sub_wait(ua, NA, 10), NA);
 	assert_int_equal(sub_wait(ub, NB, 10), NB);
 	assert_true(ua->at[0] > t);
+	/* The summary's "of it waiting for subscribers": until /b's came, after
+	 * the 800 ms slept since play_start returned. */
+	struct play_view v;
+	play_view_get(p, &v, NULL, 0);
+	assert_true(v.waited_subs_ns >= 800 * MS);
+	assert_true(v.waited_subs_ns <= ua->at[0] - t_start);
 	finish(p);
 	sub_free(ua);
 	sub_free(ub);
@@ -591,7 +598,6 @@ static void test_wait_for_subscribers(void **state)
 	assert_true(play_wait(p, INT64_C(1000000000)));
 	struct bt_error err;
 	assert_int_equal(play_join(p, &err), BT_OK);
-	struct play_view v;
 	play_view_get(p, &v, NULL, 0);
 	assert_int_equal(v.published, 0);
 	play_free(p);
