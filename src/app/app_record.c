@@ -53,6 +53,8 @@ void app_record_cfg_fini(struct app_record_cfg *c)
 	free(c->repeat);
 	free(c->topics);
 	free(c->exclude);
+	free(c->types);
+	free(c->exclude_types);
 	free(c->defs_paths);
 	defs_source_free(c->defs);
 	free(c->throttle_specs);
@@ -189,6 +191,11 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_REGEX: s->regex = arg; return 0;
 	case APP_R_EXCLUDE_REGEX: s->exclude_regex = arg; return 0;
 	case APP_R_EXCLUDE_TOPICS: app_read_push(&c->exclude, &c->n_exclude, arg); return 0;
+	case APP_R_TOPICS: app_read_push(&c->topics, &c->n_topics, arg); return 0;
+	case APP_R_TOPIC_TYPES: app_read_push(&c->types, &c->n_types, arg); return 0;
+	case APP_R_EXCLUDE_TYPES:
+		app_read_push(&c->exclude_types, &c->n_exclude_types, arg);
+		return 0;
 	case APP_R_DEFS_PATH: app_read_push(&c->defs_paths, &c->n_defs_paths, arg); return 0;
 	case APP_R_HIDDEN: s->include_hidden = true; return 0;
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
@@ -292,6 +299,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	c->ro.select.n_topics = c->n_topics;
 	c->ro.select.exclude_topics = c->exclude;
 	c->ro.select.n_exclude_topics = c->n_exclude;
+	c->ro.select.types = c->types;
+	c->ro.select.n_types = c->n_types;
+	c->ro.select.exclude_types = c->exclude_types;
+	c->ro.select.n_exclude_types = c->n_exclude_types;
 	/* Test hook (not an option): a slow disk, on purpose. */
 	const char *delay = getenv("BAGTOP_TEST_CONSUMER_DELAY_US");
 	uint64_t us;

@@ -41,11 +41,17 @@ enum {
 	APP_R_SNAP_WINDOW,
 	APP_R_SNAP_TOPIC_CACHE,
 	APP_R_QUEUE_TRIGGERS,
+	APP_R_TOPICS,
+	APP_R_TOPIC_TYPES,
+	APP_R_EXCLUDE_TYPES,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
  * README's too (tests/docs/options_agree.sh compares them). */
 #define APP_RECORD_SELECT_ROWS                                                                   \
+	{"topics", 0, "TOPIC...",                                                                  \
+	 "record these topics (ROS or DDS names, one or more; also TOPIC operands)",              \
+	 APP_R_TOPICS},                                                                            \
 	{"all", 'a', NULL,                                                                         \
 	 "record every topic (hidden ones, a name part starting _, only with "                     \
 	 "--include-hidden-topics)",                                                               \
@@ -57,6 +63,12 @@ enum {
 	 APP_R_EXCLUDE_REGEX},                                                                     \
 	{"exclude-topics", 0, "TOPIC...", "do not record these topics (one or more names)",       \
 	 APP_R_EXCLUDE_TOPICS},                                                                    \
+	{"topic-types", 0, "TYPE...",                                                              \
+	 "also record topics of these types (pkg/msg/Type, or DDS type names; one or more)",      \
+	 APP_R_TOPIC_TYPES},                                                                       \
+	{"exclude-topic-types", 0, "TYPE...",                                                      \
+	 "do not record topics of these types (one or more), whatever selected them",             \
+	 APP_R_EXCLUDE_TYPES},                                                                     \
 	{"include-hidden-topics", 0, NULL, "also record hidden topics (a name part starting _)",  \
 	 APP_R_HIDDEN}
 
@@ -163,6 +175,8 @@ struct app_record_cfg {
 	size_t n_topics;
 	const char **exclude; /* borrowed from argv */
 	size_t n_exclude;
+	const char **types, **exclude_types; /* borrowed from argv */
+	size_t n_types, n_exclude_types;
 	double update_rate;
 	bool no_tui;
 	bool no_keys; /* --disable-keyboard-controls */

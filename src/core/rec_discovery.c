@@ -98,8 +98,9 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 	struct rec_sub *s = r->subs[tp->index];
 	if (s == NULL) {
 		s = r->subs[tp->index] = rec_sub_new(r, tp);
-		s->selected = btdds_select_match(r->select, tp->names.dds_name,
-						 tp->is_ros ? tp->names.name : NULL);
+		s->selected = btdds_select_match_typed(r->select, tp->names.dds_name,
+						       tp->is_ros ? tp->names.name : NULL,
+						       tp->names.type);
 		s->selected = disc_mark_repeat(r, tp) || s->selected;
 		atomic_store(&tp->enabled, s->selected);
 		disc_throttle(r, tp);

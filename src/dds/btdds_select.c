@@ -2,9 +2,11 @@
  * (rosbag2_transport/src/rosbag2_transport/topic_filter.cpp,
  * TopicFilter::take_topic, and ros2bag/verb/record.py):
  *
- *   included = -a || an explicit topic names it || -e matches
+ *   included = -a || an explicit topic names it || -e matches ||
+ *              --topic-types names its type
  *              (Jazzy: a union; Humble intersected topics and -e);
- *   then dropped when --exclude-topics names it or -x matches — applied to
+ *   then dropped when --exclude-topics names it, -x matches or
+ *   --exclude-topic-types names its type — applied to
  *   every include, explicit topics too (topic_filter.cpp does; Jazzy's
  *   record.py merely refuses the combination on its command line);
  *   then dropped when hidden (a ROS name token starts with '_', as rclpy's
@@ -46,6 +48,8 @@ struct btdds_select {
 	size_t n_topics;
 	struct select_name *excludes;
 	size_t n_excludes;
+	char **types, **exclude_types; /* as a bag names types */
+	size_t n_types, n_exclude_types;
 	bool all;
 	bool include_hidden;
 	bool include_services;
@@ -65,6 +69,36 @@ static struct select_name *select_names_dup(const char *const *args, size_t n)
 		v[i].dds = btdds_names_dds_topic(args[i]);
 	}
 	return v;
+}
+
+/* Type arguments as a bag names types: a mangled ROS 2 DDS type
+ * ("pkg::msg::dds_::T_") becomes "pkg/msg/T"; any other name stays. */
+static char **select_types_dup(const char *const *args, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	char **v = bt_xcalloc(n, sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = btdds_names_ros_type(args[i]);
+		if (v[i] == NULL)
+			v[i] = bt_xstrdup(args[i]);
+	}
+	return v;
+}
+
+static void select_types_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool select_type_in(char *const *v, size_t n, const char *type)
+{
+	for (size_t i = 0; type != NULL && i < n; i++)
+		if (strcmp(v[i], type) == 0)
+			return true;
+	return false;
 }
 
 static void select_names_free(struct select_name *v, size_t n)
@@ -98,9 +132,9 @@ bt_status btdds_select_new(const struct btdds_select_options *opt, struct btdds_
 {
 	bool has_regex = opt->regex != NULL && opt->regex[0] != '\0';
 	bool has_exclude_regex = opt->exclude_regex != NULL && opt->exclude_regex[0] != '\0';
-	if (opt->n_topics == 0 && !opt->all && !has_regex)
+	if (opt->n_topics == 0 && !opt->all && !has_regex && opt->n_types == 0)
 		return bt_err_set(err, BT_ERR_USAGE,
-				  "no topics to record: give topic names, -a or -e");
+				  "no topics to record: give topic names, -a, -e or --topic-types");
 	struct btdds_select *s = bt_xcalloc(1, sizeof *s);
 	bt_status st = BT_OK;
 	if (has_regex) {
@@ -120,6 +154,10 @@ bt_status btdds_select_new(const struct btdds_select_options *opt, struct btdds_
 	s->n_topics = opt->n_topics;
 	s->excludes = select_names_dup(opt->exclude_topics, opt->n_exclude_topics);
 	s->n_excludes = opt->n_exclude_topics;
+	s->types = select_types_dup(opt->types, opt->n_types);
+	s->n_types = opt->n_types;
+	s->exclude_types = select_types_dup(opt->exclude_types, opt->n_exclude_types);
+	s->n_exclude_types = opt->n_exclude_types;
 	s->all = opt->all;
 	s->include_hidden = opt->include_hidden;
 	s->include_services = opt->include_services;
@@ -174,6 +212,8 @@ void btdds_select_free(struct btdds_select *s)
 		regfree(&s->exclude_regex);
 	select_names_free(s->topics, s->n_topics);
 	select_names_free(s->excludes, s->n_excludes);
+	select_types_free(s->types, s->n_types);
+	select_types_free(s->exclude_types, s->n_exclude_types);
 	free(s);
 }
 
@@ -235,7 +275,8 @@ static bool select_regex_hit(const regex_t *re, const char *dds_name, const char
 }
 
 static bool select_included(const struct btdds_select *s, const char *dds_name,
-			    const char *ros_name, const char *service, bool named)
+			    const char *ros_name, const char *service, const char *type,
+			    bool named)
 {
 	if (named)
 		return true;
@@ -243,13 +284,15 @@ static bool select_included(const struct btdds_select *s, const char *dds_name,
 	if (select_is_rpc(dds_name) && !s->include_services)
 		return false;
 	return s->all ||
-	       (s->has_regex && select_regex_hit(&s->regex, dds_name, ros_name, service));
+	       (s->has_regex && select_regex_hit(&s->regex, dds_name, ros_name, service)) ||
+	       select_type_in(s->types, s->n_types, type);
 }
 
 static bool select_excluded(const struct btdds_select *s, const char *dds_name,
-			    const char *ros_name, const char *service)
+			    const char *ros_name, const char *service, const char *type)
 {
-	if (select_in_list(s->excludes, s->n_excludes, dds_name, ros_name))
+	if (select_in_list(s->excludes, s->n_excludes, dds_name, ros_name) ||
+	    select_type_in(s->exclude_types, s->n_exclude_types, type))
 		return true;
 	if (s->has_exclude_regex &&
 	    select_regex_hit(&s->exclude_regex, dds_name, ros_name, service))
@@ -259,16 +302,22 @@ static bool select_excluded(const struct btdds_select *s, const char *dds_name,
 	       select_is_hidden(ros_name);
 }
 
-bool btdds_select_match(const struct btdds_select *s, const char *dds_name, const char *ros_name)
+bool btdds_select_match_typed(const struct btdds_select *s, const char *dds_name,
+			      const char *ros_name, const char *type)
 {
 	if (btdds_names_is_internal(dds_name))
 		return false;
 	bool named = select_in_list(s->topics, s->n_topics, dds_name, ros_name);
 	char *service = select_service_name(dds_name, ros_name);
-	bool take = select_included(s, dds_name, ros_name, service, named) &&
-		    !select_excluded(s, dds_name, ros_name, service);
+	bool take = select_included(s, dds_name, ros_name, service, type, named) &&
+		    !select_excluded(s, dds_name, ros_name, service, type);
 	free(service);
 	return take;
+}
+
+bool btdds_select_match(const struct btdds_select *s, const char *dds_name, const char *ros_name)
+{
+	return btdds_select_match_typed(s, dds_name, ros_name, NULL);
 }
 
 size_t btdds_select_explicit_count(const struct btdds_select *s)

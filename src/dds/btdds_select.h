@@ -1,8 +1,8 @@
 /* btdds_select — which topics to take, as `ros2 bag record` and
  * `ros2 bag play` decide: discovered ones to record (src/core), a bag's to
  * play (src/play) or convert (src/app). Explicit topics, -a/--all,
- * -e/--regex, -x/--exclude-regex, --exclude-topics,
- * --include-hidden-topics. Every topic argument may be a
+ * -e/--regex, -x/--exclude-regex, --exclude-topics, --topic-types,
+ * --exclude-topic-types, --include-hidden-topics. Every topic argument may be a
  * ROS name ("/chatter") or a DDS name ("rt/chatter", "DDSPerfRDataKS").
  * Regexes (POSIX extended, searched for, not anchored) are tried against the
  * ROS name, the DDS name and, for services, the service name ("/svc"); one
@@ -25,6 +25,12 @@ struct btdds_select_options {
 	const char *exclude_regex; /* -x, NULL when not given */
 	const char *const *exclude_topics;
 	size_t n_exclude_topics;
+	/* --topic-types / --exclude-topic-types: ROS ("pkg/msg/T") or DDS
+	 * ("pkg::msg::dds_::T_", or a plain DDS type's own name) type names */
+	const char *const *types;
+	size_t n_types;
+	const char *const *exclude_types;
+	size_t n_exclude_types;
 	bool include_hidden; /* --include-hidden-topics */
 	bool include_services; /* DDS services (rq/ rr/) are skipped unless set
 				* or named explicitly */
@@ -33,7 +39,8 @@ struct btdds_select_options {
 struct btdds_select;
 
 /* Compiles the selection. BT_ERR_USAGE with a one-line reason when no
- * topic source is given (no topics, no -a, no -e) or a regex is invalid. */
+ * topic source is given (no topics, no -a, no -e, no topic types) or a
+ * regex is invalid. */
 BT_MUST_CHECK bt_status btdds_select_new(const struct btdds_select_options *opt,
 				       struct btdds_select **out, struct bt_error *err);
 /* A selection of one TOPIC_OR_REGEX argument of option `opt` (e.g.
@@ -46,8 +53,12 @@ BT_MUST_CHECK bt_status btdds_select_new_pattern(const char *arg, const char *op
 					       struct btdds_select **out, struct bt_error *err);
 void btdds_select_free(struct btdds_select *s);
 /* Should the topic with this DDS name (and ROS name, NULL when it is not a
- * ROS 2 topic) be recorded? */
+ * ROS 2 topic) be recorded? Its type unknown: the type rules take no part. */
 bool btdds_select_match(const struct btdds_select *s, const char *dds_name, const char *ros_name);
+/* The same for a topic of type `type`, as a bag names it ("pkg/msg/T",
+ * or a plain DDS type's name). */
+bool btdds_select_match_typed(const struct btdds_select *s, const char *dds_name,
+			      const char *ros_name, const char *type);
 /* Number of explicit topic arguments, and the i-th as given (to warn
  * about topics that never appeared). */
 size_t btdds_select_explicit_count(const struct btdds_select *s);

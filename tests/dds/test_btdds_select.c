@@ -1,5 +1,6 @@
 /* btdds_select: which topics `bagtop record` (and play, convert) takes, case by case, against
- * rosbag2 Jazzy's TopicFilter::take_topic. */
+ * rosbag2 Jazzy's TopicFilter::take_topic; with topic types (--topic-types,
+ * --exclude-topic-types) too. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ struct probe {
 	const char *dds;
 	const char *ros; /* NULL: not a ROS topic */
 	bool want;
+	const char *type; /* as a bag names it; NULL: unknown */
 };
 
 struct select_case {
@@ -25,6 +27,8 @@ struct select_case {
 	const char *excludes[MAXN];
 	bool hidden;
 	bool services;
+	const char *types[MAXN];  /* --topic-types */
+	const char *xtypes[MAXN]; /* --exclude-topic-types */
 	struct probe probes[MAXT];
 };
 
@@ -155,6 +159,32 @@ static const struct select_case cases[] = {
 	 .topics = {"rq/add_two_intsRequest"},
 	 .probes = {{"rq/add_two_intsRequest", NULL, true},
 		    {"rr/add_two_intsReply", NULL, false}}},
+	{.name = "--topic-types: ROS and DDS spellings, plain DDS types",
+	 .types = {"sensor_msgs/msg/Imu", "sensor_msgs::msg::dds_::LaserScan_", "DemoRobotStatus"},
+	 .probes = {{"rt/imu", "/imu", true, "sensor_msgs/msg/Imu"},
+		    {"rt/scan", "/scan", true, "sensor_msgs/msg/LaserScan"},
+		    {"DemoRobotStatus", NULL, true, "DemoRobotStatus"},
+		    {"rt/chatter", "/chatter", false, "std_msgs/msg/String"},
+		    {"rt/imu", "/imu", false, NULL}, /* the type unknown: no type rule */
+		    {"rt/imu", "/imu", false, "sensor_msgs/msg/Imu2"},
+		    {"rt/_imu", "/_imu", false, "sensor_msgs/msg/Imu"}}}, /* hidden */
+	{.name = "--topic-types adds to explicit topics and -e",
+	 .topics = {"/chatter"},
+	 .regex = "scan",
+	 .types = {"sensor_msgs/msg/Imu"},
+	 .probes = {{"rt/chatter", "/chatter", true, "std_msgs/msg/String"},
+		    {"rt/laser_scan", "/laser_scan", true, "sensor_msgs/msg/LaserScan"},
+		    {"rt/imu", "/imu", true, "sensor_msgs/msg/Imu"},
+		    {"rt/odom", "/odom", false, "nav_msgs/msg/Odometry"}}},
+	{.name = "--exclude-topic-types beats -a and an explicit topic",
+	 .all = true,
+	 .topics = {"/imu2"},
+	 .xtypes = {"sensor_msgs::msg::dds_::Imu_", "DemoRobotStatus"},
+	 .probes = {{"rt/imu", "/imu", false, "sensor_msgs/msg/Imu"},
+		    {"rt/imu2", "/imu2", false, "sensor_msgs/msg/Imu"},
+		    {"rt/scan", "/scan", true, "sensor_msgs/msg/LaserScan"},
+		    {"DemoRobotStatus", NULL, false, "DemoRobotStatus"},
+		    {"rt/imu", "/imu", true, NULL}}}, /* the type unknown: not excluded */
 	{.name = "internal topics never, even named",
 	 .topics = {"ros_discovery_info", "DCPSPublication"},
 	 .all = true,
@@ -175,6 +205,10 @@ static void check_case(const struct select_case *c)
 		.n_exclude_topics = count(c->excludes),
 		.include_hidden = c->hidden,
 		.include_services = c->services,
+		.types = c->types,
+		.n_types = count(c->types),
+		.exclude_types = c->xtypes,
+		.n_exclude_types = count(c->xtypes),
 	};
 	struct btdds_select *s = NULL;
 	struct bt_error err = {0};
@@ -182,10 +216,13 @@ static void check_case(const struct select_case *c)
 		fail_msg("%s: %s", c->name, err.msg);
 	for (size_t i = 0; i < MAXT && c->probes[i].dds != NULL; i++) {
 		const struct probe *p = &c->probes[i];
-		bool got = btdds_select_match(s, p->dds, p->ros);
+		bool got = btdds_select_match_typed(s, p->dds, p->ros, p->type);
 		if (got != p->want)
-			fail_msg("%s: %s (%s) gave %d, want %d", c->name, p->dds,
-				 p->ros ? p->ros : "-", got, p->want);
+			fail_msg("%s: %s (%s) [%s] gave %d, want %d", c->name, p->dds,
+				 p->ros ? p->ros : "-", p->type ? p->type : "-", got, p->want);
+		/* Untyped, the answer is the typed one's for an unknown type. */
+		if (p->type == NULL && btdds_select_match(s, p->dds, p->ros) != got)
+			fail_msg("%s: %s: untyped and typed (NULL) disagree", c->name, p->dds);
 	}
 	btdds_select_free(s);
 }
@@ -235,13 +272,21 @@ static void test_errors(void **state)
 {
 	(void)state;
 	struct btdds_select_options none = {0};
-	expect_usage(&none, "no topics to record: give topic names, -a or -e");
+	expect_usage(&none, "no topics to record: give topic names, -a, -e or --topic-types");
 	const char *ex[] = {"/rosout"};
 	struct btdds_select_options only_x = {.exclude_regex = "x", .exclude_topics = ex,
 					    .n_exclude_topics = 1, .include_hidden = true};
-	expect_usage(&only_x, "no topics to record: give topic names, -a or -e");
+	expect_usage(&only_x, "no topics to record: give topic names, -a, -e or --topic-types");
 	struct btdds_select_options empty_e = {.regex = ""};
-	expect_usage(&empty_e, "no topics to record: give topic names, -a or -e");
+	expect_usage(&empty_e, "no topics to record: give topic names, -a, -e or --topic-types");
+	const char *xt[] = {"std_msgs/msg/String"};
+	struct btdds_select_options only_xt = {.all = false, .exclude_types = xt,
+					     .n_exclude_types = 1};
+	expect_usage(&only_xt, "no topics to record: give topic names, -a, -e or --topic-types");
+	struct btdds_select_options only_t = {.types = xt, .n_types = 1};
+	struct btdds_select *s = NULL;
+	assert_int_equal(btdds_select_new(&only_t, &s, NULL), BT_OK);
+	btdds_select_free(s);
 	struct btdds_select_options bad_e = {.regex = "a("};
 	expect_usage(&bad_e, "bad --regex 'a(': ");
 	struct btdds_select_options bad_x = {.all = true, .exclude_regex = "[z"};

@@ -71,8 +71,11 @@ static void test_record_chatter(void **state)
 	rec_free(&r);
 }
 
-/* 2. Topic selection: three publishers, only the selected topics land. */
-static void selection_case(int domain, char *const args[], const char *want1, const char *want2)
+/* 2. Topic selection: three publishers, only the selected topics land;
+ * /b/y publishes my_msgs/msg/BatteryState when `battery_b`, the others
+ * std_msgs/msg/String. */
+static void selection_case_typed(int domain, char *const args[], const char *want1,
+				 const char *want2, bool battery_b)
 {
 	struct rec r;
 	rec_start(&r, domain, args, NULL);
@@ -83,9 +86,11 @@ static void selection_case(int domain, char *const args[], const char *want1, co
 	for (int i = 0; i < 3; i++) {
 		outs[i] = bt_xasprintf("%s/tpub%d.txt", r.tmp, i);
 		int wanted = (want1 && !strcmp(names[i], want1)) || (want2 && !strcmp(names[i], want2));
+		const char *type = battery_b && i == 1 ? "battery" : "string";
 		char *sel[] = {"--count", "10", "--rate", "20", "--wait-readers", "1",
-			       "--start-delay", "0.5", NULL};
-		char *unsel[] = {"--count", "10", "--rate", "20", "--start-delay", "2", NULL};
+			       "--start-delay", "0.5", "--type", (char *)type, NULL};
+		char *unsel[] = {"--count", "10", "--rate", "20", "--start-delay", "2",
+				 "--type", (char *)type, NULL};
 		pids[i] = tpub_spawn(domain, topics[i], wanted ? sel : unsel, outs[i]);
 	}
 	for (int i = 0; i < 3; i++) {
@@ -109,6 +114,11 @@ static void selection_case(int domain, char *const args[], const char *want1, co
 	rec_free(&r);
 }
 
+static void selection_case(int domain, char *const args[], const char *want1, const char *want2)
+{
+	selection_case_typed(domain, args, want1, want2, false);
+}
+
 static void test_record_selection(void **state)
 {
 	(void)state;
@@ -118,6 +128,17 @@ static void test_record_selection(void **state)
 	selection_case(112, explicit, "/a/x", "/c/z");
 	char *all[] = {"-a", "--exclude-topics", "/b/y", NULL};
 	selection_case(113, all, "/a/x", "/c/z");
+}
+
+/* 2b. `ros2 bag record`'s --topics, --topic-types and --exclude-topic-types
+ * (either spelling of a type). */
+static void test_record_types(void **state)
+{
+	(void)state;
+	char *types[] = {"--topic-types", "my_msgs/msg/BatteryState", "--topics", "/a/x", NULL};
+	selection_case_typed(120, types, "/a/x", "/b/y", true);
+	char *xtypes[] = {"-a", "--exclude-topic-types", "std_msgs::msg::dds_::String_", NULL};
+	selection_case_typed(121, xtypes, "/b/y", NULL, true);
 }
 
 /* 3. SIGINT, SIGTERM and SIGHUP each end the recording cleanly. */
@@ -257,6 +278,7 @@ static void test_demo_first_message(void **state)
 REC_MAIN(
 	cmocka_unit_test(test_record_chatter),
 	cmocka_unit_test(test_record_selection),
+	cmocka_unit_test(test_record_types),
 	cmocka_unit_test(test_record_signals),
 	cmocka_unit_test(test_record_slow_consumer),
 	cmocka_unit_test(test_record_late_publisher),
