@@ -55,6 +55,8 @@ void app_record_cfg_fini(struct app_record_cfg *c)
 	free(c->exclude);
 	free(c->types);
 	free(c->exclude_types);
+	free(c->services);
+	free(c->exclude_services);
 	free(c->defs_paths);
 	defs_source_free(c->defs);
 	free(c->throttle_specs);
@@ -196,6 +198,12 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_EXCLUDE_TYPES:
 		app_read_push(&c->exclude_types, &c->n_exclude_types, arg);
 		return 0;
+	case APP_R_ALL_TOPICS: s->all_topics = true; return 0;
+	case APP_R_ALL_SERVICES: s->all_services = true; return 0;
+	case APP_R_SERVICES: app_read_push(&c->services, &c->n_services, arg); return 0;
+	case APP_R_EXCLUDE_SERVICES:
+		app_read_push(&c->exclude_services, &c->n_exclude_services, arg);
+		return 0;
 	case APP_R_DEFS_PATH: app_read_push(&c->defs_paths, &c->n_defs_paths, arg); return 0;
 	case APP_R_HIDDEN: s->include_hidden = true; return 0;
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
@@ -303,6 +311,10 @@ int app_record_finish(const struct app_cmd *cmd, struct app_record_cfg *c)
 	c->ro.select.n_types = c->n_types;
 	c->ro.select.exclude_types = c->exclude_types;
 	c->ro.select.n_exclude_types = c->n_exclude_types;
+	c->ro.select.services = c->services;
+	c->ro.select.n_services = c->n_services;
+	c->ro.select.exclude_services = c->exclude_services;
+	c->ro.select.n_exclude_services = c->n_exclude_services;
 	/* Test hook (not an option): a slow disk, on purpose. */
 	const char *delay = getenv("BAGTOP_TEST_CONSUMER_DELAY_US");
 	uint64_t us;

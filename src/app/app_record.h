@@ -44,6 +44,10 @@ enum {
 	APP_R_TOPICS,
 	APP_R_TOPIC_TYPES,
 	APP_R_EXCLUDE_TYPES,
+	APP_R_ALL_TOPICS,
+	APP_R_ALL_SERVICES,
+	APP_R_SERVICES,
+	APP_R_EXCLUDE_SERVICES,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -53,9 +57,17 @@ enum {
 	 "record these topics (ROS or DDS names, one or more; also TOPIC operands)",              \
 	 APP_R_TOPICS},                                                                            \
 	{"all", 'a', NULL,                                                                         \
-	 "record every topic (hidden ones, a name part starting _, only with "                     \
-	 "--include-hidden-topics)",                                                               \
+	 "record every topic, service events too (hidden ones, a name part starting _, only "      \
+	 "with --include-hidden-topics)",                                                          \
 	 APP_R_ALL},                                                                               \
+	{"all-topics", 0, NULL, "record every topic but service events (-a less --all-services)", \
+	 APP_R_ALL_TOPICS},                                                                        \
+	{"all-services", 0, NULL,                                                                  \
+	 "record every service's events (its /SVC/_service_event topic, when introspection is "    \
+	 "on)",                                                                                    \
+	 APP_R_ALL_SERVICES},                                                                      \
+	{"services", 0, "SVC...", "record these services' events (one or more service names)",    \
+	 APP_R_SERVICES},                                                                          \
 	{"regex", 'e', "REGEX",                                                                    \
 	 "also record topics whose ROS or DDS name matches REGEX (POSIX extended, searched)",     \
 	 APP_R_REGEX},                                                                             \
@@ -63,6 +75,9 @@ enum {
 	 APP_R_EXCLUDE_REGEX},                                                                     \
 	{"exclude-topics", 0, "TOPIC...", "do not record these topics (one or more names)",       \
 	 APP_R_EXCLUDE_TOPICS},                                                                    \
+	{"exclude-services", 0, "SVC...",                                                          \
+	 "do not record these services' events (one or more service names)",                      \
+	 APP_R_EXCLUDE_SERVICES},                                                                  \
 	{"topic-types", 0, "TYPE...",                                                              \
 	 "also record topics of these types (pkg/msg/Type, or DDS type names; one or more)",      \
 	 APP_R_TOPIC_TYPES},                                                                       \
@@ -177,6 +192,8 @@ struct app_record_cfg {
 	size_t n_exclude;
 	const char **types, **exclude_types; /* borrowed from argv */
 	size_t n_types, n_exclude_types;
+	const char **services, **exclude_services; /* borrowed from argv */
+	size_t n_services, n_exclude_services;
 	double update_rate;
 	bool no_tui;
 	bool no_keys; /* --disable-keyboard-controls */

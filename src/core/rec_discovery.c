@@ -14,6 +14,7 @@
 
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_str.h"
 #include "bt_time.h"
 #include "btdds_env.h"
 #include "rec__recorder.h"
@@ -164,9 +165,14 @@ static void disc_warn_explicit(struct rec_recorder *r)
 			seen = btdds_select_explicit_matches(r->select, i, tp->names.dds_name,
 							   tp->is_ros ? tp->names.name : NULL);
 		}
+		const char *name = btdds_select_explicit(r->select, i);
 		if (!seen)
-			bt_log_warn("%s: no publisher seen yet; it is recorded when one appears",
-				    btdds_select_explicit(r->select, i));
+			bt_log_warn("%s: no publisher seen yet; it is recorded when one appears%s",
+				    name,
+				    bt_str_ends_with(name, BTDDS_SERVICE_EVENT_SUFFIX)
+					? " (a service publishes its events only with introspection "
+					  "turned on)"
+					: "");
 	}
 }
 

@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* What a ROS 2 service's introspection topic ends with, after the service
+ * name: "/svc/_service_event" (rcl, Iron and newer). */
+#define BTDDS_SERVICE_EVENT_SUFFIX "/_service_event"
+
 /* ROS name of a DDS topic ("rt/x" -> "/x"), or NULL when it is not a ROS 2
  * topic (services "rq/"/"rr/" included). Malloc'ed. */
 char *btdds_names_ros_topic(const char *dds_topic);

@@ -20,8 +20,11 @@
  * Services. rosbag2 records ROS 2 service introspection topics
  * ("/svc/_service_event"): not subject to the hidden rule, taken by -a,
  * by name or by -e, the regex tried on the service name "/svc" too; so
- * does bagtop. DDS request/reply topics ("rq/svcRequest", "rr/svcReply")
- * are not ROS topics to rosbag2; bagtop records them only with
+ * does bagtop. --services SVC names SVC's as a topic argument would,
+ * --exclude-services excludes it so; --all-services takes every one of
+ * them, --all-topics every topic but them (Jazzy's -a is both). DDS
+ * request/reply topics ("rq/svcRequest", "rr/svcReply") are not ROS
+ * topics to rosbag2; bagtop records them only with
  * include_services (then like any DDS topic) or when named explicitly.
  * /rosout and /parameter_events are ordinary topics (-a records them).
  * Internal topics (btdds_names_is_internal) never match. */
@@ -36,7 +39,6 @@
 #include "bt_str.h"
 #include "btdds_names.h"
 
-#define SELECT_SERVICE_EVENT "/_service_event"
 
 struct select_name {
 	char *arg; /* as given */
@@ -51,6 +53,7 @@ struct btdds_select {
 	char **types, **exclude_types; /* as a bag names types */
 	size_t n_types, n_exclude_types;
 	bool all;
+	bool all_topics, all_services;
 	bool include_hidden;
 	bool include_services;
 	bool has_regex;
@@ -59,15 +62,27 @@ struct btdds_select {
 	regex_t exclude_regex;
 };
 
-static struct select_name *select_names_dup(const char *const *args, size_t n)
+static void select_name_set(struct select_name *v, char *arg)
 {
-	if (n == 0)
+	v->arg = arg;
+	v->dds = btdds_names_dds_topic(arg);
+}
+
+/* The topic arguments, then each service's introspection topic
+ * ("svc" and "/svc" alike: "/svc/_service_event"); *n gets the count. */
+static struct select_name *select_names_dup(const char *const *args, size_t n_args,
+					    const char *const *svcs, size_t n_svcs, size_t *n)
+{
+	*n = n_args + n_svcs;
+	if (*n == 0)
 		return NULL;
-	struct select_name *v = bt_xcalloc(n, sizeof *v);
-	for (size_t i = 0; i < n; i++) {
-		v[i].arg = bt_xstrdup(args[i]);
-		v[i].dds = btdds_names_dds_topic(args[i]);
-	}
+	struct select_name *v = bt_xcalloc(*n, sizeof *v);
+	for (size_t i = 0; i < n_args; i++)
+		select_name_set(&v[i], bt_xstrdup(args[i]));
+	for (size_t i = 0; i < n_svcs; i++)
+		select_name_set(&v[n_args + i],
+				bt_xasprintf("%s%s" BTDDS_SERVICE_EVENT_SUFFIX,
+					     svcs[i][0] == '/' ? "" : "/", svcs[i]));
 	return v;
 }
 
@@ -132,7 +147,8 @@ bt_status btdds_select_new(const struct btdds_select_options *opt, struct btdds_
 {
 	bool has_regex = opt->regex != NULL && opt->regex[0] != '\0';
 	bool has_exclude_regex = opt->exclude_regex != NULL && opt->exclude_regex[0] != '\0';
-	if (opt->n_topics == 0 && !opt->all && !has_regex && opt->n_types == 0)
+	if (opt->n_topics == 0 && !opt->all && !has_regex && opt->n_types == 0 &&
+	    opt->n_services == 0 && !opt->all_topics && !opt->all_services)
 		return bt_err_set(err, BT_ERR_USAGE,
 				  "no topics to record: give topic names, -a, -e or --topic-types");
 	struct btdds_select *s = bt_xcalloc(1, sizeof *s);
@@ -150,15 +166,18 @@ bt_status btdds_select_new(const struct btdds_select_options *opt, struct btdds_
 			goto err_exclude;
 		s->has_exclude_regex = true;
 	}
-	s->topics = select_names_dup(opt->topics, opt->n_topics);
-	s->n_topics = opt->n_topics;
-	s->excludes = select_names_dup(opt->exclude_topics, opt->n_exclude_topics);
-	s->n_excludes = opt->n_exclude_topics;
+	s->topics = select_names_dup(opt->topics, opt->n_topics, opt->services, opt->n_services,
+				     &s->n_topics);
+	s->excludes = select_names_dup(opt->exclude_topics, opt->n_exclude_topics,
+				       opt->exclude_services, opt->n_exclude_services,
+				       &s->n_excludes);
 	s->types = select_types_dup(opt->types, opt->n_types);
 	s->n_types = opt->n_types;
 	s->exclude_types = select_types_dup(opt->exclude_types, opt->n_exclude_types);
 	s->n_exclude_types = opt->n_exclude_types;
 	s->all = opt->all;
+	s->all_topics = opt->all_topics;
+	s->all_services = opt->all_services;
 	s->include_hidden = opt->include_hidden;
 	s->include_services = opt->include_services;
 	*out = s;
@@ -188,8 +207,7 @@ bt_status btdds_select_new_pattern(const char *arg, const char *opt, struct btdd
 	struct btdds_select *s = bt_xcalloc(1, sizeof *s);
 	s->include_hidden = s->include_services = true;
 	if (select_is_plain_name(arg)) {
-		s->topics = select_names_dup(&arg, 1);
-		s->n_topics = 1;
+		s->topics = select_names_dup(&arg, 1, NULL, 0, &s->n_topics);
 	} else {
 		bt_status st = select_regex_compile(&s->regex, arg, opt, err);
 		if (st != BT_OK) {
@@ -253,9 +271,9 @@ static bool select_is_rpc(const char *dds_name)
 static char *select_service_name(const char *dds_name, const char *ros_name)
 {
 	if (ros_name != NULL) {
-		if (!bt_str_ends_with(ros_name, SELECT_SERVICE_EVENT))
+		if (!bt_str_ends_with(ros_name, BTDDS_SERVICE_EVENT_SUFFIX))
 			return NULL;
-		return bt_xstrndup(ros_name, strlen(ros_name) - strlen(SELECT_SERVICE_EVENT));
+		return bt_xstrndup(ros_name, strlen(ros_name) - strlen(BTDDS_SERVICE_EVENT_SUFFIX));
 	}
 	if (!select_is_rpc(dds_name))
 		return NULL;
@@ -283,7 +301,8 @@ static bool select_included(const struct btdds_select *s, const char *dds_name,
 	/* DDS request/reply topics only when asked for (DESIGN §4). */
 	if (select_is_rpc(dds_name) && !s->include_services)
 		return false;
-	return s->all ||
+	bool event = ros_name != NULL && service != NULL; /* a service's introspection */
+	return s->all || (event ? s->all_services : s->all_topics) ||
 	       (s->has_regex && select_regex_hit(&s->regex, dds_name, ros_name, service)) ||
 	       select_type_in(s->types, s->n_types, type);
 }

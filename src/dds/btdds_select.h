@@ -2,7 +2,8 @@
  * `ros2 bag play` decide: discovered ones to record (src/core), a bag's to
  * play (src/play) or convert (src/app). Explicit topics, -a/--all,
  * -e/--regex, -x/--exclude-regex, --exclude-topics, --topic-types,
- * --exclude-topic-types, --include-hidden-topics. Every topic argument may be a
+ * --exclude-topic-types, --all-topics, --all-services, --services,
+ * --exclude-services, --include-hidden-topics. Every topic argument may be a
  * ROS name ("/chatter") or a DDS name ("rt/chatter", "DDSPerfRDataKS").
  * Regexes (POSIX extended, searched for, not anchored) are tried against the
  * ROS name, the DDS name and, for services, the service name ("/svc"); one
@@ -31,6 +32,14 @@ struct btdds_select_options {
 	size_t n_types;
 	const char *const *exclude_types;
 	size_t n_exclude_types;
+	/* --services / --exclude-services: ROS 2 service names ("/svc"), taken
+	 * as their introspection topics ("/svc/_service_event") */
+	const char *const *services;
+	size_t n_services;
+	const char *const *exclude_services;
+	size_t n_exclude_services;
+	bool all_topics;     /* --all-topics: as -a, but no service event topics */
+	bool all_services;   /* --all-services: every service event topic */
 	bool include_hidden; /* --include-hidden-topics */
 	bool include_services; /* DDS services (rq/ rr/) are skipped unless set
 				* or named explicitly */
@@ -39,8 +48,8 @@ struct btdds_select_options {
 struct btdds_select;
 
 /* Compiles the selection. BT_ERR_USAGE with a one-line reason when no
- * topic source is given (no topics, no -a, no -e, no topic types) or a
- * regex is invalid. */
+ * topic source is given (no topics, services or types, no -a, -e,
+ * --all-topics or --all-services) or a regex is invalid. */
 BT_MUST_CHECK bt_status btdds_select_new(const struct btdds_select_options *opt,
 				       struct btdds_select **out, struct bt_error *err);
 /* A selection of one TOPIC_OR_REGEX argument of option `opt` (e.g.

@@ -1,6 +1,7 @@
 /* btdds_select: which topics `bagtop record` (and play, convert) takes, case by case, against
  * rosbag2 Jazzy's TopicFilter::take_topic; with topic types (--topic-types,
- * --exclude-topic-types) too. */
+ * --exclude-topic-types) and services (--services, --all-services,
+ * --all-topics, --exclude-services) too. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,9 @@ struct select_case {
 	bool services;
 	const char *types[MAXN];  /* --topic-types */
 	const char *xtypes[MAXN]; /* --exclude-topic-types */
+	const char *svcs[MAXN];   /* --services */
+	const char *xsvcs[MAXN];  /* --exclude-services */
+	bool all_topics, all_services;
 	struct probe probes[MAXT];
 };
 
@@ -185,6 +189,27 @@ static const struct select_case cases[] = {
 		    {"rt/scan", "/scan", true, "sensor_msgs/msg/LaserScan"},
 		    {"DemoRobotStatus", NULL, false, "DemoRobotStatus"},
 		    {"rt/imu", "/imu", true, NULL}}}, /* the type unknown: not excluded */
+	{.name = "--services: a service's events, with or without the leading /",
+	 .svcs = {"/add", "ns/sum"},
+	 .probes = {{"rt/add/_service_event", "/add/_service_event", true},
+		    {"rt/ns/sum/_service_event", "/ns/sum/_service_event", true},
+		    {"rt/add", "/add", false},
+		    {"rt/mul/_service_event", "/mul/_service_event", false},
+		    {"rq/addRequest", NULL, false}}},
+	{.name = "--all-topics: every topic but service events",
+	 .all_topics = true,
+	 .probes = {{"rt/chatter", "/chatter", true},
+		    {"DDSPerfRDataKS", NULL, true},
+		    {"rt/svc/_service_event", "/svc/_service_event", false},
+		    {"rt/_hidden", "/_hidden", false},
+		    {"rq/xRequest", NULL, false}}},
+	{.name = "--all-services and --exclude-services",
+	 .all_services = true,
+	 .xsvcs = {"/b"},
+	 .probes = {{"rt/a/_service_event", "/a/_service_event", true},
+		    {"rt/b/_service_event", "/b/_service_event", false},
+		    {"rt/chatter", "/chatter", false},
+		    {"rq/aRequest", NULL, false}}},
 	{.name = "internal topics never, even named",
 	 .topics = {"ros_discovery_info", "DCPSPublication"},
 	 .all = true,
@@ -209,6 +234,12 @@ static void check_case(const struct select_case *c)
 		.n_types = count(c->types),
 		.exclude_types = c->xtypes,
 		.n_exclude_types = count(c->xtypes),
+		.services = c->svcs,
+		.n_services = count(c->svcs),
+		.exclude_services = c->xsvcs,
+		.n_exclude_services = count(c->xsvcs),
+		.all_topics = c->all_topics,
+		.all_services = c->all_services,
 	};
 	struct btdds_select *s = NULL;
 	struct bt_error err = {0};
@@ -283,6 +314,8 @@ static void test_errors(void **state)
 	struct btdds_select_options only_xt = {.all = false, .exclude_types = xt,
 					     .n_exclude_types = 1};
 	expect_usage(&only_xt, "no topics to record: give topic names, -a, -e or --topic-types");
+	struct btdds_select_options only_xs = {.exclude_services = xt, .n_exclude_services = 1};
+	expect_usage(&only_xs, "no topics to record: give topic names, -a, -e or --topic-types");
 	struct btdds_select_options only_t = {.types = xt, .n_types = 1};
 	struct btdds_select *s = NULL;
 	assert_int_equal(btdds_select_new(&only_t, &s, NULL), BT_OK);

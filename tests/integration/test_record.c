@@ -72,15 +72,16 @@ static void test_record_chatter(void **state)
 }
 
 /* 2. Topic selection: three publishers, only the selected topics land;
- * /b/y publishes my_msgs/msg/BatteryState when `battery_b`, the others
- * std_msgs/msg/String. */
+ * the second, `b` (ROS name), publishes my_msgs/msg/BatteryState when
+ * `battery_b`, the others std_msgs/msg/String. */
 static void selection_case_typed(int domain, char *const args[], const char *want1,
-				 const char *want2, bool battery_b)
+				 const char *want2, bool battery_b, const char *b)
 {
 	struct rec r;
 	rec_start(&r, domain, args, NULL);
-	const char *topics[3] = {"rt/a/x", "rt/b/y", "rt/c/z"};
-	const char *names[3] = {"/a/x", "/b/y", "/c/z"};
+	char *b_dds = bt_xasprintf("rt%s", b);
+	const char *topics[3] = {"rt/a/x", b_dds, "rt/c/z"};
+	const char *names[3] = {"/a/x", b, "/c/z"};
 	pid_t pids[3];
 	char *outs[3];
 	for (int i = 0; i < 3; i++) {
@@ -97,6 +98,7 @@ static void selection_case_typed(int domain, char *const args[], const char *wan
 		assert_int_equal(tpub_finish(pids[i], outs[i]), 10);
 		free(outs[i]);
 	}
+	free(b_dds);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	struct bag_counts c;
@@ -116,7 +118,7 @@ static void selection_case_typed(int domain, char *const args[], const char *wan
 
 static void selection_case(int domain, char *const args[], const char *want1, const char *want2)
 {
-	selection_case_typed(domain, args, want1, want2, false);
+	selection_case_typed(domain, args, want1, want2, false, "/b/y");
 }
 
 static void test_record_selection(void **state)
@@ -131,14 +133,20 @@ static void test_record_selection(void **state)
 }
 
 /* 2b. `ros2 bag record`'s --topics, --topic-types and --exclude-topic-types
- * (either spelling of a type). */
+ * (either spelling of a type); --all-topics and --services with a service
+ * event topic among the publishers. */
 static void test_record_types(void **state)
 {
 	(void)state;
 	char *types[] = {"--topic-types", "my_msgs/msg/BatteryState", "--topics", "/a/x", NULL};
-	selection_case_typed(120, types, "/a/x", "/b/y", true);
+	selection_case_typed(120, types, "/a/x", "/b/y", true, "/b/y");
 	char *xtypes[] = {"-a", "--exclude-topic-types", "std_msgs::msg::dds_::String_", NULL};
-	selection_case_typed(121, xtypes, "/b/y", NULL, true);
+	selection_case_typed(121, xtypes, "/b/y", NULL, true, "/b/y");
+	const char *ev = "/svc/_service_event";
+	char *all_topics[] = {"--all-topics", NULL};
+	selection_case_typed(122, all_topics, "/a/x", "/c/z", false, ev);
+	char *services[] = {"--services", "svc", NULL};
+	selection_case_typed(123, services, ev, NULL, false, ev);
 }
 
 /* 3. SIGINT, SIGTERM and SIGHUP each end the recording cleanly. */
