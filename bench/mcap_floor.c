@@ -91,7 +91,10 @@ static int floor_plan_chunk(struct mcap_floor *f, size_t off, uint64_t len, size
 		return -1;
 	size_t pos = off + MCAP_RECORD_PREFIX + (size_t)len, n_index = 0;
 	while (pos + MCAP_RECORD_PREFIX <= model_len && f->model[pos] == MCAP_OP_MESSAGE_INDEX) {
-		pos += MCAP_RECORD_PREFIX + (size_t)mcap_get_u64(f->model + pos + 1);
+		uint64_t ilen = mcap_get_u64(f->model + pos + 1);
+		if (ilen > model_len - pos - MCAP_RECORD_PREFIX)
+			return floor_fail(err, errn, "a Message Index overruns the file at %zu", pos);
+		pos += MCAP_RECORD_PREFIX + (size_t)ilen;
 		n_index++;
 	}
 	if (n_index != (c->n_msgs ? 1u : 0u))
@@ -100,10 +103,9 @@ static int floor_plan_chunk(struct mcap_floor *f, size_t off, uint64_t len, size
 	return 0;
 }
 
-int mcap_floor_plan(struct mcap_floor *f, const uint8_t *model, size_t len, char *err,
-		    size_t errn)
+static int floor_plan_walk(struct mcap_floor *f, const uint8_t *model, size_t len, char *err,
+			   size_t errn)
 {
-	*f = (struct mcap_floor){.model = model};
 	size_t pos = MCAP_MAGIC_LEN;
 	struct mcap_floor_chunk *prev = NULL;
 	while (pos + MCAP_RECORD_PREFIX <= len) {
@@ -126,6 +128,16 @@ int mcap_floor_plan(struct mcap_floor *f, const uint8_t *model, size_t len, char
 		return floor_fail(err, errn, "no chunk");
 	prev->after_len = len - prev->after_off;
 	return 0;
+}
+
+int mcap_floor_plan(struct mcap_floor *f, const uint8_t *model, size_t len, char *err,
+		    size_t errn)
+{
+	*f = (struct mcap_floor){.model = model};
+	if (floor_plan_walk(f, model, len, err, errn) == 0)
+		return 0;
+	mcap_floor_fini(f);
+	return -1;
 }
 
 void mcap_floor_fini(struct mcap_floor *f)

@@ -41,7 +41,7 @@ struct mcap_floor {
 };
 
 /* Plans the replay of model[0..len). On a model it cannot replay returns -1
- * with the reason in err[0..errn). */
+ * with the reason in err[0..errn), and *f holds nothing to free. */
 int mcap_floor_plan(struct mcap_floor *f, const uint8_t *model, size_t len, char *err,
 		    size_t errn);
 
