@@ -541,6 +541,18 @@ static const struct play_topic_view *tv_named(const struct play_topic_view *tv, 
 	return NULL;
 }
 
+/* Until the player's /a writer matched a reader (discovery: at most 5 s). */
+static void wait_a_matched(struct play *p)
+{
+	struct play_view v;
+	struct play_topic_view tv[2];
+	double until = tu_now() + 5;
+	do {
+		usleep(5000);
+		play_view_get(p, &v, tv, 2);
+	} while (tv_named(tv, 2, "/a")->matched == 0 && tu_now() < until);
+}
+
 static void view_expect(struct play *p, enum play_state st, uint32_t a_matched,
 			uint32_t b_matched)
 {
@@ -567,7 +579,8 @@ static void test_wait_for_subscribers(void **state)
 	o.wait_for_subscribers = true;
 	int64_t t_start = bt_time_monotonic_ns();
 	struct play *p = start(&o);
-	usleep(500 * 1000);
+	wait_a_matched(p);
+	usleep(300 * 1000);
 	view_expect(p, PLAY_STATE_WAITING_SUBSCRIBERS, 1, 0);
 	assert_int_equal(play_pause(p), PLAY_OK);
 	view_expect(p, PLAY_STATE_PAUSED, 1, 0);
@@ -581,10 +594,10 @@ static void test_wait_for_subscribers(void **state)
 	assert_int_equal(sub_wait(ub, NB, 10), NB);
 	assert_true(ua->at[0] > t);
 	/* The summary's "of it waiting for subscribers": until /b's came, after
-	 * the 800 ms slept since play_start returned. */
+	 * the 600 ms slept since play_start returned. */
 	struct play_view v;
 	play_view_get(p, &v, NULL, 0);
-	assert_true(v.waited_subs_ns >= 800 * MS);
+	assert_true(v.waited_subs_ns >= 600 * MS);
 	assert_true(v.waited_subs_ns <= ua->at[0] - t_start);
 	finish(p);
 	sub_free(ua);
