@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "bag_compat.h"
+#include "btdds_names.h"
 #include "btdds_xtypes.h"
 #include "defs.h"
 #include "bag_qos.h"
@@ -48,7 +49,7 @@ static void info_time_line(const char *label, int64_t ns)
 
 static bool info_is_service(const struct bag_topic *t)
 {
-	return bt_str_ends_with(t->name, "/_service_event");
+	return bt_str_ends_with(t->name, BTDDS_SERVICE_EVENT_SUFFIX);
 }
 
 static void info_topics(const struct bag_metadata *md, bool services)
@@ -62,7 +63,7 @@ static void info_topics(const struct bag_metadata *md, bool services)
 		int name_len = (int)strlen(name), type_len = (int)strlen(type);
 		/* "/svc/_service_event" of "pkg/srv/X_Event" is service "/svc" of "pkg/srv/X" */
 		if (services) {
-			name_len -= (int)strlen("/_service_event");
+			name_len -= (int)strlen(BTDDS_SERVICE_EVENT_SUFFIX);
 			if (bt_str_ends_with(type, "_Event"))
 				type_len -= 6;
 		}

@@ -105,7 +105,9 @@ struct play {
 	bool reader_waiting; /* the reader ended its pass and waits for a seek */
 	bool reader_full;    /* the reader waits for room in the queue */
 	bool writing;        /* the publisher writes a message outside mu */
-	bool waiting_subs;   /* --wait-for-subscribers: not every topic has one yet */
+	/* --wait-for-subscribers: not every topic has one yet. Set before the
+	 * threads start, cleared by the publisher alone (which reads it unlocked). */
+	bool waiting_subs;
 	int64_t subs_wait_end; /* when that wait ended (monotonic), 0 until then */
 	char warning[256];
 	bt_status result;

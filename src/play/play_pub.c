@@ -337,10 +337,8 @@ static bool pub_all_matched_locked(struct play *p)
  * held schedule run, -d from now; false on a stop. */
 static bool pub_wait_subscribers(struct play *p)
 {
-	pthread_mutex_lock(&p->mu);
-	bool waited = p->waiting_subs;
-	pthread_mutex_unlock(&p->mu);
-	if (!waited)
+	/* Set before this thread started and cleared only here: read unlocked. */
+	if (!p->waiting_subs)
 		return true;
 	bt_log_info("waiting for a subscriber on each of %zu topics (--wait-for-subscribers)",
 		    p->n_topics);

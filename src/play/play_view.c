@@ -37,7 +37,7 @@ static void view_state(struct play *p, struct play_view *v, int64_t now)
 	v->loop = p->loop;
 	v->loop_index = p->loop_index;
 	v->wall_remaining_ns = play_sched_remaining(&p->sched, now);
-	if (p->o.wait_for_subscribers && p->n_topics > 0)
+	if (p->waiting_subs || p->subs_wait_end)
 		v->waited_subs_ns = (p->subs_wait_end ? p->subs_wait_end : now) - p->started_wall;
 	snprintf(v->warning, sizeof v->warning, "%s", p->warning);
 	pthread_mutex_unlock(&p->mu);
