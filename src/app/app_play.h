@@ -18,6 +18,8 @@ struct app_play_cfg {
 	struct app_read_cfg r; /* topics, regexes, window */
 	struct play_remap *remaps; /* owned strings */
 	size_t n_remaps;
+	const char **clock_topics; /* --clock-topics: owned array of argv's strings */
+	size_t n_clock_topics;
 	struct btdds_env env;
 	bool no_keys, no_tui;
 	const char *node_name; /* --node-name (argv), NULL: the default */

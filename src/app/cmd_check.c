@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_read_opts.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
 
@@ -21,10 +22,12 @@ static void check_report(void *ctx, const char *problem)
 	printf("%s: %s\n", bag, line);
 }
 
+static const struct app_opt check_opts[] = {APP_READ_STORAGE_OPT_ROW};
+
 static int check_run(const struct app_cmd *cmd, int argc, char **argv)
 {
 	const char *bag;
-	int rc = app_opts_one_operand(cmd, argc, argv, &bag);
+	int rc = app_read_bag_operand(cmd, argc, argv, &bag);
 	if (rc)
 		return rc < 0 ? APP_EXIT_OK : rc;
 	size_t problems = bag_check(bag, check_report, (void *)bag);
@@ -48,4 +51,4 @@ const struct app_cmd app_cmd_check = {
 	"message must read back (and decompress), metadata.yaml's counts, topics,\n"
 	"files, time range and compression must match the data, and no key may\n"
 	"appear twice in one mapping of metadata.yaml. Each problem is one line.\n",
-	NULL, 0, check_run};
+	check_opts, sizeof check_opts / sizeof check_opts[0], check_run};

@@ -64,20 +64,14 @@ static int convert_opt(void *ctx, const struct app_opt *o, const char *arg)
 	return rc != -2 ? rc : app_writer_opt(c->cmd, &c->w, o, arg);
 }
 
-/* The selection: every topic unless --topics or -e names some. A bag holds
+/* The selection: every topic unless --topics, --services or -e names some. A bag holds
  * what was chosen when it was recorded, so hidden topics and DDS services
  * are taken like any other. */
 static int convert_select(struct convert_ctx *c, struct btdds_select **out)
 {
 	const struct app_read_cfg *r = &c->r;
 	struct btdds_select_options sel = {.include_hidden = true, .include_services = true};
-	sel.topics = r->topics;
-	sel.n_topics = r->n_topics;
-	sel.all = r->n_topics == 0 && (r->regex == NULL || !r->regex[0]);
-	sel.regex = r->regex;
-	sel.exclude_regex = r->exclude_regex;
-	sel.exclude_topics = r->exclude;
-	sel.n_exclude_topics = r->n_exclude;
+	app_read_select(r, &sel);
 	struct bt_error err;
 	if (btdds_select_new(&sel, out, &err) != BT_OK)
 		return app_usage_error(c->cmd, "%s", err.msg);

@@ -3,9 +3,12 @@
  * per-topic detail read from the files themselves. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "app.h"
+#include "app_read_opts.h"
 #include "bag_compat.h"
 #include "btdds_names.h"
 #include "btdds_xtypes.h"
@@ -17,25 +20,88 @@
 #include "bag_storage.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
+#include "bt_mem.h"
 #include "bt_str.h"
 #include "bt_time.h"
 
-enum { INFO_VERBOSE = 1 };
+enum { INFO_VERBOSE = 1, INFO_TOPIC_NAME, INFO_SORT };
 
 static const struct app_opt info_opts[] = {
 	{"verbose", 'v', NULL, "also per-file and per-topic detail, as read from the files", INFO_VERBOSE},
+	{"topic-name", 't', NULL, "print only the names of the topics (not of services), one a line",
+	 INFO_TOPIC_NAME},
+	{"sort", 0, "KEY", "list topics and services by name (the default), type or count",
+	 INFO_SORT},
+	APP_READ_STORAGE_OPT_ROW,
 };
 
+enum info_sort { INFO_SORT_NAME, INFO_SORT_TYPE, INFO_SORT_COUNT };
+
 struct info_ctx {
-	bool verbose;
+	const struct app_cmd *cmd;
+	bool verbose, names_only;
+	enum info_sort sort;
+	const char *storage; /* -s, or NULL */
 };
 
 static int info_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
-	(void)arg;
-	if (o->id == INFO_VERBOSE)
-		((struct info_ctx *)ctx)->verbose = true;
-	return 0;
+	struct info_ctx *c = ctx;
+	static const char *const keys[] = {"name", "type", "count"};
+	switch (o->id) {
+	case INFO_VERBOSE: c->verbose = true; return 0;
+	case INFO_TOPIC_NAME: c->names_only = true; return 0;
+	case APP_S_STORAGE: return app_read_storage_arg(c->cmd, arg, &c->storage);
+	case INFO_SORT:
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			if (!strcasecmp(arg, keys[i])) {
+				c->sort = (enum info_sort)i;
+				return 0;
+			}
+		return app_usage_error(c->cmd, "--sort is name, type or count, not '%s'", arg);
+	default: return app_usage_error(c->cmd, "unhandled option --%s", o->lng);
+	}
+}
+
+/* ---- the order topics are listed in (--sort) ---- */
+
+struct info_key {
+	const char *name, *type;
+	uint64_t count;
+	size_t index;
+	enum info_sort by; /* in every key: qsort's comparator has no context */
+};
+
+/* As rosbag2's info sorts: ascending by the key; equal keys by name. */
+static int info_key_cmp(const void *a, const void *b)
+{
+	const struct info_key *x = a, *y = b;
+	int c = 0;
+	if (x->by == INFO_SORT_TYPE)
+		c = strcmp(x->type, y->type);
+	else if (x->by == INFO_SORT_COUNT)
+		c = (x->count > y->count) - (x->count < y->count);
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* keys[0..n) (each with its `by`) sorted in place; returns keys. */
+static struct info_key *info_sort_keys(struct info_key *keys, size_t n)
+{
+	if (n)
+		qsort(keys, n, sizeof *keys, info_key_cmp);
+	return keys;
+}
+
+/* metadata's topics in --sort's order (indexes into md->topics). */
+static struct info_key *info_md_order(const struct bag_metadata *md, enum info_sort by)
+{
+	struct info_key *k = bt_xcalloc(md->n_topics + 1, sizeof *k);
+	for (size_t i = 0; i < md->n_topics; i++)
+		k[i] = (struct info_key){md->topics[i].topic.name, md->topics[i].topic.type,
+					 md->topics[i].message_count, i, by};
+	return info_sort_keys(k, md->n_topics);
 }
 
 #define INFO_INDENT "                   " /* 19 columns, as ros2 bag info */
@@ -52,11 +118,12 @@ static bool info_is_service(const struct bag_topic *t)
 	return bt_str_ends_with(t->name, BTDDS_SERVICE_EVENT_SUFFIX);
 }
 
-static void info_topics(const struct bag_metadata *md, bool services)
+static void info_topics(const struct bag_metadata *md, const struct info_key *order,
+			bool services)
 {
 	size_t shown = 0;
 	for (size_t i = 0; i < md->n_topics; i++) {
-		const struct bag_topic_info *ti = &md->topics[i];
+		const struct bag_topic_info *ti = &md->topics[order[i].index];
 		if (info_is_service(&ti->topic) != services)
 			continue;
 		const char *name = ti->topic.name, *type = ti->topic.type;
@@ -107,7 +174,8 @@ static void info_layout(const struct bag_metadata *md, const struct bag_reader *
 		printf(", sqlite schema %d..%d\n", lo, hi);
 }
 
-static void info_summary(const struct bag_metadata *md, const struct bag_reader *r)
+static void info_summary(const struct bag_metadata *md, const struct bag_reader *r,
+			 const struct info_key *order)
 {
 	uint64_t size = bag_reader_size(r);
 	char buf[64];
@@ -137,17 +205,21 @@ static void info_summary(const struct bag_metadata *md, const struct bag_reader 
 	}
 	printf("Messages:          %" PRIu64 "\n", md->message_count);
 	printf("Topic information: ");
-	info_topics(md, false);
+	info_topics(md, order, false);
 	printf("Service:           %zu\n", info_count_services(md));
 	printf("Service information: ");
-	info_topics(md, true);
+	info_topics(md, order, true);
 }
 
 static void info_files_detail(const struct bag_reader *r)
 {
+	int w = 32; /* the names' column: as wide as the longest */
+	for (size_t i = 0; i < bag_reader_n_files(r); i++)
+		if ((int)strlen(bag_reader_file(r, i)->name) > w)
+			w = (int)strlen(bag_reader_file(r, i)->name);
 	printf("\nStorage files (as read from disk):\n");
-	printf("  %-3s %-32s %10s %6s %10s  %-30s %s\n", "#", "File", "Size", "Schema", "Messages",
-	       "Start", "Duration");
+	printf("  %-3s %-*s %10s %6s %10s  %-30s %s\n", "#", w, "File", "Size", "Schema",
+	       "Messages", "Start", "Duration");
 	for (size_t i = 0; i < bag_reader_n_files(r); i++) {
 		const struct bag_reader_file *f = bag_reader_file(r, i);
 		char size[32], start[64] = "-", dur[40] = "-";
@@ -160,7 +232,7 @@ static void info_files_detail(const struct bag_reader *r)
 		char schema[16] = "-";
 		if (!f->storage || !strcmp(f->storage->identifier, "sqlite3"))
 			snprintf(schema, sizeof schema, "%d", f->schema_version);
-		printf("  %-3zu %-32s %10s %6s %10" PRIu64 "  %-30s %s\n", i, f->name, size, schema,
+		printf("  %-3zu %-*s %10s %6s %10" PRIu64 "  %-30s %s\n", i, w, f->name, size, schema,
 		       f->message_count, start, dur);
 	}
 }
@@ -225,13 +297,18 @@ static void info_topic_qos(const struct bag_topic *t)
 	printf("%s\n", t->n_qos ? ")" : "");
 }
 
-static void info_topics_detail(const struct bag_reader *r)
+static void info_topics_detail(const struct bag_reader *r, enum info_sort by)
 {
 	size_t n;
 	const struct bag_reader_topic *t = bag_reader_topics(r, &n);
 	int64_t bag_ns = bag_span(bag_reader_start(r), bag_reader_end(r));
+	struct info_key *order = bt_xcalloc(n + 1, sizeof *order);
+	for (size_t i = 0; i < n; i++)
+		order[i] = (struct info_key){t[i].topic.name, t[i].topic.type, t[i].count, i, by};
+	info_sort_keys(order, n);
 	printf("\nTopics (as read from disk; rate = messages / bag duration):\n");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < n; k++) {
+		size_t i = order[k].index;
 		struct info_span s = info_topic_span(r, i);
 		char rate[64];
 		info_rate(t[i].count, bag_ns, bag_stats_rate(t[i].count, bag_ns), rate, sizeof rate);
@@ -246,6 +323,7 @@ static void info_topics_detail(const struct bag_reader *r)
 		info_topic_files(r, i);
 		info_topic_qos(&t[i].topic);
 	}
+	free(order);
 }
 
 /* ---- message definitions ---- */
@@ -382,7 +460,7 @@ static void info_cause_sum(enum bag_loss_group g)
 			printf("%s%s", n++ ? " + " : "", bag_loss_causes[k].col);
 }
 
-static void info_stats_topics(const struct bag_metadata *md, int w)
+static void info_stats_topics(const struct bag_metadata *md, const struct info_key *order, int w)
 {
 	printf("\nRecording statistics per topic (Rate = messages / bag duration; lost in\n"
 	       "Transport = ");
@@ -398,7 +476,7 @@ static void info_stats_topics(const struct bag_metadata *md, int w)
 		printf(" %8s", bag_loss_causes[k].col);
 	printf("\n");
 	for (size_t i = 0; i < md->n_topics; i++) {
-		const struct bag_topic_info *ti = &md->topics[i];
+		const struct bag_topic_info *ti = &md->topics[order[i].index];
 		printf("  %-*s", w, ti->topic.name);
 		if (!ti->has_stats) {
 			printf(" (no statistics)\n");
@@ -428,12 +506,12 @@ static void info_stats_files(const struct bag_metadata *md, int w)
 	}
 }
 
-static void info_stats(const struct bag_metadata *md)
+static void info_stats(const struct bag_metadata *md, const struct info_key *order)
 {
 	if (!bag_metadata_has_stats(md))
 		return; /* not recorded by bagtop: nothing to show, nothing to invent */
 	int w = info_name_width(md, 12);
-	info_stats_topics(md, w);
+	info_stats_topics(md, order, w);
 	info_stats_files(md, w);
 }
 
@@ -456,15 +534,50 @@ static void info_mismatch_note(const struct bag_metadata *md, const struct bag_r
 		       bt_fmt_s(bag_reader_n_files(r)));
 }
 
+/* -t: the topics' names, services' event topics left out (as rosbag2). */
+static void info_names(const struct bag_metadata *md, const struct info_key *order)
+{
+	for (size_t i = 0; i < md->n_topics; i++)
+		if (!info_is_service(&md->topics[order[i].index].topic))
+			printf("%s\n", order[i].name);
+}
+
+static void info_print(const struct info_ctx *c, const struct bag_metadata *md,
+		       const struct bag_reader *r, bool built)
+{
+	struct info_key *order = info_md_order(md, c->sort);
+	if (c->names_only && !c->verbose) {
+		info_names(md, order);
+		free(order);
+		return;
+	}
+	info_summary(md, r, order);
+	if (!built)
+		info_mismatch_note(md, r);
+	if (c->verbose) {
+		info_files_detail(r);
+		info_topics_detail(r, c->sort);
+		info_definitions(r);
+		info_stats(md, order);
+		info_custom(md);
+	}
+	free(order);
+}
+
 static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	struct info_ctx ctx = {false};
+	struct info_ctx ctx = {.cmd = cmd};
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, info_opt, &ctx, &first);
 	if (rc)
 		return rc < 0 ? APP_EXIT_OK : rc;
 	if (argc - first != 1)
 		return app_usage_error(cmd, "expects one BAG: a bag directory or a storage file");
+	if (ctx.names_only && ctx.verbose) /* as ros2 bag info says it */
+		fprintf(stderr, "bagtop: warning: -t is ignored with -v\n");
+	rc = app_read_storage_expect(argv[first], ctx.storage);
+	if (rc)
+		return rc;
 	struct bag_reader *r;
 	struct bt_error err;
 	if (bag_reader_open(argv[first], 0, &r, &err) != BT_OK) {
@@ -477,16 +590,7 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 		bag_reindex_build(r, &built);
 		md = &built;
 	}
-	info_summary(md, r);
-	if (md != &built)
-		info_mismatch_note(md, r);
-	if (ctx.verbose) {
-		info_files_detail(r);
-		info_topics_detail(r);
-		info_definitions(r);
-		info_stats(md);
-		info_custom(md);
-	}
+	info_print(&ctx, md, r, md == &built);
 	if (md == &built)
 		bag_metadata_fini(&built);
 	bag_reader_close(r);

@@ -26,6 +26,8 @@ enum {
 	APP_P_START_PAUSED,
 	APP_P_WAIT_ACKED,
 	APP_P_WAIT_SUBS,
+	APP_P_CLOCK_TOPICS,
+	APP_P_CLOCK_TOPICS_ALL,
 	APP_P_NO_KEYS,
 	APP_P_NO_TUI,
 	APP_P_DOMAIN,
@@ -47,6 +49,12 @@ static const struct app_opt play_opts[] = {
 	{"clock", 0, "[HZ]",
 	 "publish rosgraph_msgs/msg/Clock on /clock from the bag time, HZ a second (default 40)",
 	 APP_P_CLOCK},
+	{"clock-topics", 0, "TOPIC...",
+	 "publish /clock right before each message of these topics, with its time (not with "
+	 "--clock)",
+	 APP_P_CLOCK_TOPICS},
+	{"clock-topics-all", 0, NULL, "publish /clock right before every message, with its time",
+	 APP_P_CLOCK_TOPICS_ALL},
 	{"delay", 'd', "SECONDS", "wait this long before playing", APP_P_DELAY},
 	{"start-offset", 0, "SECONDS", "start this long after the bag's first message",
 	 APP_P_START_OFFSET},
@@ -57,6 +65,7 @@ static const struct app_opt play_opts[] = {
 	{"playback-until-nsec", 0, "NS",
 	 "play messages stamped up to this time (nanoseconds since the epoch)", APP_P_UNTIL_NSEC},
 	APP_READ_WINDOW_OPT_ROWS("play"),
+	APP_READ_STORAGE_OPT_ROW,
 	{"start-paused", 'p', NULL, "start paused (Space resumes, . or Right plays one message)",
 	 APP_P_START_PAUSED},
 	{"wait-for-subscribers", 0, NULL,
@@ -166,6 +175,8 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_P_REMAP: return play_remap(c, cmd, arg);
 	case APP_P_START_PAUSED: c->po.start_paused = true; return 0;
 	case APP_P_WAIT_SUBS: c->po.wait_for_subscribers = true; return 0;
+	case APP_P_CLOCK_TOPICS: app_read_push(&c->clock_topics, &c->n_clock_topics, arg); return 0;
+	case APP_P_CLOCK_TOPICS_ALL: c->po.clock_topics_all = true; return 0;
 	case APP_P_NO_KEYS: c->no_keys = true; return 0;
 	case APP_P_NO_TUI: c->no_tui = true; return 0;
 	case APP_P_DOMAIN: return app_ros_env_domain(cmd, arg, &c->po.domain_id);
@@ -189,17 +200,16 @@ static int play_finish(struct app_play_cfg *c, int argc, char **argv, int first)
 	struct app_read_cfg *r = &c->r;
 	for (int i = first + 1; i < argc; i++)
 		app_read_push(&r->topics, &r->n_topics, argv[i]);
-	c->po.topics = r->topics;
-	c->po.n_topics = r->n_topics;
-	c->po.exclude_topics = r->exclude;
-	c->po.n_exclude_topics = r->n_exclude;
-	c->po.regex = r->regex;
-	c->po.exclude_regex = r->exclude_regex;
+	app_read_select(r, &c->po.select);
+	c->po.clock_topics = c->clock_topics;
+	c->po.n_clock_topics = c->n_clock_topics;
 	c->po.start = (struct play_bound){r->start.given, r->start.rel, r->start.ns};
 	c->po.end = (struct play_bound){r->end.given, r->end.rel, r->end.ns};
 	c->po.remaps = c->remaps;
 	c->po.n_remaps = c->n_remaps;
 	int rc = app_read_finish(c->cmd, r);
+	if (rc == 0)
+		rc = app_read_storage_expect(c->po.bag_path, r->storage);
 	if (rc == 0)
 		rc = app_ros_env_read(c->cmd, &c->env, &c->po.domain_id);
 	c->po.env = &c->env;
@@ -218,6 +228,7 @@ static void play_cfg_fini(struct app_play_cfg *c)
 		free((void *)c->remaps[i].to);
 	}
 	free(c->remaps);
+	free((void *)c->clock_topics);
 	app_read_cfg_fini(&c->r);
 	btdds_env_fini(&c->env);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "app.h"
+#include "app_read_opts.h"
 #include "bag_tools.h"
 #include "bt_fmt.h"
 
@@ -30,10 +31,12 @@ static void reindex_losses_line(const char *bag, const struct bag_reindex_result
 	}
 }
 
+static const struct app_opt reindex_opts[] = {APP_READ_STORAGE_OPT_ROW};
+
 static int reindex_run(const struct app_cmd *cmd, int argc, char **argv)
 {
 	const char *bag;
-	int rc = app_opts_one_operand(cmd, argc, argv, &bag);
+	int rc = app_read_bag_operand(cmd, argc, argv, &bag);
 	if (rc)
 		return rc < 0 ? APP_EXIT_OK : rc;
 	struct bag_reindex_result res;
@@ -67,4 +70,4 @@ const struct app_cmd app_cmd_reindex = {
 	"named and the exit status is 1. An .mcap file that ends without a footer\n"
 	"(killed, disk full) is rebuilt from its complete records into X.mcap.reindex,\n"
 	"synced, and renamed over it.\n",
-	NULL, 0, reindex_run};
+	reindex_opts, sizeof reindex_opts / sizeof reindex_opts[0], reindex_run};

@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include "bt_status.h"
+#include "btdds_select.h"
 
 struct btdds_env;
 
@@ -91,20 +92,26 @@ struct play_options {
 	uint32_t loop_count;  /* --loop-count N: play N times (N >= 1, implies
 			       * loop); 0 = forever when loop */
 
-	/* Selection, as `ros2 bag play`: explicit topics (every one must be
-	 * in the bag, else BT_ERR_USAGE), -e, -x, --exclude-topics; none of
-	 * topics / regex: every topic. Names ROS or DDS. */
-	const char *const *topics;
-	size_t n_topics;
-	const char *regex;         /* POSIX ERE, searched; NULL = none */
-	const char *exclude_regex; /* NULL = none */
-	const char *const *exclude_topics;
-	size_t n_exclude_topics;
+	/* Selection, as `ros2 bag play`: explicit topics and services (every
+	 * one must be in the bag, else BT_ERR_USAGE), -e, -x,
+	 * --exclude-topics, --exclude-services; none of topics, services or
+	 * -e: every topic. Names ROS or DDS. `all`, `include_hidden` and
+	 * `include_services` are the player's to set (a bag holds what was
+	 * chosen when it was recorded). */
+	struct btdds_select_options select;
 
 	const struct play_remap *remaps; /* -m OLD:=NEW, first match wins */
 	size_t n_remaps;
 
 	double clock_hz;          /* --clock: 0 = no /clock */
+	/* --clock-topics / --clock-topics-all (not with clock_hz): /clock
+	 * goes out right before each message of these topics (ROS or DDS
+	 * names, each in the bag, else BT_ERR_USAGE) / of every topic, with
+	 * that message's recorded time. Whenever the player publishes /clock,
+	 * the bag's own /clock topic is not played (as rosbag2's --clock). */
+	const char *const *clock_topics;
+	size_t n_clock_topics;
+	bool clock_topics_all;
 	int64_t delay_ns;         /* -d: wall delay before the first message */
 	int64_t start_offset_ns;  /* --start-offset: after the bag's start (>= 0) */
 	int64_t playback_duration_ns; /* --playback-duration; < 0: none */

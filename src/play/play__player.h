@@ -65,6 +65,7 @@ struct play_topic {
 	_Atomic int64_t max_late;
 	_Atomic uint32_t matched;
 	atomic_bool muted;
+	bool clock_trigger; /* --clock-topics: /clock goes out before each message */
 	struct bt_rate rate; /* view_mu */
 };
 
@@ -152,6 +153,9 @@ BT_MUST_CHECK bt_status play_topics_create_writers(struct play *p, struct bt_err
 void *play_reader_main(void *arg);
 void *play_pub_main(void *arg);
 void *play_clock_main(void *arg);
+/* Publishes bag time t on /clock (clock_writer), counted in
+ * clock_published; any thread. */
+void play_clock_publish(struct play *p, int64_t t);
 
 /* A burst's end, taken under mu and told outside it (play_burst_told). */
 struct play_burst_end {

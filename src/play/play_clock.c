@@ -1,7 +1,8 @@
-/* play_clock — the "play-clock" thread (--clock): rosgraph_msgs/msg/Clock
- * on /clock, clock_hz times per wall second at absolute deadlines, with
- * the bag time the schedule is at (so it stands still while paused, as
- * rosbag2's does). */
+/* play_clock — /clock (rosgraph_msgs/msg/Clock): the "play-clock" thread
+ * (--clock) publishes it clock_hz times per wall second at absolute
+ * deadlines, with the bag time the schedule is at (so it stands still
+ * while paused, as rosbag2's does); with --clock-topics the publisher
+ * does, before each message of a trigger topic, with its time. */
 #include <errno.h>
 #include <time.h>
 
@@ -26,6 +27,12 @@ static dds_return_t clock_write(struct play *p, int64_t t)
 	return rc;
 }
 
+void play_clock_publish(struct play *p, int64_t t)
+{
+	if (clock_write(p, t) >= 0)
+		atomic_fetch_add_explicit(&p->clock_published, 1, memory_order_relaxed);
+}
+
 void *play_clock_main(void *arg)
 {
 	struct play *p = arg;
@@ -39,8 +46,7 @@ void *play_clock_main(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (stop)
 			break;
-		if (clock_write(p, pos) >= 0)
-			atomic_fetch_add_explicit(&p->clock_published, 1, memory_order_relaxed);
+		play_clock_publish(p, pos);
 		next += period;
 		int64_t now = bt_time_monotonic_ns();
 		if (next < now - period)

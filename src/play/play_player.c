@@ -264,8 +264,8 @@ bt_status play_start(const struct play_options *opt, struct play **out, struct b
 	if (st == BT_OK)
 		player_services(p);
 	/* Nothing the options pointed to is kept. */
-	p->o.topics = p->o.exclude_topics = NULL;
-	p->o.regex = p->o.exclude_regex = NULL;
+	p->o.select = (struct btdds_select_options){0};
+	p->o.clock_topics = NULL;
 	p->o.remaps = NULL;
 	p->o.env = NULL;
 	if (st != BT_OK) {

@@ -74,6 +74,8 @@ static int64_t pub_write(struct play *p, struct play_msg *m, int64_t deadline, b
 		return 0;
 	}
 	size_t len = m->len; /* m is the sample's: the write gives it up */
+	if (t->clock_trigger)
+		play_clock_publish(p, m->t);
 	int64_t now = bt_time_monotonic_ns();
 	dds_return_t rc = btdds_raw_out_write(t->writer, m);
 	pub_count(p, t, len, timed ? now - deadline : 0, timed, rc);

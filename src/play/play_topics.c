@@ -73,9 +73,11 @@ static void topic_init(struct play *p, struct play_topic *pt, const struct bag_t
 	bt_rate_init(&pt->rate);
 }
 
+/* Every name `sel` lists explicitly is a topic of the bag; `what` says
+ * which option named it ("topic", "--clock-topics topic"). */
 static bt_status topics_check_explicit(const struct play *p, const struct btdds_select *sel,
 				       const struct bag_reader_topic *bt, size_t n,
-				       struct bt_error *err)
+				       const char *what, struct bt_error *err)
 {
 	for (size_t i = 0; i < btdds_select_explicit_count(sel); i++) {
 		bool found = false;
@@ -85,7 +87,7 @@ static bt_status topics_check_explicit(const struct play *p, const struct btdds_
 			free(dds);
 		}
 		if (!found)
-			return bt_err_set(err, BT_ERR_USAGE, "topic %s is not in the bag %s",
+			return bt_err_set(err, BT_ERR_USAGE, "%s %s is not in the bag %s", what,
 					  btdds_select_explicit(sel, i), p->bag_path);
 	}
 	return BT_OK;
@@ -94,14 +96,36 @@ static bt_status topics_check_explicit(const struct play *p, const struct btdds_
 static bt_status topics_select(const struct play *p, struct btdds_select **out,
 			       struct bt_error *err)
 {
+	struct btdds_select_options so = p->o.select;
+	so.all = so.n_topics == 0 && so.n_services == 0 && (!so.regex || !so.regex[0]);
+	so.include_hidden = true;
+	so.include_services = true;
+	return btdds_select_new(&so, out, err);
+}
+
+/* Is the player's own /clock (--clock, --clock-topics...) on? */
+static bool topics_clock_on(const struct play *p)
+{
+	return p->o.clock_hz > 0 || p->o.n_clock_topics > 0 || p->o.clock_topics_all;
+}
+
+/* --clock-topics: the topics whose messages trigger /clock, by name. */
+static bt_status topics_clock_select(const struct play *p, struct btdds_select **out,
+				     struct bt_error *err)
+{
+	*out = NULL;
+	if (p->o.clock_hz > 0 && (p->o.n_clock_topics > 0 || p->o.clock_topics_all))
+		return bt_err_set(err, BT_ERR_USAGE, "--clock and --clock-topics%s exclude each "
+				  "other: /clock goes out at a rate or with messages",
+				  p->o.clock_topics_all ? "-all" : "");
+	if (p->o.n_clock_topics > 0 && p->o.clock_topics_all)
+		return bt_err_set(err, BT_ERR_USAGE, "--clock-topics and --clock-topics-all "
+				  "exclude each other");
+	if (p->o.n_clock_topics == 0)
+		return BT_OK;
 	struct btdds_select_options so = {
-		.topics = p->o.topics,
-		.n_topics = p->o.n_topics,
-		.all = p->o.n_topics == 0 && (!p->o.regex || !p->o.regex[0]),
-		.regex = p->o.regex,
-		.exclude_regex = p->o.exclude_regex,
-		.exclude_topics = p->o.exclude_topics,
-		.n_exclude_topics = p->o.n_exclude_topics,
+		.topics = p->o.clock_topics,
+		.n_topics = p->o.n_clock_topics,
 		.include_hidden = true,
 		.include_services = true,
 	};
@@ -119,15 +143,29 @@ static bt_status topics_check_remaps(const struct play *p, struct bt_error *err)
 	return BT_OK;
 }
 
+/* The bag's own /clock, left out while the player publishes /clock:
+ * two writers of it would send subscribers' time back and forth. */
+static bool topics_is_bag_clock(const struct play *p, const char *dds)
+{
+	if (!topics_clock_on(p) || strcmp(dds, "rt/clock") != 0)
+		return false;
+	bt_log_info("the bag's /clock is not played: the player publishes /clock (%s)",
+		    p->o.clock_hz > 0 ? "--clock" : "--clock-topics");
+	return true;
+}
+
 static void topics_fill(struct play *p, const struct btdds_select *sel,
-			const struct bag_reader_topic *bt, const struct btdds_qos_overrides *ovr)
+			const struct btdds_select *clock_sel, const struct bag_reader_topic *bt,
+			const struct btdds_qos_overrides *ovr)
 {
 	p->topics = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topics);
 	p->topic_of = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topic_of);
 	for (size_t j = 0; j < p->n_bag_topics; j++) {
 		char *dds = btdds_names_dds_topic(bt[j].topic.name);
-		bool on = btdds_select_match(sel, dds, bt[j].topic.name[0] == '/' ? bt[j].topic.name
-										 : NULL);
+		const char *ros = bt[j].topic.name[0] == '/' ? bt[j].topic.name : NULL;
+		bool on = btdds_select_match(sel, dds, ros) && !topics_is_bag_clock(p, dds);
+		bool trigger = p->o.clock_topics_all ||
+			       (clock_sel && btdds_select_match(clock_sel, dds, ros));
 		free(dds);
 		p->topic_of[j] = SIZE_MAX;
 		if (!on)
@@ -135,6 +173,7 @@ static void topics_fill(struct play *p, const struct btdds_select *sel,
 		p->topic_of[j] = p->n_topics;
 		struct play_topic *pt = &p->topics[p->n_topics++];
 		topic_init(p, pt, &bt[j].topic, ovr);
+		pt->clock_trigger = trigger;
 		if (p->whole_window)
 			pt->total = bt[j].count;
 	}
@@ -143,21 +182,27 @@ static void topics_fill(struct play *p, const struct btdds_select *sel,
 bt_status play_topics_build(struct play *p, struct bt_error *err)
 {
 	const struct bag_reader_topic *bt = bag_reader_topics(p->rd, &p->n_bag_topics);
-	struct btdds_select *sel = NULL;
+	struct btdds_select *sel = NULL, *clock_sel = NULL;
 	struct btdds_qos_overrides *ovr = NULL;
 	bt_status st = topics_check_remaps(p, err);
 	if (st == BT_OK)
 		st = topics_select(p, &sel, err);
 	if (st == BT_OK)
-		st = topics_check_explicit(p, sel, bt, p->n_bag_topics, err);
+		st = topics_check_explicit(p, sel, bt, p->n_bag_topics, "topic", err);
+	if (st == BT_OK)
+		st = topics_clock_select(p, &clock_sel, err);
+	if (st == BT_OK && clock_sel)
+		st = topics_check_explicit(p, clock_sel, bt, p->n_bag_topics,
+					   "--clock-topics topic", err);
 	if (st == BT_OK && p->qos_path) {
 		st = btdds_qos_overrides_load(p->qos_path, &ovr, err);
 		if (st == BT_ERR_FORMAT)
 			st = err ? (err->code = BT_ERR_USAGE) : BT_ERR_USAGE;
 	}
 	if (st == BT_OK)
-		topics_fill(p, sel, bt, ovr);
+		topics_fill(p, sel, clock_sel, bt, ovr);
 	btdds_qos_overrides_free(ovr);
+	btdds_select_free(clock_sel);
 	btdds_select_free(sel);
 	return st;
 }
@@ -222,7 +267,7 @@ bt_status play_topics_create_writers(struct play *p, struct bt_error *err)
 					  t->names.name, t->names.dds_type,
 					  dds_strretcode(t->writer));
 	}
-	if (p->o.clock_hz > 0) {
+	if (topics_clock_on(p)) {
 		struct bag_qos q;
 		clock_qos(&q);
 		p->clock_writer = topics_writer(p, "rt/clock", "rosgraph_msgs::msg::dds_::Clock_",

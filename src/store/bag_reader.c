@@ -540,6 +540,42 @@ static bt_status br_open_dir(struct bag_reader *r, struct bt_error *err)
 	return br_files_from_metadata(r, err);
 }
 
+/* The first bytes of the file at `path` into head[0..cap): how many (0 if
+ * it cannot be read). */
+static size_t br_read_head(const char *path, char *head, size_t cap)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return 0;
+	size_t n = fread(head, 1, cap, fp);
+	fclose(fp);
+	return n;
+}
+
+#define BR_ROS1_MAGIC "#ROSBAG V2.0"
+
+/* A file named freely (no backend's extension): its backend by the bytes
+ * it starts with. An empty or unreadable one goes to the default backend,
+ * which says what it makes of it. */
+static bt_status br_sniff(struct bag_reader_file *f, struct bt_error *err)
+{
+	char head[BAG_STORAGE_MAGIC_MAX + 1] = "";
+	size_t n = br_read_head(f->path, head, BAG_STORAGE_MAGIC_MAX);
+	f->storage = n ? bag_storage_by_magic(head, n) : bag_storage_default();
+	if (f->storage)
+		return BT_OK;
+	char *known = bag_storage_known_list();
+	bt_status st = bt_err_set(err, BT_ERR_FORMAT, "%s: not a storage file bagtop reads%s "
+				  "(known: %s)", f->path,
+				  !strncmp(head, BR_ROS1_MAGIC, strlen(BR_ROS1_MAGIC))
+					  ? ": a ROS 1 bag, which rosbag2 does not read either (the "
+					    "'rosbags' tools convert it)"
+					  : "",
+				  known);
+	free(known);
+	return st;
+}
+
 static bt_status br_open_path(struct bag_reader *r, const char *path, struct bt_error *err)
 {
 	if (!bt_fs_exists(path))
@@ -556,7 +592,7 @@ static bt_status br_open_path(struct bag_reader *r, const char *path, struct bt_
 	if (!strcmp(base, BAG_METADATA_FILE))
 		st = br_open_dir(r, err);
 	else if (!br_add_file(r, base, bt_xstrdup(path))->storage)
-		r->files[0].storage = bag_storage_default(); /* named freely: tried as before */
+		st = br_sniff(&r->files[0], err);
 	free(base);
 	return st;
 }
@@ -672,12 +708,73 @@ static bt_status br_summarise_all(struct bag_reader *r, struct bt_error *err)
 	return st;
 }
 
+/* A directory's backend: metadata.yaml's, else its first storage file's. */
+static const struct bag_storage_ops *br_dir_storage(const char *dir)
+{
+	struct bag_metadata md;
+	const struct bag_storage_ops *ops = NULL;
+	if (bag_metadata_read(dir, &md, NULL) == BT_OK) {
+		ops = bag_storage_find(md.storage_identifier);
+		bag_metadata_fini(&md);
+		if (ops)
+			return ops;
+	}
+	char **names;
+	size_t n;
+	if (bt_fs_list_dir(dir, &names, &n, NULL) != BT_OK)
+		return NULL;
+	for (size_t i = 0; !ops && i < n; i++)
+		ops = bag_storage_by_name(names[i], NULL, NULL);
+	bt_fs_free_list(names, n);
+	return ops;
+}
+
+const struct bag_storage_ops *bag_reader_storage_of(const char *path)
+{
+	if (bt_fs_is_dir(path))
+		return br_dir_storage(path);
+	char *base = bt_fs_basename(path);
+	const struct bag_storage_ops *ops = NULL;
+	if (!strcmp(base, BAG_METADATA_FILE)) {
+		char *dir = bt_fs_dirname(path);
+		ops = br_dir_storage(dir);
+		free(dir);
+	} else {
+		char head[BAG_STORAGE_MAGIC_MAX];
+		size_t n = 0;
+		ops = bag_storage_by_name(base, NULL, NULL);
+		if (!ops && (n = br_read_head(path, head, sizeof head)) > 0)
+			ops = bag_storage_by_magic(head, n);
+	}
+	free(base);
+	return ops;
+}
+
+/* A bag is in one storage format: metadata.yaml has one storage_identifier,
+ * and rosbag2 opens every file with that plugin. Files of two backends in
+ * one directory (a bag converted in place, two bags' files together) are
+ * refused by name rather than read as one bag. */
+static bt_status br_one_storage(const struct bag_reader *r, struct bt_error *err)
+{
+	for (size_t i = 1; i < r->n_files; i++) {
+		const struct bag_reader_file *a = &r->files[0], *b = &r->files[i];
+		if (!a->storage || !b->storage || a->storage == b->storage)
+			continue;
+		return bt_err_set(err, BT_ERR_FORMAT, "%s: holds %s files and %s files (%s, %s); "
+				  "a bag is in one storage format: move one kind out", r->dir,
+				  a->storage->identifier, b->storage->identifier, a->name, b->name);
+	}
+	return BT_OK;
+}
+
 bt_status bag_reader_open(const char *path, unsigned flags, struct bag_reader **out,
 			  struct bt_error *err)
 {
 	struct bag_reader *r = bt_xcalloc(1, sizeof *r);
 	r->flags = flags;
 	bt_status st = br_open_path(r, path, err);
+	if (st == BT_OK)
+		st = br_one_storage(r, err);
 	if (st == BT_OK)
 		st = br_summarise_all(r, err);
 	if (st == BT_OK) {

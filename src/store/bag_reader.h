@@ -118,6 +118,12 @@ bool bag_reader_is_storage_name(const char *name);
  * it. Says why a bag of an unknown storage does not open. */
 char *bag_reader_foreign_file(const char *dir);
 
+/* The backend the bag at `path` is in, found cheaply, as bag_reader_open
+ * would take it: metadata.yaml's storage_identifier, else the first
+ * storage file's name, else (a file named freely) its first bytes. NULL
+ * when none is known (bag_reader_open then says why). */
+const struct bag_storage_ops *bag_reader_storage_of(const char *path);
+
 /* Opens and summarises the bag at `path`. Every storage file must open:
  * a missing, truncated or foreign file is an error naming it (unless
  * BAG_READER_SKIP_UNREADABLE). */

@@ -85,11 +85,17 @@ void bag_reindex_build(const struct bag_reader *r, struct bag_metadata *md)
 	free(md->compression_format);
 	md->compression_mode = bt_xstrdup(mode);
 	md->compression_format = bt_xstrdup(*mode ? "zstd" : "");
-	/* What the backend that read the files calls itself. */
+	/* What the backend that read the files calls itself; with none but
+	 * blank files, the backend their names say. */
 	const struct bag_reader_file *f0 = bag_reader_file(r, 0);
-	if (f0 && f0->storage) {
+	size_t n_blank;
+	const char *const *blank = bag_reader_blank(r, &n_blank);
+	const struct bag_storage_ops *ops = f0 ? f0->storage : NULL;
+	if (!f0 && n_blank)
+		ops = bag_storage_by_name(blank[0], NULL, NULL);
+	if (ops) {
 		free(md->storage_identifier);
-		md->storage_identifier = bt_xstrdup(f0->storage->identifier);
+		md->storage_identifier = bt_xstrdup(ops->identifier);
 	}
 	bag_reindex_from_embedded(r, md);
 }

@@ -54,6 +54,16 @@ char *bag_storage_known_list(void)
 	return b.data;
 }
 
+const struct bag_storage_ops *bag_storage_by_magic(const void *head, size_t n)
+{
+	for (size_t i = 0; i < BAG_STORAGE_N; i++) {
+		const struct bag_storage_ops *o = bag_storage_table[i];
+		if (o->magic_len <= n && memcmp(head, o->magic, o->magic_len) == 0)
+			return o;
+	}
+	return NULL;
+}
+
 bt_status bag_storage_lookup(const char *identifier, const struct bag_storage_ops **out,
 			     struct bt_error *err)
 {

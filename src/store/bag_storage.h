@@ -81,6 +81,10 @@ struct bag_storage;
 struct bag_storage_ops {
 	const char *identifier;    /* metadata.yaml storage_identifier: "sqlite3" */
 	const char *extension;     /* of its files, with the dot: ".db3" */
+	/* The bytes its files start with, to know a file named freely (a
+	 * file created but not yet written may be empty). */
+	const unsigned char *magic;
+	size_t magic_len;
 	uint64_t min_split_size;   /* smallest max_file_size it accepts; 0 = any */
 	/* An append-only format (mcap): what write() took stays in the file
 	 * (batch_abort takes nothing back, though a commit is still durable
@@ -196,6 +200,10 @@ struct bag_storage {
 const struct bag_storage_ops *bag_storage_default(void);
 /* The backend named `identifier`, or NULL. */
 const struct bag_storage_ops *bag_storage_find(const char *identifier);
+/* The backend whose magic `head` (a file's first n bytes) starts with, or
+ * NULL. BAG_STORAGE_MAGIC_MAX bytes are enough to tell. */
+#define BAG_STORAGE_MAGIC_MAX 16
+const struct bag_storage_ops *bag_storage_by_magic(const void *head, size_t n);
 /* The same, with a one-line usage error listing the known ones if unknown. */
 BT_MUST_CHECK bt_status bag_storage_lookup(const char *identifier,
 					   const struct bag_storage_ops **out,

@@ -292,9 +292,14 @@ static int bss_read_next(struct bag_storage *s, struct bag_storage_msg *m, struc
 
 static const char *const bss_side_suffixes[] = {"-journal", "-wal", "-shm", NULL};
 
+/* The SQLite file format's header string (sqlite.org/fileformat.html). */
+static const unsigned char bss_magic[] = "SQLite format 3";
+
 const struct bag_storage_ops bag_storage_sqlite_ops = {
 	.identifier = "sqlite3",
 	.extension = ".db3",
+	.magic = bss_magic,
+	.magic_len = sizeof bss_magic, /* with its NUL, as the header has it */
 	.min_split_size = BAG_MIN_SPLIT_SIZE,
 	.side_suffixes = bss_side_suffixes,
 	.check_options = bss_check_options,

@@ -159,6 +159,10 @@ usage --remap :=/x
 usage -r 0
 usage --loop-count 0
 usage --clock 0
+usage --clock 10 --clock-topics /chatter
+usage --clock-topics /nope
+usage --clock-topics /chatter --clock-topics-all
+usage --services nosvc
 usage --start +5 --end +1
 printf '/chatter:\n  reliability: bogus\n' >"$T/q.yaml"
 usage --qos-profile-overrides-path "$T/q.yaml"

@@ -9,8 +9,11 @@
  * pause stops at once and a seek restarts cleanly (domain 92); every
  * message's source timestamp is the time it was written, even (domain
  * 108: ddsperf takes an odd one for a ping); --wait-for-subscribers holds
- * everything until each topic has a subscriber (domain 138); usage
- * errors. */
+ * everything until each topic has a subscriber (domain 138);
+ * --clock-topics publishes /clock before each message of its topics, with
+ * that message's time, and the bag's own /clock is not played while the
+ * player publishes one; --services selects service events (domain 139);
+ * usage errors. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,9 +226,9 @@ static void opts(struct play_options *o, uint32_t domain, const char *const *top
 	play_options_init(o);
 	o->bag_path = g_bag;
 	o->domain_id = domain;
-	o->topics = topics;
-	while (topics && topics[o->n_topics])
-		o->n_topics++;
+	o->select.topics = topics;
+	while (topics && topics[o->select.n_topics])
+		o->select.n_topics++;
 }
 
 static struct play *start(struct play_options *o)
@@ -417,7 +420,7 @@ static void test_remap_select(void **state)
 	struct play_remap r = {"/a", "/z"};
 	o.remaps = &r;
 	o.n_remaps = 1;
-	o.exclude_regex = "^/b$";
+	o.select.exclude_regex = "^/b$";
 	struct play *p = start(&o);
 	assert_int_equal(play_n_topics(p), 2);
 	finish(p);
@@ -616,6 +619,135 @@ static void test_wait_for_subscribers(void **state)
 	play_free(p);
 }
 
+/* /clock as --clock-topics / --clock-topics-all send it (domain 139):
+ * only the times of the trigger topics' messages, in order, ending with
+ * the last one's. Best effort and volatile, so the first few may go out
+ * before the reader matched: at least half must arrive. */
+static void clock_topics_run(const char *const *topics, bool all, size_t want, int64_t last_t)
+{
+	struct sub *c = sub_new(139, "rt/clock", "rosgraph_msgs::msg::dds_::Clock_", false, false);
+	struct play_options o;
+	opts(&o, 139, NULL);
+	o.clock_topics = topics;
+	while (topics && topics[o.n_clock_topics])
+		o.n_clock_topics++;
+	o.clock_topics_all = all;
+	o.delay_ns = 300 * MS;
+	struct play *p = start(&o);
+	finish(p);
+	size_t n = sub_wait(c, want, 2);
+	print_message("clock-topics: %zu of %zu\n", n, want);
+	assert_true(n >= want / 2 && n <= want);
+	int64_t prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t t = (int64_t)c->first_u32[i][0] * 1000000000 + c->first_u32[i][1];
+		int64_t ms = (t - T0) / MS;
+		assert_true(t >= prev && (t - T0) % MS == 0);
+		/* /a at 10 ms steps, /b 5 ms after every other one, /tl at T0 */
+		if (!all)
+			assert_true(ms % 20 == 5);
+		else
+			assert_true(ms % 10 == 0 || ms % 20 == 5);
+		prev = t;
+	}
+	assert_int_equal(prev, last_t);
+	sub_free(c);
+}
+
+static void test_clock_topics(void **state)
+{
+	(void)state;
+	clock_topics_run((const char *const[]){"/b", NULL}, false, NB, T0 + 985 * MS);
+	clock_topics_run(NULL, true, NA + NB + 1, T0 + 990 * MS);
+}
+
+/* A bag with its own /clock and a service's events: the player's /clock
+ * replaces the bag's; --services / --exclude-services select the events. */
+static void test_clock_services_select(void **state)
+{
+	(void)state;
+	char *bag = malloc(strlen(g_dir) + 8);
+	sprintf(bag, "%s/svc", g_dir);
+	struct bag_writer_options wo = {.uri = bag};
+	struct bag_writer *w = tb_writer_open(&wo);
+	uint32_t a = add_topic(w, "/a", false);
+	uint32_t k = add_topic_of(w, "/clock", "rosgraph_msgs/msg/Clock", false,
+				  BAG_HISTORY_KEEP_LAST);
+	uint32_t e = add_topic_of(w, "/svc/_service_event", "example_interfaces/srv/Trigger_Event",
+				  false, BAG_HISTORY_KEEP_LAST);
+	put_string(w, a, T0, 0);
+	put_string(w, k, T0, 1);
+	put_string(w, e, T0, 2);
+	struct bt_error err;
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	static const struct {
+		double hz;
+		const char *clock_topic, *topic, *service, *exclude_service;
+		size_t n;
+	} cases[] = {
+		{0, NULL, NULL, NULL, NULL, 3},       {50, NULL, NULL, NULL, NULL, 2},
+		{0, "/a", NULL, NULL, NULL, 2},       {0, NULL, NULL, "svc", NULL, 1},
+		{0, NULL, "/a", "/svc", NULL, 2},     {0, NULL, NULL, NULL, "/svc", 2},
+		{50, NULL, NULL, NULL, "svc", 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct play_options o;
+		opts(&o, 139, cases[i].topic ? (const char *const[]){cases[i].topic, NULL} : NULL);
+		o.bag_path = bag;
+		o.clock_hz = cases[i].hz;
+		o.clock_topics = (const char *const[]){cases[i].clock_topic};
+		o.n_clock_topics = cases[i].clock_topic != NULL;
+		o.select.services = (const char *const[]){cases[i].service};
+		o.select.n_services = cases[i].service != NULL;
+		o.select.exclude_services = (const char *const[]){cases[i].exclude_service};
+		o.select.n_exclude_services = cases[i].exclude_service != NULL;
+		o.start_paused = true;
+		struct play *p = start(&o);
+		struct play_view v;
+		struct play_topic_view tv[3];
+		play_view_get(p, &v, tv, 3);
+		if (play_n_topics(p) != cases[i].n)
+			fail_msg("case %zu: %zu topics, want %zu", i, play_n_topics(p), cases[i].n);
+		for (size_t t = 0; t < play_n_topics(p); t++) {
+			bool player_clock = cases[i].hz > 0 || cases[i].clock_topic;
+			assert_false(player_clock && !strcmp(tv[t].name, "/clock"));
+			assert_false(cases[i].exclude_service && strstr(tv[t].name, "/svc/"));
+			assert_true(!cases[i].service || strstr(tv[t].name, "/svc/") ||
+				    (cases[i].topic && !strcmp(tv[t].name, cases[i].topic)));
+		}
+		play_request_stop(p);
+		finish(p);
+	}
+	/* usage errors, each naming what is wrong */
+	static const struct {
+		double hz;
+		const char *clock_topic, *service;
+		bool all;
+		const char *says;
+	} bad[] = {
+		{50, "/a", NULL, false, "--clock and --clock-topics exclude"},
+		{50, NULL, NULL, true, "--clock and --clock-topics-all exclude"},
+		{0, "/a", NULL, true, "--clock-topics and --clock-topics-all"},
+		{0, "/nope", NULL, false, "--clock-topics topic /nope is not in the bag"},
+		{0, NULL, "nosvc", false, "/nosvc/_service_event is not in the bag"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct play_options o;
+		opts(&o, 139, NULL);
+		o.bag_path = bag;
+		o.clock_hz = bad[i].hz;
+		o.clock_topics = (const char *const[]){bad[i].clock_topic};
+		o.n_clock_topics = bad[i].clock_topic != NULL;
+		o.clock_topics_all = bad[i].all;
+		o.select.services = (const char *const[]){bad[i].service};
+		o.select.n_services = bad[i].service != NULL;
+		struct play *q = NULL;
+		if (play_start(&o, &q, &err) != BT_ERR_USAGE || !strstr(err.msg, bad[i].says))
+			fail_msg("bad %zu: %s", i, err.msg);
+	}
+	free(bag);
+}
+
 TU_MAIN_GROUP(group_setup, group_teardown,
 	cmocka_unit_test(test_step),
 	cmocka_unit_test(test_loop_count),
@@ -623,6 +755,8 @@ TU_MAIN_GROUP(group_setup, group_teardown,
 	cmocka_unit_test(test_remap_select),
 	cmocka_unit_test(test_rate),
 	cmocka_unit_test(test_clock),
+	cmocka_unit_test(test_clock_topics),
+	cmocka_unit_test(test_clock_services_select),
 	cmocka_unit_test(test_late_joiner),
 	cmocka_unit_test(test_wait_for_subscribers),
 	cmocka_unit_test(test_controls_at_top_speed),

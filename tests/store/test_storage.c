@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bag_metadata.h"
+#include "bag_reader.h"
 #include "bag_storage.h"
+#include "bag_tools.h"
 #include "bag_writer.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
@@ -309,6 +312,86 @@ static void test_contract(void **state)
 	assert_true(n >= 1);
 }
 
+/* ---- which backend reads a file ---- */
+
+/* A storage file named freely is read by the backend whose magic it starts
+ * with; a directory holding files of two backends is refused by name, not
+ * read as one bag. */
+static void test_by_magic_and_mixed(void **state)
+{
+	char *mixed = bt_fs_join(*state, "mixed");
+	assert_int_equal(bt_fs_mkdir_new(mixed, NULL), BT_OK);
+	char *first = NULL;
+	for (size_t n = 0; bag_storage_at(n); n++) {
+		const struct bag_storage_ops *ops = bag_storage_at(n);
+		char *name = bt_xasprintf("m_%zu%s", n, ops->extension);
+		char *path = bt_fs_join(mixed, name);
+		ct_create(ops, path);
+		char *free_name = bt_xasprintf("%s/free_%zu.bin", (const char *)*state, n);
+		tu_copy_file(path, free_name);
+		char head[BAG_STORAGE_MAGIC_MAX];
+		FILE *fp = fopen(free_name, "rb");
+		assert_non_null(fp);
+		size_t got = fread(head, 1, sizeof head, fp);
+		fclose(fp);
+		assert_ptr_equal(bag_storage_by_magic(head, got), ops);
+		assert_null(bag_storage_by_magic(head, ops->magic_len - 1));
+		struct bag_reader *r = NULL;
+		struct bt_error err;
+		assert_int_equal(bag_reader_open(free_name, 0, &r, &err), BT_OK);
+		assert_ptr_equal(bag_reader_file(r, 0)->storage, ops);
+		assert_int_equal(bag_reader_message_count(r), 4);
+		bag_reader_close(r);
+		if (!first)
+			first = bt_xstrdup(ops->identifier);
+		free(free_name);
+		free(path);
+		free(name);
+	}
+	struct bag_reader *r = NULL;
+	struct bt_error err;
+	assert_int_equal(bag_reader_open(mixed, 0, &r, &err), BT_ERR_FORMAT);
+	assert_null(r);
+	char *want = bt_xasprintf("holds %s files and ", first);
+	if (!strstr(err.msg, want) || !strstr(err.msg, "m_0") || !strstr(err.msg, "m_1"))
+		fail_msg("mixed: %s", err.msg);
+	free(want);
+	/* Neither: one line naming the file; a ROS 1 bag is told apart. */
+	static const char *const junk[] = {"not a bag", "#ROSBAG V2.0\nop=..."};
+	for (size_t i = 0; i < 2; i++) {
+		char *path = bt_xasprintf("%s/junk_%zu.bag", (const char *)*state, i);
+		tu_write_file(path, junk[i], strlen(junk[i]));
+		assert_null(bag_storage_by_magic(junk[i], strlen(junk[i])));
+		assert_int_equal(bag_reader_open(path, 0, &r, &err), BT_ERR_FORMAT);
+		if (!strstr(err.msg, "not a storage file bagtop reads") ||
+		    (strstr(err.msg, "ROS 1 bag") != NULL) != (i == 1) || strchr(err.msg, '\n'))
+			fail_msg("%s: %s", junk[i], err.msg);
+		free(path);
+	}
+	/* A bag of one blank file (created, never written) is of its backend. */
+	char *blank = bt_fs_join(*state, "blank");
+	assert_int_equal(bt_fs_mkdir_new(blank, NULL), BT_OK);
+	for (size_t n = 0; bag_storage_at(n); n++) {
+		const struct bag_storage_ops *ops = bag_storage_at(n);
+		char *path = bt_xasprintf("%s/b_0%s", blank, ops->extension);
+		tu_write_file(path, "", 0);
+		assert_int_equal(bag_reader_open(blank, BAG_READER_RECOVER, &r, &err), BT_OK);
+		size_t nb = 0;
+		(void)bag_reader_blank(r, &nb);
+		assert_int_equal(nb, 1);
+		struct bag_metadata md;
+		bag_reindex_build(r, &md);
+		assert_string_equal(md.storage_identifier, ops->identifier);
+		bag_metadata_fini(&md);
+		bag_reader_close(r);
+		assert_int_equal(unlink(path), 0);
+		free(path);
+	}
+	free(blank);
+	free(first);
+	free(mixed);
+}
+
 /* ---- the commands on a bag of an unknown storage ---- */
 
 static size_t cli_lines(const char *s)
@@ -373,6 +456,85 @@ static void test_cli_unknown_storage(void **state)
 	free(a);
 }
 
+/* ---- info -t, --sort and every reader's -s, as ros2 bag takes them ---- */
+
+/* A bag of storage `id`: topics whose orders by name, type and count all
+ * differ, and a service's event topic. */
+static char *ci_bag(const char *scratch, const char *id)
+{
+	static const struct {
+		const char *name, *type;
+		int count;
+	} topics[] = {{"/b", "z_msgs/msg/A", 1}, {"/a", "y_msgs/msg/B", 3},
+		      {"/c", "x_msgs/msg/C", 2}, {"/s/_service_event", "p/srv/S_Event", 4}};
+	char *dir = bt_xasprintf("%s/sort_%s", scratch, id);
+	struct bag_writer_options o = {.uri = dir, .storage_id = id};
+	struct bag_writer *w = tb_writer_open(&o);
+	struct bt_error err;
+	int64_t ts = 1000;
+	for (size_t i = 0; i < 4; i++) {
+		struct bag_topic t;
+		ct_topic(&t, topics[i].name);
+		t.type = (char *)topics[i].type;
+		uint32_t h;
+		assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
+		for (int k = 0; k < topics[i].count; k++) {
+			struct bag_message m = {h, ts++, "\0\1\0\0", 4};
+			assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
+		}
+	}
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	return dir;
+}
+
+static void ci_expect(int want_rc, const char *want, const char *cmd, const char *a,
+		      const char *b, const char *c, const char *d)
+{
+	char *out = NULL;
+	int rc = tu_bagtop(&out, cmd, a, b, c, d, NULL);
+	if (rc != want_rc || !strstr(out, want))
+		fail_msg("bagtop %s %s %s %s %s: exit %d, wanted %d and '%s':\n%s", cmd, a,
+			 b ? b : "", c ? c : "", d ? d : "", rc, want_rc, want, out);
+	free(out);
+}
+
+static void test_cli_info_sort_storage(void **state)
+{
+	for (size_t n = 0; bag_storage_at(n); n++) {
+		const char *id = bag_storage_at(n)->identifier;
+		const char *other = bag_storage_at(n ? 0 : 1)->identifier;
+		char *bag = ci_bag(*state, id);
+		/* -t: names only, services left out; --sort's keys ascending. */
+		ci_expect(0, "/a\n/b\n/c\n", "info", "-t", bag, NULL, NULL);
+		char *out = NULL;
+		assert_int_equal(tu_bagtop(&out, "info", "-t", bag, NULL), 0);
+		assert_string_equal(out, "/a\n/b\n/c\n");
+		free(out);
+		ci_expect(0, "/c\n/a\n/b\n", "info", "-t", "--sort", "type", bag);
+		ci_expect(0, "/b\n/c\n/a\n", "info", "-t", "--sort", "COUNT", bag);
+		ci_expect(0, "Topic: /b | Type: z_msgs/msg/A | Count: 1 | Serialization Format: cdr\n"
+			  "                   Topic: /c ", "info", "--sort", "count", bag, NULL);
+		ci_expect(2, "--sort is name, type or count, not 'size'", "info", "--sort", "size",
+			  bag, NULL);
+		/* -s: the bag's own storage passes; another is one line, exit 1. */
+		ci_expect(0, "Storage id:        ", "info", "-s", id, bag, NULL);
+		ci_expect(0, ": ok", "check", "--storage", id, bag, NULL);
+		char *says = bt_xasprintf("the bag is in %s storage, not %s (-s)", id, other);
+		static const char *const cmds[] = {"info", "check", "reindex", "play"};
+		for (size_t i = 0; i < 4; i++) {
+			ci_expect(1, says, cmds[i], "-s", other, bag, NULL);
+			char *o2 = NULL;
+			(void)tu_bagtop(&o2, cmds[i], "-s", other, bag, NULL);
+			assert_int_equal(cli_lines(o2), 1);
+			free(o2);
+		}
+		ci_expect(2, "unknown storage 'rosbag'", "play", "-s", "rosbag", bag, NULL);
+		tu_check_bag(bag); /* reindex refused: the bag is as written */
+		free(says);
+		free(bag);
+	}
+}
+
 TU_MAIN(
 	cmocka_unit_test(test_registry_identifier),
 	cmocka_unit_test(test_registry_unknown_identifier),
@@ -380,4 +542,6 @@ TU_MAIN(
 	TU_SCRATCH_TEST(test_registry_open_unknown),
 	TU_SCRATCH_TEST(test_writer_unknown_storage),
 	TU_SCRATCH_TEST(test_contract),
-	TU_SCRATCH_TEST(test_cli_unknown_storage))
+	TU_SCRATCH_TEST(test_by_magic_and_mixed),
+	TU_SCRATCH_TEST(test_cli_unknown_storage),
+	TU_SCRATCH_TEST(test_cli_info_sort_storage))
