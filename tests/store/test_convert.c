@@ -373,6 +373,55 @@ static void test_filter(void **state)
 	free(in);
 }
 
+/* --services / --exclude-services take a service's events
+ * (SVC/_service_event), with or without the leading /, as play does. */
+static void test_services(void **state)
+{
+	const char *tmp = *state;
+	char *in = bt_fs_join(tmp, "svc");
+	struct bag_writer_options o = {.uri = in};
+	struct bag_writer *w = tb_writer_open(&o);
+	struct bt_error err;
+	static const char *const names[] = {"/a", "/s/_service_event", "/t/_service_event"};
+	for (size_t i = 0; i < 3; i++) {
+		struct bag_qos q;
+		bag_qos_default(&q);
+		struct bag_topic t = {(char *)names[i], i ? "p/srv/S_Event" : "std_msgs/msg/String",
+				      "cdr", &q, 1, ""};
+		uint32_t h;
+		assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
+		for (size_t k = 0; k <= i; k++) {
+			struct bag_message m = {h, CV_T0 + (int64_t)(i * 10 + k) * CV_MS, "\0\1\0\0", 4};
+			assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
+		}
+	}
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	static const struct {
+		const char *args[5];
+		unsigned long long a, s, t;
+	} cases[] = {
+		{{"--services", "s", NULL}, 0, 2, 0},
+		{{"--services", "/s", "t", NULL}, 0, 2, 3},
+		{{"--topics", "/a", "--services", "t", NULL}, 1, 0, 3},
+		{{"--exclude-services", "s", NULL}, 1, 0, 3},
+		{{"-e", "_event", "--exclude-services", "/t", NULL}, 0, 2, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *out = bt_xasprintf("%s/svc_out%zu", tmp, i);
+		const char *argv[8] = {"convert", in, out};
+		for (size_t k = 0; cases[i].args[k]; k++)
+			argv[3 + k] = cases[i].args[k];
+		cv_ok(argv);
+		unsigned long long got[3];
+		for (size_t k = 0; k < 3; k++)
+			got[k] = tb_count(out, names[k], TB_ALL);
+		if (got[0] != cases[i].a || got[1] != cases[i].s || got[2] != cases[i].t)
+			fail_msg("case %zu: %llu %llu %llu", i, got[0], got[1], got[2]);
+		free(out);
+	}
+	free(in);
+}
+
 /* OUT, converted from IN, holds IN's messages in a split bag that passes
  * check; and converted back (bagtop's own bag as IN), still the same. */
 static void cv_same_and_back(const char *tmp, const char *in, const char *out)
@@ -524,6 +573,7 @@ int main(void)
 	const struct CMUnitTest own[] = {
 		TU_SCRATCH_TEST(test_window),
 		TU_SCRATCH_TEST(test_filter),
+		TU_SCRATCH_TEST(test_services),
 		TU_SCRATCH_TEST(test_compat_compression),
 		TU_SCRATCH_TEST(test_every_storage),
 		TU_SCRATCH_TEST(test_no_metadata),
