@@ -206,6 +206,13 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 		return 0;
 	case APP_R_DEFS_PATH: app_read_push(&c->defs_paths, &c->n_defs_paths, arg); return 0;
 	case APP_R_HIDDEN: s->include_hidden = true; return 0;
+	case APP_R_UNPUBLISHED: c->ro.include_unpublished = true; return 0;
+	case APP_R_IGNORE_LEAF: c->ro.ignore_leaf = true; return 0;
+	case APP_R_SERIALIZATION:
+		if (strcmp(arg, "cdr") != 0)
+			return app_usage_error(cmd, "--serialization-format: bagtop records what DDS "
+					       "sends, cdr; '%s' is no DDS format", arg);
+		return 0;
 	case APP_R_QOS_OVERRIDES: c->ro.qos_overrides_path = arg; return 0;
 	case APP_R_START_PAUSED: c->ro.start_paused = true; return 0;
 	case APP_R_NO_TUI: c->no_tui = true; return 0;

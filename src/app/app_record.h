@@ -48,6 +48,9 @@ enum {
 	APP_R_ALL_SERVICES,
 	APP_R_SERVICES,
 	APP_R_EXCLUDE_SERVICES,
+	APP_R_UNPUBLISHED,
+	APP_R_IGNORE_LEAF,
+	APP_R_SERIALIZATION,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -85,7 +88,17 @@ enum {
 	 "do not record topics of these types (one or more), whatever selected them",             \
 	 APP_R_EXCLUDE_TYPES},                                                                     \
 	{"include-hidden-topics", 0, NULL, "also record hidden topics (a name part starting _)",  \
-	 APP_R_HIDDEN}
+	 APP_R_HIDDEN},                                                                            \
+	{"include-unpublished-topics", 0, NULL,                                                    \
+	 "also subscribe to selected topics that have subscribers but no publisher yet (in the "   \
+	 "bag from the start)",                                                                    \
+	 APP_R_UNPUBLISHED},                                                                       \
+	{"ignore-leaf-topics", 0, NULL,                                                            \
+	 "do not record a selected topic nobody else subscribes to, until someone does",          \
+	 APP_R_IGNORE_LEAF},                                                                       \
+	{"serialization-format", 'f', "FORMAT",                                                    \
+	 "the messages' serialization format: cdr, the only one DDS has (as rosbag2's default)",  \
+	 APP_R_SERIALIZATION}
 
 /* How to capture and run. */
 #define APP_RECORD_RUN_ROWS                                                                      \

@@ -56,6 +56,9 @@ struct rec_sub {
 	struct rec_recorder *r;
 	struct rec_topic *tp;
 	bool selected;   /* evaluated once, when the topic first appears */
+	/* Selected but held back by --ignore-leaf-topics: nobody subscribed
+	 * yet (rec_subscribers_alive releases it). */
+	bool leaf_held;
 	dds_entity_t topic;  /* raw topic, 0 until first subscribed */
 	dds_entity_t reader; /* 0 when not subscribed */
 	dds_entity_t retiring; /* the reader before a re-adaptation, or 0 */
@@ -120,6 +123,12 @@ struct rec_recorder {
 	dds_entity_t pp;
 	dds_guid_t own_guid;
 	dds_entity_t pub_reader; /* DCPSPublication */
+	/* DCPSSubscription, only for opt.include_unpublished / ignore_leaf
+	 * (else 0), and the other participants' subscriptions alive, by
+	 * instance: discovery thread only (rec_subscribers.c). */
+	dds_entity_t sub_reader;
+	struct rec_foreign_sub *fsubs;
+	size_t n_fsubs, cap_fsubs;
 	dds_entity_t waitset;
 	dds_entity_t wake;       /* guard condition: stop */
 	pthread_t discovery;
@@ -151,8 +160,9 @@ void rec_sub_free(struct rec_sub *s); /* reader must be deleted already */
 /* Adds or refreshes a publication; (re)subscribes when selected. */
 void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		       const dds_builtintopic_endpoint_t *ep);
-/* Selects a topic the selection left out (the user switched it on) and
- * subscribes it when it has publishers. */
+/* Selects a topic the selection left out (the user switched it on) or
+ * --ignore-leaf-topics held back, and subscribes it when it has
+ * publishers. */
 void rec_sub_select(struct rec_sub *s);
 /* Deletes the reader a re-adaptation replaced once the new one has matched
  * every publisher (or after 2 s). Discovery thread, every tick. */
@@ -167,8 +177,31 @@ void rec_sub_unsubscribe(struct rec_sub *s);
  * repeat store, then deletes the reader). Discovery thread. */
 void rec_sub_fill_start(struct rec_sub *s, uint32_t depth);
 
+/* --include-unpublished-topics: a selected topic without publishers is
+ * subscribed to now (at once when selected). Discovery thread. */
+void rec_sub_subscribe_unpublished(struct rec_sub *s);
+
 /* rec_discovery.c */
 bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err);
 void rec_discovery_stop(struct rec_recorder *r);
+/* The topic of endpoint `ep` (a publication or subscription) with its
+ * subscription entry, made when new (selection evaluated then); NULL past
+ * REC_TOPICS_MAX. Discovery thread. */
+struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
+				      const dds_builtintopic_endpoint_t *ep);
+
+/* rec_subscribers.c: other participants' subscriptions (discovery thread) */
+struct rec_foreign_sub {
+	dds_instance_handle_t ih;
+	char *topic; /* DDS name */
+};
+/* A subscription appeared: noted; a topic held back as a leaf is
+ * released; with include_unpublished, its topic is made and subscribed. */
+void rec_subscribers_alive(struct rec_recorder *r, dds_instance_handle_t ih,
+			   const dds_builtintopic_endpoint_t *ep);
+void rec_subscribers_gone(struct rec_recorder *r, dds_instance_handle_t ih);
+/* Does another participant subscribe to DDS topic `dds_name`? */
+bool rec_subscribers_has(const struct rec_recorder *r, const char *dds_name);
+void rec_subscribers_fini(struct rec_recorder *r);
 
 #endif

@@ -1,6 +1,8 @@
 /* rec_discovery — the "rec-discovery" thread: a waitset on DCPSPublication
- * keeps the topic table and every topic's publications current, and
- * creates or adapts readers for the selected topics. Readers are only ever
+ * (and DCPSSubscription, for --include-unpublished-topics and
+ * --ignore-leaf-topics: rec_subscribers.c) keeps the topic table and every
+ * topic's publications current, and creates or adapts readers for the
+ * selected topics. Readers are only ever
  * created and deleted here, never in a listener (deleting an entity from
  * its own listener deadlocks; creating one there stalls reception).
  *
@@ -25,8 +27,9 @@
 #define DISC_TICK DDS_MSECS(200)
 #define DISC_EXPLICIT_WARN_NS (INT64_C(5) * 1000000000)
 
-/* Writer GUID entity kinds (DDSI-RTPS 9.3.1.2). */
+/* Endpoint GUID entity kinds with a key (DDSI-RTPS 9.3.1.2). */
 #define ENTITYKIND_WRITER_WITH_KEY 0x02
+#define ENTITYKIND_READER_WITH_KEY 0x07
 
 static bool disc_is_own(const struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
@@ -82,9 +85,11 @@ static void disc_snap_window(struct rec_recorder *r, struct rec_topic *tp)
 		    rec_snapwin_str(&w, buf, sizeof buf));
 }
 
-static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
+struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
+				      const dds_builtintopic_endpoint_t *ep)
 {
-	bool keyed = (ep->key.v[15] & 0x3f) == ENTITYKIND_WRITER_WITH_KEY;
+	unsigned kind = ep->key.v[15] & 0x3f;
+	bool keyed = kind == ENTITYKIND_WRITER_WITH_KEY || kind == ENTITYKIND_READER_WITH_KEY;
 	struct rec_topic *tp = rec_topics_add(r->topics, ep->topic_name, ep->type_name, keyed);
 	if (tp == NULL) {
 		bt_log_warn("more than %d topics: %s is not recorded", REC_TOPICS_MAX,
@@ -99,13 +104,19 @@ static struct rec_sub *disc_sub_for(struct rec_recorder *r, const dds_builtintop
 	struct rec_sub *s = r->subs[tp->index];
 	if (s == NULL) {
 		s = r->subs[tp->index] = rec_sub_new(r, tp);
-		s->selected = btdds_select_match_typed(r->select, tp->names.dds_name,
-						       tp->is_ros ? tp->names.name : NULL,
-						       tp->names.type);
-		s->selected = disc_mark_repeat(r, tp) || s->selected;
+		bool match = btdds_select_match_typed(r->select, tp->names.dds_name,
+						      tp->is_ros ? tp->names.name : NULL,
+						      tp->names.type);
+		match = disc_mark_repeat(r, tp) || match;
+		s->leaf_held = match && r->opt.ignore_leaf &&
+			       !rec_subscribers_has(r, tp->names.dds_name);
+		s->selected = match && !s->leaf_held;
 		atomic_store(&tp->enabled, s->selected);
 		disc_throttle(r, tp);
 		disc_snap_window(r, tp);
+		if (s->leaf_held)
+			bt_log_info("%s: nobody subscribes to it: not recorded until someone does "
+				    "(--ignore-leaf-topics)", tp->names.name);
 		bt_log_debug("discovered %s [%s]%s", tp->names.name, tp->names.type,
 			     s->selected ? "" : " (not selected)");
 	}
@@ -118,7 +129,7 @@ static void disc_pub_alive(struct rec_recorder *r, dds_instance_handle_t ih,
 	if (disc_is_own(r, ep) || ep->topic_name == NULL || ep->type_name == NULL ||
 	    btdds_names_is_internal(ep->topic_name))
 		return;
-	struct rec_sub *s = disc_sub_for(r, ep);
+	struct rec_sub *s = rec_discovery_sub_for(r, ep);
 	if (s != NULL)
 		rec_sub_pub_alive(s, ih, ep);
 }
@@ -131,23 +142,30 @@ static void disc_pub_gone(struct rec_recorder *r, dds_instance_handle_t ih)
 			return;
 }
 
-static void disc_take(struct rec_recorder *r)
+typedef void disc_alive_fn(struct rec_recorder *r, dds_instance_handle_t ih,
+			   const dds_builtintopic_endpoint_t *ep);
+typedef void disc_gone_fn(struct rec_recorder *r, dds_instance_handle_t ih);
+
+/* Takes what a built-in endpoint reader has (publications or
+ * subscriptions), in bounded rounds. */
+static void disc_take(struct rec_recorder *r, dds_entity_t reader, disc_alive_fn *alive,
+		      disc_gone_fn *gone)
 {
 	void *ptrs[DISC_BATCH];
 	dds_sample_info_t infos[DISC_BATCH];
 	for (int round = 0; round < 1000; round++) {
 		memset(ptrs, 0, sizeof ptrs);
-		dds_return_t n = dds_take(r->pub_reader, ptrs, infos, DISC_BATCH, DISC_BATCH);
+		dds_return_t n = dds_take(reader, ptrs, infos, DISC_BATCH, DISC_BATCH);
 		if (n <= 0)
 			return;
 		for (dds_return_t i = 0; i < n; i++) {
 			const dds_sample_info_t *si = &infos[i];
 			if (si->valid_data && si->instance_state == DDS_IST_ALIVE)
-				disc_pub_alive(r, si->instance_handle, ptrs[i]);
+				alive(r, si->instance_handle, ptrs[i]);
 			else if (si->instance_state != DDS_IST_ALIVE)
-				disc_pub_gone(r, si->instance_handle);
+				gone(r, si->instance_handle);
 		}
-		(void)dds_return_loan(r->pub_reader, ptrs, n);
+		(void)dds_return_loan(reader, ptrs, n);
 	}
 }
 
@@ -265,7 +283,11 @@ static void *disc_main(void *arg)
 			break;
 		bool woken;
 		(void)dds_take_guardcondition(r->wake, &woken); /* re-arm it */
-		disc_take(r);
+		/* Subscriptions first: a publication found in the same pass
+		 * then meets its topic's subscribers already noted. */
+		if (r->sub_reader > 0)
+			disc_take(r, r->sub_reader, rec_subscribers_alive, rec_subscribers_gone);
+		disc_take(r, r->pub_reader, disc_pub_alive, disc_pub_gone);
 		for (size_t i = 0; i < r->cap_subs; i++)
 			if (r->subs[i] != NULL)
 				rec_sub_tick(r->subs[i]);
@@ -291,6 +313,16 @@ bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err)
 	    dds_waitset_attach(r->waitset, cond, 0) < 0 ||
 	    dds_waitset_attach(r->waitset, r->wake, 0) < 0)
 		return bt_err_set(err, BT_ERR_DDS, "cannot set up DDS discovery");
+	if (r->opt.include_unpublished || r->opt.ignore_leaf) {
+		r->sub_reader = dds_create_reader(r->pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL,
+						  NULL);
+		dds_entity_t sc = r->sub_reader < 0
+					  ? r->sub_reader
+					  : dds_create_readcondition(r->sub_reader, DDS_ANY_STATE);
+		if (sc < 0 || dds_waitset_attach(r->waitset, sc, 0) < 0)
+			return bt_err_set(err, BT_ERR_DDS, "cannot follow DDS subscriptions: %s",
+					  dds_strretcode(sc));
+	}
 	if (pthread_create(&r->discovery, NULL, disc_main, r) != 0)
 		return bt_err_set(err, BT_ERR_STATE, "cannot start the discovery thread");
 	r->discovery_started = true;
@@ -305,4 +337,5 @@ void rec_discovery_stop(struct rec_recorder *r)
 	(void)dds_set_guardcondition(r->wake, true);
 	pthread_join(r->discovery, NULL);
 	r->discovery_started = false;
+	rec_subscribers_fini(r);
 }

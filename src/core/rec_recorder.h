@@ -54,6 +54,13 @@ struct rec_recorder_options {
 	 * NULL: Cyclone's own configuration. Read by start only. */
 	const struct btdds_env *env;
 	struct btdds_select_options select;
+	/* --include-unpublished-topics: a selected topic that other
+	 * participants subscribe to is subscribed to (and in the bag) before
+	 * it has a publisher. --ignore-leaf-topics: a selected topic nobody
+	 * but the recorder subscribes to is held back until someone does (then
+	 * recorded, for good). rosbag2's record options of those names. */
+	bool include_unpublished;
+	bool ignore_leaf;
 	const char *qos_overrides_path; /* NULL = none */
 	struct bag_writer_options writer;
 	size_t max_cache_size; /* bytes; 0 = write-through */

@@ -630,10 +630,17 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 
 void rec_sub_select(struct rec_sub *s)
 {
+	s->leaf_held = false; /* switched on by hand, or released */
 	if (s->selected)
 		return;
 	s->selected = true;
 	if (s->reader == 0 && s->n_pubs > 0)
+		sub_subscribe(s);
+}
+
+void rec_sub_subscribe_unpublished(struct rec_sub *s)
+{
+	if (s->selected && s->reader == 0)
 		sub_subscribe(s);
 }
 

@@ -761,6 +761,12 @@ static void test_usage_errors(void **state)
 	CLI(&r, "info", "-v", "--verbose=yes", g_tmp);
 	want_usage(&r, "info", "--verbose");
 	cli_res_fini(&r);
+	CLI(&r, "record", "-f", "ros1", "/x");
+	want_usage(&r, "record", "'ros1' is no DDS format");
+	cli_res_fini(&r);
+	CLI(&r, "info", "--sort", "size", g_tmp);
+	want_usage(&r, "info", "--sort is name, type or count");
+	cli_res_fini(&r);
 	CLI(&r, "info", "--help");
 	if (r.rc != 0 || !strstr(r.out, "Usage: bagtop info"))
 		cli_fail(&r, "--help prints the usage and exits 0");

@@ -1,7 +1,7 @@
 /* `bagtop record` end to end: a real recorder on a loopback-only DDS domain
  * (CYCLONEDDS_URI from ctest) fed by the test publisher (BAGTOP_TPUB),
  * stopped by a signal, the bag read back with bag_reader. Each case uses
- * its own DDS domain (110..129, and 193 for the demo). */
+ * its own DDS domain (110..123, 148, 149, and 193 for the demo). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -149,6 +149,82 @@ static void test_record_types(void **state)
 	selection_case_typed(123, services, ev, NULL, false, ev);
 }
 
+/* 2c. rosbag2's --ignore-leaf-topics (domain 148): /a/x has no subscriber
+ * but the recorder and is not recorded; /b/y, held back at first, gets one
+ * (a reader-only tpub) and is recorded, every message. --include-unpublished-topics (domain 149): /u/w
+ * has a subscriber and no publisher: it is in the bag, with 0 messages;
+ * a recorder without the option beside it does not list it. */
+static void test_record_graph_rules(void **state)
+{
+	(void)state;
+	struct rec r;
+	char *log = bt_xasprintf("%s/bagtop-leaf-%d.log", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+				 (int)getpid());
+	char *leaf[] = {"-a", "--ignore-leaf-topics", "--log-file", log, NULL};
+	unlink(log);
+	rec_start(&r, 148, leaf, NULL);
+	char *o_sub = bt_xasprintf("%s/sub.txt", r.tmp), *o_a = bt_xasprintf("%s/a.txt", r.tmp);
+	char *o_b = bt_xasprintf("%s/b.txt", r.tmp);
+	/* /b/y's publisher first, held back as a leaf; its subscriber 1.5 s
+	 * later; the publisher waits for both readers. */
+	char *pa[] = {"--count", "10", "--rate", "20", "--start-delay", "2", NULL};
+	char *pb[] = {"--count", "10", "--rate", "20", "--wait-readers", "2", "--start-delay",
+		      "0.5", NULL};
+	pid_t pid_a = tpub_spawn(148, "rt/a/x", pa, o_a), pid_b = tpub_spawn(148, "rt/b/y", pb, o_b);
+	rec_sleep(1.5);
+	char *sub[] = {"--reader-for", "4", NULL};
+	pid_t ps = tpub_spawn(148, "rt/b/y", sub, o_sub);
+	assert_int_equal(tpub_finish(pid_a, o_a), 10);
+	assert_int_equal(tpub_finish(pid_b, o_b), 10);
+	assert_int_equal(tpub_finish(ps, o_sub), 0);
+	rec_stop(&r, SIGINT);
+	struct bag_counts c;
+	bag_count(r.dir, &c);
+	if (c.n != 1 || counts_of(&c, "/b/y") != 10)
+		fail_msg("--ignore-leaf-topics: %zu topics, /b/y %llu:\n%s", c.n,
+			 counts_of(&c, "/b/y"), r.out);
+	counts_free(&c);
+	char *said = rec_read(log);
+	if (!strstr(said, "/a/x: nobody subscribes to it") ||
+	    !strstr(said, "/b/y: it has a subscriber now"))
+		fail_msg("--ignore-leaf-topics logged in %s:\n%s\n%s", log, said, r.out);
+	free(said);
+	unlink(log);
+	free(log);
+	rec_check(r.dir);
+	rec_free(&r);
+	free(o_sub);
+	free(o_a);
+	free(o_b);
+
+	struct rec u, plain;
+	char *unpub[] = {"-a", "--include-unpublished-topics", NULL}, *all[] = {"-a", NULL};
+	rec_start(&u, 149, unpub, NULL);
+	rec_start(&plain, 149, all, NULL);
+	char *sub2[] = {"--reader-for", "2.5", NULL};
+	char *o_sub2 = bt_xasprintf("%s/sub.txt", u.tmp);
+	assert_int_equal(tpub_finish(tpub_spawn(149, "rt/u/w", sub2, o_sub2), o_sub2), 0);
+	free(o_sub2);
+	rec_stop(&u, SIGINT);
+	rec_stop(&plain, SIGINT);
+	struct bag_metadata md[2];
+	rec_metadata(u.dir, &md[0]);
+	rec_metadata(plain.dir, &md[1]);
+	for (int k = 0; k < 2; k++) {
+		bool listed = false;
+		for (size_t i = 0; i < md[k].n_topics; i++)
+			listed = listed || (!strcmp(md[k].topics[i].topic.name, "/u/w") &&
+					    md[k].topics[i].message_count == 0);
+		if (listed != (k == 0))
+			fail_msg("%s: /u/w %slisted:\n%s", k ? "-a" : "--include-unpublished-topics",
+				 listed ? "" : "not ", k ? plain.out : u.out);
+		bag_metadata_fini(&md[k]);
+	}
+	rec_check(u.dir);
+	rec_free(&u);
+	rec_free(&plain);
+}
+
 /* 3. SIGINT, SIGTERM and SIGHUP each end the recording cleanly. */
 static void signal_case(int domain, int sig)
 {
@@ -287,6 +363,7 @@ REC_MAIN(
 	cmocka_unit_test(test_record_chatter),
 	cmocka_unit_test(test_record_selection),
 	cmocka_unit_test(test_record_types),
+	cmocka_unit_test(test_record_graph_rules),
 	cmocka_unit_test(test_record_signals),
 	cmocka_unit_test(test_record_slow_consumer),
 	cmocka_unit_test(test_record_late_publisher),

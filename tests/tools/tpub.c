@@ -46,6 +46,7 @@ struct tpub_opts {
 	long topics; /* > 1: NAME_0 .. NAME_{topics-1}, written round robin */
 	const char *oracle;
 	long wait_readers;
+	double reader_for; /* --reader-for S: no writer, a reader for S seconds */
 	double wait_timeout;
 	double linger;
 	double start_delay;
@@ -70,7 +71,8 @@ static void tpub_usage(void)
 		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
 		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
-		"            [--user-data TEXT]\n"
+		"            [--user-data TEXT] [--reader-for S]\n"
+		"  --reader-for S  no writer: a reader on the topic for S seconds\n"
 		"  --topics N  publish NAME_0 .. NAME_{N-1}, messages round robin (load tests)\n"
 		"  --user-data TEXT  the writers' USER_DATA QoS, e.g. 'typehash=RIHS01_<64 hex>;'\n");
 	exit(2);
@@ -166,6 +168,8 @@ static void tpub_parse(struct tpub_opts *o, int argc, char **argv)
 			o->linger = tpub_double(v);
 		} else if (!strcmp(a, "--user-data")) {
 			o->user_data = v;
+		} else if (!strcmp(a, "--reader-for")) {
+			o->reader_for = tpub_double(v);
 		} else if (!strcmp(a, "--start-delay")) {
 			o->start_delay = tpub_double(v);
 		} else {
@@ -477,10 +481,36 @@ static long tpub_run(struct tpub *t)
 	return i;
 }
 
+/* --reader-for S: a subscriber only (a reliable reader, no writer) for S
+ * seconds: what the recorder's --include-unpublished-topics and
+ * --ignore-leaf-topics look for. Prints "tpub: wrote 0". */
+static int tpub_reader_only(const struct tpub_opts *o)
+{
+	dds_entity_t pp = dds_create_participant(o->domain, NULL, NULL);
+	if (pp < 0)
+		tpub_die("create participant", pp);
+	dds_entity_t tp = dds_create_topic(pp, tpub_desc(o->type), o->topic, NULL, NULL);
+	if (tp < 0)
+		tpub_die("create topic", tp);
+	dds_qos_t *q = tpub_qos(o);
+	dds_entity_t rd = dds_create_reader(pp, tp, q, NULL);
+	dds_delete_qos(q);
+	if (rd < 0)
+		tpub_die("create reader", rd);
+	tpub_sleep_until(tpub_now() + o->reader_for);
+	dds_return_t rc = dds_delete(pp);
+	if (rc < 0)
+		tpub_die("delete participant", rc);
+	printf("tpub: wrote 0\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tpub t = {0};
 	tpub_parse(&t.o, argc, argv);
+	if (t.o.reader_for > 0.0)
+		return tpub_reader_only(&t.o);
 	tpub_create(&t);
 	if (t.o.wait_readers > 0 && !tpub_wait_readers(&t)) {
 		dds_delete(t.pp);
