@@ -9,6 +9,7 @@
 
 #include "app_opts.h"
 #include "app_read_opts.h"
+#include "bt_log.h"
 #include "btdds_env.h"
 #include "play.h"
 
@@ -24,6 +25,7 @@ struct app_play_cfg {
 	bool no_keys, no_tui;
 	const char *node_name; /* --node-name (argv), NULL: the default */
 	bool no_remote_control;
+	enum bt_log_level log_level; /* --log-level; BT_LOG_INFO by default */
 };
 
 /* Plays c->po to the end or a stop signal (SIGINT, SIGTERM, SIGHUP) and

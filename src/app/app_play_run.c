@@ -15,6 +15,7 @@
 #include "app.h"
 #include "app_keys.h"
 #include "bt_fmt.h"
+#include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
 
@@ -177,6 +178,7 @@ int app_play_run(struct app_play_cfg *c)
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	struct play *p = NULL;
 	struct bt_error err = {0};
+	bt_log_set_level(c->log_level);
 	bt_status st = play_start(&c->po, &p, &err);
 	if (st != BT_OK) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -220,6 +220,9 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_SNAPSHOT: c->ro.snapshot_mode = true; return 0;
 	case APP_R_QUEUE_TRIGGERS: c->queue_triggers = true; return 0;
 	case APP_R_LOG_FILE: c->log_file = arg; return 0;
+	case APP_R_LOG_LEVEL:
+		c->log_level_given = true;
+		return app_ros_env_log_level(cmd, arg, &c->log_level);
 	case APP_R_SNAP_DURATION:
 	case APP_R_SNAP_POST:
 	case APP_R_STOP_TIMEOUT:

@@ -6,6 +6,7 @@
 
 #include "app_opts.h"
 #include "app_writer_opts.h"
+#include "bt_log.h"
 #include "btdds_env.h"
 #include "rec_recorder.h"
 #include "rec_snapwin.h"
@@ -51,6 +52,7 @@ enum {
 	APP_R_UNPUBLISHED,
 	APP_R_IGNORE_LEAF,
 	APP_R_SERIALIZATION,
+	APP_R_LOG_LEVEL,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -153,6 +155,10 @@ enum {
 	 "also append log lines (bagtop's and Cyclone's) and live-view events to FILE, with UTC "  \
 	 "times; a failed write is reported once",                                                 \
 	 APP_R_LOG_FILE},                                                                          \
+	{"log-level", 0, "LEVEL",                                                                  \
+	 "debug, info, warn, error or fatal: the log lines kept, and without the live view those " \
+	 "shown on stderr (default: info kept, warnings shown)",                                   \
+	 APP_R_LOG_LEVEL},                                                                         \
 	{"stop-timeout", 0, "SECONDS",                                                             \
 	 "finishing the bag longer than SECONDS abandons what is not written yet, as a second "   \
 	 "Ctrl-C does (default 30; 0 = no limit)",                                                 \
@@ -215,6 +221,8 @@ struct app_record_cfg {
 	bool snapshot_timing; /* --snapshot-duration or --snapshot-post given */
 	bool queue_triggers;  /* --queue-triggers: a busy trigger waits (app_run_cmd.c) */
 	const char *log_file; /* borrowed from argv, NULL = none */
+	bool log_level_given; /* --log-level: log_level is kept and, headless, shown */
+	enum bt_log_level log_level;
 	int64_t duration_ns; /* demo's --duration; 0 = until stopped */
 	/* demo: its own publishers announce no type hash; that says nothing
 	 * of the user's distro */

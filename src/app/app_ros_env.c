@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bt_log.h"
 #include "bt_parse.h"
@@ -53,4 +54,20 @@ int app_ros_env_node_name(const struct app_cmd *cmd, const char *opt, const char
 				       "not starting with a digit), got '%s'", opt, arg);
 	*name = arg;
 	return 0;
+}
+
+int app_ros_env_log_level(const struct app_cmd *cmd, const char *arg, enum bt_log_level *level)
+{
+	static const struct {
+		const char *name;
+		enum bt_log_level level;
+	} levels[] = {{"debug", BT_LOG_DEBUG}, {"info", BT_LOG_INFO}, {"warn", BT_LOG_WARN},
+		      {"error", BT_LOG_ERROR}, {"fatal", BT_LOG_ERROR}};
+	for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+		if (!strcasecmp(arg, levels[i].name)) {
+			*level = levels[i].level;
+			return 0;
+		}
+	return app_usage_error(cmd, "--log-level is debug, info, warn, error or fatal, not '%s'",
+			       arg);
 }

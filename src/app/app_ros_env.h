@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "app_opts.h"
+#include "bt_log.h"
 #include "btdds_env.h"
 
 /* Reads the environment into *env (btdds_env_fini frees it, also after an
@@ -22,5 +23,10 @@ int app_ros_env_domain(const struct app_cmd *cmd, const char *arg, uint32_t *dom
  * *name = arg, or a usage exit after one line naming the option. */
 int app_ros_env_node_name(const struct app_cmd *cmd, const char *opt, const char *arg,
 			  const char **name);
+
+/* Checks a --log-level value as ros2 bag takes it (debug, info, warn,
+ * error, fatal; any case): 0 with *level set (fatal is error: bagtop has
+ * nothing above it), or a usage exit after one line. */
+int app_ros_env_log_level(const struct app_cmd *cmd, const char *arg, enum bt_log_level *level);
 
 #endif

@@ -56,15 +56,15 @@ static void app_log_write(struct app_run *run, const char *what, const char *tex
 }
 
 /* bt_log's sink for the whole session (under bt_log's lock): the log file
- * gets everything; the live view's log, or stderr for warnings and errors
- * when headless. */
+ * gets everything; the live view's log, or stderr when headless: warnings
+ * and errors, or --log-level's lines. */
 static void app_run_log_sink(void *ctx, enum bt_log_level level, const char *line)
 {
 	struct app_run *run = ctx;
 	app_log_write(run, bt_log_level_name(level), line);
 	if (run->events != NULL)
 		tui_events_log_sink(run->events, level, line);
-	else if (level <= BT_LOG_WARN)
+	else if (level <= (run->cfg->log_level_given ? run->cfg->log_level : BT_LOG_WARN))
 		fprintf(stderr, "bagtop: %s: %s\n", bt_log_level_name(level), line);
 }
 
@@ -81,8 +81,9 @@ bool app_run_log_open(struct app_run *run)
 
 void app_run_log_start(struct app_run *run)
 {
-	/* Info lines are for the live view and the log file. */
-	bt_log_set_level(BT_LOG_INFO);
+	/* Info lines are for the live view and the log file, unless
+	 * --log-level says otherwise. */
+	bt_log_set_level(run->cfg->log_level_given ? run->cfg->log_level : BT_LOG_INFO);
 	bt_log_set_sink(app_run_log_sink, run);
 	rec_log_route_dds(true);
 }

@@ -36,6 +36,7 @@ enum {
 	APP_P_STRICT,
 	APP_P_NODE_NAME,
 	APP_P_NO_REMOTE,
+	APP_P_LOG_LEVEL,
 };
 
 static const struct app_opt play_opts[] = {
@@ -94,6 +95,8 @@ static const struct app_opt play_opts[] = {
 	 "rosbag2_player)",
 	 APP_P_NODE_NAME},
 	{"no-remote-control", 0, NULL, "serve no services and be no ROS 2 node", APP_P_NO_REMOTE},
+	{"log-level", 0, "LEVEL",
+	 "debug, info, warn, error or fatal: the log lines shown (default info)", APP_P_LOG_LEVEL},
 };
 
 static int play_remap(struct app_play_cfg *c, const struct app_cmd *cmd, const char *arg)
@@ -187,6 +190,7 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_P_QOS: c->po.qos_overrides_path = arg; return 0;
 	case APP_P_STRICT: c->po.strict = true; return 0;
 	case APP_P_NODE_NAME: return app_ros_env_node_name(cmd, o->lng, arg, &c->node_name);
+	case APP_P_LOG_LEVEL: return app_ros_env_log_level(cmd, arg, &c->log_level);
 	case APP_P_NO_REMOTE: c->no_remote_control = true; return 0;
 	default: return app_usage_error(cmd, "unhandled option --%s", o->lng);
 	}
@@ -235,7 +239,7 @@ static void play_cfg_fini(struct app_play_cfg *c)
 
 static int play_run(const struct app_cmd *cmd, int argc, char **argv)
 {
-	struct app_play_cfg c = {.cmd = cmd};
+	struct app_play_cfg c = {.cmd = cmd, .log_level = BT_LOG_INFO};
 	play_options_init(&c.po);
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, play_opt, &c, &first);

@@ -150,7 +150,9 @@ static bool topics_is_bag_clock(const struct play *p, const char *dds)
 	if (!topics_clock_on(p) || strcmp(dds, "rt/clock") != 0)
 		return false;
 	bt_log_info("the bag's /clock is not played: the player publishes /clock (%s)",
-		    p->o.clock_hz > 0 ? "--clock" : "--clock-topics");
+		    p->o.clock_hz > 0		? "--clock"
+		    : p->o.clock_topics_all ? "--clock-topics-all"
+					    : "--clock-topics");
 	return true;
 }
 

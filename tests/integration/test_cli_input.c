@@ -764,6 +764,9 @@ static void test_usage_errors(void **state)
 	CLI(&r, "record", "-f", "ros1", "/x");
 	want_usage(&r, "record", "'ros1' is no DDS format");
 	cli_res_fini(&r);
+	CLI(&r, "record", "--log-level", "loud", "/x");
+	want_usage(&r, "record", "--log-level is debug, info, warn, error or fatal, not 'loud'");
+	cli_res_fini(&r);
 	CLI(&r, "info", "--sort", "size", g_tmp);
 	want_usage(&r, "info", "--sort is name, type or count");
 	cli_res_fini(&r);

@@ -163,6 +163,7 @@ usage --clock 10 --clock-topics /chatter
 usage --clock-topics /nope
 usage --clock-topics /chatter --clock-topics-all
 usage --services nosvc
+usage --log-level loud
 usage --start +5 --end +1
 printf '/chatter:\n  reliability: bogus\n' >"$T/q.yaml"
 usage --qos-profile-overrides-path "$T/q.yaml"
