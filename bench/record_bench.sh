@@ -17,6 +17,13 @@
 # so the receivers' CPU time and the disk (for a bag, when the stream is
 # faster than it) set both figures; --rate (below both) leaves the CPU time a
 # message to compare.
+# --witness: in each B run a ddsperf sub receives beside bagtop, from the
+# same publisher, and bagtop's count (recorded + lost in the recorder +
+# lost in transport) is set against the witness's: a message the witness
+# got that bagtop neither recorded nor counted as lost is one bagtop did
+# not see (published before its reader matched, say). The witness's
+# reader slows the publisher too: rates and CPU of such a run are not the
+# plain B's.
 # Ratios use medians of the rounds. Not a test: it exits non-zero only when
 # something failed to run.
 #
@@ -35,12 +42,13 @@ SIZES="1KiB 1MiB"
 DOMAIN=230
 STORAGE=sqlite3
 RATE=inf
+WITNESS=0
 
 usage() {
 	cat <<EOF
 usage: bench/record_bench.sh [--bagtop PATH] [--seconds N] [--rounds N] [--dir DIR]
                              [--sizes "1KiB 1MiB"] [--domain ID] [--storage ID]
-                             [--rate R]
+                             [--rate R] [--witness]
   --bagtop   the binary to measure (default build/src/app/bagtop)
   --seconds  how long ddsperf pub publishes per run (default 5)
   --rounds   A B pairs per size (default 2: A B A B)
@@ -49,6 +57,7 @@ usage: bench/record_bench.sh [--bagtop PATH] [--seconds N] [--rounds N] [--dir D
   --domain   DDS domain id (default 230)
   --storage  bagtop's storage backend, its -s (default sqlite3; or mcap)
   --rate     ddsperf pub's rate, e.g. 200kHz (default inf: full speed)
+  --witness  a ddsperf sub beside bagtop in each B run, to count what bagtop missed
 EOF
 }
 
@@ -62,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--domain) DOMAIN=$2; shift 2 ;;
 	--storage) STORAGE=$2; shift 2 ;;
 	--rate) RATE=$2; shift 2 ;;
+	--witness) WITNESS=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -74,7 +84,7 @@ if [ -z "${RECORD_BENCH_NS:-}" ]; then
 		exec unshare -rn sh -c 'ip link set lo up && exec sh "$0" "$@"' "$0" \
 			--bagtop "$BAGTOP" --seconds "$SECONDS_PUB" --rounds "$ROUNDS" \
 			--dir "$DIR" --sizes "$SIZES" --domain "$DOMAIN" --storage "$STORAGE" \
-			--rate "$RATE"
+			--rate "$RATE" $([ "$WITNESS" = 1 ] && echo --witness)
 	fi
 	echo "record_bench: no network namespace here; relying on CYCLONEDDS_URI alone"
 fi
@@ -112,20 +122,39 @@ run_sub() {
 	timeout $((SECONDS_PUB + 20)) ddsperf -i "$DOMAIN" -D "$SECONDS_PUB" pub "$RATE" size "$1" \
 		>"$WORK/pub.out" 2>&1 || true
 	wait "$sp" || true
-	n=$(awk '/ total / { for (i = 1; i <= NF; i++) if ($i == "total") t = $(i + 1) } END { print t + 0 }' "$WORK/sub.out")
+	n=$(sub_total "$WORK/sub.out")
 	echo "$n $(cpu_of "$WORK/sub.times")"
 }
 
-# run_bagtop SIZE -> "received lost_recorder lost_transport cpu bytes"
+# sub's last "total" in FILE
+sub_total() {
+	awk '/ total / { for (i = 1; i <= NF; i++) if ($i == "total") t = $(i + 1) } END { print t + 0 }' "$1"
+}
+
+# run_bagtop SIZE -> "received lost_recorder lost_transport cpu bytes witness"
+# (witness: the witness sub's count, - without --witness)
 run_bagtop() {
 	rm -rf "$WORK/bag"
 	(timeout --foreground $((SECONDS_PUB + 120)) "$BAGTOP" record --no-tui -o "$WORK/bag" -s "$STORAGE" \
 		--domain "$DOMAIN" DDSPerfRDataKS >"$WORK/rec.out" 2>&1; times >"$WORK/rec.times") &
 	rp=$!
-	sleep 1.5
+	wp=
+	if [ "$WITNESS" = 1 ]; then
+		timeout $((SECONDS_PUB + 20)) ddsperf -i "$DOMAIN" -D $((SECONDS_PUB + 3)) sub \
+			>"$WORK/wit.out" 2>&1 &
+		wp=$!
+	fi
+	# Over 2 s: the publisher then appears while recording, and what it
+	# sends before bagtop's reader matches it is counted (`unmatched`).
+	sleep 3
 	timeout $((SECONDS_PUB + 20)) ddsperf -i "$DOMAIN" -D "$SECONDS_PUB" pub "$RATE" size "$1" \
 		>"$WORK/pub.out" 2>&1 || true
 	sleep 0.5
+	wit=-
+	if [ -n "$wp" ]; then
+		wait "$wp" || true
+		wit=$(sub_total "$WORK/wit.out")
+	fi
 	# The subshell's child is timeout, which passes SIGINT on to bagtop:
 	# once with --foreground; without it, a second time to its process
 	# group, and bagtop takes a second Ctrl-C for "abandon what is not
@@ -134,9 +163,10 @@ run_bagtop() {
 	wait "$rp" || true
 	bytes=$(du -sb "$WORK/bag" 2>/dev/null | cut -f1)
 	rm -rf "$WORK/bag"
-	awk -v cpu="$(cpu_of "$WORK/rec.times")" -v bytes="${bytes:-0}" '
+	awk -v cpu="$(cpu_of "$WORK/rec.times")" -v bytes="${bytes:-0}" -v wit="$wit" '
 		$1 == "DDSPerfRDataKS" && $3 == "recorded" { rec = $2; tr = $5; lr = $7 }
-		END { if (rec == "") exit 1; printf "%d %d %d %s %.0f\n", rec + lr, lr, tr, cpu, bytes }' \
+		END { if (rec == "") exit 1
+		      printf "%d %d %d %s %.0f %s\n", rec + lr, lr, tr, cpu, bytes, wit }' \
 		"$WORK/rec.out" || { echo "record_bench: bagtop run failed:" >&2; cat "$WORK/rec.out" >&2; exit 1; }
 }
 
@@ -154,7 +184,7 @@ for size in $SIZES; do
 	printf '%-6s %-7s %10s %10s %11s %11s %7s %9s %9s %9s\n' round side received "msgs/s" "lost(rec)" \
 		"lost(tr)" "cpu s" "us/msg" "bag MB/s" "dd MB/s"
 	: >"$WORK/a.rate"; : >"$WORK/b.rate"; : >"$WORK/a.cpm"; : >"$WORK/b.cpm"
-	: >"$WORK/b.lost"; : >"$WORK/b.bps"; : >"$WORK/b.dd"; : >"$WORK/b.vsdd"
+	: >"$WORK/b.lost"; : >"$WORK/b.bps"; : >"$WORK/b.dd"; : >"$WORK/b.vsdd"; : >"$WORK/b.wit"
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		set -- $(run_sub "$size")
@@ -169,8 +199,14 @@ for size in $SIZES; do
 		rate=$(echo "$1 $SECONDS_PUB" | awk '{ printf "%.0f", $1 / $2 }')
 		cpm=$(echo "$4 $1" | awk '{ printf "%.3f", $2 ? $1 * 1e6 / $2 : 0 }')
 		bps=$(echo "$5 $SECONDS_PUB" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')
-		printf '%-6s %-7s %10s %10s %11s %11s %7s %9s %9s %9s\n' "$r" "B bagtop" "$1" "$rate" "$2" "$3" \
+		printf '%-6s %-7s %10s %10s %11s %11s %7s %9s %9s %9s' "$r" "B bagtop" "$1" "$rate" "$2" "$3" \
 			"$4" "$cpm" "$bps" "$dd_now"
+		if [ "$6" != - ]; then
+			# received + lost in transport against the witness's count
+			printf '  witness %s, bagtop saw %s' "$6" $(($1 + $3))
+			echo "$6 $(($1 + $3))" >>"$WORK/b.wit"
+		fi
+		echo
 		echo "$rate" >>"$WORK/b.rate"; echo "$cpm" >>"$WORK/b.cpm"; echo "$2" >>"$WORK/b.lost"
 		echo "$bps" >>"$WORK/b.bps"; echo "$dd_now" >>"$WORK/b.dd"
 		echo "$bps $dd_now" | awk '{ printf "%.3f\n", $2 ? $1 / $2 : 0 }' >>"$WORK/b.vsdd"
@@ -182,6 +218,12 @@ for size in $SIZES; do
 	echo "$size: bagtop/sub received rate $(echo "$rb $ra" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }')" \
 		"(target >= 0.9); lost in the recorder $lost (target 0);" \
 		"CPU per message bagtop/sub $(echo "$cb $ca" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }') (target <= $CPU_TARGET)"
+	if [ -s "$WORK/b.wit" ]; then
+		awk -v size="$size" '{ w += $1; b += $2; if ($1 > $2) m += $1 - $2 }
+			END { printf "%s: the witness got %d, bagtop saw (received + lost in transport) %d;" \
+			      " messages the witness got beyond bagtop'"'"'s count, summed over runs: %d\n",
+			      size, w, b, m }' "$WORK/b.wit"
+	fi
 	echo "$size: bagtop wrote $(median <"$WORK/b.bps") MB/s of bag; disk (dd conv=fdatasync just" \
 		"before each run) $(median <"$WORK/b.dd") MB/s; ratio, the median of the runs'" \
 		"$(median <"$WORK/b.vsdd" | awk '{ printf "%.2f", $1 }') (target >= 0.9 at 1 MiB)"

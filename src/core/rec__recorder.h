@@ -49,8 +49,14 @@ struct rec_pub {
 /* Last sequence number seen per publication, for gaps and duplicates. */
 struct rec_sn {
 	dds_instance_handle_t pub;
-	int64_t last;
+	int64_t last; /* REC_SN_HEAD: none yet, and what came before the first counts */
 };
+
+/* rec_sn.last of a publication that appeared while recording (noted by the
+ * discovery thread before its first message): the first sequence number
+ * seen, less one, is what it published before the recorder matched it
+ * (counted as `unmatched`). */
+#define REC_SN_HEAD INT64_MIN
 
 struct rec_sub {
 	struct rec_recorder *r;
@@ -129,6 +135,10 @@ struct rec_recorder {
 	dds_entity_t sub_reader;
 	struct rec_foreign_sub *fsubs;
 	size_t n_fsubs, cap_fsubs;
+	/* The participants whose publications were seen, with when the first
+	 * was (monotonic ns): discovery thread only (rec_discovery.c). */
+	struct rec_participant_seen *pps_seen;
+	size_t n_pps_seen, cap_pps_seen;
 	dds_entity_t waitset;
 	dds_entity_t wake;       /* guard condition: stop */
 	pthread_t discovery;
@@ -147,6 +157,7 @@ struct rec_recorder {
 	 * (without: Humble or older). Relaxed; any thread reads them. */
 	atomic_uint_fast64_t ros_pubs_hash, ros_pubs_no_hash;
 	int64_t started_mono;
+	int64_t discovery_mono; /* when discovery started (rec_discovery_start) */
 	bool explicit_warned;
 	bool no_topics_warned;
 	bool stopped;
@@ -157,9 +168,11 @@ struct rec_recorder {
 /* rec_sub.c */
 struct rec_sub *rec_sub_new(struct rec_recorder *r, struct rec_topic *tp);
 void rec_sub_free(struct rec_sub *s); /* reader must be deleted already */
-/* Adds or refreshes a publication; (re)subscribes when selected. */
+/* Adds or refreshes a publication; (re)subscribes when selected.
+ * `appeared`: its participant appeared while recording (rec_discovery.c),
+ * so what it published before the match is counted (REC_SN_HEAD). */
 void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
-		       const dds_builtintopic_endpoint_t *ep);
+		       const dds_builtintopic_endpoint_t *ep, bool appeared);
 /* Selects a topic the selection left out (the user switched it on) or
  * --ignore-leaf-topics held back, and subscribes it when it has
  * publishers. */
@@ -189,6 +202,11 @@ void rec_discovery_stop(struct rec_recorder *r);
  * REC_TOPICS_MAX. Discovery thread. */
 struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
 				      const dds_builtintopic_endpoint_t *ep);
+
+struct rec_participant_seen {
+	unsigned char prefix[12]; /* the GUID prefix: the participant */
+	int64_t first;            /* monotonic ns */
+};
 
 /* rec_subscribers.c: other participants' subscriptions (discovery thread) */
 struct rec_foreign_sub {

@@ -123,15 +123,40 @@ struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
 	return s;
 }
 
+/* Did the participant of `ep` appear while recording: was its first
+ * publication seen more than DISC_APPEARED_NS after discovery started? Its
+ * publishers were then made after the recorder started (discovery tells
+ * of a running participant's publications within milliseconds), and what
+ * they published before the recorder matched them belongs to the
+ * recording: counted (`unmatched`). A participant seen in the first
+ * moments may have published for hours before: not counted. */
+#define DISC_APPEARED_NS (INT64_C(2) * 1000000000)
+
+static bool disc_appeared(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
+{
+	const unsigned char *prefix = ep->participant_key.v;
+	for (size_t i = 0; i < r->n_pps_seen; i++)
+		if (memcmp(r->pps_seen[i].prefix, prefix, 12) == 0)
+			return r->pps_seen[i].first - r->discovery_mono > DISC_APPEARED_NS;
+	int64_t now = bt_time_monotonic_ns();
+	bt_xgrow((void **)&r->pps_seen, &r->cap_pps_seen, r->n_pps_seen + 1,
+		 sizeof *r->pps_seen);
+	struct rec_participant_seen *seen = &r->pps_seen[r->n_pps_seen++];
+	memcpy(seen->prefix, prefix, 12);
+	seen->first = now;
+	return now - r->discovery_mono > DISC_APPEARED_NS;
+}
+
 static void disc_pub_alive(struct rec_recorder *r, dds_instance_handle_t ih,
 			   const dds_builtintopic_endpoint_t *ep)
 {
 	if (disc_is_own(r, ep) || ep->topic_name == NULL || ep->type_name == NULL ||
 	    btdds_names_is_internal(ep->topic_name))
 		return;
+	bool appeared = disc_appeared(r, ep);
 	struct rec_sub *s = rec_discovery_sub_for(r, ep);
 	if (s != NULL)
-		rec_sub_pub_alive(s, ih, ep);
+		rec_sub_pub_alive(s, ih, ep, appeared);
 }
 
 static void disc_pub_gone(struct rec_recorder *r, dds_instance_handle_t ih)
@@ -302,6 +327,7 @@ static void *disc_main(void *arg)
 
 bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err)
 {
+	r->discovery_mono = bt_time_monotonic_ns();
 	r->pub_reader = dds_create_reader(r->pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
 	if (r->pub_reader < 0)
 		return bt_err_set(err, BT_ERR_DDS, "cannot follow DDS discovery: %s",
@@ -338,4 +364,7 @@ void rec_discovery_stop(struct rec_recorder *r)
 	pthread_join(r->discovery, NULL);
 	r->discovery_started = false;
 	rec_subscribers_fini(r);
+	free(r->pps_seen);
+	r->pps_seen = NULL;
+	r->n_pps_seen = r->cap_pps_seen = 0;
 }

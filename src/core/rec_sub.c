@@ -139,6 +139,22 @@ void rec_sub_free(struct rec_sub *s)
 
 /* ---- listener side (Cyclone receive threads) ---------------------------- */
 
+/* Under sn_lock: a publication's entry; false when memory is short (it
+ * goes untracked; its samples still count). */
+static bool sub_sn_append(struct rec_sub *s, dds_instance_handle_t pub, int64_t last)
+{
+	if (s->n_sns == s->cap_sns) {
+		size_t cap = s->cap_sns ? 2 * s->cap_sns : 4;
+		struct rec_sn *n = realloc(s->sns, cap * sizeof *n);
+		if (n == NULL)
+			return false;
+		s->sns = n;
+		s->cap_sns = cap;
+	}
+	s->sns[s->n_sns++] = (struct rec_sn){pub, last};
+	return true;
+}
+
 /* Counts a gap in the publication's sequence numbers; false for a duplicate
  * (delivered by both readers while one replaces the other). */
 static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t sn)
@@ -151,17 +167,12 @@ static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t s
 	while (i < s->n_sns && s->sns[i].pub != pub)
 		i++;
 	if (i == s->n_sns) {
-		if (s->n_sns == s->cap_sns) {
-			size_t cap = s->cap_sns ? 2 * s->cap_sns : 4;
-			struct rec_sn *n = realloc(s->sns, cap * sizeof *n);
-			if (n == NULL) { /* no tracking for this one; the sample still counts */
-				pthread_mutex_unlock(&s->sn_lock);
-				return true;
-			}
-			s->sns = n;
-			s->cap_sns = cap;
-		}
-		s->sns[s->n_sns++] = (struct rec_sn){pub, sn};
+		(void)sub_sn_append(s, pub, sn); /* untracked when short of memory */
+	} else if (s->sns[i].last == REC_SN_HEAD) {
+		if (sn > 1) /* sequence numbers start at 1 */
+			atomic_fetch_add_explicit(&s->tp->st.unmatched, (uint64_t)(sn - 1),
+						  memory_order_relaxed);
+		s->sns[i].last = sn;
 	} else if (sn <= s->sns[i].last) {
 		fresh = false;
 	} else {
@@ -601,8 +612,22 @@ static struct rec_pub *sub_find_pub(struct rec_sub *s, dds_instance_handle_t ih)
 	return NULL;
 }
 
+/* A publication that appeared while recording: its first message tells
+ * what it published before the match, unless one arrived already (the
+ * reader matched it before this thread heard of it; then uncounted). */
+static void sub_sn_expect_head(struct rec_sub *s, dds_instance_handle_t pub)
+{
+	pthread_mutex_lock(&s->sn_lock);
+	size_t i = 0;
+	while (i < s->n_sns && s->sns[i].pub != pub)
+		i++;
+	if (i == s->n_sns)
+		(void)sub_sn_append(s, pub, REC_SN_HEAD);
+	pthread_mutex_unlock(&s->sn_lock);
+}
+
 void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
-		       const dds_builtintopic_endpoint_t *ep)
+		       const dds_builtintopic_endpoint_t *ep, bool appeared)
 {
 	struct rec_pub *p = sub_find_pub(s, ih);
 	bool is_new = p == NULL;
@@ -615,6 +640,8 @@ void rec_sub_pub_alive(struct rec_sub *s, dds_instance_handle_t ih,
 		pub_fill(p, ih, ep);
 	}
 	sub_note_type_hash(s, ep->qos, is_new);
+	if (is_new && appeared)
+		sub_sn_expect_head(s, ih);
 	atomic_store_explicit(&s->tp->publishers, (unsigned)s->n_pubs, memory_order_relaxed);
 	if (!s->selected)
 		return;

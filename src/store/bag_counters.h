@@ -46,7 +46,11 @@
 	/* not written: free space on the bag's filesystem was below           \
 	 * --min-free-space */                                                                  \
 	X(lost_disk_guard, "lost_disk_guard", disk_guard, "disk_guard", "disk guard",          \
-	  "DiskGrd", RECORDER, 0)
+	  "DiskGrd", RECORDER, 0)                                                                        \
+	/* published by a publisher that appeared while recording, before the  \
+	 * recorder's reader matched it: its first sequence number less one */    \
+	X(unmatched, "unmatched", unmatched, "unmatched",                                      \
+	  "published before the recorder matched its publisher", "Unmatchd", TRANSPORT, 0)
 
 /* Messages left out on purpose: counted per topic like a cause (same
  * columns, same struct bag_losses / rec_topic_stats member, same index

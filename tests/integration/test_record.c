@@ -1,7 +1,7 @@
 /* `bagtop record` end to end: a real recorder on a loopback-only DDS domain
  * (CYCLONEDDS_URI from ctest) fed by the test publisher (BAGTOP_TPUB),
  * stopped by a signal, the bag read back with bag_reader. Each case uses
- * its own DDS domain (110..123, 148, 149, and 193 for the demo). */
+ * its own DDS domain (110..123, 148, 149, 195, and 193 for the demo). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bag_metadata.h"
 #include "bag_reader.h"
+#include "bag_types.h"
 #include "bt_fs.h"
 #include "bt_mem.h"
 #include "rec_harness.h"
@@ -223,6 +225,57 @@ static void test_record_graph_rules(void **state)
 	rec_free(&plain);
 }
 
+/* 2d. What a publisher that appears while recording sends before the
+ * recorder matched it is counted, exactly (domain 195): /new starts 2.5 s
+ * in at 1000 Hz without waiting for readers, and recorded + `unmatched`
+ * is every message it wrote. /old published before the recorder started:
+ * what it sent then is no loss of the recording, so nothing is counted. */
+static void test_record_unmatched(void **state)
+{
+	(void)state;
+	char *o_old = bt_xasprintf("%s/bagtop-old-%d.txt", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+				   (int)getpid());
+	char *old_args[] = {"--count", "100", "--rate", "20", NULL};
+	pid_t p_old = tpub_spawn(195, "rt/old", old_args, o_old);
+	rec_sleep(1.0);
+	struct rec r;
+	char *args[] = {"/new", "/old", NULL};
+	rec_start(&r, 195, args, NULL);
+	rec_sleep(1.5);
+	char *o_new = bt_xasprintf("%s/new.txt", r.tmp);
+	char *new_args[] = {"--count", "2000", "--rate", "1000", NULL};
+	assert_int_equal(tpub_finish(tpub_spawn(195, "rt/new", new_args, o_new), o_new), 2000);
+	assert_int_equal(tpub_finish(p_old, o_old), 100);
+	rec_stop(&r, SIGINT);
+	struct rec_tally vn = rec_summary(r.out, "/new"), vo = rec_summary(r.out, "/old");
+	struct bag_metadata md;
+	rec_metadata(r.dir, &md);
+	unsigned long long unmatched = 0, old_unmatched = 1;
+	for (size_t i = 0; i < md.n_topics; i++) {
+		const struct bag_topic_info *ti = &md.topics[i];
+		uint64_t u = bag_losses_get(&ti->stats.causes, BAG_CAUSE_unmatched);
+		if (!strcmp(ti->topic.name, "/new"))
+			unmatched = u;
+		else if (!strcmp(ti->topic.name, "/old"))
+			old_unmatched = u;
+	}
+	bag_metadata_fini(&md);
+	print_message("/new: %llu recorded, %llu unmatched; /old: %llu recorded\n", vn.recorded,
+		      unmatched, vo.recorded);
+	if (vn.recorded + vn.lost_transport != 2000 || unmatched == 0 ||
+	    unmatched != vn.lost_transport || vo.lost_transport != 0 || old_unmatched != 0 ||
+	    vo.recorded == 0 || vo.recorded >= 100)
+		fail_msg("/new %llu + %llu (unmatched %llu); /old %llu + %llu (unmatched %llu):\n%s",
+			 vn.recorded, vn.lost_transport, unmatched, vo.recorded, vo.lost_transport,
+			 old_unmatched, r.out);
+	rec_expect_count(r.dir, "/new", vn.recorded);
+	rec_check(r.dir);
+	unlink(o_old);
+	free(o_old);
+	free(o_new);
+	rec_free(&r);
+}
+
 /* 3. SIGINT, SIGTERM and SIGHUP each end the recording cleanly. */
 static void signal_case(int domain, int sig)
 {
@@ -362,6 +415,7 @@ REC_MAIN(
 	cmocka_unit_test(test_record_selection),
 	cmocka_unit_test(test_record_types),
 	cmocka_unit_test(test_record_graph_rules),
+	cmocka_unit_test(test_record_unmatched),
 	cmocka_unit_test(test_record_signals),
 	cmocka_unit_test(test_record_slow_consumer),
 	cmocka_unit_test(test_record_late_publisher),

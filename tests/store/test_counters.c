@@ -73,9 +73,13 @@ static void test_table_sums(void **state)
 	assert_int_equal(bag_losses_recorder(&l), rec);
 	assert_int_equal(l.lost_transport, 1);
 	assert_int_equal(l.lost_abandoned, (uint64_t)1 << BAG_CAUSE_lost_abandoned);
-	/* the last cause added, last in the table and in the IDL */
 	assert_int_equal(l.lost_disk_guard, (uint64_t)1 << BAG_CAUSE_lost_disk_guard);
-	assert_int_equal(BAG_CAUSE_lost_disk_guard, BAG_LOSS_N_CAUSES - 1);
+	/* the last cause added, last in the table and in the IDL, and a
+	 * transport one though the recorder's come before it */
+	assert_int_equal(l.unmatched, (uint64_t)1 << BAG_CAUSE_unmatched);
+	assert_int_equal(BAG_CAUSE_unmatched, BAG_LOSS_N_CAUSES - 1);
+	assert_true(bag_losses_transport(&l) & ((uint64_t)1 << BAG_CAUSE_unmatched));
+	assert_false(bag_losses_recorder(&l) & ((uint64_t)1 << BAG_CAUSE_unmatched));
 }
 
 /* The counters that are no loss (throttled) follow the causes: in the
