@@ -156,8 +156,11 @@ static bool sub_sn_append(struct rec_sub *s, dds_instance_handle_t pub, int64_t 
 }
 
 /* Counts a gap in the publication's sequence numbers; false for a duplicate
- * (delivered by both readers while one replaces the other). */
-static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t sn)
+ * (delivered by both readers while one replaces the other). `live`: the
+ * message is for the bag (not paused, topic on); a publication's head
+ * before the match (REC_SN_HEAD) counts only then, as what arrives while
+ * paused is no loss either. */
+static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t sn, bool live)
 {
 	if (sn == REC_SN_UNKNOWN)
 		return true;
@@ -169,7 +172,7 @@ static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t s
 	if (i == s->n_sns) {
 		(void)sub_sn_append(s, pub, sn); /* untracked when short of memory */
 	} else if (s->sns[i].last == REC_SN_HEAD) {
-		if (sn > 1) /* sequence numbers start at 1 */
+		if (sn > 1 && live) /* sequence numbers start at 1 */
 			atomic_fetch_add_explicit(&s->tp->st.unmatched, (uint64_t)(sn - 1),
 						  memory_order_relaxed);
 		s->sns[i].last = sn;
@@ -214,13 +217,14 @@ static bool sub_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
 	struct rec_sub *s = arg;
 	struct rec_topic_stats *st = &s->tp->st;
-	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn))
+	bool live = !atomic_load_explicit(&s->r->paused, memory_order_relaxed) &&
+		    atomic_load_explicit(&s->tp->enabled, memory_order_relaxed);
+	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn, live))
 		return true;
 	if (s->r->opt.test_listener_delay_us != 0)
 		usleep(s->r->opt.test_listener_delay_us);
 	atomic_fetch_add_explicit(&st->rx_bytes, smp->len, memory_order_relaxed);
-	if (atomic_load_explicit(&s->r->paused, memory_order_relaxed) ||
-	    !atomic_load_explicit(&s->tp->enabled, memory_order_relaxed)) {
+	if (!live) {
 		/* Counted so the live view keeps its rates. */
 		atomic_fetch_add_explicit(&st->ignored, 1, memory_order_relaxed);
 		return true;

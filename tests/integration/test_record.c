@@ -227,9 +227,10 @@ static void test_record_graph_rules(void **state)
 
 /* 2d. What a publisher that appears while recording sends before the
  * recorder matched it is counted, exactly (domain 195): /new starts 2.5 s
- * in at 1000 Hz without waiting for readers, and recorded + `unmatched`
+ * or more in at 1000 Hz without waiting for readers, and recorded + `unmatched`
  * is every message it wrote. /old published before the recorder started:
- * what it sent then is no loss of the recording, so nothing is counted. */
+ * what it sent then is no loss of the recording, so nothing is counted;
+ * nor by a recorder paused throughout. */
 static void test_record_unmatched(void **state)
 {
 	(void)state;
@@ -238,15 +239,24 @@ static void test_record_unmatched(void **state)
 	char *old_args[] = {"--count", "100", "--rate", "20", NULL};
 	pid_t p_old = tpub_spawn(195, "rt/old", old_args, o_old);
 	rec_sleep(1.0);
-	struct rec r;
+	struct rec r, paused;
 	char *args[] = {"/new", "/old", NULL};
+	char *paused_args[] = {"/new", "--start-paused", NULL};
 	rec_start(&r, 195, args, NULL);
-	rec_sleep(1.5);
+	rec_start(&paused, 195, paused_args, NULL);
+	rec_sleep(1.5); /* /new then appears more than 2 s into both recorders' discovery */
 	char *o_new = bt_xasprintf("%s/new.txt", r.tmp);
 	char *new_args[] = {"--count", "2000", "--rate", "1000", NULL};
 	assert_int_equal(tpub_finish(tpub_spawn(195, "rt/new", new_args, o_new), o_new), 2000);
 	assert_int_equal(tpub_finish(p_old, o_old), 100);
 	rec_stop(&r, SIGINT);
+	rec_stop(&paused, SIGINT);
+	/* paused throughout: nothing recorded, and nothing lost either */
+	struct rec_tally vp = rec_summary(paused.out, "/new");
+	if (vp.recorded != 0 || vp.lost_transport != 0 || vp.lost_recorder != 0)
+		fail_msg("paused: %llu recorded, %llu + %llu lost:\n%s", vp.recorded,
+			 vp.lost_transport, vp.lost_recorder, paused.out);
+	rec_free(&paused);
 	struct rec_tally vn = rec_summary(r.out, "/new"), vo = rec_summary(r.out, "/old");
 	struct bag_metadata md;
 	rec_metadata(r.dir, &md);
