@@ -78,18 +78,11 @@ void app_opts_help(const struct app_cmd *cmd)
 	}
 }
 
-static int app_opts_ignore(void *ctx, const struct app_opt *o, const char *arg)
-{
-	(void)ctx;
-	(void)o;
-	(void)arg;
-	return 0;
-}
-
-int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const char **operand)
+int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn,
+			 void *ctx, const char **operand)
 {
 	int first;
-	int rc = app_opts_parse(cmd, argc, argv, app_opts_ignore, NULL, &first);
+	int rc = app_opts_parse(cmd, argc, argv, fn, ctx, &first);
 	if (rc)
 		return rc;
 	if (argc - first != 1)

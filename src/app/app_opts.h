@@ -47,9 +47,10 @@ void app_opts_help(const struct app_cmd *cmd);
 /* Prints one help row: "  LEFT  TEXT", TEXT starting in the column after a
  * left part of `width` (at most 28) and wrapped to 80 columns. */
 void app_opts_row(const char *left, int width, const char *text);
-/* Parses a command that has no options of its own and takes exactly one
- * operand: 0 with *operand set, -1 after --help, or a usage exit status. */
-int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, const char **operand);
+/* Parses a command that takes exactly one operand, its options handed to
+ * fn: 0 with *operand set, -1 after --help, or a usage exit status. */
+int app_opts_one_operand(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn,
+			 void *ctx, const char **operand);
 /* Parses a command that takes no operands: 0, -1 after --help, or a usage
  * exit status (also for an operand). */
 int app_opts_no_operand(const struct app_cmd *cmd, int argc, char **argv, app_opt_fn fn,

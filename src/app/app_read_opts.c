@@ -83,14 +83,8 @@ static int app_read_storage_only(void *ctx, const struct app_opt *o, const char 
 int app_read_bag_operand(const struct app_cmd *cmd, int argc, char **argv, const char **bag)
 {
 	struct app_read_storage_ctx c = {cmd, NULL};
-	int first;
-	int rc = app_opts_parse(cmd, argc, argv, app_read_storage_only, &c, &first);
-	if (rc)
-		return rc;
-	if (argc - first != 1)
-		return app_usage_error(cmd, "expects one %s", cmd->operands);
-	*bag = argv[first];
-	return app_read_storage_expect(*bag, c.id);
+	int rc = app_opts_one_operand(cmd, argc, argv, app_read_storage_only, &c, bag);
+	return rc ? rc : app_read_storage_expect(*bag, c.id);
 }
 
 void app_read_select(const struct app_read_cfg *c, struct btdds_select_options *o)
@@ -105,7 +99,7 @@ void app_read_select(const struct app_read_cfg *c, struct btdds_select_options *
 	o->n_exclude_topics = c->n_exclude;
 	o->exclude_services = c->exclude_services;
 	o->n_exclude_services = c->n_exclude_services;
-	o->all = c->n_topics == 0 && c->n_services == 0 && (c->regex == NULL || !c->regex[0]);
+	o->all = btdds_select_names_nothing(o);
 }
 
 void app_read_cfg_fini(struct app_read_cfg *c)

@@ -197,6 +197,9 @@ void rec_sub_subscribe_unpublished(struct rec_sub *s);
 /* rec_discovery.c */
 bt_status rec_discovery_start(struct rec_recorder *r, struct bt_error *err);
 void rec_discovery_stop(struct rec_recorder *r);
+/* Is `ep` another participant's endpoint on a topic that can be recorded
+ * (named, typed, not DDS- or ROS-internal)? */
+bool rec_discovery_foreign(const struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep);
 /* The topic of endpoint `ep` (a publication or subscription) with its
  * subscription entry, made when new (selection evaluated then); NULL past
  * REC_TOPICS_MAX. Discovery thread. */

@@ -31,9 +31,10 @@
 #define ENTITYKIND_WRITER_WITH_KEY 0x02
 #define ENTITYKIND_READER_WITH_KEY 0x07
 
-static bool disc_is_own(const struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
+bool rec_discovery_foreign(const struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
-	return memcmp(ep->participant_key.v, r->own_guid.v, 12) == 0;
+	return memcmp(ep->participant_key.v, r->own_guid.v, 12) != 0 && ep->topic_name != NULL &&
+	       ep->type_name != NULL && !btdds_names_is_internal(ep->topic_name);
 }
 
 /* A --repeat-transient-local topic is marked in the store (and recorded:
@@ -150,8 +151,7 @@ static bool disc_appeared(struct rec_recorder *r, const dds_builtintopic_endpoin
 static void disc_pub_alive(struct rec_recorder *r, dds_instance_handle_t ih,
 			   const dds_builtintopic_endpoint_t *ep)
 {
-	if (disc_is_own(r, ep) || ep->topic_name == NULL || ep->type_name == NULL ||
-	    btdds_names_is_internal(ep->topic_name))
+	if (!rec_discovery_foreign(r, ep))
 		return;
 	bool appeared = disc_appeared(r, ep);
 	struct rec_sub *s = rec_discovery_sub_for(r, ep);

@@ -139,6 +139,15 @@ void rec_sub_free(struct rec_sub *s)
 
 /* ---- listener side (Cyclone receive threads) ---------------------------- */
 
+/* Under sn_lock: the index of publication `pub`'s entry, n_sns if none. */
+static size_t sub_sn_find(const struct rec_sub *s, dds_instance_handle_t pub)
+{
+	size_t i = 0;
+	while (i < s->n_sns && s->sns[i].pub != pub)
+		i++;
+	return i;
+}
+
 /* Under sn_lock: a publication's entry; false when memory is short (it
  * goes untracked; its samples still count). */
 static bool sub_sn_append(struct rec_sub *s, dds_instance_handle_t pub, int64_t last)
@@ -166,9 +175,7 @@ static bool sub_sn_check(struct rec_sub *s, dds_instance_handle_t pub, int64_t s
 		return true;
 	bool fresh = true;
 	pthread_mutex_lock(&s->sn_lock);
-	size_t i = 0;
-	while (i < s->n_sns && s->sns[i].pub != pub)
-		i++;
+	size_t i = sub_sn_find(s, pub);
 	if (i == s->n_sns) {
 		(void)sub_sn_append(s, pub, sn); /* untracked when short of memory */
 	} else if (s->sns[i].last == REC_SN_HEAD) {
@@ -622,10 +629,7 @@ static struct rec_pub *sub_find_pub(struct rec_sub *s, dds_instance_handle_t ih)
 static void sub_sn_expect_head(struct rec_sub *s, dds_instance_handle_t pub)
 {
 	pthread_mutex_lock(&s->sn_lock);
-	size_t i = 0;
-	while (i < s->n_sns && s->sns[i].pub != pub)
-		i++;
-	if (i == s->n_sns)
+	if (sub_sn_find(s, pub) == s->n_sns)
 		(void)sub_sn_append(s, pub, REC_SN_HEAD);
 	pthread_mutex_unlock(&s->sn_lock);
 }

@@ -12,7 +12,6 @@
 
 #include "bt_log.h"
 #include "bt_mem.h"
-#include "btdds_names.h"
 #include "rec__recorder.h"
 
 bool rec_subscribers_has(const struct rec_recorder *r, const char *dds_name)
@@ -36,9 +35,7 @@ static bool subs_note(struct rec_recorder *r, dds_instance_handle_t ih, const ch
 void rec_subscribers_alive(struct rec_recorder *r, dds_instance_handle_t ih,
 			   const dds_builtintopic_endpoint_t *ep)
 {
-	if (memcmp(ep->participant_key.v, r->own_guid.v, 12) == 0 || ep->topic_name == NULL ||
-	    ep->type_name == NULL || btdds_names_is_internal(ep->topic_name) ||
-	    !subs_note(r, ih, ep->topic_name))
+	if (!rec_discovery_foreign(r, ep) || !subs_note(r, ih, ep->topic_name))
 		return;
 	struct rec_topic *tp = rec_topics_find(r->topics, ep->topic_name, ep->type_name);
 	struct rec_sub *s = tp != NULL && tp->index < r->cap_subs ? r->subs[tp->index] : NULL;

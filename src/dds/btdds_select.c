@@ -142,6 +142,11 @@ static bt_status select_regex_compile(regex_t *re, const char *pattern, const ch
 	return bt_err_set(err, BT_ERR_USAGE, "bad %s '%s': %s", opt, pattern, why);
 }
 
+bool btdds_select_names_nothing(const struct btdds_select_options *opt)
+{
+	return opt->n_topics == 0 && opt->n_services == 0 && (!opt->regex || !opt->regex[0]);
+}
+
 bt_status btdds_select_new(const struct btdds_select_options *opt, struct btdds_select **out,
 			 struct bt_error *err)
 {

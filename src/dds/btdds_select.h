@@ -47,6 +47,10 @@ struct btdds_select_options {
 
 struct btdds_select;
 
+/* True when no topic, service or -e names anything: where a reader of a
+ * bag (play, convert) takes every topic, as `all`. */
+bool btdds_select_names_nothing(const struct btdds_select_options *opt);
+
 /* Compiles the selection. BT_ERR_USAGE with a one-line reason when no
  * topic source is given (no topics, services or types, no -a, -e,
  * --all-topics or --all-services) or a regex is invalid. */

@@ -97,7 +97,7 @@ static bt_status topics_select(const struct play *p, struct btdds_select **out,
 			       struct bt_error *err)
 {
 	struct btdds_select_options so = p->o.select;
-	so.all = so.n_topics == 0 && so.n_services == 0 && (!so.regex || !so.regex[0]);
+	so.all = btdds_select_names_nothing(&so);
 	so.include_hidden = true;
 	so.include_services = true;
 	return btdds_select_new(&so, out, err);
