@@ -10,6 +10,7 @@ int app_main(int argc, char **argv);
 /* The commands (cmd_*.c). */
 extern const struct app_cmd app_cmd_record;
 extern const struct app_cmd app_cmd_play;
+extern const struct app_cmd app_cmd_burst;
 extern const struct app_cmd app_cmd_info;
 extern const struct app_cmd app_cmd_check;
 extern const struct app_cmd app_cmd_reindex;

@@ -13,7 +13,8 @@
 #define BAGTOP_VERSION "0.0.0"
 #endif
 
-static const struct app_cmd *const app_cmds[] = {&app_cmd_record, &app_cmd_play, &app_cmd_demo, &app_cmd_info, &app_cmd_check,
+static const struct app_cmd *const app_cmds[] = {&app_cmd_record, &app_cmd_play, &app_cmd_burst,
+						 &app_cmd_demo, &app_cmd_info, &app_cmd_check,
 						 &app_cmd_reindex, &app_cmd_convert, &app_cmd_snapshot,
 						 &app_cmd_pause, &app_cmd_resume,
 						 &app_cmd_stats, &app_cmd_call};

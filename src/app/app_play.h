@@ -1,11 +1,13 @@
-/* app_play — `bagtop play`'s configuration (cmd_play.c parses it) and its
- * run: the player started, status lines and keys without the live view,
- * a stop signal, the end summary (app_play_run.c). */
+/* app_play — `bagtop play`'s and `bagtop burst`'s configuration (cmd_play.c
+ * parses it) and its run: the player started (a burst asked), status lines
+ * and keys without the live view, a stop signal, the end summary
+ * (app_play_run.c). */
 #ifndef APP_PLAY_H
 #define APP_PLAY_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "app_opts.h"
 #include "app_read_opts.h"
@@ -26,6 +28,8 @@ struct app_play_cfg {
 	const char *node_name; /* --node-name (argv), NULL: the default */
 	bool no_remote_control;
 	enum bt_log_level log_level; /* --log-level; BT_LOG_INFO by default */
+	bool burst;       /* bagtop burst: po.start_paused, then play_burst(burst_n) */
+	uint64_t burst_n; /* -n: 0 the whole window */
 };
 
 /* Plays c->po to the end or a stop signal (SIGINT, SIGTERM, SIGHUP) and

@@ -1,8 +1,9 @@
-/* app_play_run — `bagtop play` without the live view: the player started
- * with SIGINT, SIGTERM and SIGHUP blocked (every thread inherits it; the
- * main thread alone receives them with sigtimedwait), a status line a
- * second, keys on the terminal (app_keys.c's thread: Space pause/resume,
- * . or Right one message, Up/Down rate x1.1 / /1.1), then the summary. */
+/* app_play_run — `bagtop play` (and `burst`: its burst asked first)
+ * without the live view: the player started with SIGINT, SIGTERM and
+ * SIGHUP blocked (every thread inherits it; the main thread alone receives
+ * them with sigtimedwait), a status line a second, keys on the terminal
+ * (app_keys.c's thread: Space pause/resume, . or Right one message,
+ * Up/Down rate x1.1 / /1.1), then the summary. */
 #include "app_play.h"
 #include "app_play_tui.h"
 
@@ -154,6 +155,26 @@ static int play_exit_of(bt_status st)
 								    : APP_EXIT_ERROR;
 }
 
+/* bagtop burst's end: said in the event log (stderr without the live
+ * view); from the publishing thread, so it only logs. */
+static void play_burst_said(void *ctx, uint64_t n)
+{
+	uint64_t asked = *(const uint64_t *)ctx; /* the cfg's, which outlives the player */
+	bt_log_info("burst: %llu message%s published%s", (unsigned long long)n, bt_fmt_s(n),
+		    asked != 0 && n == asked ? "; paused" : "");
+}
+
+/* bagtop burst: the player started paused, the burst asked at once (it
+ * waits for subscribers with --wait-for-subscribers, as playing does). */
+static void play_burst_start(const struct app_play_cfg *c, struct play *p)
+{
+	if (!c->burst)
+		return;
+	enum play_result r = play_burst(p, c->burst_n, play_burst_said, (void *)&c->burst_n);
+	if (r != PLAY_OK)
+		bt_log_warn("burst: %s", play_result_str(r));
+}
+
 /* The live view (app_play_tui) when stdout is a terminal, unless --no-tui
  * or --disable-keyboard-controls (it owns the terminal and its keys);
  * false when it did not run: then status lines. */
@@ -190,11 +211,17 @@ int app_play_run(struct app_play_cfg *c)
 	struct play_keys pk = {.p = p};
 	struct app_keys keys = {.started = false};
 	int sig = 0;
+	play_burst_start(c, p);
 	if (!play_live_view(c, p, &sigs)) {
-		char bag[1024];
+		char bag[1024], burst[64] = "";
 		app_escape(c->po.bag_path, bag, sizeof bag);
-		printf("Playing %s (%zu topic%s%s; Ctrl-C to stop)\n", bag, play_n_topics(p),
-		       bt_fmt_s(play_n_topics(p)), c->po.start_paused ? ", paused" : "");
+		if (c->burst && c->burst_n)
+			snprintf(burst, sizeof burst, ", a burst of %llu first",
+				 (unsigned long long)c->burst_n);
+		else if (c->burst)
+			snprintf(burst, sizeof burst, ", a burst of all");
+		printf("Playing %s (%zu topic%s%s%s; Ctrl-C to stop)\n", bag, play_n_topics(p),
+		       bt_fmt_s(play_n_topics(p)), c->po.start_paused ? ", paused" : "", burst);
 		if (!c->no_keys && app_keys_start_fn(&keys, play_keys_fn, &pk))
 			printf("Press SPACE to pause/resume, . or RIGHT to play one message while "
 			       "paused, UP/DOWN to change the rate\n");

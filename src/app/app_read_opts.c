@@ -25,6 +25,10 @@ static int app_read_time(const struct app_cmd *cmd, const char *opt, const char 
 int app_read_opt(const struct app_cmd *cmd, struct app_read_cfg *c, const struct app_opt *o,
 		 const char *arg)
 {
+	bool named = o->id == APP_S_TOPICS || o->id == APP_S_EXCLUDE_TOPICS ||
+		     o->id == APP_S_SERVICES || o->id == APP_S_EXCLUDE_SERVICES;
+	if (named && *arg == '\0') /* no topic or service has it, and '' is a slip */
+		return app_usage_error(cmd, "--%s wants names, got ''", o->lng);
 	switch (o->id) {
 	case APP_S_TOPICS: app_read_push(&c->topics, &c->n_topics, arg); return 0;
 	case APP_S_EXCLUDE_TOPICS: app_read_push(&c->exclude, &c->n_exclude, arg); return 0;

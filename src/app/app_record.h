@@ -51,6 +51,7 @@ enum {
 	APP_R_EXCLUDE_SERVICES,
 	APP_R_UNPUBLISHED,
 	APP_R_IGNORE_LEAF,
+	APP_R_NO_DISCOVERY,
 	APP_R_SERIALIZATION,
 	APP_R_LOG_LEVEL,
 };
@@ -98,6 +99,10 @@ enum {
 	{"ignore-leaf-topics", 0, NULL,                                                            \
 	 "do not record a selected topic nobody else subscribes to, until someone does",          \
 	 APP_R_IGNORE_LEAF},                                                                       \
+	{"no-discovery", 0, NULL,                                                                  \
+	 "record only topics found at the start (in discovery's first 2 s), none that appears "   \
+	 "later",                                                                                  \
+	 APP_R_NO_DISCOVERY},                                                                      \
 	{"serialization-format", 'f', "FORMAT",                                                    \
 	 "the messages' serialization format: cdr, the only one DDS has (as rosbag2's default)",  \
 	 APP_R_SERIALIZATION}

@@ -37,66 +37,99 @@ enum {
 	APP_P_NODE_NAME,
 	APP_P_NO_REMOTE,
 	APP_P_LOG_LEVEL,
+	APP_P_NUM_MESSAGES,
 };
 
+/* The rows of play's table, in groups, so that burst's table (the same
+ * options but the timing of a whole run: loops, -d, -p) is built from the
+ * same rows, not a copy of them. */
+#define PLAY_OPT_ROWS_SELECT                                                                     \
+	APP_READ_TOPIC_OPT_ROWS(                                                                 \
+		"play",                                                                          \
+		"play these topics only (ROS or DDS names, each in the bag; also TOPIC operands)"), \
+	{"remap", 'm', "OLD:=NEW...",                                                            \
+	 "publish topic OLD as NEW (ROS or DDS names; one or more)", APP_P_REMAP},              \
+	{"clock", 0, "[HZ]",                                                                     \
+	 "publish rosgraph_msgs/msg/Clock on /clock from the bag time, HZ a second (default "   \
+	 "40)",                                                                                  \
+	 APP_P_CLOCK},                                                                           \
+	{"clock-topics", 0, "TOPIC...",                                                          \
+	 "publish /clock right before each message of these topics, with its time (not with "   \
+	 "--clock)",                                                                             \
+	 APP_P_CLOCK_TOPICS},                                                                    \
+	{"clock-topics-all", 0, NULL, "publish /clock right before every message, with its time", \
+	 APP_P_CLOCK_TOPICS_ALL}
+
+#define PLAY_OPT_ROWS_WINDOW                                                                     \
+	{"start-offset", 0, "SECONDS", "start this long after the bag's first message",          \
+	 APP_P_START_OFFSET},                                                                    \
+	{"playback-duration", 0, "SECONDS", "play this much bag time from the start",            \
+	 APP_P_DURATION},                                                                        \
+	{"playback-until-sec", 0, "SECONDS",                                                     \
+	 "play messages stamped up to this time (seconds since the epoch)", APP_P_UNTIL_SEC},    \
+	{"playback-until-nsec", 0, "NS",                                                         \
+	 "play messages stamped up to this time (nanoseconds since the epoch)",                  \
+	 APP_P_UNTIL_NSEC},                                                                      \
+	APP_READ_WINDOW_OPT_ROWS("play"), APP_READ_STORAGE_OPT_ROW
+
+#define PLAY_OPT_ROWS_REST                                                                       \
+	{"wait-for-all-acked", 0, "MS",                                                          \
+	 "at the end, wait up to MS milliseconds until reliable subscribers acknowledged "       \
+	 "everything (0 = no limit)",                                                            \
+	 APP_P_WAIT_ACKED},                                                                      \
+	{"disable-keyboard-controls", 0, NULL,                                                   \
+	 "leave the terminal alone (else Space pauses/resumes, . or Right plays one message, "   \
+	 "Up/Down change the rate)",                                                             \
+	 APP_P_NO_KEYS},                                                                         \
+	{"no-tui", 0, NULL, "status lines instead of the live view (also without a terminal)",   \
+	 APP_P_NO_TUI},                                                                          \
+	{"domain", 0, "ID", "DDS domain id, 0..232 (default: ROS_DOMAIN_ID, else 0)",            \
+	 APP_P_DOMAIN},                                                                          \
+	{"read-ahead-queue-size", 0, "N",                                                        \
+	 "messages read ahead of publishing (default 1000; also at most 64 MiB)",                \
+	 APP_P_READ_AHEAD},                                                                      \
+	{"qos-profile-overrides-path", 0, "FILE",                                                \
+	 "per-topic writer QoS in rosbag2's YAML format", APP_P_QOS},                            \
+	{"strict", 0, NULL, "refuse a bag with a missing, truncated or corrupt file",            \
+	 APP_P_STRICT},                                                                          \
+	{"node-name", 0, "NAME",                                                                 \
+	 "the ROS 2 node the player is, serving rosbag2's player services (default "            \
+	 "rosbag2_player)",                                                                      \
+	 APP_P_NODE_NAME},                                                                       \
+	{"no-remote-control", 0, NULL, "serve no services and be no ROS 2 node",                 \
+	 APP_P_NO_REMOTE},                                                                       \
+	{"log-level", 0, "LEVEL",                                                                \
+	 "debug, info, warn, error or fatal: the log lines shown (default info)",                \
+	 APP_P_LOG_LEVEL}
+
+#define PLAY_OPT_ROW_RATE                                                                        \
+	{"rate", 'r', "RATE", "playback rate, 0.001 to 1000000 (default 1)", APP_P_RATE}
+
 static const struct app_opt play_opts[] = {
-	{"rate", 'r', "RATE", "playback rate, 0.001 to 1000000 (default 1)", APP_P_RATE},
+	PLAY_OPT_ROW_RATE,
 	{"loop", 'l', NULL, "play the bag again and again, until stopped", APP_P_LOOP},
 	{"loop-count", 0, "N", "play the bag N times (implies --loop)", APP_P_LOOP_COUNT},
-	APP_READ_TOPIC_OPT_ROWS(
-		"play", "play these topics only (ROS or DDS names, each in the bag; also TOPIC operands)"),
-	{"remap", 'm', "OLD:=NEW...", "publish topic OLD as NEW (ROS or DDS names; one or more)",
-	 APP_P_REMAP},
-	{"clock", 0, "[HZ]",
-	 "publish rosgraph_msgs/msg/Clock on /clock from the bag time, HZ a second (default 40)",
-	 APP_P_CLOCK},
-	{"clock-topics", 0, "TOPIC...",
-	 "publish /clock right before each message of these topics, with its time (not with "
-	 "--clock)",
-	 APP_P_CLOCK_TOPICS},
-	{"clock-topics-all", 0, NULL, "publish /clock right before every message, with its time",
-	 APP_P_CLOCK_TOPICS_ALL},
+	PLAY_OPT_ROWS_SELECT,
 	{"delay", 'd', "SECONDS", "wait this long before playing", APP_P_DELAY},
-	{"start-offset", 0, "SECONDS", "start this long after the bag's first message",
-	 APP_P_START_OFFSET},
-	{"playback-duration", 0, "SECONDS", "play this much bag time from the start",
-	 APP_P_DURATION},
-	{"playback-until-sec", 0, "SECONDS",
-	 "play messages stamped up to this time (seconds since the epoch)", APP_P_UNTIL_SEC},
-	{"playback-until-nsec", 0, "NS",
-	 "play messages stamped up to this time (nanoseconds since the epoch)", APP_P_UNTIL_NSEC},
-	APP_READ_WINDOW_OPT_ROWS("play"),
-	APP_READ_STORAGE_OPT_ROW,
+	PLAY_OPT_ROWS_WINDOW,
 	{"start-paused", 'p', NULL, "start paused (Space resumes, . or Right plays one message)",
 	 APP_P_START_PAUSED},
 	{"wait-for-subscribers", 0, NULL,
 	 "publish nothing until every topic played has a subscriber (-d counts from then)",
 	 APP_P_WAIT_SUBS},
-	{"wait-for-all-acked", 0, "MS",
-	 "at the end, wait up to MS milliseconds until reliable subscribers acknowledged "
-	 "everything (0 = no limit)",
-	 APP_P_WAIT_ACKED},
-	{"disable-keyboard-controls", 0, NULL,
-	 "leave the terminal alone (else Space pauses/resumes, . or Right plays one message, "
-	 "Up/Down change the rate)",
-	 APP_P_NO_KEYS},
-	{"no-tui", 0, NULL, "status lines instead of the live view (also without a terminal)",
-	 APP_P_NO_TUI},
-	{"domain", 0, "ID", "DDS domain id, 0..232 (default: ROS_DOMAIN_ID, else 0)",
-	 APP_P_DOMAIN},
-	{"read-ahead-queue-size", 0, "N",
-	 "messages read ahead of publishing (default 1000; also at most 64 MiB)", APP_P_READ_AHEAD},
-	{"qos-profile-overrides-path", 0, "FILE", "per-topic writer QoS in rosbag2's YAML format",
-	 APP_P_QOS},
-	{"strict", 0, NULL, "refuse a bag with a missing, truncated or corrupt file",
-	 APP_P_STRICT},
-	{"node-name", 0, "NAME",
-	 "the ROS 2 node the player is, serving rosbag2's player services (default "
-	 "rosbag2_player)",
-	 APP_P_NODE_NAME},
-	{"no-remote-control", 0, NULL, "serve no services and be no ROS 2 node", APP_P_NO_REMOTE},
-	{"log-level", 0, "LEVEL",
-	 "debug, info, warn, error or fatal: the log lines shown (default info)", APP_P_LOG_LEVEL},
+	PLAY_OPT_ROWS_REST,
+};
+
+static const struct app_opt burst_opts[] = {
+	{"num-messages", 'n', "N",
+	 "publish the first N messages at once, then pause (default 0: all of them, then end)",
+	 APP_P_NUM_MESSAGES},
+	PLAY_OPT_ROW_RATE,
+	PLAY_OPT_ROWS_SELECT,
+	PLAY_OPT_ROWS_WINDOW,
+	{"wait-for-subscribers", 0, NULL,
+	 "burst when every topic played has a subscriber, not before", APP_P_WAIT_SUBS},
+	PLAY_OPT_ROWS_REST,
 };
 
 static int play_remap(struct app_play_cfg *c, const struct app_cmd *cmd, const char *arg)
@@ -192,6 +225,7 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_P_NODE_NAME: return app_ros_env_node_name(cmd, o->lng, arg, &c->node_name);
 	case APP_P_LOG_LEVEL: return app_ros_env_log_level(cmd, arg, &c->log_level);
 	case APP_P_NO_REMOTE: c->no_remote_control = true; return 0;
+	case APP_P_NUM_MESSAGES: return play_number(cmd, o, arg, 0, INT64_MAX, &c->burst_n);
 	default: return app_usage_error(cmd, "unhandled option --%s", o->lng);
 	}
 }
@@ -237,10 +271,11 @@ static void play_cfg_fini(struct app_play_cfg *c)
 	btdds_env_fini(&c->env);
 }
 
-static int play_run(const struct app_cmd *cmd, int argc, char **argv)
+static int play_cmd_run(const struct app_cmd *cmd, bool burst, int argc, char **argv)
 {
-	struct app_play_cfg c = {.cmd = cmd, .log_level = BT_LOG_INFO};
+	struct app_play_cfg c = {.cmd = cmd, .log_level = BT_LOG_INFO, .burst = burst};
 	play_options_init(&c.po);
+	c.po.start_paused = burst; /* the burst is the first thing done */
 	int first;
 	int rc = app_opts_parse(cmd, argc, argv, play_opt, &c, &first);
 	if (rc == 0)
@@ -249,6 +284,16 @@ static int play_run(const struct app_cmd *cmd, int argc, char **argv)
 		rc = app_play_run(&c);
 	play_cfg_fini(&c);
 	return rc < 0 ? APP_EXIT_OK : rc;
+}
+
+static int play_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	return play_cmd_run(cmd, false, argc, argv);
+}
+
+static int burst_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	return play_cmd_run(cmd, true, argc, argv);
 }
 
 const struct app_cmd app_cmd_play = {
@@ -266,3 +311,15 @@ const struct app_cmd app_cmd_play = {
 	"anyone on the DDS domain (`bagtop call`, `ros2 service call` on\n"
 	"rmw_cyclonedds); each request is said in the event log or on stderr.\n",
 	play_opts, sizeof play_opts / sizeof play_opts[0], play_run};
+
+const struct app_cmd app_cmd_burst = {
+	"burst", "BAG [TOPIC...]",
+	"Publish a bag's first messages at once, as fast as DDS takes them.",
+	"\nAs 'ros2 bag burst': bagtop play, started paused, publishes the first\n"
+	"-n messages of the window one after the other without their timing,\n"
+	"then stays paused (Space resumes at --rate, . or Right plays one more,\n"
+	"the player's services work; Ctrl-C ends); without -n the whole window\n"
+	"goes out and the player ends. With --wait-for-subscribers the burst\n"
+	"waits until every topic played has a subscriber, so none of it goes\n"
+	"out before anyone listens.\n",
+	burst_opts, sizeof burst_opts / sizeof burst_opts[0], burst_run};

@@ -69,6 +69,12 @@ static void disc_throttle(struct rec_recorder *r, struct rec_topic *tp)
 	}
 }
 
+/* Discovery's first moments: what it finds by then was there when the
+ * recording started (discovery tells of a running participant's
+ * publications within milliseconds); what it finds later appeared while
+ * recording (disc_appeared, --no-discovery). */
+#define DISC_APPEARED_NS (INT64_C(2) * 1000000000)
+
 /* Snapshot mode: the topic's window (--snapshot-window and
  * --snapshot-topic-cache, else the global ones), before any reader of it
  * exists. */
@@ -109,6 +115,13 @@ struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
 						      tp->is_ros ? tp->names.name : NULL,
 						      tp->names.type);
 		match = disc_mark_repeat(r, tp) || match;
+		bool late = r->opt.no_discovery &&
+			    bt_time_monotonic_ns() - r->discovery_mono > DISC_APPEARED_NS;
+		if (match && late)
+			bt_log_info("%s: appeared after the recording started: not recorded "
+				    "(--no-discovery)",
+				    tp->names.name);
+		match = match && !late;
 		s->leaf_held = match && r->opt.ignore_leaf &&
 			       !rec_subscribers_has(r, tp->names.dds_name);
 		s->selected = match && !s->leaf_held;
@@ -125,14 +138,11 @@ struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
 }
 
 /* Did the participant of `ep` appear while recording: was its first
- * publication seen more than DISC_APPEARED_NS after discovery started? Its
- * publishers were then made after the recorder started (discovery tells
- * of a running participant's publications within milliseconds), and what
- * they published before the recorder matched them belongs to the
- * recording: counted (`unmatched`). A participant seen in the first
- * moments may have published for hours before: not counted. */
-#define DISC_APPEARED_NS (INT64_C(2) * 1000000000)
-
+ * publication seen more than DISC_APPEARED_NS after discovery started?
+ * Its publishers were then made after the recorder started, and what they
+ * published before the recorder matched them belongs to the recording:
+ * counted (`unmatched`). A participant seen in the first moments may have
+ * published for hours before: not counted. */
 static bool disc_appeared(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
 	const unsigned char *prefix = ep->participant_key.v;

@@ -61,6 +61,10 @@ struct rec_recorder_options {
 	 * recorded, for good). rosbag2's record options of those names. */
 	bool include_unpublished;
 	bool ignore_leaf;
+	/* --no-discovery: only topics discovered in the first moments of the
+	 * recording (rec_discovery.c's DISC_APPEARED_NS) are subscribed to; one
+	 * that appears later is not (the user can still switch it on). */
+	bool no_discovery;
 	const char *qos_overrides_path; /* NULL = none */
 	struct bag_writer_options writer;
 	size_t max_cache_size; /* bytes; 0 = write-through */

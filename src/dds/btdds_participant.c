@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bt_mem.h"
 #include "btdds_config.h"
 
 static bt_status btdds_join(dds_domainid_t dom, dds_entity_t *pp, struct bt_error *err)
@@ -20,7 +21,27 @@ static bt_status btdds_join(dds_domainid_t dom, dds_entity_t *pp, struct bt_erro
 bt_status btdds_participant_create(uint32_t domain_id, const struct btdds_env *env,
 				   dds_entity_t *pp, struct bt_error *err)
 {
+	return btdds_participant_create_with(domain_id, env, NULL, pp, err);
+}
+
+/* own, then the configuration the environment makes (else CYCLONEDDS_URI
+ * as it is), so that the environment's and the user's settings win. */
+static char *part_config(const struct btdds_env *env, const char *own)
+{
 	char *cfg = env != NULL ? btdds_config_merged(env, (long)getpid()) : NULL;
+	if (own == NULL)
+		return cfg;
+	const char *uri = env != NULL ? env->uri : getenv("CYCLONEDDS_URI");
+	const char *rest = cfg != NULL ? cfg : uri != NULL ? uri : "";
+	char *all = bt_xasprintf("%s,%s", own, rest);
+	free(cfg);
+	return all;
+}
+
+bt_status btdds_participant_create_with(uint32_t domain_id, const struct btdds_env *env,
+					const char *own, dds_entity_t *pp, struct bt_error *err)
+{
+	char *cfg = part_config(env, own);
 	if (cfg == NULL)
 		return btdds_join(domain_id == BTDDS_DOMAIN_DEFAULT ? DDS_DOMAIN_DEFAULT
 								 : (dds_domainid_t)domain_id,

@@ -22,6 +22,13 @@
  * Returns BT_OK and *pp, or BT_ERR_DDS with the reason in *err. */
 BT_MUST_CHECK bt_status btdds_participant_create(uint32_t domain_id, const struct btdds_env *env,
 						 dds_entity_t *pp, struct bt_error *err);
+/* The same, the domain created with Cyclone XML `own` (NULL: none) before
+ * the environment's configuration, which wins where both set something
+ * (the player's heartbeat interval, play_player.c). When this process
+ * already has the domain, `own` is not applied. */
+BT_MUST_CHECK bt_status btdds_participant_create_with(uint32_t domain_id,
+						      const struct btdds_env *env, const char *own,
+						      dds_entity_t *pp, struct bt_error *err);
 
 #define BTDDS_WHERE_MAX 128 /* "host pid 1234", NUL included */
 

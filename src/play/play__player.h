@@ -66,6 +66,14 @@ struct play_topic {
 	_Atomic uint32_t matched;
 	atomic_bool muted;
 	bool clock_trigger; /* --clock-topics: /clock goes out before each message */
+	/* Steps and bursts (untimed writes) wait for reliable readers' acks
+	 * every step_window writes, so that a KEEP_LAST writer does not drop
+	 * what they have not got yet: its depth when reliable, else 0 (no
+	 * wait; KEEP_ALL blocks by itself). Set with the writer; the rest is
+	 * the publishing thread's. */
+	uint32_t step_window;
+	uint32_t step_unacked; /* untimed writes since the last acknowledged one */
+	bool step_slow;        /* a reader did not acknowledge in time: not waited for again */
 	struct bt_rate rate; /* view_mu */
 };
 

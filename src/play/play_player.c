@@ -15,6 +15,16 @@
 #include "play__player.h"
 #include "play_svc.h"
 
+/* The player's domain: its writers ask their reliable readers for acks
+ * 1 ms after a write they have not acknowledged, not Cyclone's 100 ms, so
+ * that a step or a burst waiting for acks (play_pub's pub_step_room)
+ * waits about that long, not a heartbeat period, per window of writes.
+ * Heartbeats go out only while something is unacknowledged. A
+ * HeartbeatInterval in CYCLONEDDS_URI wins. */
+#define PLAYER_DDS_CONFIG                                                            \
+	"<CycloneDDS><Domain><Internal><HeartbeatInterval minsched=\"1ms\">1ms</" \
+	"HeartbeatInterval></Internal></Domain></CycloneDDS>"
+
 _Static_assert(sizeof(struct play_msg) <= BTDDS_RAW_SLOT_SIZE,
 	       "a DATA message's header lives in its sample's slot");
 
@@ -249,7 +259,8 @@ bt_status play_start(const struct play_options *opt, struct play **out, struct b
 	if (st == BT_OK)
 		st = play_topics_build(p, err);
 	if (st == BT_OK)
-		st = btdds_participant_create(p->o.domain_id, p->o.env, &p->pp, err);
+		st = btdds_participant_create_with(p->o.domain_id, p->o.env, PLAYER_DDS_CONFIG,
+						   &p->pp, err);
 	if (st == BT_OK) {
 		/* The publisher batches the writes it is behind on (play_pub);
 		 * every other write of this process goes through btdds_raw_write,

@@ -63,6 +63,36 @@ static void pub_count(struct play *p, struct play_topic *t, size_t len, int64_t 
 		atomic_store_explicit(&t->max_late, late, memory_order_relaxed);
 }
 
+/* An untimed write (a step, a burst) goes out as fast as the readers
+ * take it, not faster: once a reliable KEEP_LAST writer holds step_window
+ * writes its readers may not have acknowledged, the next would push the
+ * oldest out of its history, lost to them (as rosbag2's burst loses it),
+ * so the acks are waited for first: in slices, a control or a stop ends
+ * the wait (the write goes out then, as a step taken does). A reader that
+ * does not acknowledge within PUB_STEP_ACK_NS is not waited for again. */
+#define PUB_STEP_ACK_NS INT64_C(500000000)
+#define PUB_STEP_SLICE_NS INT64_C(50000000)
+
+static void pub_step_room(struct play *p, struct play_topic *t)
+{
+	if (t->step_window == 0 || t->step_slow || t->step_unacked < t->step_window)
+		return;
+	uint32_t seq = atomic_load(&p->ctl_seq);
+	for (int64_t waited = 0; waited < PUB_STEP_ACK_NS; waited += PUB_STEP_SLICE_NS) {
+		dds_return_t rc = dds_wait_for_acks(t->writer, PUB_STEP_SLICE_NS);
+		if (rc != DDS_RETCODE_TIMEOUT) { /* acknowledged (or cannot say) */
+			t->step_unacked = 0;
+			return;
+		}
+		if (atomic_load(&p->ctl_seq) != seq)
+			return;
+	}
+	t->step_slow = true;
+	bt_log_warn("%s: a reliable subscriber did not acknowledge within %.1f s; steps and "
+		    "bursts no longer wait for it",
+		    t->names.name, (double)PUB_STEP_ACK_NS / 1e9);
+}
+
 /* Writes m (outside mu) unless its topic is muted; m is gone after.
  * Returns the monotonic time just before the write (it may wait in the
  * writer's batch), or 0 when it did not write. */
@@ -76,9 +106,15 @@ static int64_t pub_write(struct play *p, struct play_msg *m, int64_t deadline, b
 	size_t len = m->len; /* m is the sample's: the write gives it up */
 	if (t->clock_trigger)
 		play_clock_publish(p, m->t);
+	if (!timed)
+		pub_step_room(p, t);
+	else /* what is still unacknowledged is not known: wait at the next step */
+		t->step_unacked = t->step_window;
 	int64_t now = bt_time_monotonic_ns();
 	dds_return_t rc = btdds_raw_out_write(t->writer, m);
 	pub_count(p, t, len, timed ? now - deadline : 0, timed, rc);
+	if (!timed && rc >= 0)
+		t->step_unacked++;
 	return now;
 }
 

@@ -227,6 +227,23 @@ static void on_matched(dds_entity_t writer, const dds_publication_matched_status
 	atomic_store_explicit(&t->matched, st.current_count, memory_order_relaxed);
 }
 
+/* play_topic.step_window of writer w, from the QoS it has (overrides and
+ * defaults applied): a reliable KEEP_LAST writer's depth, else 0. */
+static uint32_t topics_step_window(dds_entity_t w)
+{
+	dds_qos_t *q = dds_create_qos();
+	dds_reliability_kind_t rel = DDS_RELIABILITY_BEST_EFFORT;
+	dds_history_kind_t hist = DDS_HISTORY_KEEP_ALL;
+	int32_t depth = 0;
+	uint32_t window = 0;
+	if (dds_get_qos(w, q) == DDS_RETCODE_OK && dds_qget_reliability(q, &rel, NULL) &&
+	    dds_qget_history(q, &hist, &depth) && rel == DDS_RELIABILITY_RELIABLE &&
+	    hist == DDS_HISTORY_KEEP_LAST && depth > 0)
+		window = (uint32_t)depth;
+	dds_delete_qos(q);
+	return window;
+}
+
 static dds_entity_t topics_writer(struct play *p, const char *name, const char *type, bool keyed,
 				  const struct bag_qos *q, struct play_topic *t)
 {
@@ -247,6 +264,8 @@ static dds_entity_t topics_writer(struct play *p, const char *name, const char *
 	dds_delete_qos(qos);
 	if (l)
 		dds_delete_listener(l);
+	if (t && w > 0)
+		t->step_window = topics_step_window(w);
 	return w;
 }
 

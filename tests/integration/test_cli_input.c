@@ -770,6 +770,25 @@ static void test_usage_errors(void **state)
 	CLI(&r, "info", "--sort", "size", g_tmp);
 	want_usage(&r, "info", "--sort is name, type or count");
 	cli_res_fini(&r);
+	/* An empty name in a list was looked for as a topic ("topic  is not
+	 * in the bag", "//_service_event"). */
+	static const char *const readers[] = {"play", "burst", "convert"};
+	static const char *const lists[] = {"--topics", "--exclude-topics", "--services",
+					    "--exclude-services"};
+	for (size_t i = 0; i < 3; i++)
+		for (size_t k = 0; k < 4; k++) {
+			char says[64];
+			snprintf(says, sizeof says, "%s wants names, got ''", lists[k] + 2);
+			CLI(&r, readers[i], g_tmp, lists[k], "");
+			want_usage(&r, readers[i], says);
+			cli_res_fini(&r);
+		}
+	CLI(&r, "burst", "-n", "-1", g_tmp);
+	want_usage(&r, "burst", "--num-messages wants 0..");
+	cli_res_fini(&r);
+	CLI(&r, "burst", "--loop", g_tmp); /* a burst is no loop: play's -l is not burst's */
+	want_usage(&r, "burst", "unknown option '--loop'");
+	cli_res_fini(&r);
 	CLI(&r, "info", "--help");
 	if (r.rc != 0 || !strstr(r.out, "Usage: bagtop info"))
 		cli_fail(&r, "--help prints the usage and exits 0");

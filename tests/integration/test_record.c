@@ -1,7 +1,7 @@
 /* `bagtop record` end to end: a real recorder on a loopback-only DDS domain
  * (CYCLONEDDS_URI from ctest) fed by the test publisher (BAGTOP_TPUB),
  * stopped by a signal, the bag read back with bag_reader. Each case uses
- * its own DDS domain (110..123, 148, 149, 195, and 193 for the demo). */
+ * its own DDS domain (110..123, 148, 149, 195, 219, and 193 for the demo). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -225,6 +225,48 @@ static void test_record_graph_rules(void **state)
 	rec_free(&plain);
 }
 
+/* 2e. --no-discovery (domain 219): /n/old, publishing when the recorder
+ * starts, is recorded; /n/new, which appears 2.5 s or more into the
+ * recording, is not (said at --log-level info), while a plain -a recorder
+ * beside it records all of it. */
+static void test_record_no_discovery(void **state)
+{
+	(void)state;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *o_old = bt_xasprintf("%s/bagtop-nd-old-%d.txt", tmp, (int)getpid());
+	char *old_args[] = {"--count", "100", "--rate", "20", NULL};
+	pid_t p_old = tpub_spawn(219, "rt/n/old", old_args, o_old);
+	rec_sleep(0.5);
+	struct rec r, plain;
+	char *nd[] = {"-a", "--no-discovery", "--log-level", "info", NULL}, *all[] = {"-a", NULL};
+	rec_start(&r, 219, nd, NULL);
+	rec_start(&plain, 219, all, NULL);
+	rec_sleep(1.5);
+	char *o_new = bt_xasprintf("%s/new.txt", r.tmp);
+	char *new_args[] = {"--count", "10", "--rate", "20", "--wait-readers", "1", NULL};
+	assert_int_equal(tpub_finish(tpub_spawn(219, "rt/n/new", new_args, o_new), o_new), 10);
+	assert_int_equal(tpub_finish(p_old, o_old), 100);
+	rec_stop(&r, SIGINT);
+	rec_stop(&plain, SIGINT);
+	struct bag_counts c, cp;
+	bag_count(r.dir, &c);
+	bag_count(plain.dir, &cp);
+	if (c.n != 1 || counts_of(&c, "/n/old") == 0 || counts_of(&cp, "/n/new") != 10)
+		fail_msg("--no-discovery: %zu topics, /n/old %llu; -a: /n/new %llu:\n%s", c.n,
+			 counts_of(&c, "/n/old"), counts_of(&cp, "/n/new"), r.out);
+	counts_free(&c);
+	counts_free(&cp);
+	if (!strstr(r.out, "info: /n/new: appeared after the recording started: not recorded "
+			   "(--no-discovery)"))
+		fail_msg("--no-discovery said:\n%s", r.out);
+	rec_check(r.dir);
+	unlink(o_old);
+	free(o_old);
+	free(o_new);
+	rec_free(&r);
+	rec_free(&plain);
+}
+
 /* 2d. What a publisher that appears while recording sends before the
  * recorder matched it is counted, exactly (domain 195): /new starts 2.5 s
  * or more in at 1000 Hz without waiting for readers, and recorded + `unmatched`
@@ -425,6 +467,7 @@ REC_MAIN(
 	cmocka_unit_test(test_record_selection),
 	cmocka_unit_test(test_record_types),
 	cmocka_unit_test(test_record_graph_rules),
+	cmocka_unit_test(test_record_no_discovery),
 	cmocka_unit_test(test_record_unmatched),
 	cmocka_unit_test(test_record_signals),
 	cmocka_unit_test(test_record_slow_consumer),

@@ -10,7 +10,14 @@
  *       the rest played to the end (exit 0); `call --list` lists the player
  *   214 play plays (from the start), stop ends the player (exit 0, the
  *       summary); each request said
- *   215 --no-remote-control: no node, no services */
+ *   215 --no-remote-control: no node, no services
+ *   196 `bagtop burst -n 7 --wait-for-subscribers`: exactly 7, then paused
+ *       (is_paused true, nothing more for 1 s), resume plays the rest
+ *   197 `bagtop burst --rate 0.001`: the whole bag at once (at that rate
+ *       it would take 50 minutes), then the end, exit 0
+ *   198 a burst of 400 16 KiB messages of a reliable keep-last-1 topic
+ *       (its own bag, domain 204): every one received, none pushed out of
+ *       the writer's history before the reader had it */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -38,14 +45,28 @@ struct player {
 	char *out_path;
 };
 
-static void player_start(struct player *pl, int domain, const char *extra)
+/* `bagtop VERB --no-tui --disable-keyboard-controls --domain D A1 A2 A3
+ * BAG` (NULL ends the A's), its output to play-D.txt. */
+static void player_spawn(struct player *pl, int domain, const char *verb, const char *bag,
+			 const char *a1, const char *a2, const char *a3)
 {
 	char dom[16];
 	snprintf(dom, sizeof dom, "%d", domain);
 	pl->out_path = bt_xasprintf("%s/play-%d.txt", g_bag.tmp, domain);
-	char *argv[] = {getenv("BAGTOP_BIN"), "play", "--no-tui", "--disable-keyboard-controls",
-			"-p", "--domain", dom, g_bag.dir, (char *)extra, NULL};
+	const char *a[] = {a1, a2, a3};
+	char *argv[12] = {getenv("BAGTOP_BIN"), (char *)verb, "--no-tui",
+			  "--disable-keyboard-controls", "--domain", dom};
+	size_t n = 6;
+	for (size_t i = 0; i < 3 && a[i] != NULL; i++)
+		argv[n++] = (char *)a[i];
+	argv[n++] = (char *)bag;
+	argv[n] = NULL;
 	pl->pid = rec_spawn(argv, pl->out_path, NULL);
+}
+
+static void player_start(struct player *pl, int domain, const char *extra)
+{
+	player_spawn(pl, domain, "play", g_bag.dir, "-p", extra, NULL);
 }
 
 /* The ended player's output (shown) says each of want[] (NULL-ended). */
@@ -94,12 +115,12 @@ struct counter {
 	unsigned long long n;
 };
 
-static void counter_open(struct counter *c, int domain)
+static void counter_open_on(struct counter *c, int domain, const char *topic)
 {
 	memset(c, 0, sizeof *c);
 	c->pp = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
 	assert_true(c->pp > 0);
-	dds_entity_t tp = btdds_raw_topic_create(c->pp, "rt/c", "std_msgs::msg::dds_::String_", false);
+	dds_entity_t tp = btdds_raw_topic_create(c->pp, topic, "std_msgs::msg::dds_::String_", false);
 	assert_true(tp > 0);
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
@@ -107,6 +128,11 @@ static void counter_open(struct counter *c, int domain)
 	c->rd = dds_create_reader(c->pp, tp, q, NULL);
 	dds_delete_qos(q);
 	assert_true(c->rd > 0);
+}
+
+static void counter_open(struct counter *c, int domain)
+{
+	counter_open_on(c, domain, "rt/c");
 }
 
 static bool count_fn(void *arg, const struct btdds_raw_sample *s)
@@ -347,6 +373,72 @@ static void test_no_remote(void **state)
 	free(pl.out_path);
 }
 
+/* ---- bagtop burst: 196, 197, 198 ---- */
+
+static void test_burst_n(void **state)
+{
+	(void)state;
+	struct counter c;
+	counter_open(&c, 196);
+	struct player pl;
+	player_spawn(&pl, 196, "burst", g_bag.dir, "-n", "7", "--wait-for-subscribers");
+	counter_wait_match(&c);
+	assert_int_equal(counter_after(&c, 1.0), 7);
+	call_ok(196, "is-paused", NULL, "paused: true\n");
+	assert_int_equal(counter_after(&c, 1.0), 7); /* paused after the burst */
+	call_ok(196, "resume", NULL, "done\n");
+	assert_int_equal(rec_wait(pl.pid, 20.0, "bagtop burst"), 0);
+	assert_int_equal(counter_after(&c, 0.5), BAG_MSGS);
+	const char *const said[] = {"a burst of 7 first", "burst: 7 messages published; paused\n",
+				    "\nPlayed 60 messages", NULL};
+	player_said(&pl, said);
+	(void)dds_delete(c.pp);
+}
+
+static void test_burst_all(void **state)
+{
+	(void)state;
+	struct counter c;
+	counter_open(&c, 197);
+	struct player pl;
+	player_spawn(&pl, 197, "burst", g_bag.dir, "--rate", "0.001", "--wait-for-subscribers");
+	counter_wait_match(&c);
+	assert_int_equal(rec_wait(pl.pid, 20.0, "bagtop burst"), 0);
+	assert_int_equal(counter_after(&c, 0.5), BAG_MSGS);
+	const char *const said[] = {"a burst of all", "burst: 60 messages published\n", NULL};
+	player_said(&pl, said);
+	(void)dds_delete(c.pp);
+}
+
+#define DEEP_MSGS 400
+
+/* A bag of DEEP_MSGS 16 KiB messages on /d, reliable keep-last 1, burst
+ * into a reader: without the wait for acks a burst pushes messages out of
+ * the writer's history while the reader still misses them (41 to 69 of 500
+ * lost into bagtop record, measured). */
+static void test_burst_keeps_all(void **state)
+{
+	(void)state;
+	struct rec bag;
+	char *args[] = {"/d", NULL};
+	char *extra[] = {"--count", "400", "--rate", "1000", "--depth", "1", "--size", "16384",
+			 "--wait-readers", "1", NULL};
+	struct rec_session s = {204, args, NULL, "rt/d", extra, DEEP_MSGS};
+	rec_session(&bag, &s);
+	rec_expect_count(bag.dir, "/d", DEEP_MSGS);
+	struct counter c;
+	counter_open_on(&c, 198, "rt/d");
+	struct player pl;
+	player_spawn(&pl, 198, "burst", bag.dir, "--wait-for-subscribers", NULL, NULL);
+	counter_wait_match(&c);
+	assert_int_equal(rec_wait(pl.pid, 60.0, "bagtop burst"), 0);
+	assert_int_equal(counter_after(&c, 0.5), DEEP_MSGS);
+	const char *const said[] = {"burst: 400 messages published\n", NULL};
+	player_said(&pl, said);
+	(void)dds_delete(c.pp);
+	rec_free(&bag);
+}
+
 static int make_bag(void **state)
 {
 	(void)state;
@@ -371,6 +463,9 @@ int main(void)
 		cmocka_unit_test(test_controls),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_no_remote),
+		cmocka_unit_test(test_burst_n),
+		cmocka_unit_test(test_burst_all),
+		cmocka_unit_test(test_burst_keeps_all),
 	};
 	if (!rec_harness_ready())
 		return 77;
