@@ -209,6 +209,7 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_UNPUBLISHED: c->ro.include_unpublished = true; return 0;
 	case APP_R_IGNORE_LEAF: c->ro.ignore_leaf = true; return 0;
 	case APP_R_NO_DISCOVERY: c->ro.no_discovery = true; return 0;
+	case APP_R_USE_SIM_TIME: c->ro.use_sim_time = true; return 0;
 	case APP_R_SERIALIZATION:
 		if (strcmp(arg, "cdr") != 0)
 			return app_usage_error(cmd, "--serialization-format: bagtop records what DDS "

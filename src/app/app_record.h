@@ -52,6 +52,7 @@ enum {
 	APP_R_UNPUBLISHED,
 	APP_R_IGNORE_LEAF,
 	APP_R_NO_DISCOVERY,
+	APP_R_USE_SIM_TIME,
 	APP_R_SERIALIZATION,
 	APP_R_LOG_LEVEL,
 };
@@ -205,7 +206,11 @@ enum {
 	 "no ROS 2 node and no services: nobody on the DDS domain can snapshot, split or pause "   \
 	 "the recorder (its events/write_split and events/rosbag2_messages_lost are still "       \
 	 "published)",                                                                             \
-	 APP_R_NO_REMOTE}
+	 APP_R_NO_REMOTE},                                                                         \
+	{"use-sim-time", 0, NULL,                                                                  \
+	 "stamp messages with the simulation time of /clock; nothing is recorded before the "     \
+	 "first /clock message",                                                                   \
+	 APP_R_USE_SIM_TIME}
 
 struct app_record_cfg {
 	struct app_writer_cfg w;

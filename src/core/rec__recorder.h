@@ -25,6 +25,7 @@
 
 #include "btdds_qos_overrides.h"
 #include "rec_cache.h"
+#include "rec_clock.h"
 #include "rec_consumer.h"
 #include "rec_events.h"
 #include "rec_qos.h"
@@ -109,6 +110,10 @@ struct rec_repeat_name {
 struct rec_recorder {
 	struct rec_recorder_options opt;
 	struct btdds_select *select;
+	/* --use-sim-time: the /clock follower stamping messages (rec_clock.h);
+	 * NULL: the real-time clock. Made before discovery, freed after the
+	 * consumer is joined; read by listeners, consumer and commands. */
+	struct rec_clock *clock;
 	struct btdds_qos_overrides *overrides;
 	struct rec_topics *topics;
 	struct rec_rates *rates; /* every rate shown, over one window */
@@ -160,6 +165,7 @@ struct rec_recorder {
 	int64_t discovery_mono; /* when discovery started (rec_discovery_start) */
 	bool explicit_warned;
 	bool no_topics_warned;
+	bool clock_warned;
 	bool stopped;
 	bt_status stop_status;
 	struct bt_error stop_err;

@@ -63,6 +63,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_time.h"
+#include "rec_clock.h"
 #include "rec_guard.h"
 #include "rec_repeat.h"
 
@@ -756,7 +757,7 @@ static void cons_snapshot(struct rec_consumer *c, struct rec_batch *b, uint64_t 
 	struct rec_batch out = cons_snapshot_merge(c, b);
 	cons_write_free(c, &out);
 	struct rec_batch post;
-	while (rec_snap_post_take(c->opt.snap, bt_time_realtime_ns(), &post)) {
+	while (rec_snap_post_take(c->opt.snap, rec_clock_now(c->opt.clock), &post)) {
 		cons_write_free(c, &post);
 		cons_register_all(c);
 		struct timespec ts = {0, CONS_POST_POLL_NS};

@@ -40,6 +40,8 @@
 #include "rec_tl.h"
 #include "rec_topics.h"
 
+struct rec_clock;
+
 /* A snapshot the consumer finished (or failed to write). */
 struct rec_snapshot_done {
 	uint64_t id;       /* 1, 2, ... in trigger order */
@@ -79,6 +81,9 @@ struct rec_consumer_options {
 	 * lost_disk_guard, until there is room again. 0: no guard. */
 	const char *guard_dir;
 	uint64_t min_free;
+	/* What a snapshot's post window counts in (rec_clock.h; borrowed,
+	 * outlives the consumer); NULL: the real-time clock. */
+	const struct rec_clock *clock;
 };
 
 struct rec_consumer;

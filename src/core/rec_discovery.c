@@ -252,6 +252,25 @@ static void disc_warn_no_topics(struct rec_recorder *r)
 	free(env);
 }
 
+/* Once, 5 s in, with --use-sim-time and no /clock time yet: nothing is
+ * recorded until one comes, and headless the info line saying so is not
+ * shown. */
+static void disc_warn_clock(struct rec_recorder *r)
+{
+	if (r->clock == NULL || r->clock_warned ||
+	    bt_time_monotonic_ns() - r->started_mono < DISC_EXPLICIT_WARN_NS)
+		return;
+	r->clock_warned = true;
+	if (rec_clock_now(r->clock) != 0)
+		return;
+	uint64_t bad = rec_clock_bad(r->clock);
+	char why[96] = "";
+	if (bad)
+		snprintf(why, sizeof why, " (%llu /clock message%s not a valid time)",
+			 (unsigned long long)bad, bad == 1 ? "" : "s");
+	bt_log_warn("--use-sim-time: no /clock time yet%s: nothing recorded until one comes", why);
+}
+
 /* Topics the user switched on though the selection left them out. */
 static void disc_subscribe_requested(struct rec_recorder *r)
 {
@@ -330,6 +349,7 @@ static void *disc_main(void *arg)
 		disc_fill_requested(r);
 		disc_warn_explicit(r);
 		disc_warn_no_topics(r);
+		disc_warn_clock(r);
 		disc_warn_repeat(r);
 	}
 	return NULL;

@@ -112,6 +112,9 @@ static bt_status rec_prepare(struct rec_recorder *r, struct bt_error *err)
 		st = rec_join_domain(r, err);
 	if (st == BT_OK)
 		rec_start_node(r);
+	/* Before discovery: the first reader's listener reads the clock. */
+	if (st == BT_OK && r->opt.use_sim_time)
+		st = rec_clock_start_sim(r->pp, &r->clock, err);
 	/* Repeated transient-local messages start every split file; in
 	 * snapshot mode the snapshot merge places them instead. */
 	struct bag_writer_options wo = r->opt.writer;
@@ -251,6 +254,7 @@ static bt_status rec_start_threads(struct rec_recorder *r, struct bt_error *err)
 					  .ctx = r->opt.on_snapshot_ctx,
 					  .close_snapshot_files = rec_files_told(r),
 					  .guard_dir = r->opt.writer.uri,
+					  .clock = r->clock,
 					  .min_free = r->opt.min_free_space};
 	/* Before the consumer: its writer tells the events of files. */
 	rec_start_events(r);
@@ -348,7 +352,7 @@ enum rec_trigger rec_recorder_snapshot_with(struct rec_recorder *r,
 	bool *skip = p != NULL ? rec_snap_select(r, p, &sp) : NULL;
 	struct rec_snap_trigger_info info = {0};
 	enum rec_snap_trigger_result res =
-		rec_snap_trigger_with(r->snap, bt_time_realtime_ns(), &sp, &info);
+		rec_snap_trigger_with(r->snap, rec_clock_now(r->clock), &sp, &info);
 	free(skip);
 	switch (res) {
 	case REC_SNAP_TRIGGERED:
@@ -518,6 +522,9 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 			bt_status st = rec_consumer_stop(r->consumer, &e);
 			first = rec_keep_first(first, st, &r->stop_err, &e);
 		}
+		/* No listener, no consumer reads it now. */
+		rec_clock_free(r->clock);
+		r->clock = NULL;
 		if (r->writer != NULL) {
 			bt_status st = bag_writer_close(r->writer, &e);
 			first = rec_keep_first(first, st, &r->stop_err, &e);

@@ -12,7 +12,7 @@
  * (rec_typedesc) → XTypes thread joined (after its lookup in progress, at
  * most REC_XTYPES_CALL_NS) → readers deleted (in-flight callbacks finish) →
  * cache closed → statistics thread stopped → consumer drains and is joined
- * → bag closed (compression finished, final metadata written atomically)
+ * → /clock reader deleted (rec_clock, --use-sim-time) → bag closed (compression finished, final metadata written atomically)
  * → events told (the last file, the last losses) and their thread joined
  * → node freed (its sample says it is gone) → final statistics sample →
  * participant deleted.
@@ -65,6 +65,9 @@ struct rec_recorder_options {
 	 * recording (rec_discovery.c's DISC_APPEARED_NS) are subscribed to; one
 	 * that appears later is not (the user can still switch it on). */
 	bool no_discovery;
+	/* --use-sim-time: messages stamped with the last /clock time, nothing
+	 * recorded before the first (rec_clock.h). */
+	bool use_sim_time;
 	const char *qos_overrides_path; /* NULL = none */
 	struct bag_writer_options writer;
 	size_t max_cache_size; /* bytes; 0 = write-through */

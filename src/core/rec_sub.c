@@ -224,7 +224,10 @@ static bool sub_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
 	struct rec_sub *s = arg;
 	struct rec_topic_stats *st = &s->tp->st;
-	bool live = !atomic_load_explicit(&s->r->paused, memory_order_relaxed) &&
+	/* 0: --use-sim-time before the first /clock, which records nothing,
+	 * as a pause does (rosbag2 neither) */
+	int64_t now = rec_clock_now(s->r->clock);
+	bool live = now != 0 && !atomic_load_explicit(&s->r->paused, memory_order_relaxed) &&
 		    atomic_load_explicit(&s->tp->enabled, memory_order_relaxed);
 	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn, live))
 		return true;
@@ -236,7 +239,6 @@ static bool sub_on_sample(void *arg, const struct btdds_raw_sample *smp)
 		atomic_fetch_add_explicit(&st->ignored, 1, memory_order_relaxed);
 		return true;
 	}
-	int64_t now = bt_time_realtime_ns();
 	atomic_fetch_add_explicit(&st->received, 1, memory_order_relaxed);
 	atomic_store_explicit(&st->last_recv_time, now, memory_order_relaxed);
 	/* Above its --throttle rate: decided here, before any copy, so a
@@ -763,12 +765,13 @@ void rec_sub_fill_start(struct rec_sub *s, uint32_t depth)
 struct sub_fill_take {
 	uint32_t topic;
 	int64_t now;
+	bool sim; /* now is simulation time: source times are another clock's */
 	struct rec_batch batch;
 };
 
 /* A copy of each historical sample (the receive path may have adopted the
  * same buffer); timestamped with its source time, the best guess of when
- * it arrived first. A copy that cannot be made is skipped: the mark then
+ * it arrived first (with --use-sim-time, now). A copy that cannot be made is skipped: the mark then
  * repeats fewer messages, as if fewer were kept. */
 static bool sub_fill_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
@@ -778,8 +781,8 @@ static bool sub_fill_on_sample(void *arg, const struct btdds_raw_sample *smp)
 		return true;
 	memcpy(m->data, smp->data, smp->len);
 	m->source_time = smp->source_time;
-	m->recv_time = smp->source_time > 0 && smp->source_time < f->now ? smp->source_time
-									 : f->now;
+	bool src = !f->sim && smp->source_time > 0 && smp->source_time < f->now;
+	m->recv_time = src ? smp->source_time : f->now;
 	m->writer_sn = smp->writer_sn;
 	rec_batch_append(&f->batch, m);
 	return true;
@@ -789,8 +792,10 @@ static void sub_fill_tick(struct rec_sub *s)
 {
 	if (s->fill_reader <= 0)
 		return;
-	struct sub_fill_take f = {.topic = s->tp->index, .now = bt_time_realtime_ns()};
-	if (btdds_raw_take(s->fill_reader, sub_fill_on_sample, &f) > 0) {
+	struct sub_fill_take f = {.topic = s->tp->index, .now = rec_clock_now(s->r->clock),
+				  .sim = s->r->clock != NULL};
+	/* f.now 0: simulation time not started, taken once it is */
+	if (f.now != 0 && btdds_raw_take(s->fill_reader, sub_fill_on_sample, &f) > 0) {
 		s->fill_got += f.batch.count;
 		size_t kept = rec_tl_fill(s->r->tl, s->tp->index, &f.batch);
 		bt_log_debug("%s: %zu message%s from before the mark kept for repeating",
