@@ -8,6 +8,7 @@
 #include "bt_log.h"
 #include "bt_mem.h"
 #include "bt_parse.h"
+#include "bt_sync.h"
 #include "bt_time.h"
 
 #define APP_MIN_SPLIT_DURATION_NS INT64_C(1000000) /* -d: 1 ms */
@@ -111,6 +112,15 @@ int app_writer_opt(const struct app_cmd *cmd, struct app_writer_cfg *c, const st
 	case APP_W_CONFIG:
 		c->config_arg = arg;
 		return 0;
+	case APP_W_COMP_NICE: {
+		int64_t v;
+		if (bt_parse_i64(arg, BT_SYNC_NICE_MIN, BT_SYNC_NICE_MAX, &v) != BT_OK)
+			return app_usage_error(cmd, "--compression-threads-priority wants a nice "
+					       "value, -20..19, got '%s'", arg);
+		c->opt.compression_nice = (int32_t)v;
+		c->opt.compression_nice_set = true;
+		return 0;
+	}
 	case APP_W_COMP_MODE:
 		if (arg[0] == '\0' || bag_compression_parse(arg, &c->opt.compression) != BT_OK)
 			return app_usage_error(cmd, "--compression-mode is none, file or message, "

@@ -20,6 +20,7 @@ enum {
 	APP_W_COMPAT,
 	APP_W_STORAGE,
 	APP_W_CONFIG,
+	APP_W_COMP_NICE,
 };
 
 /* Table rows, to put inside a command's option table; README and the man
@@ -49,6 +50,9 @@ enum {
 	{"compression-format", 0, "FORMAT", "zstd, the only format", APP_W_COMP_FORMAT},          \
 	{"compression-threads", 0, "N", "message-mode compression threads (0 = one per core)",    \
 	 APP_W_COMP_THREADS},                                                                      \
+	{"compression-threads-priority", 0, "NICE",                                               \
+	 "the compression threads' nice value, -20 (first) to 19 (last); default: bagtop's",      \
+	 APP_W_COMP_NICE},                                                                         \
 	{"custom-data", 0, "KEY=VALUE",                                                           \
 	 "stored under custom_data in the metadata; repeatable, each KEY once", APP_W_CUSTOM},    \
 	{"compat", 0, "DISTRO",                                                                   \

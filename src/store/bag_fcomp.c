@@ -26,6 +26,7 @@ struct bag_fcomp {
 	bool stop;
 	const atomic_bool *cancel; /* set: no more compressing (under lock) */
 	uint32_t test_delay_us;    /* fixed at start */
+	int32_t nice;              /* the thread's (fixed at start) */
 	pthread_t thread;
 };
 
@@ -59,6 +60,7 @@ static void *bag_fcomp_main(void *arg)
 {
 	struct bag_fcomp *c = arg;
 	pthread_setname_np(pthread_self(), "rec-zstd-file");
+	bt_sync_nice(c->nice, "rec-zstd-file");
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		while (!c->todo_head && !c->stop)
@@ -83,10 +85,12 @@ static void *bag_fcomp_main(void *arg)
 	return NULL;
 }
 
-bt_status bag_fcomp_start(struct bag_fcomp **out, uint32_t test_delay_us, struct bt_error *err)
+bt_status bag_fcomp_start(struct bag_fcomp **out, int32_t nice, uint32_t test_delay_us,
+			  struct bt_error *err)
 {
 	struct bag_fcomp *c = bt_xcalloc(1, sizeof *c);
 	c->test_delay_us = test_delay_us;
+	c->nice = nice;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	c->todo_tail = &c->todo_head;

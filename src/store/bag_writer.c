@@ -21,6 +21,7 @@
 #include "bt_fs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "bt_str.h"
 #include "bag_storage.h"
 #include "store__fcomp.h"
@@ -1264,12 +1265,12 @@ static void bw_copy_options(struct bag_writer *w, const struct bag_writer_option
 static bt_status bw_start_threads(struct bag_writer *w, const struct bag_writer_options *o,
 				  struct bt_error *err)
 {
+	int32_t nice = o->compression_nice_set ? o->compression_nice : BT_SYNC_NICE_KEEP;
 	if (o->compression == BAG_COMPRESSION_MESSAGE)
 		return bag_zpool_new(o->compression_threads ? o->compression_threads : bw_cpu_count(),
-				     o->test_compress_delay_us,
-				     &w->zpool, err);
+				     nice, o->test_compress_delay_us, &w->zpool, err);
 	if (o->compression == BAG_COMPRESSION_FILE)
-		return bag_fcomp_start(&w->fcomp, o->test_compress_delay_us, err);
+		return bag_fcomp_start(&w->fcomp, nice, o->test_compress_delay_us, err);
 	return BT_OK;
 }
 

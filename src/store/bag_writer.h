@@ -71,6 +71,11 @@ struct bag_writer_options {
 	enum bag_preset preset;
 	enum bag_compression compression;
 	unsigned compression_threads; /* MESSAGE mode; 0 = number of online CPUs */
+	/* The FILE and MESSAGE compression threads' nice value when
+	 * compression_nice_set (--compression-threads-priority,
+	 * bt_sync_nice), else the process's. */
+	bool compression_nice_set;
+	int32_t compression_nice;
 	/* test hook: each compression sleeps first (MESSAGE: each message;
 	 * FILE: each file, cut short by the cancel flag); 0 */
 	uint32_t test_compress_delay_us;

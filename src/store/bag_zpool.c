@@ -53,6 +53,7 @@ struct bag_zpool {
 	atomic_bool writer_waiting;
 	atomic_size_t wait_lo, wait_hi; /* the run the writer waits for */
 	bool stop;
+	int32_t nice;      /* the workers' (fixed at start) */
 	uint32_t delay_us; /* test hook */
 	struct bag_zworker *workers;
 	unsigned n_workers;
@@ -129,6 +130,7 @@ static void *bag_zpool_main(void *arg)
 	char name[16];
 	snprintf(name, sizeof name, "rec-zstd-%u", w->index + 1);
 	pthread_setname_np(pthread_self(), name);
+	bt_sync_nice(p->nice, name);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		while (!p->stop && !bag_zpool_has_work(p))
@@ -148,10 +150,11 @@ static void *bag_zpool_main(void *arg)
 	return NULL;
 }
 
-bt_status bag_zpool_new(unsigned threads, uint32_t delay_us, struct bag_zpool **out,
-			struct bt_error *err)
+bt_status bag_zpool_new(unsigned threads, int32_t nice, uint32_t delay_us,
+			struct bag_zpool **out, struct bt_error *err)
 {
 	struct bag_zpool *p = bt_xcalloc(1, sizeof *p);
+	p->nice = nice;
 	p->delay_us = delay_us;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv_work, NULL);

@@ -22,10 +22,11 @@ struct bag_fcomp_result {
 	char msg[BT_ERROR_MSG_MAX]; /* why, when status != BT_OK */
 };
 
-/* test_delay_us: test hook, each file waits that long before its
- * compression (cancellable); 0 normally. */
-BT_MUST_CHECK bt_status bag_fcomp_start(struct bag_fcomp **out, uint32_t test_delay_us,
-					struct bt_error *err);
+/* The thread runs at nice value `nice` (bt_sync_nice; BT_SYNC_NICE_KEEP:
+ * the starter's). test_delay_us: test hook, each file waits that long
+ * before its compression (cancellable); 0 normally. */
+BT_MUST_CHECK bt_status bag_fcomp_start(struct bag_fcomp **out, int32_t nice,
+					uint32_t test_delay_us, struct bt_error *err);
 /* Once *cancel (NULL: never) is set, the file in progress stops within one
  * input block and the queued ones are not compressed: their results say
  * BT_ERR_STATE and each plain file stays as it is. Any thread. */

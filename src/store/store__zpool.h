@@ -22,10 +22,12 @@ struct bag_zpool_input {
 	size_t len;
 };
 
-/* Starts `threads` workers (>= 1). delay_us: a test hook, each job sleeps
- * that long first (slow compression on purpose); 0 in production. */
-BT_MUST_CHECK bt_status bag_zpool_new(unsigned threads, uint32_t delay_us, struct bag_zpool **out,
-				      struct bt_error *err);
+/* Starts `threads` workers (>= 1), each at nice value `nice`
+ * (bt_sync_nice; BT_SYNC_NICE_KEEP: the starter's). delay_us: a test hook,
+ * each job sleeps that long first (slow compression on purpose); 0 in
+ * production. */
+BT_MUST_CHECK bt_status bag_zpool_new(unsigned threads, int32_t nice, uint32_t delay_us,
+				      struct bag_zpool **out, struct bt_error *err);
 /* Stops and joins the workers; waits for a batch in flight. NULL is fine. */
 void bag_zpool_free(struct bag_zpool *p);
 /* Hands a batch to the workers. `in` must stay valid until every job was

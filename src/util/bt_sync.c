@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "bt_log.h"
 #include "bt_time.h"
@@ -112,4 +115,18 @@ void bt_sync_ticker_fini(struct bt_sync_ticker *t)
 	(void)bt_sync_ticker_stop(t);
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
+}
+
+void bt_sync_nice(int32_t nice, const char *who)
+{
+	if (nice == BT_SYNC_NICE_KEEP)
+		return;
+	/* PRIO_PROCESS with a thread id sets that thread's alone (Linux). */
+	id_t tid = (id_t)syscall(SYS_gettid);
+	if (setpriority(PRIO_PROCESS, tid, nice) == 0)
+		return;
+	int e = errno;
+	int now = getpriority(PRIO_PROCESS, tid);
+	bt_log_warn("%s: cannot set its nice value to %d: %s; it runs at %d", who, (int)nice,
+		    strerror(e), now);
 }

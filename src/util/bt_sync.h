@@ -62,4 +62,15 @@ bool bt_sync_ticker_stop(struct bt_sync_ticker *t);
 /* Stops the thread if it runs, then releases what init made. */
 void bt_sync_ticker_fini(struct bt_sync_ticker *t);
 
+#define BT_SYNC_NICE_KEEP INT32_MIN /* bt_sync_nice: leave the thread's as it is */
+#define BT_SYNC_NICE_MIN (-20)
+#define BT_SYNC_NICE_MAX 19
+
+/* Gives the calling thread (on Linux a thread has a nice value of its own)
+ * nice value `nice` (BT_SYNC_NICE_MIN..MAX; BT_SYNC_NICE_KEEP: nothing),
+ * as rosbag2's --compression-threads-priority does; a failure (a value
+ * below the current one without CAP_SYS_NICE) is logged, naming `who`, and
+ * the thread goes on as it is. */
+void bt_sync_nice(int32_t nice, const char *who);
+
 #endif

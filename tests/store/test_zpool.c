@@ -13,6 +13,7 @@
 
 #include "bt_buf.h"
 #include "bt_mem.h"
+#include "bt_sync.h"
 #include "store__zpool.h"
 #include "store__zstd.h"
 #include "test_util.h"
@@ -54,7 +55,7 @@ static void zt_run(unsigned threads, unsigned batches)
 {
 	struct bag_zpool *p;
 	struct bt_error err;
-	assert_int_equal(bag_zpool_new(threads, 0, &p, &err), BT_OK);
+	assert_int_equal(bag_zpool_new(threads, BT_SYNC_NICE_KEEP, 0, &p, &err), BT_OK);
 	struct bag_zpool_input *in = bt_xcalloc(ZT_MAX_JOBS, sizeof *in);
 	uint8_t **bufs = bt_xcalloc(ZT_MAX_JOBS, sizeof *bufs);
 	struct bt_buf plain = {0};
@@ -108,7 +109,7 @@ static void test_free_with_batch_in_flight(void **state)
 	(void)state;
 	struct bag_zpool *p;
 	struct bt_error err;
-	assert_int_equal(bag_zpool_new(2, 0, &p, &err), BT_OK);
+	assert_int_equal(bag_zpool_new(2, BT_SYNC_NICE_KEEP, 0, &p, &err), BT_OK);
 	static uint8_t data[100][512];
 	struct bag_zpool_input in[100];
 	for (size_t i = 0; i < 100; i++) {
