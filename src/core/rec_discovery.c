@@ -137,19 +137,29 @@ struct rec_sub *rec_discovery_sub_for(struct rec_recorder *r,
 	return s;
 }
 
-/* Did the participant of `ep` appear while recording: was its first
- * publication seen more than DISC_APPEARED_NS after discovery started?
- * Its publishers were then made after the recorder started, and what they
- * published before the recorder matched them belongs to the recording:
- * counted (`unmatched`). A participant seen in the first moments may have
- * published for hours before: not counted. */
+/* A publication seen this long after its participant's first one was made
+ * after it: a participant's publications are announced together, within
+ * milliseconds of each other (more margin than DISC_APPEARED_NS, as a large
+ * participant on a lossy link may take longer to announce them all). */
+#define DISC_SIBLING_NS (INT64_C(5) * 1000000000)
+
+/* Did publication `ep` appear while recording? Yes when its participant's
+ * first publication was seen more than DISC_APPEARED_NS after discovery
+ * started (the participant came later), or when `ep` itself is seen more
+ * than DISC_SIBLING_NS after that first one (a new publisher of a
+ * participant that was there: a lifecycle node activated, say).
+ * What such a publisher sent before the recorder matched it belongs to the
+ * recording: counted (`unmatched`). A publication seen in its
+ * participant's first moments may have published for hours before: not
+ * counted. */
 static bool disc_appeared(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
 {
 	const unsigned char *prefix = ep->participant_key.v;
+	int64_t now = bt_time_monotonic_ns();
 	for (size_t i = 0; i < r->n_pps_seen; i++)
 		if (memcmp(r->pps_seen[i].prefix, prefix, 12) == 0)
-			return r->pps_seen[i].first - r->discovery_mono > DISC_APPEARED_NS;
-	int64_t now = bt_time_monotonic_ns();
+			return r->pps_seen[i].first - r->discovery_mono > DISC_APPEARED_NS ||
+			       now - r->pps_seen[i].first > DISC_SIBLING_NS;
 	bt_xgrow((void **)&r->pps_seen, &r->cap_pps_seen, r->n_pps_seen + 1,
 		 sizeof *r->pps_seen);
 	struct rec_participant_seen *seen = &r->pps_seen[r->n_pps_seen++];

@@ -270,9 +270,11 @@ static void test_record_no_discovery(void **state)
 /* 2d. What a publisher that appears while recording sends before the
  * recorder matched it is counted, exactly (domain 195): /new starts 2.5 s
  * or more in at 1000 Hz without waiting for readers, and recorded + `unmatched`
- * is every message it wrote. /old published before the recorder started:
- * what it sent then is no loss of the recording, so nothing is counted;
- * nor by a recorder paused throughout. */
+ * is every message it wrote. /late is a new publisher of a participant the
+ * recorder knew from the start (its /late_first), made 9 s after that one:
+ * counted the same way. /old published before the recorder started: what
+ * it sent then is no loss of the recording, so nothing is counted; nor by
+ * a recorder paused throughout. */
 static void test_record_unmatched(void **state)
 {
 	(void)state;
@@ -280,9 +282,12 @@ static void test_record_unmatched(void **state)
 				   (int)getpid());
 	char *old_args[] = {"--count", "100", "--rate", "20", NULL};
 	pid_t p_old = tpub_spawn(195, "rt/old", old_args, o_old);
+	char *o_late = bt_xasprintf("%s.late", o_old);
+	char *late_args[] = {"--count", "1000", "--rate", "1000", "--writer-after", "9", NULL};
+	pid_t p_late = tpub_spawn(195, "rt/late", late_args, o_late);
 	rec_sleep(1.0);
 	struct rec r, paused;
-	char *args[] = {"/new", "/old", NULL};
+	char *args[] = {"/new", "/old", "/late", NULL};
 	char *paused_args[] = {"/new", "--start-paused", NULL};
 	rec_start(&r, 195, args, NULL);
 	rec_start(&paused, 195, paused_args, NULL);
@@ -291,6 +296,7 @@ static void test_record_unmatched(void **state)
 	char *new_args[] = {"--count", "2000", "--rate", "1000", NULL};
 	assert_int_equal(tpub_finish(tpub_spawn(195, "rt/new", new_args, o_new), o_new), 2000);
 	assert_int_equal(tpub_finish(p_old, o_old), 100);
+	assert_int_equal(tpub_finish(p_late, o_late), 1000);
 	rec_stop(&r, SIGINT);
 	rec_stop(&paused, SIGINT);
 	/* paused throughout: nothing recorded, and nothing lost either */
@@ -300,9 +306,10 @@ static void test_record_unmatched(void **state)
 			 vp.lost_transport, vp.lost_recorder, paused.out);
 	rec_free(&paused);
 	struct rec_tally vn = rec_summary(r.out, "/new"), vo = rec_summary(r.out, "/old");
+	struct rec_tally vl = rec_summary(r.out, "/late");
 	struct bag_metadata md;
 	rec_metadata(r.dir, &md);
-	unsigned long long unmatched = 0, old_unmatched = 1;
+	unsigned long long unmatched = 0, old_unmatched = 1, late_unmatched = 0;
 	for (size_t i = 0; i < md.n_topics; i++) {
 		const struct bag_topic_info *ti = &md.topics[i];
 		uint64_t u = bag_losses_get(&ti->stats.causes, BAG_CAUSE_unmatched);
@@ -310,8 +317,15 @@ static void test_record_unmatched(void **state)
 			unmatched = u;
 		else if (!strcmp(ti->topic.name, "/old"))
 			old_unmatched = u;
+		else if (!strcmp(ti->topic.name, "/late"))
+			late_unmatched = u;
 	}
 	bag_metadata_fini(&md);
+	print_message("/late: %llu recorded, %llu unmatched\n", vl.recorded, late_unmatched);
+	if (vl.recorded + vl.lost_transport != 1000 || late_unmatched == 0 ||
+	    late_unmatched != vl.lost_transport)
+		fail_msg("/late %llu + %llu (unmatched %llu):\n%s", vl.recorded, vl.lost_transport,
+			 late_unmatched, r.out);
 	print_message("/new: %llu recorded, %llu unmatched; /old: %llu recorded\n", vn.recorded,
 		      unmatched, vo.recorded);
 	if (vn.recorded + vn.lost_transport != 2000 || unmatched == 0 ||
@@ -323,7 +337,9 @@ static void test_record_unmatched(void **state)
 	rec_expect_count(r.dir, "/new", vn.recorded);
 	rec_check(r.dir);
 	unlink(o_old);
+	unlink(o_late);
 	free(o_old);
+	free(o_late);
 	free(o_new);
 	rec_free(&r);
 }

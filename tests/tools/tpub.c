@@ -50,6 +50,7 @@ struct tpub_opts {
 	double wait_timeout;
 	double linger;
 	double start_delay;
+	double writer_after; /* --writer-after S: NAME_first's writer now, NAME's S later */
 	const char *user_data; /* the writer's USER_DATA, as an Iron+ rmw sets it */
 };
 
@@ -71,8 +72,10 @@ static void tpub_usage(void)
 		"            [--rate HZ] [--best-effort] [--transient-local] [--depth N]\n"
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
 		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
-		"            [--user-data TEXT] [--reader-for S]\n"
+		"            [--user-data TEXT] [--reader-for S] [--writer-after S]\n"
 		"  --reader-for S  no writer: a reader on the topic for S seconds\n"
+		"  --writer-after S  a writer on NAME_first at once (never written), NAME's S later:\n"
+		"                    a new publisher of a participant already known\n"
 		"  --topics N  publish NAME_0 .. NAME_{N-1}, messages round robin (load tests)\n"
 		"  --user-data TEXT  the writers' USER_DATA QoS, e.g. 'typehash=RIHS01_<64 hex>;'\n");
 	exit(2);
@@ -172,6 +175,8 @@ static void tpub_parse(struct tpub_opts *o, int argc, char **argv)
 			o->reader_for = tpub_double(v);
 		} else if (!strcmp(a, "--start-delay")) {
 			o->start_delay = tpub_double(v);
+		} else if (!strcmp(a, "--writer-after")) {
+			o->writer_after = tpub_double(v);
 		} else {
 			tpub_usage();
 		}
@@ -257,6 +262,23 @@ static void tpub_create_many(struct tpub *t, const dds_qos_t *wq)
 	t->writer = t->writers[0];
 }
 
+/* --writer-after: the participant publishes NAME_first first; NAME's writer
+ * comes writer_after seconds later (the caller makes it). */
+static void tpub_first_writer(struct tpub *t, const dds_qos_t *wq)
+{
+	char *name = NULL;
+	if (asprintf(&name, "%s_first", t->o.topic) < 0)
+		abort();
+	dds_entity_t tp = dds_create_topic(t->pp, tpub_desc(t->o.type), name, NULL, NULL);
+	free(name);
+	if (tp < 0)
+		tpub_die("create topic", tp);
+	dds_entity_t w = dds_create_writer(t->pp, tp, wq, NULL);
+	if (w < 0)
+		tpub_die("create writer", w);
+	tpub_sleep_until(tpub_now() + t->o.writer_after);
+}
+
 static void tpub_create(struct tpub *t)
 {
 	dds_return_t rc;
@@ -283,6 +305,8 @@ static void tpub_create(struct tpub *t)
 			tpub_die("oracle reader handle", rc);
 	}
 	dds_qos_t *wq = tpub_qos(&t->o);
+	if (t->o.writer_after > 0.0)
+		tpub_first_writer(t, wq);
 	t->writer = dds_create_writer(t->pp, t->topic, wq, NULL);
 	if (t->writer < 0)
 		tpub_die("create writer", t->writer);
