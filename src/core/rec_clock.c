@@ -11,6 +11,10 @@
 #include "btdds_cdr.h"
 #include "btdds_raw.h"
 
+/* A step back of /clock larger than this is said: a simulator's reset, or
+ * a second simulation (a small one is jitter between publishers). */
+#define REC_CLOCK_BACK_NS INT64_C(1000000000)
+
 struct rec_clock {
 	dds_entity_t reader;
 	_Atomic int64_t now; /* the last /clock time, 0 until the first */
@@ -39,10 +43,15 @@ static bool clock_sample(void *arg, const struct btdds_raw_sample *s)
 		atomic_fetch_add_explicit(&c->bad, 1, memory_order_relaxed);
 		return true;
 	}
-	if (atomic_exchange_explicit(&c->now, t, memory_order_relaxed) == 0)
+	int64_t was = atomic_exchange_explicit(&c->now, t, memory_order_relaxed);
+	if (was == 0)
 		bt_log_info("/clock: simulation time started at %.3f s: recording "
 			    "(--use-sim-time)",
 			    (double)t / 1e9);
+	else if (t < was - REC_CLOCK_BACK_NS)
+		bt_log_warn("/clock: simulation time went back from %.3f s to %.3f s (a reset?): "
+			    "what comes now is stamped before what was recorded",
+			    (double)was / 1e9, (double)t / 1e9);
 	return true;
 }
 

@@ -10,6 +10,8 @@
  * ("until first /clock message is received, no messages will be written").
  * A /clock time of 0 is ROS's "not started" too; one that is not a valid
  * time (nanoseconds >= 1e9, seconds < 0, not CDR) is ignored and counted.
+ * Simulation time that goes back more than a second (a reset) is followed
+ * and said (a warning): what comes after is stamped before what came.
  *
  * Thread-safety: rec_clock_now from any thread (one atomic load); the
  * reader's listener runs on a Cyclone thread; start and free from the
