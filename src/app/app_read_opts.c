@@ -16,9 +16,11 @@ void app_read_push(const char ***v, size_t *n, const char *s)
 static int app_read_time(const struct app_cmd *cmd, const char *opt, const char *arg,
 			 struct app_convert_time *t)
 {
+	/* The largest: INT64_MAX ns, which 9999999999 (a "far future") passes. */
 	if (app_convert_time_parse(arg, t) != BT_OK)
-		return app_usage_error(cmd, "--%s wants seconds since the epoch (1700000000.25) "
-				       "or +SECONDS after the bag's start (+10.5), got '%s'", opt, arg);
+		return app_usage_error(cmd, "--%s wants seconds since the epoch (1700000000.25; "
+				       "at most 9223372036) or +SECONDS after the bag's start "
+				       "(+10.5), got '%s'", opt, arg);
 	return 0;
 }
 

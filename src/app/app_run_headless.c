@@ -34,9 +34,10 @@ static void app_status_line(struct app_run *run)
 	bt_fmt_iec(st.bytes, bytes, sizeof bytes);
 	bt_fmt_iec(rate, bw, sizeof bw);
 	const char *file = strrchr(st.current_file, '/');
-	printf("[%s] %s%s%zu/%zu topic%s | %llu recorded, %s (%s/s) | lost %llu transport, %llu "
-	       "recorder | cache %zu%% | %s\n",
-	       el, st.paused ? "PAUSED " : "", st.disk_guard ? "STOPPED: DISK GUARD " : "",
+	printf("[%s] %s%s%s%zu/%zu topic%s | %llu recorded, %s (%s/s) | lost %llu transport, "
+	       "%llu recorder | cache %zu%% | %s\n",
+	       el, st.paused ? "PAUSED " : "", st.waiting_clock ? "WAITING FOR /clock " : "",
+	       st.disk_guard ? "STOPPED: DISK GUARD " : "",
 	       st.topics_recorded, st.topics_seen,
 	       bt_fmt_s(st.topics_seen), (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
 	       (unsigned long long)st.lost_recorder,

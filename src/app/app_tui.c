@@ -116,6 +116,8 @@ static enum tui_rec_state app_tui_state(struct app_tui *t, const struct rec_stat
 {
 	if (atomic_load(&t->stop_started))
 		return TUI_REC_STOPPING;
+	if (st->waiting_clock)
+		return TUI_REC_WAITING_CLOCK;
 	if (st->snapshot_mode)
 		return st->snapshot_busy ? TUI_REC_WRITING_SNAPSHOT : TUI_REC_SNAPSHOT_ARMED;
 	return st->paused ? TUI_REC_PAUSED : TUI_REC_RECORDING;

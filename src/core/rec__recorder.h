@@ -111,8 +111,9 @@ struct rec_recorder {
 	struct rec_recorder_options opt;
 	struct btdds_select *select;
 	/* --use-sim-time: the /clock follower stamping messages (rec_clock.h);
-	 * NULL: the real-time clock. Made before discovery, freed after the
-	 * consumer is joined; read by listeners, consumer and commands. */
+	 * NULL: the real-time clock. Made before discovery, its reader deleted
+	 * with the participant, freed by rec_recorder_free; read by listeners,
+	 * the consumer, commands and status. */
 	struct rec_clock *clock;
 	struct btdds_qos_overrides *overrides;
 	struct rec_topics *topics;

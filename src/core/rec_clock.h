@@ -16,7 +16,7 @@
  * Thread-safety: rec_clock_now from any thread (one atomic load); the
  * reader's listener runs on a Cyclone thread; start and free from the
  * recorder's owning thread (free deletes the reader first, so no listener
- * runs after it). */
+ * runs after it; deleting the participant before does the same). */
 #ifndef REC_CLOCK_H
 #define REC_CLOCK_H
 

@@ -454,6 +454,7 @@ void rec_recorder_get_status(struct rec_recorder *r, struct rec_status *st)
 		st->cache_max = rec_cache_max_bytes(r->cache);
 	}
 	st->paused = atomic_load(&r->paused);
+	st->waiting_clock = r->clock != NULL && rec_clock_now(r->clock) == 0;
 	if (r->consumer != NULL)
 		rec_consumer_file(r->consumer, st->current_file, sizeof st->current_file,
 				  &st->file_index, &st->file_start);
@@ -522,9 +523,6 @@ bt_status rec_recorder_stop(struct rec_recorder *r, struct bt_error *err)
 			bt_status st = rec_consumer_stop(r->consumer, &e);
 			first = rec_keep_first(first, st, &r->stop_err, &e);
 		}
-		/* No listener, no consumer reads it now. */
-		rec_clock_free(r->clock);
-		r->clock = NULL;
 		if (r->writer != NULL) {
 			bt_status st = bag_writer_close(r->writer, &e);
 			first = rec_keep_first(first, st, &r->stop_err, &e);
@@ -559,6 +557,7 @@ void rec_recorder_free(struct rec_recorder *r)
 		rec_sub_free(r->subs[i]);
 	free(r->subs);
 	rec_consumer_free(r->consumer);
+	rec_clock_free(r->clock); /* its reader went with the participant */
 	rec_cache_free(r->cache);
 	rec_snap_free(r->snap);
 	rec_tl_free(r->tl);

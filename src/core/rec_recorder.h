@@ -12,7 +12,7 @@
  * (rec_typedesc) → XTypes thread joined (after its lookup in progress, at
  * most REC_XTYPES_CALL_NS) → readers deleted (in-flight callbacks finish) →
  * cache closed → statistics thread stopped → consumer drains and is joined
- * → /clock reader deleted (rec_clock, --use-sim-time) → bag closed (compression finished, final metadata written atomically)
+ * → bag closed (compression finished, final metadata written atomically)
  * → events told (the last file, the last losses) and their thread joined
  * → node freed (its sample says it is gone) → final statistics sample →
  * participant deleted.
@@ -166,6 +166,7 @@ struct rec_status {
 	int64_t file_start; /* realtime ns the current file was opened, 0 = none yet */
 	char current_file[4096];
 	bool paused;
+	bool waiting_clock; /* --use-sim-time and no /clock time yet: nothing is recorded */
 	bool write_failed;
 	bool snapshot_mode;
 	bool snapshot_busy;         /* a snapshot is being written */

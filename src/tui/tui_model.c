@@ -78,6 +78,8 @@ const char *tui_model_state_str(enum tui_rec_state s)
 		return "WRITING SNAPSHOT";
 	case TUI_REC_STOPPING:
 		return "STOPPING";
+	case TUI_REC_WAITING_CLOCK:
+		return "WAITING FOR /clock";
 	}
 	return "?";
 }

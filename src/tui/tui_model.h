@@ -27,7 +27,8 @@ enum tui_rec_state {
 	TUI_REC_PAUSED,
 	TUI_REC_SNAPSHOT_ARMED,   /* snapshot mode: buffering, waiting for `s` */
 	TUI_REC_WRITING_SNAPSHOT, /* a snapshot file is being written */
-	TUI_REC_STOPPING          /* finishing the bag; see finishing_bytes_left */
+	TUI_REC_STOPPING,         /* finishing the bag; see finishing_bytes_left */
+	TUI_REC_WAITING_CLOCK     /* --use-sim-time: no /clock time yet, nothing recorded */
 };
 
 enum tui_severity { TUI_SEV_INFO = 0, TUI_SEV_WARN, TUI_SEV_ERROR };
@@ -161,7 +162,8 @@ void tui_model_event_push(struct tui_model *m, int64_t time_ns, enum tui_severit
 const struct tui_event *tui_model_event_get(const struct tui_model *m, size_t i);
 /* t's counters since start (file false) or in the current file. */
 const struct tui_counts *tui_topic_counts(const struct tui_topic *t, bool file);
-/* "RECORDING", "PAUSED", "SNAPSHOT-ARMED", "WRITING SNAPSHOT", "STOPPING". */
+/* "RECORDING", "PAUSED", "SNAPSHOT-ARMED", "WRITING SNAPSHOT", "STOPPING",
+ * "WAITING FOR /clock". */
 const char *tui_model_state_str(enum tui_rec_state s);
 /* "PLAYING", "PAUSED", "WAITING FOR ACKS", "DONE". */
 const char *tui_model_play_state_str(enum tui_play_state s);

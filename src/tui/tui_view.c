@@ -196,7 +196,8 @@ static void tui_view_header_top(struct tui_frame *f, const struct tui_header *h)
 	char right[64], rest[2 * TUI_PATH_MAX + 64];
 	snprintf(right, sizeof right, "pid %ld  %.3g Hz", h->pid, h->update_hz);
 	int rx = f->cols - (int)strlen(right);
-	bool active = h->state != TUI_REC_PAUSED && h->state != TUI_REC_STOPPING;
+	bool active = h->state != TUI_REC_PAUSED && h->state != TUI_REC_STOPPING &&
+		      h->state != TUI_REC_WAITING_CLOCK;
 	/* The disk guard stops recording whatever the state says. */
 	bool guard = h->disk_guard && h->state != TUI_REC_STOPPING;
 	int x = tui_frame_put(f, 0, 0,

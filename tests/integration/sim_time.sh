@@ -84,4 +84,6 @@ grep -q "^Recorded 0 messages .* lost 0 in transport, 0 in the recorder" "$T/non
 	fail "without /clock: not 0 recorded and 0 lost"
 grep -q "warning: --use-sim-time: no /clock time yet: nothing recorded until one comes" \
 	"$T/none.out" || fail "without /clock: no warning"
+grep -q '^\[[0-9:]*\] WAITING FOR /clock 1/1 topic' "$T/none.out" ||
+	fail "without /clock: the status lines do not say WAITING FOR /clock"
 echo "ok"

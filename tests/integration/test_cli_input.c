@@ -783,6 +783,10 @@ static void test_usage_errors(void **state)
 			want_usage(&r, readers[i], says);
 			cli_res_fini(&r);
 		}
+	CLI(&r, "convert", g_tmp, "out", "--start", "9999999999"); /* past INT64_MAX ns */
+	want_usage(&r, "convert", "--start wants seconds since the epoch (1700000000.25; at most "
+				  "9223372036)");
+	cli_res_fini(&r);
 	CLI(&r, "burst", "-n", "-1", g_tmp);
 	want_usage(&r, "burst", "--num-messages wants 0..");
 	cli_res_fini(&r);

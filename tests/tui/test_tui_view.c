@@ -64,6 +64,16 @@ static void test_disk_guard(struct tui_model *m, struct tui_state *s)
 	tf_golden("guard_stopped_80x24", m, s, 80, 24, true, TEXT);
 }
 
+/* --use-sim-time before the first /clock: the state says why nothing is
+ * recorded, in the idle state's colour. */
+static void test_waiting_clock(struct tui_model *m, struct tui_state *s)
+{
+	m->hdr.state = TUI_REC_WAITING_CLOCK;
+	tui_state_sync(s, m);
+	tf_golden("waiting_clock_80x24_colour", m, s, 80, 24, true, COLOUR);
+	tf_golden("waiting_clock_60x12", m, s, 60, 12, true, TEXT);
+}
+
 static void test_many_rows_scrolled(void **state)
 {
 	(void)state;
@@ -237,6 +247,7 @@ TU_MAIN(
 	TF_TEST(test_no_definition),
 	TF_TEST(test_table_warnings_mono_ascii),
 	TF_TEST(test_disk_guard),
+	TF_TEST(test_waiting_clock),
 	cmocka_unit_test(test_many_rows_scrolled),
 	TF_TEST(test_file_counts),
 	TF_TEST(test_throttled),
