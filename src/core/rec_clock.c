@@ -21,17 +21,17 @@ struct rec_clock {
 	atomic_uint_fast64_t bad;
 };
 
-/* builtin_interfaces/Time { int32 sec; uint32 nanosec }, plain CDR; 0
+/* builtin_interfaces/Time { int32 sec; uint32 nanosec }, plain CDR; -1
  * when it is not a valid time. */
 static int64_t clock_decode(const struct btdds_raw_sample *s)
 {
 	struct btdds_cdr_rd r;
 	if (btdds_cdr_rd_init(&r, s->data, s->len) != BT_OK)
-		return 0;
+		return -1;
 	int32_t sec = (int32_t)btdds_cdr_u32(&r);
 	uint32_t nsec = btdds_cdr_u32(&r);
 	if (!btdds_cdr_ok(&r) || sec < 0 || nsec >= 1000000000u)
-		return 0;
+		return -1;
 	return (int64_t)sec * 1000000000 + nsec;
 }
 
@@ -39,10 +39,10 @@ static bool clock_sample(void *arg, const struct btdds_raw_sample *s)
 {
 	struct rec_clock *c = arg;
 	int64_t t = clock_decode(s);
-	if (t == 0) {
+	if (t < 0)
 		atomic_fetch_add_explicit(&c->bad, 1, memory_order_relaxed);
+	if (t <= 0) /* 0: ROS's time not started yet, as a simulator's first tick may say */
 		return true;
-	}
 	int64_t was = atomic_exchange_explicit(&c->now, t, memory_order_relaxed);
 	if (was == 0)
 		bt_log_info("/clock: simulation time started at %.3f s: recording "
