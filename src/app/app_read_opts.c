@@ -16,7 +16,8 @@ void app_read_push(const char ***v, size_t *n, const char *s)
 static int app_read_time(const struct app_cmd *cmd, const char *opt, const char *arg,
 			 struct app_convert_time *t)
 {
-	/* The largest: INT64_MAX ns, which 9999999999 (a "far future") passes. */
+	/* Times are int64 ns: at most 9223372036 s, so 9999999999 (a "far
+	 * future" some type) is refused; the line says why. */
 	if (app_convert_time_parse(arg, t) != BT_OK)
 		return app_usage_error(cmd, "--%s wants seconds since the epoch (1700000000.25; "
 				       "at most 9223372036) or +SECONDS after the bag's start "
