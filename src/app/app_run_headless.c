@@ -38,8 +38,8 @@ static void app_status_line(struct app_run *run)
 	       "%llu recorder | cache %zu%% | %s\n",
 	       el, st.paused ? "PAUSED " : "", st.waiting_clock ? "WAITING FOR /clock " : "",
 	       st.disk_guard ? "STOPPED: DISK GUARD " : "",
-	       st.topics_recorded, st.topics_seen,
-	       bt_fmt_s(st.topics_seen), (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
+	       st.topics_recorded, st.topics_seen, bt_fmt_s(st.topics_seen),
+	       (unsigned long long)st.recorded, bytes, bw, (unsigned long long)st.lost_transport,
 	       (unsigned long long)st.lost_recorder,
 	       st.cache_max ? (size_t)(100.0 * (double)st.cache_fill / (double)st.cache_max) : 0,
 	       file ? file + 1 : st.current_file);

@@ -224,11 +224,13 @@ static bool sub_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
 	struct rec_sub *s = arg;
 	struct rec_topic_stats *st = &s->tp->st;
-	/* 0: --use-sim-time before the first /clock, which records nothing,
-	 * as a pause does (rosbag2 neither) */
-	int64_t now = rec_clock_now(s->r->clock);
-	bool live = now != 0 && !atomic_load_explicit(&s->r->paused, memory_order_relaxed) &&
+	bool live = !atomic_load_explicit(&s->r->paused, memory_order_relaxed) &&
 		    atomic_load_explicit(&s->tp->enabled, memory_order_relaxed);
+	/* The clock is read only for what may be recorded. 0: --use-sim-time
+	 * before the first /clock, which records nothing, as a pause does
+	 * (rosbag2 neither). */
+	int64_t now = live ? rec_clock_now(s->r->clock) : 0;
+	live = live && now != 0;
 	if (!sub_sn_check(s, smp->publication_handle, smp->writer_sn, live))
 		return true;
 	if (s->r->opt.test_listener_delay_us != 0)
@@ -771,8 +773,8 @@ struct sub_fill_take {
 
 /* A copy of each historical sample (the receive path may have adopted the
  * same buffer); timestamped with its source time, the best guess of when
- * it arrived first (with --use-sim-time, now). A copy that cannot be made is skipped: the mark then
- * repeats fewer messages, as if fewer were kept. */
+ * it arrived first (with --use-sim-time, now). A copy that cannot be made
+ * is skipped: the mark then repeats fewer messages, as if fewer were kept. */
 static bool sub_fill_on_sample(void *arg, const struct btdds_raw_sample *smp)
 {
 	struct sub_fill_take *f = arg;
