@@ -30,6 +30,7 @@ struct app_play_cfg {
 	enum bt_log_level log_level; /* --log-level; BT_LOG_INFO by default */
 	bool burst;       /* bagtop burst: po.start_paused, then play_burst(burst_n) */
 	uint64_t burst_n; /* -n: 0 the whole window */
+	bool svc_source_given; /* --service-requests-source (wants --publish-service-requests) */
 };
 
 /* Plays c->po to the end or a stop signal (SIGINT, SIGTERM, SIGHUP) and

@@ -102,10 +102,13 @@ static void play_summary(struct play *p)
 	struct play_view v;
 	play_view_get(p, &v, t, n);
 	for (size_t i = 0; i < n; i++) {
-		char name[512];
+		char name[512], svc[128] = "";
 		app_escape(t[i].name, name, sizeof name);
-		printf("  %s: %llu published, %llu late (max %.1f ms)%s\n", name,
-		       (unsigned long long)t[i].published, (unsigned long long)t[i].late,
+		if (t[i].service)
+			snprintf(svc, sizeof svc, " as requests, %llu answered, %llu not sent (no server)",
+				 (unsigned long long)t[i].answered, (unsigned long long)t[i].unserved);
+		printf("  %s: %llu published%s, %llu late (max %.1f ms)%s\n", name,
+		       (unsigned long long)t[i].published, svc, (unsigned long long)t[i].late,
 		       (double)t[i].max_late_ns / 1e6, t[i].failed ? ", write failures" : "");
 	}
 	char waited[64] = "";

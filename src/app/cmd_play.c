@@ -38,6 +38,8 @@ enum {
 	APP_P_NO_REMOTE,
 	APP_P_LOG_LEVEL,
 	APP_P_NUM_MESSAGES,
+	APP_P_SVC_REQUESTS,
+	APP_P_SVC_SOURCE,
 };
 
 /* The rows of play's table, in groups, so that burst's table (the same
@@ -58,7 +60,15 @@ enum {
 	 "--clock)",                                                                             \
 	 APP_P_CLOCK_TOPICS},                                                                    \
 	{"clock-topics-all", 0, NULL, "publish /clock right before every message, with its time", \
-	 APP_P_CLOCK_TOPICS_ALL}
+	 APP_P_CLOCK_TOPICS_ALL},                                                                \
+	{"publish-service-requests", 0, NULL,                                                    \
+	 "call the services of recorded service events with their requests, instead of "        \
+	 "publishing the events",                                                                \
+	 APP_P_SVC_REQUESTS},                                                                    \
+	{"service-requests-source", 0, "SOURCE",                                                 \
+	 "whose events give the requests: service_introspection (the servers', default) or "     \
+	 "client_introspection",                                                                 \
+	 APP_P_SVC_SOURCE}
 
 #define PLAY_OPT_ROWS_WINDOW                                                                     \
 	{"start-offset", 0, "SECONDS", "start this long after the bag's first message",          \
@@ -192,6 +202,19 @@ static int play_opt_timing(struct app_play_cfg *c, const struct app_cmd *cmd,
 	}
 }
 
+static int play_svc_source(struct app_play_cfg *c, const struct app_cmd *cmd, const char *arg)
+{
+	c->svc_source_given = true;
+	if (strcmp(arg, "client_introspection") == 0)
+		c->po.service_requests_from_clients = true;
+	else if (strcmp(arg, "service_introspection") == 0)
+		c->po.service_requests_from_clients = false;
+	else
+		return app_usage_error(cmd, "--service-requests-source wants service_introspection "
+				       "or client_introspection, got '%s'", arg);
+	return 0;
+}
+
 static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 {
 	struct app_play_cfg *c = ctx;
@@ -226,6 +249,8 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 	case APP_P_LOG_LEVEL: return app_ros_env_log_level(cmd, arg, &c->log_level);
 	case APP_P_NO_REMOTE: c->no_remote_control = true; return 0;
 	case APP_P_NUM_MESSAGES: return play_number(cmd, o, arg, 0, INT64_MAX, &c->burst_n);
+	case APP_P_SVC_REQUESTS: c->po.publish_service_requests = true; return 0;
+	case APP_P_SVC_SOURCE: return play_svc_source(c, cmd, arg);
 	default: return app_usage_error(cmd, "unhandled option --%s", o->lng);
 	}
 }
@@ -246,6 +271,9 @@ static int play_finish(struct app_play_cfg *c, int argc, char **argv, int first)
 	c->po.remaps = c->remaps;
 	c->po.n_remaps = c->n_remaps;
 	int rc = app_read_finish(c->cmd, r);
+	if (rc == 0 && c->svc_source_given && !c->po.publish_service_requests)
+		rc = app_usage_error(c->cmd, "--service-requests-source goes with "
+				     "--publish-service-requests");
 	if (rc == 0)
 		rc = app_read_storage_expect(c->po.bag_path, r->storage);
 	if (rc == 0)

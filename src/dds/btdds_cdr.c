@@ -6,7 +6,7 @@
 
 #define CDR_HDR 4
 
-static void cdr_fail(struct btdds_cdr_rd *r, const char *what)
+void btdds_cdr_fail(struct btdds_cdr_rd *r, const char *what)
 {
 	if (r->what == NULL) {
 		r->what = what;
@@ -49,7 +49,7 @@ static const unsigned char *cdr_take(struct btdds_cdr_rd *r, size_t a, size_t n)
 		return NULL;
 	size_t off = (r->off + a - 1) & ~(a - 1);
 	if (off > r->len || n > r->len - off) {
-		cdr_fail(r, "data beyond the end");
+		btdds_cdr_fail(r, "data beyond the end");
 		return NULL;
 	}
 	r->off = off + n;
@@ -76,6 +76,13 @@ static void cdr_prim(struct btdds_cdr_rd *r, void *v, size_t n)
 		memcpy(v, p, n);
 }
 
+uint16_t btdds_cdr_u16(struct btdds_cdr_rd *r)
+{
+	uint16_t v = 0;
+	cdr_prim(r, &v, sizeof v);
+	return r->swap ? __builtin_bswap16(v) : v;
+}
+
 uint32_t btdds_cdr_u32(struct btdds_cdr_rd *r)
 {
 	uint32_t v = 0;
@@ -97,11 +104,11 @@ const char *btdds_cdr_string(struct btdds_cdr_rd *r, size_t max, size_t *n)
 	if (r->what != NULL)
 		return "";
 	if (len == 0) {
-		cdr_fail(r, "string without its NUL");
+		btdds_cdr_fail(r, "string without its NUL");
 		return "";
 	}
 	if (max != 0 && len - 1 > max) {
-		cdr_fail(r, "string longer than its bound");
+		btdds_cdr_fail(r, "string longer than its bound");
 		return "";
 	}
 	size_t at = r->off;
@@ -109,11 +116,11 @@ const char *btdds_cdr_string(struct btdds_cdr_rd *r, size_t max, size_t *n)
 	if (p == NULL) {
 		r->what = NULL;
 		r->off = at;
-		cdr_fail(r, "string length beyond the end");
+		btdds_cdr_fail(r, "string length beyond the end");
 		return "";
 	}
 	if (p[len - 1] != '\0' || memchr(p, '\0', len - 1) != NULL) {
-		cdr_fail(r, "string not ended by its only NUL");
+		btdds_cdr_fail(r, "string not ended by its only NUL");
 		return "";
 	}
 	*n = len - 1;
@@ -133,7 +140,7 @@ uint32_t btdds_cdr_seq(struct btdds_cdr_rd *r, size_t min_elem)
 	if (min_elem == 0)
 		min_elem = 1;
 	if (cnt > (r->len - r->off) / min_elem) {
-		cdr_fail(r, "sequence length beyond the end");
+		btdds_cdr_fail(r, "sequence length beyond the end");
 		return 0;
 	}
 	return cnt;
@@ -144,7 +151,7 @@ bool btdds_cdr_enter(struct btdds_cdr_rd *r)
 	if (r->what != NULL)
 		return false;
 	if (r->depth >= BTDDS_CDR_DEPTH_MAX) {
-		cdr_fail(r, "nested too deep");
+		btdds_cdr_fail(r, "nested too deep");
 		return false;
 	}
 	r->depth++;
@@ -199,6 +206,11 @@ static void cdr_put_le(struct btdds_cdr_wr *w, uint64_t v, size_t n)
 void btdds_cdr_put_u8(struct btdds_cdr_wr *w, uint8_t v)
 {
 	cdr_put(w, &v, 1);
+}
+
+void btdds_cdr_put_u16(struct btdds_cdr_wr *w, uint16_t v)
+{
+	cdr_put_le(w, v, 2);
 }
 
 void btdds_cdr_put_u32(struct btdds_cdr_wr *w, uint32_t v)

@@ -43,6 +43,7 @@ bt_status btdds_cdr_error(const struct btdds_cdr_rd *r, const char *what, struct
 /* Reads; on any problem the value is 0 / "" / false and the reader fails. */
 uint8_t btdds_cdr_u8(struct btdds_cdr_rd *r);
 bool btdds_cdr_bool(struct btdds_cdr_rd *r);
+uint16_t btdds_cdr_u16(struct btdds_cdr_rd *r);
 uint32_t btdds_cdr_u32(struct btdds_cdr_rd *r);
 uint64_t btdds_cdr_u64(struct btdds_cdr_rd *r);
 /* A string: points into the buffer (NUL-terminated there), *n its length
@@ -54,6 +55,10 @@ const unsigned char *btdds_cdr_bytes(struct btdds_cdr_rd *r, size_t n);
 /* A sequence's count, checked against the bytes left: each element takes
  * at least `min_elem` bytes (>= 1). 0 on failure. */
 uint32_t btdds_cdr_seq(struct btdds_cdr_rd *r, size_t min_elem);
+/* Fails the reader with `what` (a static string) at the current offset,
+ * for a decoder that finds a value it cannot take; the first problem
+ * sticks. */
+void btdds_cdr_fail(struct btdds_cdr_rd *r, const char *what);
 /* Entering and leaving a nested struct or sequence element; false (and the
  * reader fails) beyond BTDDS_CDR_DEPTH_MAX. */
 bool btdds_cdr_enter(struct btdds_cdr_rd *r);
@@ -61,13 +66,14 @@ void btdds_cdr_leave(struct btdds_cdr_rd *r);
 
 /* A writer: little-endian plain CDR into a bt_buf, encapsulation header
  * first. Offsets count from after the header. Appends abort on OOM (only
- * small control messages are written). */
+ * small control messages and requests are written). */
 struct btdds_cdr_wr {
 	struct bt_buf b;
 };
 void btdds_cdr_wr_init(struct btdds_cdr_wr *w);
 void btdds_cdr_wr_fini(struct btdds_cdr_wr *w);
 void btdds_cdr_put_u8(struct btdds_cdr_wr *w, uint8_t v);
+void btdds_cdr_put_u16(struct btdds_cdr_wr *w, uint16_t v);
 void btdds_cdr_put_u32(struct btdds_cdr_wr *w, uint32_t v);
 void btdds_cdr_put_u64(struct btdds_cdr_wr *w, uint64_t v);
 void btdds_cdr_put_string(struct btdds_cdr_wr *w, const char *s);

@@ -101,14 +101,17 @@ dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX])
 static dds_return_t svc_topics(dds_entity_t pp, const char *service, const char *type,
 			       const char *key, struct btdds_svc_ends *e, dds_qos_t **qos)
 {
+	bool server = strcmp(key, "serviceid") == 0;
+	const struct btdds_raw_type *rq_type = NULL, *rr_type = NULL;
 	char *rq = btdds_svc_topic(service, true), *rr = btdds_svc_topic(service, false);
 	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
 	char id[BTDDS_SVC_ID_MAX];
 	dds_return_t rc = tq && tr ? btdds_svc_new_id(pp, id) : DDS_RETCODE_BAD_PARAMETER;
 	if (rc >= 0)
-		e->rq_topic = rc = btdds_raw_topic_create(pp, rq, tq, false);
+		e->rq_topic = rc = btdds_raw_topic_create_typed(pp, rq, tq, false, &rq_type);
 	if (rc >= 0)
-		e->rr_topic = rc = btdds_raw_topic_create(pp, rr, tr, false);
+		e->rr_topic = rc = btdds_raw_topic_create_typed(pp, rr, tr, false, &rr_type);
+	e->out_type = server ? rr_type : rq_type;
 	*qos = rc >= 0 ? btdds_svc_qos(key, id) : NULL;
 	free(rq);
 	free(rr);

@@ -21,6 +21,7 @@
 
 #include "bt_status.h"
 #include "btdds_cdr.h"
+#include "btdds_raw.h"
 
 #define BTDDS_SVC_ID_MAX 64 /* "xx.x.x..." of 16 bytes, NUL included */
 
@@ -49,6 +50,8 @@ dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX]);
  * on the reader. */
 struct btdds_svc_ends {
 	dds_entity_t rq_topic, rr_topic, writer, reader, cond;
+	/* the type of what `writer` writes, for btdds_raw_out_new; the topic's */
+	const struct btdds_raw_type *out_type;
 };
 
 /* Makes on pp the entities of a client of `service` (type `type`), or of

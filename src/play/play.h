@@ -132,6 +132,12 @@ struct play_options {
 	 * on its participant; NULL: neither (--no-remote-control). */
 	const char *node_name;
 	bool humble; /* the node as Humble's player: its services, its graph layout */
+	/* --publish-service-requests: service event topics are played as calls
+	 * of their services (play_svcreq.h), from the server's events, or the
+	 * clients' when `service_requests_from_clients`
+	 * (--service-requests-source client_introspection). */
+	bool publish_service_requests;
+	bool service_requests_from_clients;
 };
 
 /* Fills *o with the defaults (rate 1, no window, no clock, no wait,
@@ -253,6 +259,11 @@ struct play_topic_view {
 	int64_t max_late_ns;
 	uint64_t failed;      /* writes DDS refused */
 	bool muted;
+	/* --publish-service-requests: a service event topic played as requests
+	 * (published counts the requests sent); the replies to them taken, and
+	 * requests not sent for want of a server. */
+	bool service;
+	uint64_t answered, unserved;
 };
 
 struct play_view {

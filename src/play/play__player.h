@@ -21,15 +21,22 @@
 #include "bag_types.h"
 #include "btdds_names.h"
 #include "btdds_raw.h"
+#include "btdds_service.h"
 #include "bt_lathist.h"
 #include "bt_rate.h"
 #include "play.h"
 #include "play_sched.h"
+#include "play_svcreq.h"
 
 /* Before a deadline further away than this the publisher waits on its
  * condition variable (a control wakes it); the last stretch is one
  * clock_nanosleep to the absolute deadline. */
 #define PLAY_SPIN_NS INT64_C(2000000)
+/* How long a player of service requests waits at the start for servers
+ * it has not discovered yet (without --wait-for-subscribers). */
+#define PLAY_SERVERS_WAIT_NS INT64_C(2000000000)
+/* ... and at the end for the replies to the requests it sent. */
+#define PLAY_REPLIES_WAIT_NS INT64_C(1000000000)
 
 enum play_msg_kind {
 	PLAY_MSG_DATA,
@@ -66,6 +73,17 @@ struct play_topic {
 	_Atomic uint32_t matched;
 	atomic_bool muted;
 	bool clock_trigger; /* --clock-topics: /clock goes out before each message */
+	/* --publish-service-requests: this service event topic goes out as
+	 * requests of its service (names: the request topic and type), on
+	 * the client's ends; NULL for a topic. A request with no server
+	 * matched is not sent (unserved; said once: no_server_said, the
+	 * publisher's). Replies with the client's guid (svc_guid) are counted
+	 * in answered by a listener on the reply reader. */
+	struct play_svcreq *svcreq;
+	struct btdds_svc_ends svc_ends;
+	uint64_t svc_guid;
+	bool no_server_said;
+	_Atomic uint64_t answered, unserved;
 	/* Steps and bursts (untimed writes) wait for reliable readers' acks
 	 * every step_window writes, so that a KEEP_LAST writer does not drop
 	 * what they have not got yet: its depth when reliable, else 0 (no
@@ -118,6 +136,11 @@ struct play {
 	 * threads start, cleared by the publisher alone (which reads it unlocked). */
 	bool waiting_subs;
 	int64_t subs_wait_end; /* when that wait ended (monotonic), 0 until then */
+	/* Without --wait-for-subscribers, a player of service requests waits
+	 * for their servers alone (servers_only), until subs_wait_limit
+	 * (monotonic; 0: no limit). Set with waiting_subs. */
+	bool servers_only;
+	int64_t subs_wait_limit;
 	char warning[256];
 	bt_status result;
 	struct bt_error err;

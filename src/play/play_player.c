@@ -204,6 +204,20 @@ static void player_init_sync(struct play *p)
 	pthread_condattr_destroy(&ca);
 }
 
+/* What the publisher waits for before the schedule starts: every topic's
+ * subscriber (--wait-for-subscribers), else the servers of the services
+ * played as requests, for PLAY_SERVERS_WAIT_NS at most: discovery takes
+ * a moment, and a request sent before it reaches no one. */
+static void player_wait_plan(struct play *p, int64_t now)
+{
+	bool services = false;
+	for (size_t i = 0; i < p->n_topics; i++)
+		services = services || p->topics[i].svcreq != NULL;
+	p->waiting_subs = p->n_topics > 0 && (p->o.wait_for_subscribers || services);
+	p->servers_only = !p->o.wait_for_subscribers;
+	p->subs_wait_limit = p->o.wait_for_subscribers ? 0 : now + PLAY_SERVERS_WAIT_NS;
+}
+
 static bt_status player_threads(struct play *p, struct bt_error *err)
 {
 	int64_t now = bt_time_monotonic_ns();
@@ -211,7 +225,7 @@ static bt_status player_threads(struct play *p, struct bt_error *err)
 	play_sched_init(&p->sched, now + (p->o.delay_ns > 0 ? p->o.delay_ns : 0), p->win_start,
 			p->o.rate, p->win_start, p->win_end);
 	p->sched.paused = p->o.start_paused;
-	p->waiting_subs = p->o.wait_for_subscribers && p->n_topics > 0;
+	player_wait_plan(p, now);
 	if (p->waiting_subs)
 		play_sched_hold(&p->sched, now);
 	p->loop = p->o.loop;

@@ -93,6 +93,18 @@ static void pub_step_room(struct play *p, struct play_topic *t)
 		    t->names.name, (double)PUB_STEP_ACK_NS / 1e9);
 }
 
+/* A request of a service no server offers is not sent (as rosbag2's
+ * player: "the service isn't ready"); it is counted. */
+static void pub_no_server(struct play_topic *t, struct play_msg *m)
+{
+	play_msg_free(m);
+	atomic_fetch_add_explicit(&t->unserved, 1, memory_order_relaxed);
+	if (!t->no_server_said)
+		bt_log_warn("%s: no server of the service: its requests are not sent (counted)",
+			    t->names.name);
+	t->no_server_said = true;
+}
+
 /* Writes m (outside mu) unless its topic is muted; m is gone after.
  * Returns the monotonic time just before the write (it may wait in the
  * writer's batch), or 0 when it did not write. */
@@ -101,6 +113,10 @@ static int64_t pub_write(struct play *p, struct play_msg *m, int64_t deadline, b
 	struct play_topic *t = &p->topics[m->topic];
 	if (atomic_load_explicit(&t->muted, memory_order_relaxed)) {
 		play_msg_free(m);
+		return 0;
+	}
+	if (t->svcreq && atomic_load_explicit(&t->matched, memory_order_relaxed) == 0) {
+		pub_no_server(t, m);
 		return 0;
 	}
 	size_t len = m->len; /* m is the sample's: the write gives it up */
@@ -361,13 +377,19 @@ static void pub_send_locked(struct play *p, struct play_msg *m, int64_t deadline
  * take mu; a control or a stop wakes the wait at once. */
 #define PUB_SUBS_POLL_NS INT64_C(10000000)
 
-/* Under mu: every topic played but a muted one has a matched reader. */
+/* Under mu: every topic played but a muted one (only the services played
+ * as requests that have events to play, when servers_only) has a matched
+ * reader. */
 static bool pub_all_matched_locked(struct play *p)
 {
-	for (size_t i = 0; i < p->n_topics; i++)
-		if (!atomic_load_explicit(&p->topics[i].muted, memory_order_relaxed) &&
-		    atomic_load_explicit(&p->topics[i].matched, memory_order_relaxed) == 0)
+	for (size_t i = 0; i < p->n_topics; i++) {
+		const struct play_topic *t = &p->topics[i];
+		bool none = p->whole_window && atomic_load_explicit(&t->total, memory_order_relaxed) == 0;
+		if (!atomic_load_explicit(&t->muted, memory_order_relaxed) &&
+		    (!p->servers_only || (t->svcreq && !none)) &&
+		    atomic_load_explicit(&t->matched, memory_order_relaxed) == 0)
 			return false;
+	}
 	return true;
 }
 
@@ -378,11 +400,14 @@ static bool pub_wait_subscribers(struct play *p)
 	/* Set before this thread started and cleared only here: read unlocked. */
 	if (!p->waiting_subs)
 		return true;
-	bt_log_info("waiting for a subscriber on each of %zu topics (--wait-for-subscribers)",
-		    p->n_topics);
+	if (!p->servers_only)
+		bt_log_info("waiting for a subscriber on each of %zu topics "
+			    "(--wait-for-subscribers)", p->n_topics);
 	pthread_mutex_lock(&p->mu);
-	while (!p->stop && !pub_all_matched_locked(p))
+	while (!p->stop && !pub_all_matched_locked(p) &&
+	       (p->subs_wait_limit == 0 || bt_time_monotonic_ns() < p->subs_wait_limit))
 		pub_wait_until(p, bt_time_monotonic_ns() + PUB_SUBS_POLL_NS);
+	bool all = pub_all_matched_locked(p);
 	bool go = !p->stop;
 	int64_t now = bt_time_monotonic_ns();
 	p->subs_wait_end = now;
@@ -392,9 +417,12 @@ static bool pub_wait_subscribers(struct play *p)
 		atomic_store(&p->state, play_state_for(p, p->sched.paused));
 	}
 	pthread_mutex_unlock(&p->mu);
-	if (go)
+	if (go && !p->servers_only)
 		bt_log_info("every topic has a subscriber after %.1f s: playing",
 			    (double)(now - p->started_wall) / 1e9);
+	else if (go && !all)
+		bt_log_info("not every service played as requests has a server after %.1f s: "
+			    "playing", (double)(now - p->started_wall) / 1e9);
 	return go;
 }
 
@@ -479,12 +507,43 @@ static void pub_wait_acks(struct play *p)
 	}
 }
 
+/* Under no lock: a request sent that no reply has answered yet. */
+static bool pub_replies_due(struct play *p)
+{
+	for (size_t i = 0; i < p->n_topics; i++) {
+		struct play_topic *t = &p->topics[i];
+		if (t->svcreq && atomic_load_explicit(&t->answered, memory_order_relaxed) <
+					 atomic_load_explicit(&t->published, memory_order_relaxed))
+			return true;
+	}
+	return false;
+}
+
+/* At the end, a player of service requests waits up to
+ * PLAY_REPLIES_WAIT_NS for the replies to what it sent, so that they are
+ * counted (rosbag2's player ends without them), and what was never
+ * answered is known. */
+static void pub_wait_replies(struct play *p)
+{
+	if (!pub_replies_due(p))
+		return;
+	pthread_mutex_lock(&p->mu);
+	atomic_store(&p->state, PLAY_STATE_WAITING_ACKS);
+	pthread_mutex_unlock(&p->mu);
+	int64_t until = bt_time_monotonic_ns() + PLAY_REPLIES_WAIT_NS;
+	while (pub_replies_due(p) && !pub_stopped(p) && bt_time_monotonic_ns() < until)
+		dds_sleepfor(DDS_MSECS(10));
+}
+
 void *play_pub_main(void *arg)
 {
 	struct play *p = arg;
 	pthread_setname_np(pthread_self(), "play-pub");
-	if (pub_wait_subscribers(p) && pub_loop(p) && p->o.wait_for_acked_ns >= 0)
-		pub_wait_acks(p);
+	if (pub_wait_subscribers(p) && pub_loop(p)) {
+		pub_wait_replies(p);
+		if (p->o.wait_for_acked_ns >= 0)
+			pub_wait_acks(p);
+	}
 	pthread_mutex_lock(&p->mu);
 	play_finish_locked(p);
 	struct play_burst_end e = play_burst_take_locked(p, true); /* the end, a stop */

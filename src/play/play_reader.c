@@ -173,13 +173,21 @@ static enum rd_state rd_message(struct rd_ctx *c, const struct bag_read_msg *m, 
 		rd_count(c, topic);
 	if (m->timestamp < c->from)
 		return RD_GO;
-	void *data;
-	struct play_msg *q = btdds_raw_out_new(p->topics[topic].raw_type, m->len, &data);
+	const struct play_topic *t = &p->topics[topic];
+	size_t len = m->len;
+	struct play_msg *q;
+	if (t->svcreq) { /* a service event: its request, if one to send */
+		q = play_svcreq_make(t->svcreq, t->raw_type, m->data, m->len, &len);
+	} else {
+		void *data;
+		q = btdds_raw_out_new(t->raw_type, len, &data);
+		if (q)
+			memcpy(data, m->data, len);
+	}
 	if (!q)
 		return RD_GO; /* dropped: the publisher counts nothing for it */
 	*q = (struct play_msg){.kind = PLAY_MSG_DATA, .topic = topic, .t = m->timestamp,
-			       .len = m->len};
-	memcpy(data, m->data, m->len);
+			       .len = len};
 	*added = true;
 	return rd_push(c, q);
 }

@@ -6,13 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bag_msgdefs.h"
 #include "bt_log.h"
 #include "bt_mem.h"
+#include "btdds_cdr.h"
 #include "btdds_names.h"
 #include "btdds_qos.h"
 #include "btdds_qos_overrides.h"
 #include "btdds_raw.h"
 #include "btdds_select.h"
+#include "btdds_service.h"
+#include "defs.h"
 #include "play__player.h"
 
 static void topic_default_qos(struct bag_qos *q)
@@ -156,9 +160,74 @@ static bool topics_is_bag_clock(const struct play *p, const char *dds)
 	return true;
 }
 
+/* The service a remap rule renames `service` to (ROS names compared as
+ * DDS names, as topic_remap), or a copy of it. */
+static char *service_remap(const struct play *p, const char *service)
+{
+	char *dds = btdds_names_dds_topic(service);
+	char *out = NULL;
+	for (size_t i = 0; i < p->o.n_remaps && out == NULL; i++) {
+		char *from = btdds_names_dds_topic(p->o.remaps[i].from);
+		if (!strcmp(from, dds))
+			out = bt_xstrdup(p->o.remaps[i].to);
+		free(from);
+	}
+	free(dds);
+	return out ? out : bt_xstrdup(service);
+}
+
+/* --publish-service-requests: the service event topic t as a client of its
+ * service (srv_type) on the request topic; false (said) when its requests
+ * cannot be cut out of its events. */
+static bool topic_init_service(struct play *p, struct play_topic *pt, const struct bag_topic *t,
+			       const char *srv_type, const struct bag_msgdef *defs,
+			       size_t n_defs)
+{
+	char *service = bt_xstrndup(t->name, strlen(t->name) - strlen(BTDDS_SERVICE_EVENT_SUFFIX));
+	char *played = service_remap(p, service);
+	struct bt_error err = {0};
+	bt_status st = play_svcreq_new(service, played, srv_type, defs, n_defs,
+				       p->o.service_requests_from_clients, &pt->svcreq, &err);
+	if (st != BT_OK) {
+		bt_log_warn("%s: its requests are not played: %s", service, err.msg);
+	} else {
+		(void)btdds_topic_names_init_bag(&pt->names, t->name, t->type);
+		free(pt->names.dds_name);
+		free(pt->names.dds_type);
+		pt->names.dds_name = btdds_svc_topic(played, true);
+		pt->names.dds_type = btdds_svc_type(srv_type, true);
+		topic_default_qos(&pt->qos); /* rmw's for services, which the client has */
+		bt_rate_init(&pt->rate);
+	}
+	free(played);
+	free(service);
+	return st == BT_OK;
+}
+
+/* Sets up bag topic j as the next played topic; false when it is not. */
+static bool topics_add(struct play *p, const struct bag_reader_topic *bt, size_t j,
+		       const struct btdds_qos_overrides *ovr, const struct bag_msgdef *defs,
+		       size_t n_defs)
+{
+	struct play_topic *pt = &p->topics[p->n_topics];
+	char *srv = p->o.publish_service_requests
+			    ? defs_service_of_event(bt[j].topic.name, bt[j].topic.type)
+			    : NULL;
+	bool ok = true;
+	if (srv)
+		ok = topic_init_service(p, pt, &bt[j].topic, srv, defs, n_defs);
+	else
+		topic_init(p, pt, &bt[j].topic, ovr);
+	free(srv);
+	if (ok)
+		p->topic_of[j] = p->n_topics++;
+	return ok;
+}
+
 static void topics_fill(struct play *p, const struct btdds_select *sel,
 			const struct btdds_select *clock_sel, const struct bag_reader_topic *bt,
-			const struct btdds_qos_overrides *ovr)
+			const struct btdds_qos_overrides *ovr, const struct bag_msgdef *defs,
+			size_t n_defs)
 {
 	p->topics = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topics);
 	p->topic_of = bt_xcalloc(p->n_bag_topics ? p->n_bag_topics : 1, sizeof *p->topic_of);
@@ -170,11 +239,9 @@ static void topics_fill(struct play *p, const struct btdds_select *sel,
 			       (clock_sel && btdds_select_match(clock_sel, dds, ros));
 		free(dds);
 		p->topic_of[j] = SIZE_MAX;
-		if (!on)
+		if (!on || !topics_add(p, bt, j, ovr, defs, n_defs))
 			continue;
-		p->topic_of[j] = p->n_topics;
-		struct play_topic *pt = &p->topics[p->n_topics++];
-		topic_init(p, pt, &bt[j].topic, ovr);
+		struct play_topic *pt = &p->topics[p->n_topics - 1];
 		pt->clock_trigger = trigger;
 		if (p->whole_window)
 			pt->total = bt[j].count;
@@ -201,8 +268,17 @@ bt_status play_topics_build(struct play *p, struct bt_error *err)
 		if (st == BT_ERR_FORMAT)
 			st = err ? (err->code = BT_ERR_USAGE) : BT_ERR_USAGE;
 	}
+	struct bag_msgdef *defs = NULL;
+	size_t n_defs = 0;
+	if (st == BT_OK && p->o.publish_service_requests &&
+	    bag_msgdefs_read(p->rd, &defs, &n_defs, err) != BT_OK) {
+		bt_log_warn("the bag's message definitions are not read: %s", err ? err->msg : "");
+		defs = NULL;
+		n_defs = 0;
+	}
 	if (st == BT_OK)
-		topics_fill(p, sel, clock_sel, bt, ovr);
+		topics_fill(p, sel, clock_sel, bt, ovr, defs, n_defs);
+	bag_msgdefs_free(defs, n_defs);
 	btdds_qos_overrides_free(ovr);
 	btdds_select_free(clock_sel);
 	btdds_select_free(sel);
@@ -211,8 +287,10 @@ bt_status play_topics_build(struct play *p, struct bt_error *err)
 
 void play_topics_free(struct play *p)
 {
-	for (size_t i = 0; i < p->n_topics; i++)
+	for (size_t i = 0; i < p->n_topics; i++) {
 		btdds_topic_names_fini(&p->topics[i].names);
+		play_svcreq_free(p->topics[i].svcreq);
+	}
 	free(p->topics);
 	free(p->topic_of);
 	p->topics = NULL;
@@ -277,12 +355,60 @@ static void clock_qos(struct bag_qos *q)
 	q->reliability = BAG_RELIABILITY_BEST_EFFORT;
 }
 
+/* Counts a reply to this client (its guid in the header); others (other
+ * clients' on the shared reply topic) are not. */
+static bool on_reply(void *arg, const struct btdds_raw_sample *s)
+{
+	struct play_topic *t = arg;
+	struct btdds_cdr_rd r;
+	uint64_t guid;
+	int64_t seq;
+	if (btdds_cdr_rd_init(&r, s->data, s->len) == BT_OK &&
+	    btdds_svc_get_header(&r, &guid, &seq) && guid == t->svc_guid)
+		atomic_fetch_add_explicit(&t->answered, 1, memory_order_relaxed);
+	return true;
+}
+
+/* A listener's thread: takes the replies as they come (the reader keeps
+ * rmw's 10), counting this client's. */
+static void on_replies(dds_entity_t reader, void *arg)
+{
+	(void)btdds_raw_take(reader, on_reply, arg);
+}
+
+/* A service's client (play_svcreq) as topic t's writer: its request
+ * writer, with the topic's matched listener; its replies counted. */
+static dds_entity_t topics_client(struct play *p, struct play_topic *t)
+{
+	dds_return_t rc = play_svcreq_create(t->svcreq, p->pp, &t->svc_ends, &t->svc_guid);
+	if (rc < 0)
+		return rc;
+	t->raw_type = t->svc_ends.out_type;
+	dds_listener_t *lw = dds_create_listener(t), *lr = dds_create_listener(t);
+	dds_lset_publication_matched(lw, on_matched);
+	dds_lset_data_available(lr, on_replies);
+	rc = dds_set_listener(t->svc_ends.writer, lw);
+	if (rc >= 0)
+		rc = dds_set_listener(t->svc_ends.reader, lr);
+	dds_delete_listener(lw);
+	dds_delete_listener(lr);
+	dds_publication_matched_status_t st;
+	if (rc >= 0) /* a match before the listener was set is not told to it */
+		rc = dds_get_publication_matched_status(t->svc_ends.writer, &st);
+	if (rc < 0)
+		return rc;
+	atomic_store_explicit(&t->matched, st.current_count, memory_order_relaxed);
+	t->step_window = topics_step_window(t->svc_ends.writer);
+	return t->svc_ends.writer;
+}
+
 bt_status play_topics_create_writers(struct play *p, struct bt_error *err)
 {
 	for (size_t i = 0; i < p->n_topics; i++) {
 		struct play_topic *t = &p->topics[i];
-		t->writer = topics_writer(p, t->names.dds_name, t->names.dds_type, t->keyed,
-					  &t->qos, t);
+		t->writer = t->svcreq ? topics_client(p, t)
+				      : topics_writer(p, t->names.dds_name, t->names.dds_type,
+						      t->keyed, &t->qos, t);
 		if (t->writer < 0)
 			return bt_err_set(err, BT_ERR_DDS, "cannot create a writer for %s (%s): %s",
 					  t->names.name, t->names.dds_type,
