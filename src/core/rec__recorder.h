@@ -141,8 +141,9 @@ struct rec_recorder {
 	dds_entity_t sub_reader;
 	struct rec_foreign_sub *fsubs;
 	size_t n_fsubs, cap_fsubs;
-	/* The participants whose publications were seen, with when the first
-	 * was (monotonic ns): discovery thread only (rec_discovery.c). */
+	/* The participants whose first publication was seen in the last
+	 * DISC_SIBLING_NS, with when (monotonic ns); older ones are dropped
+	 * as the list is walked: discovery thread only (rec_discovery.c). */
 	struct rec_participant_seen *pps_seen;
 	size_t n_pps_seen, cap_pps_seen;
 	dds_entity_t waitset;

@@ -156,10 +156,21 @@ static bool disc_appeared(struct rec_recorder *r, const dds_builtintopic_endpoin
 {
 	const unsigned char *prefix = ep->participant_key.v;
 	int64_t now = bt_time_monotonic_ns();
-	for (size_t i = 0; i < r->n_pps_seen; i++)
-		if (memcmp(r->pps_seen[i].prefix, prefix, 12) == 0)
-			return r->pps_seen[i].first - r->discovery_mono > DISC_APPEARED_NS ||
-			       now - r->pps_seen[i].first > DISC_SIBLING_NS;
+	for (size_t i = 0; i < r->n_pps_seen;) {
+		struct rec_participant_seen *e = &r->pps_seen[i];
+		/* Seen more than DISC_SIBLING_NS ago: any publication of it counts
+		 * now, as it would as a participant seen for the first time
+		 * (recording runs longer than DISC_APPEARED_NS by then), so its
+		 * entry goes: the list holds only the last moments' participants,
+		 * not every one that ever came in days of recording. */
+		if (now - e->first > DISC_SIBLING_NS) {
+			*e = r->pps_seen[--r->n_pps_seen];
+			continue;
+		}
+		if (memcmp(e->prefix, prefix, 12) == 0)
+			return e->first - r->discovery_mono > DISC_APPEARED_NS;
+		i++;
+	}
 	bt_xgrow((void **)&r->pps_seen, &r->cap_pps_seen, r->n_pps_seen + 1,
 		 sizeof *r->pps_seen);
 	struct rec_participant_seen *seen = &r->pps_seen[r->n_pps_seen++];
