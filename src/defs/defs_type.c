@@ -152,12 +152,23 @@ static const struct type_section *type_section_of(const struct type_parse *p, co
 
 /* ---- fields -------------------------------------------------------------- */
 
+/* The names of the kinds up to DEFS_KIND_WSTRING, as .msg files write them. */
 static const char *const type_prims[] = {
-	[DEFS_KIND_BOOL] = "bool",	 [DEFS_KIND_BYTE] = "byte",	[DEFS_KIND_CHAR] = "char",
-	[DEFS_KIND_FLOAT32] = "float32", [DEFS_KIND_FLOAT64] = "float64", [DEFS_KIND_INT8] = "int8",
-	[DEFS_KIND_UINT8] = "uint8",	 [DEFS_KIND_INT16] = "int16",	[DEFS_KIND_UINT16] = "uint16",
-	[DEFS_KIND_INT32] = "int32",	 [DEFS_KIND_UINT32] = "uint32", [DEFS_KIND_INT64] = "int64",
-	[DEFS_KIND_UINT64] = "uint64",	 [DEFS_KIND_STRING] = "string", [DEFS_KIND_WSTRING] = "wstring",
+	[DEFS_KIND_BOOL] = "bool",
+	[DEFS_KIND_BYTE] = "byte",
+	[DEFS_KIND_CHAR] = "char",
+	[DEFS_KIND_FLOAT32] = "float32",
+	[DEFS_KIND_FLOAT64] = "float64",
+	[DEFS_KIND_INT8] = "int8",
+	[DEFS_KIND_UINT8] = "uint8",
+	[DEFS_KIND_INT16] = "int16",
+	[DEFS_KIND_UINT16] = "uint16",
+	[DEFS_KIND_INT32] = "int32",
+	[DEFS_KIND_UINT32] = "uint32",
+	[DEFS_KIND_INT64] = "int64",
+	[DEFS_KIND_UINT64] = "uint64",
+	[DEFS_KIND_STRING] = "string",
+	[DEFS_KIND_WSTRING] = "wstring",
 };
 
 /* A decimal in s[0..n) that fits uint32 and is > 0 (when `positive`). */

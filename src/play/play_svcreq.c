@@ -10,7 +10,6 @@
  * request's comes from the service's definition. */
 #include "play_svcreq.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +32,7 @@ struct play_svcreq {
 	size_t request; /* index of X_Request in types */
 	uint8_t wanted; /* the event type sent: REQUEST_RECEIVED or REQUEST_SENT */
 	uint64_t guid;  /* the request writer's instance handle (rmw's client guid) */
-	int64_t seq;
-	uint64_t made;
+	int64_t seq;    /* of the last request made */
 	bool said_metadata, said_bad;
 };
 
@@ -208,13 +206,7 @@ void *play_svcreq_make(struct play_svcreq *s, const struct btdds_raw_type *type,
 		memcpy(data, w.b.data, w.b.len);
 		*len = w.b.len;
 		s->seq++;
-		s->made++;
 	}
 	btdds_cdr_wr_fini(&w);
 	return q;
-}
-
-uint64_t play_svcreq_made(const struct play_svcreq *s)
-{
-	return s->made;
 }

@@ -57,7 +57,4 @@ dds_return_t play_svcreq_create(struct play_svcreq *s, dds_entity_t pp,
 void *play_svcreq_make(struct play_svcreq *s, const struct btdds_raw_type *type,
 		       const void *ev, size_t ev_len, size_t *len);
 
-/* Requests made so far (reader thread, or after it was joined). */
-uint64_t play_svcreq_made(const struct play_svcreq *s);
-
 #endif
