@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "app.h"
+#include "app_info_scan.h"
 #include "app_read_opts.h"
 #include "bag_compat.h"
 #include "btdds_names.h"
@@ -27,7 +28,10 @@
 enum { INFO_VERBOSE = 1, INFO_TOPIC_NAME, INFO_SORT };
 
 static const struct app_opt info_opts[] = {
-	{"verbose", 'v', NULL, "also per-file and per-topic detail, as read from the files", INFO_VERBOSE},
+	{"verbose", 'v', NULL,
+	 "read every message: each topic's size and each service's requests and responses, "
+	 "and per-file and per-topic detail",
+	 INFO_VERBOSE},
 	{"topic-name", 't', NULL, "print only the names of the topics (not of services), one a line",
 	 INFO_TOPIC_NAME},
 	{"sort", 0, "KEY", "list topics and services by name (the default), type or count",
@@ -113,13 +117,39 @@ static void info_time_line(const char *label, int64_t ns)
 	printf("%s%s\n", label, t);
 }
 
+/* What -v read from every message (app_info_scan). */
+struct info_scan {
+	struct app_info_scan_topic *t;
+	size_t n;
+};
+
 static bool info_is_service(const struct bag_topic *t)
 {
 	return bt_str_ends_with(t->name, BTDDS_SERVICE_EVENT_SUFFIX);
 }
 
+/* What -v adds to a topic's or service's line, as `ros2 bag info -v`: a
+ * service's requests and responses instead of its event count, and the
+ * bytes of its messages; `s` NULL: the event count alone. */
+static void info_counts(const struct bag_topic_info *ti, bool service,
+			const struct app_info_scan_topic *s)
+{
+	char size[32];
+	if (s == NULL) {
+		printf("%s: %" PRIu64, service ? "Event Count" : "Count", ti->message_count);
+		return;
+	}
+	bt_fmt_iec(s->bytes, size, sizeof size);
+	if (service)
+		printf("Request Count: %" PRIu64 " | Response Count: %" PRIu64, s->requests,
+		       s->responses);
+	else
+		printf("Count: %" PRIu64, ti->message_count);
+	printf(" | Size Contribution: %s", size);
+}
+
 static void info_topics(const struct bag_metadata *md, const struct info_key *order,
-			bool services)
+			bool services, const struct info_scan *scan)
 {
 	size_t shown = 0;
 	for (size_t i = 0; i < md->n_topics; i++) {
@@ -134,11 +164,12 @@ static void info_topics(const struct bag_metadata *md, const struct info_key *or
 			if (bt_str_ends_with(type, "_Event"))
 				type_len -= 6;
 		}
-		printf("%s%s: %.*s | Type: %.*s | %s: %" PRIu64 " | Serialization Format: %s\n",
+		printf("%s%s: %.*s | Type: %.*s | ",
 		       shown++ ? (services ? INFO_INDENT "  " : INFO_INDENT) : "",
-		       services ? "Service" : "Topic", name_len, name, type_len, type,
-		       services ? "Event Count" : "Count", ti->message_count,
-		       ti->topic.serialization_format);
+		       services ? "Service" : "Topic", name_len, name, type_len, type);
+		info_counts(ti, services,
+			    scan ? app_info_scan_find(scan->t, scan->n, name) : NULL);
+		printf(" | Serialization Format: %s\n", ti->topic.serialization_format);
 	}
 	if (!shown)
 		printf("\n");
@@ -175,7 +206,7 @@ static void info_layout(const struct bag_metadata *md, const struct bag_reader *
 }
 
 static void info_summary(const struct bag_metadata *md, const struct bag_reader *r,
-			 const struct info_key *order)
+			 const struct info_key *order, const struct info_scan *scan)
 {
 	uint64_t size = bag_reader_size(r);
 	char buf[64];
@@ -205,10 +236,10 @@ static void info_summary(const struct bag_metadata *md, const struct bag_reader 
 	}
 	printf("Messages:          %" PRIu64 "\n", md->message_count);
 	printf("Topic information: ");
-	info_topics(md, order, false);
+	info_topics(md, order, false, scan);
 	printf("Service:           %zu\n", info_count_services(md));
 	printf("Service information: ");
-	info_topics(md, order, true);
+	info_topics(md, order, true, scan);
 }
 
 static void info_files_detail(const struct bag_reader *r)
@@ -542,8 +573,36 @@ static void info_names(const struct bag_metadata *md, const struct info_key *ord
 			printf("%s\n", order[i].name);
 }
 
+/* -v: every message read once, by a reader of its own (app_info_scan);
+ * NULL, said on stderr, when they cannot all be read. */
+static struct info_scan *info_scan_new(const char *path)
+{
+	struct bag_reader *r;
+	struct bt_error err;
+	struct info_scan *s = bt_xcalloc(1, sizeof *s);
+	bt_status st = bag_reader_open(path, 0, &r, &err);
+	if (st == BT_OK) {
+		st = app_info_scan(r, &s->t, &s->n, &err);
+		bag_reader_close(r);
+	}
+	if (st != BT_OK) {
+		fprintf(stderr, "bagtop: warning: -v: not every message could be read (%s): no "
+				"sizes, request or response counts\n", err.msg);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void info_scan_free(struct info_scan *s)
+{
+	if (s != NULL)
+		app_info_scan_free(s->t, s->n);
+	free(s);
+}
+
 static void info_print(const struct info_ctx *c, const struct bag_metadata *md,
-		       const struct bag_reader *r, bool built)
+		       const struct bag_reader *r, bool built, const char *path)
 {
 	struct info_key *order = info_md_order(md, c->sort);
 	if (c->names_only && !c->verbose) {
@@ -551,7 +610,9 @@ static void info_print(const struct info_ctx *c, const struct bag_metadata *md,
 		free(order);
 		return;
 	}
-	info_summary(md, r, order);
+	struct info_scan *scan = c->verbose ? info_scan_new(path) : NULL;
+	info_summary(md, r, order, scan);
+	info_scan_free(scan);
 	if (!built)
 		info_mismatch_note(md, r);
 	if (c->verbose) {
@@ -590,7 +651,7 @@ static int info_run(const struct app_cmd *cmd, int argc, char **argv)
 		bag_reindex_build(r, &built);
 		md = &built;
 	}
-	info_print(&ctx, md, r, md == &built);
+	info_print(&ctx, md, r, md == &built, argv[first]);
 	if (md == &built)
 		bag_metadata_fini(&built);
 	bag_reader_close(r);
@@ -601,8 +662,9 @@ const struct app_cmd app_cmd_info = {
 	"info", "BAG",
 	"Print a summary of a bag, as 'ros2 bag info' does.",
 	"\nBAG is a bag directory or a single .db3 / .db3.zstd / .mcap file. The summary\n"
-	"shows metadata.yaml as written (from the files when there is none); -v adds\n"
-	"what the storage files themselves hold, per file and per topic, and the\n"
-	"recording statistics (messages, bytes, rates, losses) of a bag recorded by\n"
-	"bagtop.\n",
+	"shows metadata.yaml as written (from the files when there is none); -v reads\n"
+	"every message, as 'ros2 bag info -v' does (each topic's Size Contribution,\n"
+	"each service's Request and Response Count), and adds what the storage files\n"
+	"themselves hold, per file and per topic, and the recording statistics\n"
+	"(messages, bytes, rates, losses) of a bag recorded by bagtop.\n",
 	info_opts, sizeof info_opts / sizeof info_opts[0], info_run};

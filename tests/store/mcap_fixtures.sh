@@ -1,6 +1,7 @@
 #!/bin/sh
 # The real rosbag2 MCAP bags of ../shared/fixtures/rosbag2-mcap through the
-# commands: `bagtop info` gives the counts of its README for each; `check`
+# commands: `bagtop info` gives the counts of its README for each (with -v,
+# sizes and service calls against SQL over the sqlite3 twins); `check`
 # passes on each that has a metadata.yaml (wbag's own metadata.yaml gives a
 # starting time and duration its files do not hold: check says exactly
 # that); multiple_files (no metadata.yaml), on a copy, is reindexed into a
@@ -44,6 +45,49 @@ grep -q "Service: /test_service1 | .* | Event Count: 4 |" "$T/info" || fail "ser
 "$B" info -v "$F/cdr_test" >"$T/info" 2>&1 || { cat "$T/info"; fail "info -v cdr_test"; }
 grep -q "^  0   cdr_test_0.mcap .* - *7  " "$T/info" || { cat "$T/info"; fail "info -v files"; }
 grep -q "^  test_msgs/msg/Arrays .*ros2msg" "$T/info" || { cat "$T/info"; fail "info -v definitions"; }
+
+# info -v as `ros2 bag info -v` (Jazzy): per topic the bytes of its messages
+# (Size Contribution), per service its distinct requests and responses by
+# (client gid, sequence number). The oracle is SQL over the sqlite3 twins of
+# the bags (the same recordings), reading the event bytes where the spec
+# puts them: event_type at payload offset 0, client_gid at 12, sequence
+# number at 32 (the blob's bytes 5, 17..32 and 37..44).
+S=${BAGTOP_FIXTURES:?}
+sql() { sqlite3 "$1" "$2" || fail "sqlite3 $1"; }
+calls() { # calls DB TOPIC TYPES: distinct (gid, seq) of events of TYPES ('00','01')
+	sql "$1" "SELECT count(DISTINCT hex(substr(data, 17, 16)) || hex(substr(data, 37, 8))) \
+		FROM messages m JOIN topics t ON m.topic_id = t.id WHERE t.name = '$2' \
+		AND hex(substr(data, 5, 1)) IN ($3)"
+}
+bytes() { # bytes DB TOPIC: the sum of its messages' lengths, as bt_fmt_iec (< 1 KiB)
+	echo "$(sql "$1" "SELECT total(length(data)) FROM messages m JOIN topics t \
+		ON m.topic_id = t.id WHERE t.name = '$2'" | cut -d. -f1) B"
+}
+for pair in "$S/bag_with_topics_and_service_events:/test_service1 /test_service2:/test_topic1" \
+	"$S/topics_and_services:/add_two_ints /add_two_ints2:/rosout"; do
+	sq=${pair%%:*} rest=${pair#*:}
+	svcs=${rest%%:*} topic=${rest#*:}
+	db=$(ls "$sq"/*.db3)
+	for bag in "$sq" "$F/$(basename "$sq")"; do
+		[ -d "$bag" ] || continue
+		"$B" info -v "$bag" >"$T/info" 2>&1 || { cat "$T/info"; fail "info -v $bag"; }
+		for svc in $svcs; do
+			ev="$svc/_service_event"
+			want="Request Count: $(calls "$db" "$ev" "'00','01'") | Response Count: \
+$(calls "$db" "$ev" "'02','03'") | Size Contribution: $(bytes "$db" "$ev") |"
+			grep "Service: $svc | " "$T/info" | grep -qF "$want" ||
+				{ cat "$T/info"; fail "$bag: $svc: want $want"; }
+		done
+		want="Size Contribution: $(bytes "$db" "$topic") |"
+		grep "Topic: $topic | " "$T/info" | grep -qF "$want" ||
+			{ cat "$T/info"; fail "$bag: $topic: want $want"; }
+		echo "info -v $bag: sizes and calls as SQL counts them"
+	done
+done
+# the oracle itself, against the fixtures' README (3 calls, 6 events of 72
+# and 60 bytes): $T/info is topics_and_services's
+grep -q "/add_two_ints | .* | Request Count: 3 | Response Count: 3 | Size Contribution: 396 B" \
+	"$T/info" || { cat "$T/info"; fail "topics_and_services: want 3 + 3 calls, 396 B"; }
 
 for b in talker cdr_test convert_a bag_with_topics_and_service_events; do
 	"$B" check "$F/$b" || fail "check $b"

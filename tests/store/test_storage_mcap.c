@@ -390,10 +390,25 @@ static void test_damaged_inside(void **state)
 
 /* ---- info from the summary: the chunks are not read ---- */
 
+/* Drops what info -v learns by reading every message (" | Size
+ * Contribution: ..." of each topic line; this bag has no services) from
+ * `s`, in place. */
+static void strip_sizes(char *s)
+{
+	static const char key[] = " | Size Contribution: ";
+	char *at;
+	while ((at = strstr(s, key)) != NULL) {
+		char *end = strstr(at + 3, " | ");
+		assert_non_null(end);
+		memmove(at, end, strlen(end) + 1);
+	}
+}
+
 /* bagtop info's counts and times come from the message indexes the
  * summary points at: with every chunk's records overwritten (check finds
- * them broken), info says the same as before; and a file without a
- * summary is still read message by message. */
+ * them broken), info -v says the same as before but what only reading the
+ * messages tells (the topics' sizes, which it says it cannot give); and a
+ * file without a summary is still read message by message. */
 static void test_info_from_index(void **state)
 {
 	char *dir = bt_xasprintf("%s/idx", (const char *)*state);
@@ -420,7 +435,12 @@ static void test_info_from_index(void **state)
 	mcap_reader_close(r);
 	tu_write_file(f, text, len);
 	assert_int_equal(tu_bagtop(&after, "info", "-v", dir, NULL), 0);
-	assert_string_equal(after, before);
+	assert_non_null(strstr(before, "Topic: /a | Type: std_msgs/msg/String | Count: 200 | Size "
+				       "Contribution: "));
+	static const char warned[] = "bagtop: warning: -v: not every message could be read (";
+	assert_memory_equal(after, warned, sizeof warned - 1);
+	strip_sizes(before);
+	assert_string_equal(strchr(after, '\n') + 1, before);
 	assert_int_not_equal(tu_bagtop(&out, "check", dir, NULL), 0);
 	free(out);
 	free(after);
