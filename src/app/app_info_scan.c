@@ -1,9 +1,8 @@
 /* app_info_scan — every message read once for `bagtop info -v`
- * (app_info_scan.h). A service event's ServiceEventInfo is
- *   uint8 event_type; builtin_interfaces/Time stamp; char[16] client_gid;
- *   int64 sequence_number
- * in plain CDR; its (gid, sequence) pairs are collected per topic and per
- * side, then sorted, and the distinct ones counted. */
+ * (app_info_scan.h). A service event's ServiceEventInfo
+ * (btdds_svc_get_event_info) gives its (client gid, sequence number) pair;
+ * the pairs are collected per topic and per side, then sorted, and the
+ * distinct ones counted. */
 #include "app_info_scan.h"
 
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 #include "bt_str.h"
 #include "btdds_cdr.h"
 #include "btdds_names.h"
+#include "btdds_service.h"
 
 struct scan_call {
 	unsigned char gid[16];
@@ -37,24 +37,19 @@ static void scan_push(struct scan_calls *c, const unsigned char *gid, int64_t se
 	c->v[c->n++].seq = seq;
 }
 
-/* One service event: its pair goes to the requests (REQUEST_SENT 0,
- * REQUEST_RECEIVED 1) or responses (RESPONSE_SENT 2, RESPONSE_RECEIVED 3). */
+/* One service event: its pair goes to the requests (REQUEST_SENT,
+ * REQUEST_RECEIVED) or the responses (RESPONSE_SENT, RESPONSE_RECEIVED). */
 static void scan_event(struct scan *s, size_t i, const uint8_t *data, size_t len)
 {
 	struct btdds_cdr_rd r;
-	if (btdds_cdr_rd_init(&r, data, len) != BT_OK) {
+	struct btdds_svc_event_info e;
+	if (btdds_cdr_rd_init(&r, data, len) != BT_OK || !btdds_svc_get_event_info(&r, &e) ||
+	    e.event_type > BTDDS_SVC_RESPONSE_RECEIVED) {
 		s->t[i].unreadable++;
 		return;
 	}
-	uint8_t type = btdds_cdr_u8(&r);
-	(void)btdds_cdr_u32(&r); /* stamp */
-	(void)btdds_cdr_u32(&r);
-	const unsigned char *gid = btdds_cdr_bytes(&r, 16);
-	int64_t seq = (int64_t)btdds_cdr_u64(&r);
-	if (!btdds_cdr_ok(&r) || type > 3)
-		s->t[i].unreadable++;
-	else
-		scan_push(type <= 1 ? &s->req[i] : &s->resp[i], gid, seq);
+	bool request = e.event_type <= BTDDS_SVC_REQUEST_RECEIVED;
+	scan_push(request ? &s->req[i] : &s->resp[i], e.client_gid, e.sequence_number);
 }
 
 static int scan_cmp(const void *a, const void *b)

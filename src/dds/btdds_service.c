@@ -63,6 +63,16 @@ bool btdds_svc_get_header(struct btdds_cdr_rd *r, uint64_t *guid, int64_t *seq)
 	return btdds_cdr_ok(r);
 }
 
+bool btdds_svc_get_event_info(struct btdds_cdr_rd *r, struct btdds_svc_event_info *out)
+{
+	out->event_type = btdds_cdr_u8(r);
+	(void)btdds_cdr_u32(r); /* stamp.sec */
+	(void)btdds_cdr_u32(r); /* stamp.nanosec */
+	out->client_gid = btdds_cdr_bytes(r, 16);
+	out->sequence_number = (int64_t)btdds_cdr_u64(r);
+	return btdds_cdr_ok(r);
+}
+
 /* ---- the client ---- */
 
 struct btdds_svc_client {
@@ -96,12 +106,12 @@ dds_return_t btdds_svc_new_id(dds_entity_t pp, char out[BTDDS_SVC_ID_MAX])
 	return rc;
 }
 
-/* The request and reply topics, and rmw's QoS with a new id under `key`
- * (*qos: caller deletes; NULL on error). */
+/* The request and reply topics, and rmw's QoS with a new id (a server's
+ * "serviceid", a client's "clientid"; *qos: caller deletes; NULL on
+ * error). */
 static dds_return_t svc_topics(dds_entity_t pp, const char *service, const char *type,
-			       const char *key, struct btdds_svc_ends *e, dds_qos_t **qos)
+			       bool server, struct btdds_svc_ends *e, dds_qos_t **qos)
 {
-	bool server = strcmp(key, "serviceid") == 0;
 	const struct btdds_raw_type *rq_type = NULL, *rr_type = NULL;
 	char *rq = btdds_svc_topic(service, true), *rr = btdds_svc_topic(service, false);
 	char *tq = btdds_svc_type(type, true), *tr = btdds_svc_type(type, false);
@@ -112,7 +122,7 @@ static dds_return_t svc_topics(dds_entity_t pp, const char *service, const char 
 	if (rc >= 0)
 		e->rr_topic = rc = btdds_raw_topic_create_typed(pp, rr, tr, false, &rr_type);
 	e->out_type = server ? rr_type : rq_type;
-	*qos = rc >= 0 ? btdds_svc_qos(key, id) : NULL;
+	*qos = rc >= 0 ? btdds_svc_qos(server ? "serviceid" : "clientid", id) : NULL;
 	free(rq);
 	free(rr);
 	free(tq);
@@ -124,7 +134,7 @@ dds_return_t btdds_svc_ends_create(dds_entity_t pp, const char *service, const c
 				   bool server, struct btdds_svc_ends *e)
 {
 	dds_qos_t *q = NULL;
-	dds_return_t rc = svc_topics(pp, service, type, server ? "serviceid" : "clientid", e, &q);
+	dds_return_t rc = svc_topics(pp, service, type, server, e, &q);
 	if (rc >= 0)
 		e->writer = rc = dds_create_writer(pp, server ? e->rr_topic : e->rq_topic, q, NULL);
 	if (rc >= 0)

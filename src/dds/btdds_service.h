@@ -71,6 +71,25 @@ void btdds_svc_put_header(struct btdds_cdr_wr *w, uint64_t guid, int64_t seq);
 /* Reads it; false (and the reader failed) when the sample is too short. */
 bool btdds_svc_get_header(struct btdds_cdr_rd *r, uint64_t *guid, int64_t *seq);
 
+/* service_msgs/msg/ServiceEventInfo, the head of every service event
+ * (rcl's introspection, Iron and later): uint8 event_type,
+ * builtin_interfaces/Time stamp, char[16] client_gid, int64
+ * sequence_number. */
+enum {
+	BTDDS_SVC_REQUEST_SENT,
+	BTDDS_SVC_REQUEST_RECEIVED,
+	BTDDS_SVC_RESPONSE_SENT,
+	BTDDS_SVC_RESPONSE_RECEIVED,
+};
+struct btdds_svc_event_info {
+	uint8_t event_type;
+	const unsigned char *client_gid; /* 16 bytes, in the sample */
+	int64_t sequence_number;
+};
+/* Reads it; false (and the reader failed) when the sample is too short.
+ * The event type is as found: the caller decides what an unknown one is. */
+bool btdds_svc_get_event_info(struct btdds_cdr_rd *r, struct btdds_svc_event_info *out);
+
 struct btdds_svc_client;
 
 /* A client of `service` ("/node/get_type_description") of type `type`

@@ -77,11 +77,10 @@ struct play_topic {
 	 * requests of its service (names: the request topic and type), on
 	 * the client's ends; NULL for a topic. A request with no server
 	 * matched is not sent (unserved; said once: no_server_said, the
-	 * publisher's). Replies with the client's guid (svc_guid) are counted
-	 * in answered by a listener on the reply reader. */
+	 * publisher's). Replies with the client's guid (play_svcreq_guid) are
+	 * counted in answered by a listener on the reply reader. */
 	struct play_svcreq *svcreq;
 	struct btdds_svc_ends svc_ends;
-	uint64_t svc_guid;
 	bool no_server_said;
 	_Atomic uint64_t answered, unserved;
 	/* Steps and bursts (untimed writes) wait for reliable readers' acks

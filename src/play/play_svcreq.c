@@ -6,7 +6,7 @@
  *       int64 sequence_number)
  *   X_Request[<=1] request
  *   X_Response[<=1] response
- * in plain CDR. The info's layout is fixed, so it is read directly; the
+ * in plain CDR. The info's layout is fixed (btdds_svc_get_event_info); the
  * request's comes from the service's definition. */
 #include "play_svcreq.h"
 
@@ -19,10 +19,6 @@
 #include "btdds_cdr_copy.h"
 #include "defs.h"
 #include "defs_type.h"
-
-/* service_msgs/msg/ServiceEventInfo's event types. */
-#define SVCREQ_REQUEST_SENT 0
-#define SVCREQ_REQUEST_RECEIVED 1
 
 struct play_svcreq {
 	char *service;  /* as recorded, for the log */
@@ -104,7 +100,7 @@ bt_status play_svcreq_new(const char *service, const char *played, const char *s
 		.srv_type = bt_xstrdup(srv_type),
 		.types = types,
 		.request = rq,
-		.wanted = from_clients ? SVCREQ_REQUEST_SENT : SVCREQ_REQUEST_RECEIVED,
+		.wanted = from_clients ? BTDDS_SVC_REQUEST_SENT : BTDDS_SVC_REQUEST_RECEIVED,
 	};
 	bt_log_info("%s: played as requests of %s%s%s (definition from %s)", service, srv_type,
 		    strcmp(played, service) ? " on " : "", strcmp(played, service) ? played : "",
@@ -125,7 +121,7 @@ void play_svcreq_free(struct play_svcreq *s)
 }
 
 dds_return_t play_svcreq_create(struct play_svcreq *s, dds_entity_t pp,
-				struct btdds_svc_ends *ends, uint64_t *guid)
+				struct btdds_svc_ends *ends)
 {
 	*ends = (struct btdds_svc_ends){0};
 	dds_return_t rc = btdds_svc_ends_create(pp, s->played, s->srv_type, false, ends);
@@ -133,8 +129,12 @@ dds_return_t play_svcreq_create(struct play_svcreq *s, dds_entity_t pp,
 	if (rc >= 0)
 		rc = dds_get_instance_handle(ends->writer, &ih);
 	s->guid = ih;
-	*guid = ih;
 	return rc;
+}
+
+uint64_t play_svcreq_guid(const struct play_svcreq *s)
+{
+	return s->guid;
 }
 
 /* Says (once per service) why an event gave no request; false. */
@@ -153,11 +153,9 @@ static bt_status svcreq_head(struct btdds_cdr_rd *r, const void *ev, size_t ev_l
 {
 	if (btdds_cdr_rd_init(r, ev, ev_len) != BT_OK)
 		return bt_err_set(err, BT_ERR_FORMAT, "the service event is not plain CDR");
-	*type = btdds_cdr_u8(r);
-	(void)btdds_cdr_u32(r);       /* stamp.sec */
-	(void)btdds_cdr_u32(r);       /* stamp.nanosec */
-	(void)btdds_cdr_bytes(r, 16); /* client_gid */
-	(void)btdds_cdr_u64(r);       /* sequence_number */
+	struct btdds_svc_event_info info;
+	(void)btdds_svc_get_event_info(r, &info); /* a failure sticks to r */
+	*type = info.event_type;
 	*n = btdds_cdr_seq(r, 1);
 	if (btdds_cdr_ok(r) && *n > 1)
 		btdds_cdr_fail(r, "more than one request in an event");

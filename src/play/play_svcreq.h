@@ -43,11 +43,13 @@ void play_svcreq_free(struct play_svcreq *s); /* NULL is fine */
 
 /* Creates the client's entities on pp (a request writer and a reply
  * reader, rmw's QoS and client id) of the service as played; *ends
- * filled, the writer's raw type in ends->out_type, the client's guid (in
- * each request's header and its replies') in *guid. 0 or a negative DDS
+ * filled, the writer's raw type in ends->out_type. 0 or a negative DDS
  * code. */
 dds_return_t play_svcreq_create(struct play_svcreq *s, dds_entity_t pp,
-				struct btdds_svc_ends *ends, uint64_t *guid);
+				struct btdds_svc_ends *ends);
+/* The client's guid, in each request's header and in its replies' (set
+ * by play_svcreq_create, read-only after: any thread). */
+uint64_t play_svcreq_guid(const struct play_svcreq *s);
 
 /* The request sample for recorded event `ev` (len bytes): a sample of
  * `type` (btdds_raw_out_new; its length in *len) ready for

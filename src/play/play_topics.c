@@ -364,7 +364,7 @@ static bool on_reply(void *arg, const struct btdds_raw_sample *s)
 	uint64_t guid;
 	int64_t seq;
 	if (btdds_cdr_rd_init(&r, s->data, s->len) == BT_OK &&
-	    btdds_svc_get_header(&r, &guid, &seq) && guid == t->svc_guid)
+	    btdds_svc_get_header(&r, &guid, &seq) && guid == play_svcreq_guid(t->svcreq))
 		atomic_fetch_add_explicit(&t->answered, 1, memory_order_relaxed);
 	return true;
 }
@@ -380,7 +380,7 @@ static void on_replies(dds_entity_t reader, void *arg)
  * writer, with the topic's matched listener; its replies counted. */
 static dds_entity_t topics_client(struct play *p, struct play_topic *t)
 {
-	dds_return_t rc = play_svcreq_create(t->svcreq, p->pp, &t->svc_ends, &t->svc_guid);
+	dds_return_t rc = play_svcreq_create(t->svcreq, p->pp, &t->svc_ends);
 	if (rc < 0)
 		return rc;
 	t->raw_type = t->svc_ends.out_type;
