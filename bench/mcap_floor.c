@@ -146,31 +146,22 @@ void mcap_floor_fini(struct mcap_floor *f)
 	*f = (struct mcap_floor){0};
 }
 
-/* Lays out chunk c's records from msgs in buf (its header's room first) and
- * its Message Index in ix; returns the records' length. */
-static size_t floor_fill(const struct mcap_floor *f, const struct mcap_floor_chunk *c,
-			 const struct bag_message *msgs, uint8_t *buf, uint8_t *ix)
+static void floor_msg_head(uint8_t *p, uint16_t channel, uint64_t t, size_t len)
 {
-	uint8_t *recs = buf + FLOOR_CHUNK_HEAD, *p = recs + c->lead_len, *e = ix + FLOOR_INDEX_HEAD;
-	memcpy(recs, f->model + c->lead_off, c->lead_len);
-	uint64_t start = UINT64_MAX, end = 0;
-	for (size_t i = 0; i < c->n_msgs; i++, e += 16) {
-		uint64_t t = (uint64_t)msgs[i].timestamp;
-		p[0] = MCAP_OP_MESSAGE;
-		mcap_put_u64(p + 1, FLOOR_MSG_HEAD - MCAP_RECORD_PREFIX + msgs[i].len);
-		p[9] = (uint8_t)f->channel;
-		p[10] = (uint8_t)(f->channel >> 8);
-		mcap_put_u32(p + 11, 0);
-		mcap_put_u64(p + 15, t);
-		mcap_put_u64(p + 23, t);
-		memcpy(p + FLOOR_MSG_HEAD, msgs[i].data, msgs[i].len);
-		mcap_put_u64(e, t);
-		mcap_put_u64(e + 8, (uint64_t)(p - recs));
-		start = t < start ? t : start;
-		end = t > end ? t : end;
-		p += FLOOR_MSG_HEAD + msgs[i].len;
-	}
-	size_t n = (size_t)(p - recs);
+	p[0] = MCAP_OP_MESSAGE;
+	mcap_put_u64(p + 1, FLOOR_MSG_HEAD - MCAP_RECORD_PREFIX + len);
+	p[9] = (uint8_t)channel;
+	p[10] = (uint8_t)(channel >> 8);
+	mcap_put_u32(p + 11, 0);
+	mcap_put_u64(p + 15, t);
+	mcap_put_u64(p + 23, t);
+}
+
+/* The Chunk record's header (n: its records' length) and its Message
+ * Index record's, at buf and ix. */
+static void floor_heads(const struct mcap_floor *f, const struct mcap_floor_chunk *c, size_t n,
+			uint64_t start, uint64_t end, uint8_t *buf, uint8_t *ix)
+{
 	buf[0] = MCAP_OP_CHUNK;
 	mcap_put_u64(buf + 1, FLOOR_CHUNK_HEAD - MCAP_RECORD_PREFIX + n);
 	mcap_put_u64(buf + 9, c->n_msgs ? start : 0);
@@ -184,11 +175,64 @@ static size_t floor_fill(const struct mcap_floor *f, const struct mcap_floor_chu
 	ix[9] = (uint8_t)f->channel;
 	ix[10] = (uint8_t)(f->channel >> 8);
 	mcap_put_u32(ix + 11, (uint32_t)(16 * c->n_msgs));
-	return n;
+}
+
+/* Lays out chunk c's records from msgs in buf (its header's room first) and
+ * its Message Index in ix: the pieces in iov[0..1]. */
+static void floor_fill(const struct mcap_floor *f, const struct mcap_floor_chunk *c,
+		       const struct bag_message *msgs, uint8_t *buf, uint8_t *ix,
+		       struct iovec *iov)
+{
+	uint8_t *recs = buf + FLOOR_CHUNK_HEAD, *p = recs + c->lead_len, *e = ix + FLOOR_INDEX_HEAD;
+	memcpy(recs, f->model + c->lead_off, c->lead_len);
+	uint64_t start = UINT64_MAX, end = 0;
+	for (size_t i = 0; i < c->n_msgs; i++, e += 16) {
+		uint64_t t = (uint64_t)msgs[i].timestamp;
+		floor_msg_head(p, f->channel, t, msgs[i].len);
+		memcpy(p + FLOOR_MSG_HEAD, msgs[i].data, msgs[i].len);
+		mcap_put_u64(e, t);
+		mcap_put_u64(e + 8, (uint64_t)(p - recs));
+		start = t < start ? t : start;
+		end = t > end ? t : end;
+		p += FLOOR_MSG_HEAD + msgs[i].len;
+	}
+	size_t n = (size_t)(p - recs);
+	floor_heads(f, c, n, start, end, buf, ix);
+	iov[0] = (struct iovec){buf, FLOOR_CHUNK_HEAD + n};
+	iov[1] = (struct iovec){ix, c->n_msgs ? (size_t)(e - ix) : 0};
+}
+
+/* The same chunk without copying the data: its header, leading records
+ * and each message's record header laid out in buf, every message's data
+ * a piece of its own, read by the kernel from where it is; returns the
+ * number of pieces put in iov (2 n_msgs + 2). */
+static size_t floor_gather(const struct mcap_floor *f, const struct mcap_floor_chunk *c,
+			   const struct bag_message *msgs, uint8_t *buf, uint8_t *ix,
+			   struct iovec *iov)
+{
+	uint8_t *h = buf + FLOOR_CHUNK_HEAD + c->lead_len, *e = ix + FLOOR_INDEX_HEAD;
+	memcpy(buf + FLOOR_CHUNK_HEAD, f->model + c->lead_off, c->lead_len);
+	iov[0] = (struct iovec){buf, FLOOR_CHUNK_HEAD + c->lead_len};
+	size_t nv = 1, off = c->lead_len;
+	uint64_t start = UINT64_MAX, end = 0;
+	for (size_t i = 0; i < c->n_msgs; i++, e += 16, h += FLOOR_MSG_HEAD) {
+		uint64_t t = (uint64_t)msgs[i].timestamp;
+		floor_msg_head(h, f->channel, t, msgs[i].len);
+		iov[nv++] = (struct iovec){h, FLOOR_MSG_HEAD};
+		iov[nv++] = (struct iovec){(void *)msgs[i].data, msgs[i].len};
+		mcap_put_u64(e, t);
+		mcap_put_u64(e + 8, (uint64_t)off);
+		start = t < start ? t : start;
+		end = t > end ? t : end;
+		off += FLOOR_MSG_HEAD + msgs[i].len;
+	}
+	floor_heads(f, c, off, start, end, buf, ix);
+	iov[nv++] = (struct iovec){ix, c->n_msgs ? (size_t)(e - ix) : 0};
+	return nv;
 }
 
 int mcap_floor_write(const struct mcap_floor *f, const char *path, const struct bag_message *msgs,
-		     size_t n)
+		     size_t n, enum mcap_floor_way way)
 {
 	if (n != f->n_msgs) {
 		errno = EINVAL;
@@ -197,22 +241,28 @@ int mcap_floor_write(const struct mcap_floor *f, const char *path, const struct 
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
+	/* A chunk's records are at least its leading ones and its Message
+	 * headers: max_records holds either way's buf. */
 	uint8_t *buf = bt_xmalloc(FLOOR_CHUNK_HEAD + f->max_records);
 	uint8_t *ix = bt_xmalloc(FLOOR_INDEX_HEAD + 16 * f->max_msgs);
-	struct iovec head = {(void *)f->model, f->head_len};
-	int rc = bench_writev_all(fd, &head, 1);
+	struct iovec *iov = bt_xcalloc(2 * f->max_msgs + 3, sizeof *iov);
+	iov[0] = (struct iovec){(void *)f->model, f->head_len};
+	int rc = bench_writev_all(fd, iov, 1);
 	for (size_t i = 0; !rc && i < f->n_chunks; i++) {
 		const struct mcap_floor_chunk *c = &f->chunks[i];
-		size_t len = floor_fill(f, c, msgs, buf, ix);
-		struct iovec iov[3] = {{buf, FLOOR_CHUNK_HEAD + len},
-				       {ix, c->n_msgs ? FLOOR_INDEX_HEAD + 16 * c->n_msgs : 0},
-				       {(void *)(f->model + c->after_off), c->after_len}};
-		rc = bench_writev_all(fd, iov, 3);
+		size_t nv = 2;
+		if (way == MCAP_FLOOR_GATHER)
+			nv = floor_gather(f, c, msgs, buf, ix, iov);
+		else
+			floor_fill(f, c, msgs, buf, ix, iov);
+		iov[nv++] = (struct iovec){(void *)(f->model + c->after_off), c->after_len};
+		rc = bench_writev_all(fd, iov, nv);
 		msgs += c->n_msgs;
 	}
 	int saved = errno;
 	free(buf);
 	free(ix);
+	free(iov);
 	if (close(fd) != 0 && !rc) {
 		saved = errno;
 		rc = -1;

@@ -1,5 +1,5 @@
 /* mcap_floor — the least work any chunked MCAP writer does to write a given
- * file: store_bench's "chunk floor" row.
+ * file: store_bench's "chunk floor" and "gather floor" rows.
  *
  * A file mcap_writer wrote (the model) is laid out again from the same
  * messages with nothing but what the format requires of every writer that
@@ -7,10 +7,18 @@
  * stored in place, the data copied in behind it and a 16-byte Message Index
  * entry; per chunk its header and one Message Index record, and one
  * writev(2) of the chunk, its index and what follows it up to the next
- * chunk. Everything else (the Header, Schemas and Channels, the summary) is
- * copied from the model as it is: per file, not per message. The result
- * must be the model's bytes (store_bench compares them), so the floor and
- * mcap_writer do the same job and their times compare.
+ * chunk (MCAP_FLOOR_COPY). Everything else (the Header, Schemas and
+ * Channels, the summary) is copied from the model as it is: per file, not
+ * per message. The result must be the model's bytes (store_bench compares
+ * them), so the floor and mcap_writer do the same job and their times
+ * compare.
+ *
+ * MCAP_FLOOR_GATHER drops the one copy a chunk-building writer cannot:
+ * the writev's pieces are the record headers and each message's data
+ * where it is, so the kernel's copy into the page cache is the only one.
+ * It is what a writer could reach that never copies a message, which
+ * needs every message of a chunk still in memory when the chunk is
+ * written (rosbag2's writer and ours are lent them for one batch).
  *
  * It replays files with uncompressed chunks, no chunk CRC and one channel
  * (store_bench's `mcap_writer` row); mcap_floor_plan says which rule a
@@ -45,11 +53,18 @@ struct mcap_floor {
 int mcap_floor_plan(struct mcap_floor *f, const uint8_t *model, size_t len, char *err,
 		    size_t errn);
 
+/* How the floor hands a chunk to the kernel. */
+enum mcap_floor_way {
+	MCAP_FLOOR_COPY,   /* the data copied into the chunk, one writev of it */
+	MCAP_FLOOR_GATHER, /* nothing copied: each message's data a writev piece */
+};
+
 /* Writes the file again from msgs[0..n) (the messages the model holds, in
  * its order: log and publish time = timestamp, sequence 0) into a new file
- * `path`, open to close. 0, or -1 with errno set. */
+ * `path`, open to close, the chunks handed over `way`. 0, or -1 with errno
+ * set. */
 int mcap_floor_write(const struct mcap_floor *f, const char *path, const struct bag_message *msgs,
-		     size_t n);
+		     size_t n, enum mcap_floor_way way);
 
 void mcap_floor_fini(struct mcap_floor *f);
 

@@ -52,8 +52,12 @@
  *    warm-up): what a chunk-building writer can reach against the ceiling
  *    on this machine. It copies every message, so from 64 KiB on, where
  *    mcap_writer hands a message that fills the chunk to the kernel from
- *    where it is, it is no floor. It always writes through the page cache.
- *    Every
+ *    where it is, it is no floor. The row "gather floor" writes the same
+ *    bytes without that copy: each chunk one writev whose pieces are the
+ *    record headers and the messages' data where they are, the kernel's
+ *    copy into the page cache the only one (a writer that never copies,
+ *    were every message of a chunk still in memory when it is written).
+ *    Both floors always write through the page cache. Every
  *    contestant is timed open .. close; one untimed warm-up run each, then
  *    repeats in an order rotated per repeat; medians. ratio = MCAP msgs/s /
  *    ceiling msgs/s (target >= 0.9); cpu = the ceiling's CPU time over
@@ -688,6 +692,8 @@ static int sb_store_mcap(const struct sb_store *st, const struct sb_data *d, con
 			 struct sb_sample *s, char **file);
 static int sb_store_floor(const struct sb_store *st, const struct sb_data *d, const char *dir,
 			  struct sb_sample *s, char **file);
+static int sb_store_gather(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			   struct sb_sample *s, char **file);
 
 static const char *const sb_mcap_default[] = {NULL};
 static const char *const sb_mcap_zstd_fast[] = {"compression", "Zstd", "compressionLevel",
@@ -703,10 +709,12 @@ static struct sb_store sb_stores[] = {
 	{"mcap zstd_fast", "mcap", "zstd_fast", sb_mcap_zstd_fast, -5, sb_store_mcap, false, false},
 	{"mcap_writer", "mcap", NULL, sb_mcap_default, 0, sb_store_mcap, false, true},
 	{"chunk floor", NULL, NULL, NULL, 0, sb_store_floor, false, true},
+	{"gather floor", NULL, NULL, NULL, 0, sb_store_gather, false, true},
 };
-/* The floor replays the file of the mcap_writer row (mcap_floor.h). */
+/* The floors replay the file of the mcap_writer row (mcap_floor.h). */
 #define SB_MCAP_WRITER 3
 #define SB_FLOOR 4
+#define SB_GATHER 5
 static const struct sb_ceiling *sb_floor_model; /* set by sb_mcap_case */
 #define SB_N_STORES (sizeof sb_stores / sizeof sb_stores[0])
 /* Contestants: the stores, then a write(2) ceiling per store but the first. */
@@ -938,44 +946,56 @@ static int sb_ceiling_write(struct sb_ceiling *c, int level, const char *dir,
 	return rc;
 }
 
-/* The chunk floor: the mcap_writer row's file laid out again from d's
- * messages with only the work every chunked writer does (mcap_floor.h);
- * planned before the clock starts. */
-static int sb_store_floor(const struct sb_store *st, const struct sb_data *d, const char *dir,
-			  struct sb_sample *s, char **file)
+/* A floor: the mcap_writer row's file laid out again from d's messages
+ * with only the work every chunked writer does, the data copied or
+ * gathered (mcap_floor.h); planned before the clock starts. */
+static int sb_floor_run(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			struct sb_sample *s, char **file, enum mcap_floor_way way)
 {
-	(void)st;
 	*file = bt_xasprintf("%s/floor.mcap", dir);
 	struct mcap_floor f;
 	char err[160];
 	if (!sb_floor_model || mcap_floor_plan(&f, (const uint8_t *)sb_floor_model->bytes,
 					       sb_floor_model->len, err, sizeof err)) {
-		fprintf(stderr, "store_bench: chunk floor: %s\n",
+		fprintf(stderr, "store_bench: %s: %s\n", st->label,
 			sb_floor_model ? err : "no mcap_writer file to replay");
 		return -1;
 	}
 	double t0 = bench_now(), c0 = bench_cpu();
-	int rc = mcap_floor_write(&f, *file, d->msgs, d->n);
+	int rc = mcap_floor_write(&f, *file, d->msgs, d->n, way);
 	s->wall = bench_now() - t0;
 	s->cpu = bench_cpu() - c0;
 	s->out_bytes = bench_file_size(*file);
 	if (rc)
-		fprintf(stderr, "store_bench: chunk floor: %s: %s\n", *file, strerror(errno));
+		fprintf(stderr, "store_bench: %s: %s: %s\n", st->label, *file, strerror(errno));
 	mcap_floor_fini(&f);
 	return rc;
 }
 
+static int sb_store_floor(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			  struct sb_sample *s, char **file)
+{
+	return sb_floor_run(st, d, dir, s, file, MCAP_FLOOR_COPY);
+}
+
+static int sb_store_gather(const struct sb_store *st, const struct sb_data *d, const char *dir,
+			   struct sb_sample *s, char **file)
+{
+	return sb_floor_run(st, d, dir, s, file, MCAP_FLOOR_GATHER);
+}
+
 /* The floor must have written the mcap_writer row's bytes exactly, or it
  * is no floor for that writer. */
-static int sb_floor_same(const struct sb_ceiling *floor, const struct sb_ceiling *model)
+static int sb_floor_same(const struct sb_ceiling *floor, const struct sb_ceiling *model,
+			 const char *label)
 {
 	size_t n = floor->len < model->len ? floor->len : model->len, i = 0;
 	while (i < n && floor->bytes[i] == model->bytes[i])
 		i++;
 	if (i == n && floor->len == model->len)
 		return 0;
-	fprintf(stderr, "store_bench: chunk floor: its file differs from mcap_writer's at byte %zu "
-		"(%zu and %zu bytes)\n", i, floor->len, model->len);
+	fprintf(stderr, "store_bench: %s: its file differs from mcap_writer's at byte %zu "
+		"(%zu and %zu bytes)\n", label, i, floor->len, model->len);
 	return -1;
 }
 
@@ -1054,7 +1074,9 @@ static int sb_mcap_case(const struct sb_opts *o, const struct sb_data *d)
 	for (size_t k = 0; !rc && k < SB_N_MCAP; k++)
 		rc = sb_mcap_once(o, k, d, ceil, k > 0 && k < SB_N_STORES, &warm);
 	if (!rc)
-		rc = sb_floor_same(&ceil[SB_FLOOR], &ceil[SB_MCAP_WRITER]);
+		rc = sb_floor_same(&ceil[SB_FLOOR], &ceil[SB_MCAP_WRITER], "chunk floor");
+	if (!rc)
+		rc = sb_floor_same(&ceil[SB_GATHER], &ceil[SB_MCAP_WRITER], "gather floor");
 	for (unsigned i = 0; !rc && i < n; i++)
 		for (size_t j = 0; !rc && j < SB_N_MCAP; j++) {
 			size_t k = (i + j) % SB_N_MCAP;
