@@ -128,7 +128,7 @@ static int cb_write_batch(struct cb_writer *cw, struct bt_error *err)
 		uint64_t k = cw->next + i;
 		cb_payload(k, cw->buf + i * CB_MSG_SIZE);
 		cw->m[i] = (struct bag_message){0, CB_BASE_TIME + (int64_t)k,
-						cw->buf + i * CB_MSG_SIZE, CB_MSG_SIZE};
+						cw->buf + i * CB_MSG_SIZE, CB_MSG_SIZE, 0};
 	}
 	if (bag_writer_write(cw->w, cw->m, cw->batch, err) != BT_OK)
 		return -1;

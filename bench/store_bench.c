@@ -352,7 +352,7 @@ static void sb_data_build(struct sb_data *d, size_t size, size_t n, size_t max_b
 	d->msgs = bt_xcalloc(n, sizeof *d->msgs);
 	for (size_t i = 0; i < n; i++)
 		d->msgs[i] = (struct bag_message){0, SB_BASE_TIME + (int64_t)i * 1000000,
-						  d->pool + (i % pool_n) * size, size};
+						  d->pool + (i % pool_n) * size, size, 0};
 }
 
 static void sb_data_free(struct sb_data *d)

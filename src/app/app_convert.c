@@ -159,7 +159,8 @@ static bt_status convert_push(struct bag_writer *w, struct convert_batch *b, uin
 	if (bt_buf_append(&b->buf, m->data, m->len) != BT_OK)
 		return bt_err_set(err, BT_ERR_NOMEM, "out of memory copying a message of %zu bytes",
 				  m->len);
-	b->msg[b->n++] = (struct bag_message){handle, m->timestamp, NULL, m->len};
+	b->msg[b->n++] = (struct bag_message){handle, m->timestamp, NULL, m->len,
+						m->send_time};
 	return BT_OK;
 }
 

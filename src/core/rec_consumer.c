@@ -240,6 +240,14 @@ static struct rec_topic_stats *cons_stats(struct rec_consumer *c, uint32_t topic
 	return &rec_topics_get(c->opt.topics, topic)->st;
 }
 
+/* The writer's send time: the sample's source timestamp as DDS gave it,
+ * also with --use-sim-time (then it is the publisher's system clock, as
+ * rosbag2 records it); a repeated copy carries its new time (rec_repeat). */
+static int64_t cons_send_time(const struct rec_msg *m)
+{
+	return m->source_time > 0 ? m->source_time : 0;
+}
+
 static void cons_count(atomic_uint_fast64_t *ctr, uint64_t n)
 {
 	if (n != 0)
@@ -434,7 +442,8 @@ size_t rec_consumer_on_split(struct rec_consumer *c, int64_t t_last,
 		uint32_t h = c->handles[m->topic];
 		if (h == CONS_HANDLE_NONE || h == CONS_HANDLE_REFUSED)
 			continue; /* not in the bag: nothing to repeat */
-		c->rep_bm[n++] = (struct bag_message){h, m->recv_time, m->data, m->len};
+		c->rep_bm[n++] = (struct bag_message){h, m->recv_time, m->data, m->len,
+						       cons_send_time(m)};
 		cons_count(&cons_stats(c, m->topic)->repeated, 1);
 	}
 	*msgs = c->rep_bm;
@@ -542,7 +551,8 @@ static const struct rec_msg *cons_fill(struct rec_consumer *c, const struct rec_
 			break; /* it starts the next chunk, alone */
 		}
 		uint32_t h = c->handles[m->topic];
-		c->chunk.bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len};
+		c->chunk.bm[*n] = (struct bag_message){h, m->recv_time, m->data, m->len,
+						       cons_send_time(m)};
 		c->chunk.mr[*n] = (struct cons_mref){m->topic, m->repeat};
 		++*n;
 		m = m->next;

@@ -1019,6 +1019,7 @@ static bt_status br_fill(struct bag_reader *r, size_t file, struct bag_read_msg 
 				  r->files[file].path, (long long)row->topic_id);
 	m->name = r->topics[m->topic].topic.name;
 	m->timestamp = row->timestamp;
+	m->send_time = row->send_time;
 	m->file = file;
 	m->data = row->data;
 	m->len = row->len;

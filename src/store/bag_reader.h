@@ -108,6 +108,7 @@ struct bag_read_msg {
 	const uint8_t *data; /* decompressed; valid until the next call */
 	size_t len;
 	size_t file; /* index of the file it came from */
+	int64_t send_time; /* MCAP's publish_time; 0 in sqlite3 (not kept) */
 };
 
 /* True for a storage file name some backend reads: "*.db3" or "*.db3.zstd". */

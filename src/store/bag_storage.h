@@ -72,6 +72,7 @@ struct bag_storage_msg {
 	int64_t timestamp;
 	const uint8_t *data;
 	size_t len;
+	int64_t send_time; /* as bag_message's; 0 where the format keeps none */
 };
 
 struct bag_storage;
@@ -138,8 +139,11 @@ struct bag_storage_ops {
 	 * or abort returns: a backend may point at it until then (mcap does,
 	 * to write a chunk without copying its messages). */
 	bt_status (*batch_begin)(struct bag_storage *s, struct bt_error *err);
+	/* send_time: bag_message's (0: not known); a format without a place
+	 * for it drops it. */
 	bt_status (*write)(struct bag_storage *s, int64_t topic_id, int64_t timestamp,
-			   const void *data, size_t len, struct bt_error *err);
+			   int64_t send_time, const void *data, size_t len,
+			   struct bt_error *err);
 	bt_status (*batch_commit)(struct bag_storage *s, struct bt_error *err);
 	void (*batch_abort)(struct bag_storage *s); /* no-op outside a batch */
 	/* Outside a batch, while no messages arrive: makes durable what a

@@ -3,8 +3,9 @@
  * Schema per type (name = type, encoding and data = the definition, or
  * "unknown" and empty without one, as rosbag2's empty definition), one
  * Channel per topic (message encoding "cdr", metadata offered_qos_profiles
- * and topic_type_hash), Messages with sequence 0 and log_time =
- * publish_time = the receive time (bagtop keeps no other), a Metadata
+ * and topic_type_hash), Messages with sequence 0, log_time = the receive
+ * time and publish_time = the send time (the publisher's DDS source
+ * timestamp; the receive time when not known, as rosbag2), a Metadata
  * record "rosbag2" {serialized_metadata: the metadata YAML without its
  * root key} at each write_metadata, and the summary at close. The writer
  * options are rosbag2's: its defaults (768 KiB chunks, no compression, no
@@ -348,7 +349,7 @@ static bt_status bsm_batch_begin(struct bag_storage *s, struct bt_error *err)
 }
 
 static bt_status bsm_write(struct bag_storage *s, int64_t topic_id, int64_t timestamp,
-			   const void *data, size_t len, struct bt_error *err)
+			   int64_t send_time, const void *data, size_t len, struct bt_error *err)
 {
 	struct bsm *b = bsm(s);
 	if (topic_id <= 0 || topic_id > b->n_channels)
@@ -357,7 +358,8 @@ static bt_status bsm_write(struct bag_storage *s, int64_t topic_id, int64_t time
 		return bt_err_set(err, BT_ERR_TOOBIG, "%s: a %zu-byte message is too large for "
 				  "MCAP", b->path, len);
 	uint64_t t = timestamp < 0 ? 0 : (uint64_t)timestamp;
-	bt_status st = mcap_writer_write(b->w, (uint16_t)topic_id, 0, t, t, data, len, err);
+	uint64_t sent = send_time > 0 ? (uint64_t)send_time : t; /* rosbag2: recv if unknown */
+	bt_status st = mcap_writer_write(b->w, (uint16_t)topic_id, 0, t, sent, data, len, err);
 	if (st == BT_OK)
 		b->unflushed = true;
 	return st;
@@ -694,7 +696,8 @@ static int bsm_read_next(struct bag_storage *s, struct bag_storage_msg *m, struc
 	if (end)
 		return 0;
 	int64_t t = msg.log_time > INT64_MAX ? INT64_MAX : (int64_t)msg.log_time;
-	*m = (struct bag_storage_msg){msg.channel_id, t, msg.data.p, (size_t)msg.data.len};
+	int64_t sent = msg.publish_time > INT64_MAX ? INT64_MAX : (int64_t)msg.publish_time;
+	*m = (struct bag_storage_msg){msg.channel_id, t, msg.data.p, (size_t)msg.data.len, sent};
 	return 1;
 }
 

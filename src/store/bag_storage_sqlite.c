@@ -160,8 +160,9 @@ static bt_status bss_batch_begin(struct bag_storage *s, struct bt_error *err)
 }
 
 static bt_status bss_write(struct bag_storage *s, int64_t topic_id, int64_t timestamp,
-			   const void *data, size_t len, struct bt_error *err)
+			   int64_t send_time, const void *data, size_t len, struct bt_error *err)
 {
+	(void)send_time; /* rosbag2's schema has no column for it */
 	return bag_db_insert_message(bss_db(s), topic_id, timestamp, data, len, err);
 }
 
@@ -286,7 +287,7 @@ static int bss_read_next(struct bag_storage *s, struct bag_storage_msg *m, struc
 	struct bag_db_row row;
 	int rc = bag_db_cursor_next(b->cur, &row, err);
 	if (rc == 1)
-		*m = (struct bag_storage_msg){row.topic_id, row.timestamp, row.data, row.len};
+		*m = (struct bag_storage_msg){row.topic_id, row.timestamp, row.data, row.len, 0};
 	return rc;
 }
 

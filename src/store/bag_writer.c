@@ -938,7 +938,7 @@ static bt_status bw_insert(struct bag_writer *w, const struct bag_message *m, co
 {
 	*stored = false;
 	bt_status st = w->store->ops->write(w->store, w->topics[m->topic].db_id, m->timestamp,
-					    data, len, err);
+					    m->send_time, data, len, err);
 	if (st == BT_ERR_TOOBIG) {
 		bw_drop_toobig(w, m, err);
 		return BT_OK;

@@ -157,6 +157,11 @@ struct bag_message {
 	int64_t timestamp; /* receive time, ns since the epoch */
 	const void *data;  /* CDR incl. its 4-byte header; borrowed for the call */
 	size_t len;
+	/* The publisher's send time (its DDS source timestamp), ns since the
+	 * epoch; 0: not known, the receive time stands for it (rosbag2's
+	 * send_timestamp). MCAP keeps it as publish_time; sqlite3 has no
+	 * place for it. */
+	int64_t send_time;
 };
 
 struct bag_writer_stats {

@@ -1,7 +1,7 @@
 /* `bagtop record -s mcap` with real publishers (tpub) on loopback-only DDS
  * domains 53..56: splitting every second with each MCAP preset, stopped by
  * SIGINT, SIGTERM or SIGHUP (info opens the bag, check passes, every
- * message is there); snapshot mode and
+ * message is there with its source timestamp as publish_time); snapshot mode and
  * repeat-transient-local give the same messages as with sqlite3 (both bags
  * read back and compared); kill -9 during a recording at ~5k msgs/s, again
  * and again: after `bagtop reindex` every file opens, check passes, the bag
@@ -47,9 +47,36 @@ static size_t files_with(const char *dir, const char *ext)
 
 /* ---- 1. -d 1 with each preset ---- */
 
+/* Each message's publish_time must be its sample's source timestamp, as
+ * tpub --source-time T set it (T + N us for "hello N"), an hour before it
+ * was received (log_time). */
+struct sent_check {
+	long long t0;
+	size_t n, bad;
+};
+
+static void sent_check_msg(const struct bag_read_msg *m, const struct bag_reader_topic *t,
+			   void *arg)
+{
+	(void)t;
+	struct sent_check *c = arg;
+	long hello = hello_of(m->data, m->len);
+	c->n++;
+	if (hello < 0 || m->send_time != c->t0 + (long long)hello * 1000 ||
+	    m->timestamp - m->send_time < INT64_C(3500000000000)) {
+		if (c->bad++ == 0)
+			printf("message %ld: publish_time %lld, log_time %lld, want publish_time %lld\n",
+			       hello, (long long)m->send_time, (long long)m->timestamp,
+			       c->t0 + (long long)hello * 1000);
+	}
+}
+
 static void test_split_each_preset(void **state)
 {
 	(void)state;
+	char t0[32];
+	long long sent0 = (long long)bt_time_realtime_ns() - INT64_C(3600000000000);
+	snprintf(t0, sizeof t0, "%lld", sent0);
 	static const char *const presets[] = {"none", "fastwrite", "zstd_fast", "zstd_small"};
 	/* each stopped by another of the stop signals: the file is finished */
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGINT};
@@ -58,7 +85,7 @@ static void test_split_each_preset(void **state)
 		char *args[] = {"-s", "mcap", "--storage-preset-profile", (char *)presets[i], "-d",
 				"1", "/m", NULL};
 		char *extra[] = {"--count", "300", "--rate", "100", "--size", "2000",
-				 "--wait-readers", "1", NULL};
+				 "--wait-readers", "1", "--source-time", t0, NULL};
 		rec_start(&r, 53, args, NULL);
 		rec_publish(&r, 53, "rt/m", extra, 300);
 		rec_stop(&r, sigs[i]);
@@ -73,6 +100,12 @@ static void test_split_each_preset(void **state)
 		assert_non_null(strstr(out, "Messages:          300"));
 		free(out);
 		rec_expect_count(r.dir, "/m", 300); /* and bagtop check */
+		struct sent_check sc = {sent0, 0, 0};
+		tb_each(r.dir, 0, sent_check_msg, &sc);
+		assert_int_equal(sc.n, 300);
+		if (sc.bad)
+			fail_msg("%s: %zu of 300 messages without their send time", presets[i],
+				 sc.bad);
 		struct bag_metadata md;
 		rec_metadata(r.dir, &md);
 		assert_string_equal(md.storage_identifier, "mcap");

@@ -59,7 +59,7 @@ static void rp_bag(const char *dir, enum bag_compression comp, const struct rp_m
 	uint8_t *data = bt_xcalloc(1, size);
 	for (size_t i = 0; i < n; i++) {
 		memset(data + 4, (int)(i & 0x7f), size - 4);
-		struct bag_message msg = {h[m[i].topic], m[i].ts, data, size};
+		struct bag_message msg = {h[m[i].topic], m[i].ts, data, size, 0};
 		assert_int_equal(bag_writer_write(w, &msg, 1, &err), BT_OK);
 	}
 	free(data);

@@ -46,7 +46,7 @@ static void put_string(struct bag_writer *w, uint32_t h, int64_t t, int i)
 	btdds_cdr_wr_init(&c);
 	btdds_cdr_put_string(&c, s);
 	btdds_cdr_wr_finish(&c);
-	struct bag_message m = {h, t, c.b.data, c.b.len};
+	struct bag_message m = {h, t, c.b.data, c.b.len, 0};
 	struct bt_error err;
 	if (bag_writer_write(w, &m, 1, &err) != BT_OK)
 		fail_msg("write: %s", err.msg);
@@ -88,7 +88,7 @@ static void write_fast(void)
 	for (uint32_t i = 0; i < NF; i++) {
 		uint8_t d[12] = {0, 1, 0, 0};
 		memcpy(d + 4, &i, 4);
-		struct bag_message m = {h, T0 + (int64_t)i * MS, d, sizeof d};
+		struct bag_message m = {h, T0 + (int64_t)i * MS, d, sizeof d, 0};
 		if (bag_writer_write(w, &m, 1, &err) != BT_OK)
 			fail_msg("write: %s", err.msg);
 	}

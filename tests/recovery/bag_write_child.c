@@ -50,7 +50,7 @@ static int child_run(struct bag_writer *w, size_t batch)
 		for (size_t k = 0; k < batch; k++, i++) {
 			size_t len = recovery_payload(i, buf[k]);
 			m[k] = (struct bag_message){h[i % 3], RECOVERY_BASE_TIME + (int64_t)i, buf[k],
-						    len};
+						    len, 0};
 		}
 		if (bag_writer_write(w, m, batch, &err) != BT_OK)
 			return child_fail("write", &err);

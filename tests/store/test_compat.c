@@ -194,7 +194,7 @@ static void ct_write_in(struct ct_bag *b, enum bag_compat compat, enum bag_compr
 		for (int i = 0; i < 10; i++) {
 			data[10] = (uint8_t)i;
 			struct bag_message m = {h[i % CT_TOPICS],
-						CT_T0 + (f * 10 + i) * INT64_C(1000000), data, 12};
+						CT_T0 + (f * 10 + i) * INT64_C(1000000), data, 12, 0};
 			if (bag_writer_write(w, &m, 1, &err) != BT_OK)
 				fail_msg("write: %s", err.msg);
 			b->written++;

@@ -3,9 +3,10 @@
  * through the reader on both sides), its topics and definitions kept, and
  * `check` passing; exact counts for time windows and topic filters on a
  * bag written here with known timestamps; every --compat x compression
- * (split) combination; and the errors: OUT existing, IN unreadable, a
- * window that ends before it starts, a malformed time, an unknown
- * storage — one line, exit 1 or 2, nothing created or touched. */
+ * (split) combination; MCAP's publish_time kept from MCAP to MCAP; and
+ * the errors: OUT existing, IN unreadable, a window that ends before it
+ * starts, a malformed time, an unknown storage — one line, exit 1 or 2,
+ * nothing created or touched. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,7 +267,7 @@ static char *cv_make_bag(const char *tmp, size_t len)
 				x = x * 1103515245u + 12345u;
 				data[j] = (uint8_t)(x >> 16);
 			}
-			struct bag_message m = {h[k], CV_T0 + i * 10 * CV_MS, data, len};
+			struct bag_message m = {h[k], CV_T0 + i * 10 * CV_MS, data, len, 0};
 			assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
 		}
 	free(data);
@@ -391,7 +392,7 @@ static void test_services(void **state)
 		uint32_t h;
 		assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
 		for (size_t k = 0; k <= i; k++) {
-			struct bag_message m = {h, CV_T0 + (int64_t)(i * 10 + k) * CV_MS, "\0\1\0\0", 4};
+			struct bag_message m = {h, CV_T0 + (int64_t)(i * 10 + k) * CV_MS, "\0\1\0\0", 4, 0};
 			assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
 		}
 	}
@@ -478,6 +479,83 @@ static void test_every_storage(void **state)
 		free(out);
 	}
 	free(in);
+}
+
+/* ---- send times (MCAP's publish_time) ---- */
+
+#define ST_N 40
+
+/* Message i's send time: 7 ms and i ns before its receive time, or, for
+ * every fifth, not known. */
+static int64_t st_send(int i)
+{
+	return i % 5 == 0 ? 0 : CV_T0 + i * 10 * CV_MS - 7 * CV_MS - i;
+}
+
+/* An MCAP bag of ST_N messages on /alpha with those send times. */
+static char *st_make_bag(const char *tmp)
+{
+	char *dir = bt_fs_join(tmp, "sent");
+	struct bag_writer_options o = {.uri = dir, .ros_distro = "jazzy", .storage_id = "mcap"};
+	struct bag_writer *w = tb_writer_open(&o);
+	struct bt_error err;
+	struct bag_qos q;
+	bag_qos_default(&q);
+	struct bag_topic t = {(char *)cv_names[0], "std_msgs/msg/String", "cdr", &q, 1, ""};
+	uint32_t h;
+	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
+	for (int i = 0; i < ST_N; i++) {
+		struct bag_message m = {h, CV_T0 + i * 10 * CV_MS, "\0\1\0\0", 4, st_send(i)};
+		assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
+	}
+	assert_int_equal(bag_writer_close(w, &err), BT_OK);
+	return dir;
+}
+
+/* What a bag's send times must be: as written (KEPT), none (sqlite3 keeps
+ * none: DROPPED), or the receive times standing for them (RECV). */
+enum st_want { ST_KEPT, ST_DROPPED, ST_RECV };
+
+struct st_check {
+	enum st_want want;
+	int n, bad;
+};
+
+static void st_check_msg(const struct bag_read_msg *m, const struct bag_reader_topic *t, void *arg)
+{
+	(void)t;
+	struct st_check *c = arg;
+	int i = (int)((m->timestamp - CV_T0) / (10 * CV_MS));
+	int64_t want = c->want == ST_DROPPED ? 0
+		       : c->want == ST_RECV || st_send(i) == 0 ? m->timestamp : st_send(i);
+	c->bad += m->send_time != want;
+	c->n++;
+}
+
+static void st_expect(const char *dir, enum st_want want)
+{
+	struct st_check c = {want, 0, 0};
+	tb_each(dir, 0, st_check_msg, &c);
+	if (c.n != ST_N || c.bad)
+		fail_msg("%s: %d messages, %d with another send time", dir, c.n, c.bad);
+}
+
+/* MCAP to MCAP keeps each message's publish_time; through sqlite3, which
+ * has no place for it, it is lost and the receive time stands for it. */
+static void test_send_time(void **state)
+{
+	const char *tmp = *state;
+	char *in = st_make_bag(tmp);
+	st_expect(in, ST_KEPT);
+	char *mc = bt_fs_join(tmp, "to_mcap"), *db = bt_fs_join(tmp, "to_db"),
+	     *back = bt_fs_join(tmp, "back");
+	cv_ok((const char *[]){"convert", in, mc, "-s", "mcap", NULL});
+	st_expect(mc, ST_KEPT);
+	cv_ok((const char *[]){"convert", in, db, "-s", "sqlite3", NULL});
+	st_expect(db, ST_DROPPED);
+	cv_ok((const char *[]){"convert", db, back, "-s", "mcap", NULL});
+	st_expect(back, ST_RECV);
+	free(in), free(mc), free(db), free(back);
 }
 
 /* IN without metadata.yaml (a recorder killed before writing it): the
@@ -576,6 +654,7 @@ int main(void)
 		TU_SCRATCH_TEST(test_services),
 		TU_SCRATCH_TEST(test_compat_compression),
 		TU_SCRATCH_TEST(test_every_storage),
+		TU_SCRATCH_TEST(test_send_time),
 		TU_SCRATCH_TEST(test_no_metadata),
 		TU_SCRATCH_TEST(test_out_exists),
 		TU_SCRATCH_TEST(test_bad_input),

@@ -73,7 +73,7 @@ static void rc_write(struct rc_bag *b, const char *tmp, size_t n_files)
 			fail_msg("bag_writer_split: %s", err.msg);
 		for (size_t i = 0; i < RC_PER_FILE; i++, ts += 1000) {
 			size_t t = rc_topic_of(k, i);
-			struct bag_message m = {h[t], ts, data, RC_LEN};
+			struct bag_message m = {h[t], ts, data, RC_LEN, 0};
 			if (bag_writer_write(w, &m, 1, &err) != BT_OK)
 				fail_msg("bag_writer_write: %s", err.msg);
 			b->count[t]++;

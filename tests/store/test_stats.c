@@ -89,7 +89,7 @@ static void st_write(struct st_bag *b, size_t t, size_t n, int64_t t0_ms, size_t
 	uint8_t *data = bt_xcalloc(len0 + n, 1);
 	for (size_t i = 0; i < n; i++) {
 		m[i] = (struct bag_message){b->h[t], ST_T0 + (t0_ms + 100 * (int64_t)i) * ST_MS, data,
-					    len0 + i};
+					    len0 + i, 0};
 		b->x.recorded[b->file][t]++;
 		b->x.bytes[b->file][t] += len0 + i;
 	}
@@ -117,7 +117,7 @@ static void st_write_toobig(struct st_bag *b, size_t t)
 	size_t len = (size_t)INT32_MAX + 1;
 	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(p != MAP_FAILED);
-	struct bag_message m = {b->h[t], ST_T0 + 50 * ST_MS, p, len};
+	struct bag_message m = {b->h[t], ST_T0 + 50 * ST_MS, p, len, 0};
 	struct bt_error err;
 	uint64_t before = bag_writer_topic_dropped(b->w, b->h[t]);
 	assert_int_equal(bag_writer_write(b->w, &m, 1, &err), BT_OK);
@@ -137,9 +137,9 @@ static void test_write_result(void **state)
 	void *p = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(p != MAP_FAILED);
 	static const uint8_t data[40];
-	struct bag_message m[3] = {{b->h[0], ST_T0, data, 30},
-				   {b->h[1], ST_T0 + ST_MS, p, big},
-				   {b->h[0], ST_T0 + 2 * ST_MS, data, 40}};
+	struct bag_message m[3] = {{b->h[0], ST_T0, data, 30, 0},
+				   {b->h[1], ST_T0 + ST_MS, p, big, 0},
+				   {b->h[0], ST_T0 + 2 * ST_MS, data, 40, 0}};
 	uint8_t fate[3];
 	struct bag_write_result r = {.fate = fate};
 	struct bt_error err;

@@ -146,7 +146,7 @@ static void ct_write(struct bag_storage *s, const int64_t *ids, const struct ct_
 	for (size_t i = 0; i < n; i++) {
 		uint64_t before, after;
 		assert_int_equal(s->ops->size(s, &before, &err), BT_OK);
-		assert_int_equal(s->ops->write(s, ids[m[i].topic], m[i].ts, m[i].data,
+		assert_int_equal(s->ops->write(s, ids[m[i].topic], m[i].ts, 0, m[i].data,
 					       strlen(m[i].data), &err), BT_OK);
 		assert_int_equal(s->ops->size(s, &after, &err), BT_OK);
 		assert_true(after <= before + s->ops->growth_bound(s, strlen(m[i].data)));
@@ -479,7 +479,7 @@ static char *ci_bag(const char *scratch, const char *id)
 		uint32_t h;
 		assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
 		for (int k = 0; k < topics[i].count; k++) {
-			struct bag_message m = {h, ts++, "\0\1\0\0", 4};
+			struct bag_message m = {h, ts++, "\0\1\0\0", 4, 0};
 			assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
 		}
 	}

@@ -39,6 +39,18 @@ static int64_t rt_ts(size_t i)
 	       (int64_t)(49 - i % 50) * 1000;
 }
 
+/* Message i's send time: 250 ms and i ns before it was received, or, for
+ * every tenth, not known (0: publish_time is then the receive time). */
+static int64_t rt_send(size_t i)
+{
+	return i % 10 == 0 ? 0 : rt_ts(i) - INT64_C(250000000) - (int64_t)i;
+}
+
+static int64_t rt_publish_time(size_t i)
+{
+	return rt_send(i) ? rt_send(i) : rt_ts(i);
+}
+
 static size_t rt_len(size_t i)
 {
 	return 4 + (i * 37) % 1500;
@@ -97,7 +109,8 @@ static void rt_write(struct bag_writer *w, const uint32_t *h, size_t from, size_
 	for (size_t i = from; i < to; i++) {
 		uint8_t *b = buf + (i - from) * 1600;
 		rt_fill(b, i);
-		m[i - from] = (struct bag_message){h[i % RT_TOPICS], rt_ts(i), b, rt_len(i)};
+		m[i - from] = (struct bag_message){h[i % RT_TOPICS], rt_ts(i), b, rt_len(i),
+						   rt_send(i)};
 	}
 	struct bt_error err;
 	if (bag_writer_write(w, m, to - from, &err) != BT_OK)
@@ -112,16 +125,23 @@ struct rt_seen {
 	int bad;
 };
 
+/* The message whose receive time (log_time) is t. */
+static size_t rt_index(int64_t t)
+{
+	int64_t d = t - INT64_C(1700000000000000000);
+	return (size_t)(d / 1000000) * 50 + 49 - (size_t)(d % 1000000) / 1000;
+}
+
 /* Messages come back in timestamp order; message i is recognised by its
- * stamp (unique), its topic and its bytes. */
+ * stamp (unique), its topic and its bytes, and has its send time. */
 static void rt_check_msg(const struct bag_read_msg *m, const struct bag_reader_topic *t, void *arg)
 {
 	struct rt_seen *s = arg;
-	int64_t d = m->timestamp - INT64_C(1700000000000000000);
-	size_t i = (size_t)(d / 1000000) * 50 + 49 - (size_t)(d % 1000000) / 1000;
+	size_t i = rt_index(m->timestamp);
 	uint8_t want[1600];
 	rt_fill(want, i);
 	if (m->timestamp < s->last || m->timestamp != rt_ts(i) ||
+	    m->send_time != rt_publish_time(i) ||
 	    strcmp(t->topic.name, rt_names[i % RT_TOPICS]) != 0 || m->len != rt_len(i) ||
 	    memcmp(m->data, want, m->len) != 0)
 		s->bad++;
@@ -159,6 +179,64 @@ static void rt_first_file(const char *dir, const char **layout)
 	}
 	mcap_reader_close(r);
 	free(p);
+}
+
+static uint64_t rt_le(const uint8_t *p, int bytes)
+{
+	uint64_t v = 0;
+	for (int k = bytes - 1; k >= 0; k--)
+		v = v << 8 | p[k];
+	return v;
+}
+
+/* Walks the records in [p, end) as the MCAP specification lays them out
+ * (opcode, u64 length, body), into chunks that are not compressed, without
+ * bagtop's reader: a Message's publish_time (body offset 14, after channel,
+ * sequence and log_time) must be its send time, else *bad counts it.
+ * Returns the Messages seen. */
+static size_t rt_raw_walk(const uint8_t *p, const uint8_t *end, size_t *bad)
+{
+	size_t n = 0;
+	while (end - p >= 9) {
+		uint64_t len = rt_le(p + 1, 8);
+		const uint8_t *b = p + 9;
+		if (len > (uint64_t)(end - b))
+			fail_msg("a record overruns its container");
+		if (p[0] == 0x05 && len >= 22) { /* Message */
+			size_t i = rt_index((int64_t)rt_le(b + 6, 8));
+			*bad += (int64_t)rt_le(b + 14, 8) != rt_publish_time(i);
+			n++;
+		} else if (p[0] == 0x06 && len >= 40 && rt_le(b + 28, 4) == 0) { /* plain Chunk */
+			uint64_t rl = rt_le(b + 32, 8);
+			if (rl > len - 40)
+				fail_msg("a chunk's records overrun it");
+			n += rt_raw_walk(b + 40, b + 40 + rl, bad);
+		}
+		p = b + len;
+	}
+	return n;
+}
+
+/* Every file of the bag, walked as rt_raw_walk does: all RT_MSGS messages,
+ * each with its publish_time. */
+static void rt_raw_times(const char *dir, const struct bag_metadata *md, const char *name)
+{
+	size_t n = 0, bad = 0;
+	for (size_t k = 0; k < md->n_paths; k++) {
+		char *f = bt_fs_join(dir, md->relative_file_paths[k]);
+		char *bytes;
+		size_t len;
+		struct bt_error err;
+		assert_int_equal(bt_fs_read_all(f, SIZE_MAX / 2, &bytes, &len, &err), BT_OK);
+		const uint8_t *p = (const uint8_t *)bytes;
+		assert_true(len >= 8);
+		n += rt_raw_walk(p + 8, p + len, &bad);
+		free(bytes);
+		free(f);
+	}
+	if (n != RT_MSGS || bad)
+		fail_msg("%s: %zu messages in the files, %zu with a wrong publish_time", name, n,
+			 bad);
 }
 
 struct rt_case {
@@ -229,11 +307,13 @@ static void rt_one(const char *root, const struct rt_case *c)
 		free(f);
 	}
 	assert_int_equal(md.message_count, RT_MSGS);
-	bag_metadata_fini(&md);
 	const char *layout;
 	rt_first_file(dir, &layout);
 	if (strcmp(layout, c->layout) != 0)
 		fail_msg("%s: first file %s, want %s", c->name, layout, c->layout);
+	if (!strcmp(layout, "loose") || !strcmp(layout, "chunk"))
+		rt_raw_times(dir, &md, c->name);
+	bag_metadata_fini(&md);
 	free(dir);
 }
 
@@ -603,7 +683,7 @@ static double wb_try(void *scratch, int try)
 	struct bt_error err;
 	struct stat st = {0};
 	for (int64_t i = 0; st.st_size < 48 * WB_MIB; i++) {
-		struct bag_message m = {h, 1000 + i, buf, WB_MSG};
+		struct bag_message m = {h, 1000 + i, buf, WB_MSG, 0};
 		assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
 		assert_int_equal(fstat(fd, &st), 0);
 		if (st.st_size >= 24 * WB_MIB)
@@ -665,7 +745,7 @@ static uint32_t lt_topic(struct bag_writer *w, const char *name, const char *typ
 
 static void lt_batch(struct bag_writer *w, const uint32_t *h, int64_t t0)
 {
-	struct bag_message m[2] = {{h[0], t0, "ab", 2}, {h[1], t0 + 1, "cd", 2}};
+	struct bag_message m[2] = {{h[0], t0, "ab", 2, 0}, {h[1], t0 + 1, "cd", 2, 0}};
 	struct bt_error err;
 	assert_int_equal(bag_writer_write(w, m, 2, &err), BT_OK);
 }

@@ -159,7 +159,7 @@ static void wt_write(struct wt_bag *b, const struct wt_msg *in, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		data[i] = wt_payload(&in[i]);
 		m[i] = (struct bag_message){b->topics[in[i].topic].handle, in[i].ts, data[i],
-					    in[i].len};
+					    in[i].len, 0};
 	}
 	struct bt_error err;
 	if (bag_writer_write(b->w, m, n, &err) != BT_OK)
@@ -876,7 +876,7 @@ static void test_rotation_forgets(void **state)
 	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h, &err), BT_OK);
 	static const uint8_t data[8] = {0, 1, 0, 0, 1, 2, 3, 4};
 	for (size_t i = 0; i < 2000; i++) {
-		struct bag_message m = {h, WT_T0 + (int64_t)i, data, sizeof data};
+		struct bag_message m = {h, WT_T0 + (int64_t)i, data, sizeof data, 0};
 		assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);
 		assert_int_equal(bag_writer_split(w, &err), BT_OK);
 		assert_true(bag_writer_file_count(w) <= 3);
@@ -928,7 +928,7 @@ static void test_cancel(void **state)
 	struct bag_message m[10];
 	for (size_t i = 0; i < 10; i++) /* a split (by duration) before the 6th */
 		m[i] = (struct bag_message){h, WT_T0 + (int64_t)(i < 5 ? i : 5000 + i), data,
-					    sizeof data};
+					    sizeof data, 0};
 	assert_int_equal(bag_writer_write(w, m, 10, &err), BT_OK);
 	struct bag_writer_stats st;
 	bag_writer_get_stats(w, &st);
@@ -1357,7 +1357,7 @@ static void test_refusals(void **state)
 	assert_int_equal(h, h2);
 	t.type = "std_msgs/msg/Int32";
 	assert_int_equal(bag_writer_add_topic(w, &t, NULL, &h2, &err), BT_ERR_EXISTS);
-	struct bag_message m = {h + 7, WT_T0, "abcd", 4};
+	struct bag_message m = {h + 7, WT_T0, "abcd", 4, 0};
 	assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_ERR_USAGE);
 	m.topic = h;
 	assert_int_equal(bag_writer_write(w, &m, 1, &err), BT_OK);

@@ -52,6 +52,7 @@ struct tpub_opts {
 	double start_delay;
 	double writer_after; /* --writer-after S: NAME_first's writer now, NAME's S later */
 	const char *user_data; /* the writer's USER_DATA, as an Iron+ rmw sets it */
+	long long source_time; /* --source-time NS: message i's source timestamp NS + i us */
 };
 
 struct tpub {
@@ -73,11 +74,14 @@ static void tpub_usage(void)
 		"            [--size BYTES] [--keys K] [--oracle FILE] [--wait-readers N]\n"
 		"            [--wait-timeout S] [--linger S] [--start-delay S] [--topics N]\n"
 		"            [--user-data TEXT] [--reader-for S] [--writer-after S]\n"
+		"            [--source-time NS]\n"
 		"  --reader-for S  no writer: a reader on the topic for S seconds\n"
 		"  --writer-after S  a writer on NAME_first at once (never written), NAME's S later:\n"
 		"                    a new publisher of a participant already known\n"
 		"  --topics N  publish NAME_0 .. NAME_{N-1}, messages round robin (load tests)\n"
-		"  --user-data TEXT  the writers' USER_DATA QoS, e.g. 'typehash=RIHS01_<64 hex>;'\n");
+		"  --user-data TEXT  the writers' USER_DATA QoS, e.g. 'typehash=RIHS01_<64 hex>;'\n"
+		"  --source-time NS  message i goes out with DDS source timestamp NS + i * 1000\n"
+		"                    (ns since the epoch) instead of the time of the write\n");
 	exit(2);
 }
 
@@ -177,6 +181,8 @@ static void tpub_parse(struct tpub_opts *o, int argc, char **argv)
 			o->start_delay = tpub_double(v);
 		} else if (!strcmp(a, "--writer-after")) {
 			o->writer_after = tpub_double(v);
+		} else if (!strcmp(a, "--source-time")) {
+			o->source_time = tpub_long(v, 1);
 		} else {
 			tpub_usage();
 		}
@@ -368,6 +374,14 @@ static void tpub_text(struct tpub *t, long i)
 	p[need] = 0;
 }
 
+/* Writes sample m, number i: stamped now, or as --source-time says. */
+static dds_return_t tpub_put(struct tpub *t, const void *m, long i)
+{
+	if (t->o.source_time == 0)
+		return dds_write(t->writer, m);
+	return dds_write_ts(t->writer, m, (dds_time_t)t->o.source_time + (dds_time_t)i * 1000);
+}
+
 /* my_msgs/msg/BatteryState number i: values tests/decode/decode.mjs checks. */
 static dds_return_t tpub_write_battery(struct tpub *t, long i)
 {
@@ -384,7 +398,7 @@ static dds_return_t tpub_write_battery(struct tpub *t, long i)
 		.status = (uint8_t)(i % 2),
 	};
 	snprintf(m.label, sizeof m.label, "pack-%ld", i % 100000); /* string<16> */
-	return dds_write(t->writer, &m);
+	return tpub_put(t, &m, i);
 }
 
 /* bagtest::Rich (plain DDS, with type information): every field set from i. */
@@ -409,7 +423,7 @@ static dds_return_t tpub_write_rich(struct tpub *t, long i)
 		m.extra._u.code = (int32_t)i;
 	else
 		snprintf(m.extra._u.note, sizeof m.extra._u.note, "n%ld", i % 1000);
-	return dds_write(t->writer, &m);
+	return tpub_put(t, &m, i);
 }
 
 static dds_return_t tpub_write_one(struct tpub *t, long i)
@@ -418,14 +432,14 @@ static dds_return_t tpub_write_one(struct tpub *t, long i)
 	case TPUB_STRING: {
 		tpub_text(t, i);
 		std_msgs_msg_dds__String_ m = {.data = t->text};
-		return dds_write(t->writer, &m);
+		return tpub_put(t, &m, i);
 	}
 	case TPUB_BATTERY: return tpub_write_battery(t, i);
 	case TPUB_RICH: return tpub_write_rich(t, i);
 	case TPUB_APPENDABLE: {
 		tpub_text(t, i);
 		bagtest_App m = {.seq = (int32_t)i, .text = t->text};
-		return dds_write(t->writer, &m);
+		return tpub_put(t, &m, i);
 	}
 	case TPUB_KEYED:
 	default: {
@@ -435,7 +449,7 @@ static dds_return_t tpub_write_one(struct tpub *t, long i)
 		bagtest_Keyed m = {.id = (int32_t)(i % t->o.keys), .seq = (int32_t)i};
 		m.payload._length = m.payload._maximum = len;
 		m.payload._buffer = t->bytes;
-		return dds_write(t->writer, &m);
+		return tpub_put(t, &m, i);
 	}
 	}
 }
