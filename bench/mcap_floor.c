@@ -2,6 +2,7 @@
 #include "mcap_floor.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -177,56 +178,41 @@ static void floor_heads(const struct mcap_floor *f, const struct mcap_floor_chun
 	mcap_put_u32(ix + 11, (uint32_t)(16 * c->n_msgs));
 }
 
-/* Lays out chunk c's records from msgs in buf (its header's room first) and
- * its Message Index in ix: the pieces in iov[0..1]. */
-static void floor_fill(const struct mcap_floor *f, const struct mcap_floor_chunk *c,
-		       const struct bag_message *msgs, uint8_t *buf, uint8_t *ix,
-		       struct iovec *iov)
+/* Lays out chunk c from msgs as writev pieces in iov; returns how many.
+ * Its header's room first in buf, then its leading records, then per
+ * message the record header and, with MCAP_FLOOR_COPY, the data copied
+ * behind it (the chunk one piece), or, with MCAP_FLOOR_GATHER, the data a
+ * piece of its own, read by the kernel from where it is (2 n_msgs + 1
+ * pieces); last the Message Index laid out in ix. */
+static size_t floor_lay(const struct mcap_floor *f, const struct mcap_floor_chunk *c,
+			const struct bag_message *msgs, enum mcap_floor_way way, uint8_t *buf,
+			uint8_t *ix, struct iovec *iov)
 {
-	uint8_t *recs = buf + FLOOR_CHUNK_HEAD, *p = recs + c->lead_len, *e = ix + FLOOR_INDEX_HEAD;
-	memcpy(recs, f->model + c->lead_off, c->lead_len);
+	bool gather = way == MCAP_FLOOR_GATHER;
+	uint8_t *h = buf + FLOOR_CHUNK_HEAD + c->lead_len, *e = ix + FLOOR_INDEX_HEAD;
+	memcpy(buf + FLOOR_CHUNK_HEAD, f->model + c->lead_off, c->lead_len);
+	size_t nv = 1, off = c->lead_len;
 	uint64_t start = UINT64_MAX, end = 0;
 	for (size_t i = 0; i < c->n_msgs; i++, e += 16) {
 		uint64_t t = (uint64_t)msgs[i].timestamp;
-		floor_msg_head(p, f->channel, t, msgs[i].len);
-		memcpy(p + FLOOR_MSG_HEAD, msgs[i].data, msgs[i].len);
-		mcap_put_u64(e, t);
-		mcap_put_u64(e + 8, (uint64_t)(p - recs));
-		start = t < start ? t : start;
-		end = t > end ? t : end;
-		p += FLOOR_MSG_HEAD + msgs[i].len;
-	}
-	size_t n = (size_t)(p - recs);
-	floor_heads(f, c, n, start, end, buf, ix);
-	iov[0] = (struct iovec){buf, FLOOR_CHUNK_HEAD + n};
-	iov[1] = (struct iovec){ix, c->n_msgs ? (size_t)(e - ix) : 0};
-}
-
-/* The same chunk without copying the data: its header, leading records
- * and each message's record header laid out in buf, every message's data
- * a piece of its own, read by the kernel from where it is; returns the
- * number of pieces put in iov (2 n_msgs + 2). */
-static size_t floor_gather(const struct mcap_floor *f, const struct mcap_floor_chunk *c,
-			   const struct bag_message *msgs, uint8_t *buf, uint8_t *ix,
-			   struct iovec *iov)
-{
-	uint8_t *h = buf + FLOOR_CHUNK_HEAD + c->lead_len, *e = ix + FLOOR_INDEX_HEAD;
-	memcpy(buf + FLOOR_CHUNK_HEAD, f->model + c->lead_off, c->lead_len);
-	iov[0] = (struct iovec){buf, FLOOR_CHUNK_HEAD + c->lead_len};
-	size_t nv = 1, off = c->lead_len;
-	uint64_t start = UINT64_MAX, end = 0;
-	for (size_t i = 0; i < c->n_msgs; i++, e += 16, h += FLOOR_MSG_HEAD) {
-		uint64_t t = (uint64_t)msgs[i].timestamp;
-		floor_msg_head(h, f->channel, t, msgs[i].len);
-		iov[nv++] = (struct iovec){h, FLOOR_MSG_HEAD};
-		iov[nv++] = (struct iovec){(void *)msgs[i].data, msgs[i].len};
+		size_t len = msgs[i].len;
+		floor_msg_head(h, f->channel, t, len);
+		if (gather) {
+			iov[nv++] = (struct iovec){h, FLOOR_MSG_HEAD};
+			iov[nv++] = (struct iovec){(void *)msgs[i].data, len};
+			h += FLOOR_MSG_HEAD;
+		} else {
+			memcpy(h + FLOOR_MSG_HEAD, msgs[i].data, len);
+			h += FLOOR_MSG_HEAD + len;
+		}
 		mcap_put_u64(e, t);
 		mcap_put_u64(e + 8, (uint64_t)off);
 		start = t < start ? t : start;
 		end = t > end ? t : end;
-		off += FLOOR_MSG_HEAD + msgs[i].len;
+		off += FLOOR_MSG_HEAD + len;
 	}
 	floor_heads(f, c, off, start, end, buf, ix);
+	iov[0] = (struct iovec){buf, FLOOR_CHUNK_HEAD + (gather ? c->lead_len : off)};
 	iov[nv++] = (struct iovec){ix, c->n_msgs ? (size_t)(e - ix) : 0};
 	return nv;
 }
@@ -250,11 +236,7 @@ int mcap_floor_write(const struct mcap_floor *f, const char *path, const struct 
 	int rc = bench_writev_all(fd, iov, 1);
 	for (size_t i = 0; !rc && i < f->n_chunks; i++) {
 		const struct mcap_floor_chunk *c = &f->chunks[i];
-		size_t nv = 2;
-		if (way == MCAP_FLOOR_GATHER)
-			nv = floor_gather(f, c, msgs, buf, ix, iov);
-		else
-			floor_fill(f, c, msgs, buf, ix, iov);
+		size_t nv = floor_lay(f, c, msgs, way, buf, ix, iov);
 		iov[nv++] = (struct iovec){(void *)(f->model + c->after_off), c->after_len};
 		rc = bench_writev_all(fd, iov, nv);
 		msgs += c->n_msgs;
