@@ -30,6 +30,7 @@
 #include "bt_mem.h"
 #include "btdds_raw.h"
 #include "rec_harness.h"
+#include "test_bag.h"
 #include "test_util.h"
 
 #define NODE "rosbag2_player"
@@ -415,6 +416,36 @@ static void test_burst_all(void **state)
 
 #define DEEP_MSGS 400
 
+#define DEEP_TRIES 3
+
+/* Records the bag test_burst_keeps_all replays: DEEP_MSGS on /d from a
+ * reliable keep-last-1 publisher at 1 kHz. A recorder the machine slows
+ * misses what that one-sample history overwrote before it was acknowledged
+ * (372 of 400 once, under ThreadSanitizer at three tests per core): the
+ * publisher's QoS at work, not what the test judges, so the recording is
+ * made again, DEEP_TRIES times at most. */
+static void deep_bag(struct rec *bag)
+{
+	char *args[] = {"/d", NULL};
+	char *extra[] = {"--count", "400", "--rate", "1000", "--depth", "1", "--size", "16384",
+			 "--wait-readers", "1", NULL};
+	struct rec_session s = {204, args, NULL, "rt/d", extra, DEEP_MSGS};
+	for (int tries = 1;; tries++) {
+		rec_session(bag, &s);
+		unsigned long long n = tb_count(bag->dir, "/d", TB_ALL);
+		if (n == DEEP_MSGS)
+			break;
+		struct rec_tally t = rec_summary(bag->out, "/d");
+		if (tries == DEEP_TRIES)
+			fail_msg("/d: %llu of %d recorded in each of %d recordings (the last: %llu "
+				 "lost in transport)", n, DEEP_MSGS, DEEP_TRIES, t.lost_transport);
+		printf("/d: %llu of %d recorded, %llu lost in transport: recording again\n", n,
+		       DEEP_MSGS, t.lost_transport);
+		rec_free(bag);
+	}
+	rec_expect_count(bag->dir, "/d", DEEP_MSGS);
+}
+
 /* A bag of DEEP_MSGS 16 KiB messages on /d, reliable keep-last 1, burst
  * into a reader: without the wait for acks a burst pushes messages out of
  * the writer's history while the reader still misses them (41 to 69 of 500
@@ -423,12 +454,7 @@ static void test_burst_keeps_all(void **state)
 {
 	(void)state;
 	struct rec bag;
-	char *args[] = {"/d", NULL};
-	char *extra[] = {"--count", "400", "--rate", "1000", "--depth", "1", "--size", "16384",
-			 "--wait-readers", "1", NULL};
-	struct rec_session s = {204, args, NULL, "rt/d", extra, DEEP_MSGS};
-	rec_session(&bag, &s);
-	rec_expect_count(bag.dir, "/d", DEEP_MSGS);
+	deep_bag(&bag);
 	struct counter c;
 	counter_open_on(&c, 198, "rt/d");
 	struct player pl;
