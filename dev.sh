@@ -20,12 +20,15 @@ set -eu
 cd "$(dirname "$0")"
 ROOT=$(pwd)
 JOBS=$(nproc 2>/dev/null || echo 2)
-# Tests run three per core: most of a test's time is spent waiting on DDS
-# discovery, timers and child processes (at two per core the plain suite
-# kept 10-40 % of two cores busy, the sanitizer suites about 60 %; at
-# three, about 40 % and 80 %). The tests that judge rates or timing claim
-# more than one slot (PROCESSORS in tests/CMakeLists.txt).
-TEST_JOBS=${TEST_JOBS:-$((JOBS * 3))}
+# Tests run two per core: most of a test's time is spent waiting on DDS
+# discovery, timers and child processes (the plain suite at one per core
+# used 34 % of the CPU). The tests that judge rates or timing claim more
+# than one slot (PROCESSORS in tests/CMakeLists.txt). Three per core was
+# tried (2026-12-07): the suites kept 40-80 % of the CPU busy instead of
+# 10-60 % and took a quarter less, but in CI test_play_roundtrip, run
+# alone right after them, then missed its timing bound (the player 8 ms
+# late at p99); not kept until that is understood.
+TEST_JOBS=${TEST_JOBS:-$((JOBS * 2))}
 PKGS="build-essential cmake pkg-config cyclonedds-dev cyclonedds-tools libsqlite3-dev
       libzstd-dev libncurses-dev libcmocka-dev libyaml-dev sqlite3 zstd tmux iproute2
       util-linux liblz4-dev zlib1g-dev libjansson-dev libssl-dev strace procps"
