@@ -437,8 +437,8 @@ static void deep_bag(struct rec *bag)
 			break;
 		struct rec_tally t = rec_summary(bag->out, "/d");
 		if (tries == DEEP_TRIES)
-			fail_msg("/d: %llu of %d recorded in each of %d recordings (the last: %llu "
-				 "lost in transport)", n, DEEP_MSGS, DEEP_TRIES, t.lost_transport);
+			fail_msg("/d: short in %d recordings, the last %llu of %d (%llu lost in "
+				 "transport)", DEEP_TRIES, n, DEEP_MSGS, t.lost_transport);
 		printf("/d: %llu of %d recorded, %llu lost in transport: recording again\n", n,
 		       DEEP_MSGS, t.lost_transport);
 		rec_free(bag);
