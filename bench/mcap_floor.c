@@ -2,9 +2,9 @@
 #include "mcap_floor.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
