@@ -85,6 +85,15 @@ static int app_r_numbers(const struct app_cmd *cmd, struct app_record_cfg *c, in
 					       arg);
 		c->ro.max_cache_size = (size_t)u;
 		return 0;
+	case APP_R_POLLING:
+	case APP_R_COMP_QUEUE:
+		/* only checked, as rosbag2 checks them: a number */
+		if (bt_parse_u64(arg, 0, INT32_MAX, &u) != BT_OK)
+			return app_usage_error(cmd, "--%s wants %s, 0 or more, got '%s'",
+					       id == APP_R_POLLING ? "polling-interval"
+								   : "compression-queue-size",
+					       id == APP_R_POLLING ? "milliseconds" : "a count", arg);
+		return 0;
 	default: { /* APP_R_STATS_RATE */
 		double hz;
 		/* Under 1/1000 Hz a period would outlast any recording (and
@@ -235,6 +244,8 @@ int app_record_opt(const struct app_cmd *cmd, struct app_record_cfg *c, const st
 	case APP_R_DOMAIN:
 	case APP_R_CACHE:
 	case APP_R_MIN_FREE:
+	case APP_R_POLLING:
+	case APP_R_COMP_QUEUE:
 	case APP_R_STATS_RATE: return app_r_numbers(cmd, c, o->id, arg);
 	case APP_R_THROTTLE: return app_r_throttle(cmd, c, arg);
 	case APP_R_NODE_NAME: return app_ros_env_node_name(cmd, o->lng, arg, &c->node_name);

@@ -55,6 +55,8 @@ enum {
 	APP_R_USE_SIM_TIME,
 	APP_R_SERIALIZATION,
 	APP_R_LOG_LEVEL,
+	APP_R_POLLING,
+	APP_R_COMP_QUEUE,
 };
 
 /* Which topics (record only; demo records everything). The help texts are
@@ -194,6 +196,19 @@ enum {
 	 "evenly spread; the rest is counted as throttled, not lost; repeatable, the first "       \
 	 "match wins",                                                                             \
 	 APP_R_THROTTLE}
+
+/* ros2 bag record's options that mean nothing to bagtop, accepted so its
+ * command lines run unchanged (record only). */
+#define APP_RECORD_COMPAT_ROWS                                                                   \
+	{"polling-interval", 'p', "MS",                                                            \
+	 "ros2 bag record's topic polling period, accepted and unused: bagtop polls nothing, DDS " \
+	 "discovery reports each topic as it appears (MS: 0 or more)",                             \
+	 APP_R_POLLING},                                                                           \
+	{"compression-queue-size", 0, "N",                                                         \
+	 "ros2 bag record's, accepted and unused: nothing waiting for compression is dropped; "    \
+	 "the cache (--max-cache-size) is that queue, its overflow counted as lost in the "        \
+	 "recorder (N: 0 or more)",                                                                \
+	 APP_R_COMP_QUEUE}
 
 /* The recorder as a ROS 2 node (record only). */
 #define APP_RECORD_NODE_ROWS                                                                     \

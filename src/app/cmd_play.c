@@ -40,6 +40,7 @@ enum {
 	APP_P_NUM_MESSAGES,
 	APP_P_SVC_REQUESTS,
 	APP_P_SVC_SOURCE,
+	APP_P_NO_LOAN,
 };
 
 /* The rows of play's table, in groups, so that burst's table (the same
@@ -128,6 +129,10 @@ static const struct app_opt play_opts[] = {
 	 "publish nothing until every topic played has a subscriber (-d counts from then)",
 	 APP_P_WAIT_SUBS},
 	PLAY_OPT_ROWS_REST,
+	{"disable-loan-message", 0, NULL,
+	 "ros2 bag play's, accepted and unused: bagtop loans no message (it hands DDS the "
+	 "recorded bytes)",
+	 APP_P_NO_LOAN},
 };
 
 static const struct app_opt burst_opts[] = {
@@ -245,6 +250,7 @@ static int play_opt(void *ctx, const struct app_opt *o, const char *arg)
 		return rc;
 	case APP_P_QOS: c->po.qos_overrides_path = arg; return 0;
 	case APP_P_STRICT: c->po.strict = true; return 0;
+	case APP_P_NO_LOAN: return 0;
 	case APP_P_NODE_NAME: return app_ros_env_node_name(cmd, o->lng, arg, &c->node_name);
 	case APP_P_LOG_LEVEL: return app_ros_env_log_level(cmd, arg, &c->log_level);
 	case APP_P_NO_REMOTE: c->no_remote_control = true; return 0;

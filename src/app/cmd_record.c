@@ -5,7 +5,8 @@
 #include "app_record.h"
 
 static const struct app_opt record_opts[] = {APP_RECORD_SELECT_ROWS, APP_RECORD_RUN_ROWS,
-					     APP_RECORD_NODE_ROWS, APP_WRITER_OPT_ROWS};
+					     APP_RECORD_NODE_ROWS, APP_WRITER_OPT_ROWS,
+					     APP_RECORD_COMPAT_ROWS};
 
 struct record_ctx {
 	const struct app_cmd *cmd;

@@ -764,6 +764,12 @@ static void test_usage_errors(void **state)
 	CLI(&r, "record", "-f", "ros1", "/x");
 	want_usage(&r, "record", "'ros1' is no DDS format");
 	cli_res_fini(&r);
+	CLI(&r, "record", "-p", "1.5", "/x");
+	want_usage(&r, "record", "--polling-interval wants milliseconds, 0 or more, got '1.5'");
+	cli_res_fini(&r);
+	CLI(&r, "record", "--compression-queue-size", "-1", "/x");
+	want_usage(&r, "record", "--compression-queue-size wants a count, 0 or more, got '-1'");
+	cli_res_fini(&r);
 	CLI(&r, "record", "--log-level", "loud", "/x");
 	want_usage(&r, "record", "--log-level is debug, info, warn, error or fatal, not 'loud'");
 	cli_res_fini(&r);

@@ -228,7 +228,8 @@ static void test_record_graph_rules(void **state)
 /* 2e. --no-discovery (domain 219): /n/old, publishing when the recorder
  * starts, is recorded; /n/new, which appears 2.5 s or more into the
  * recording, is not (said at --log-level info), while a plain -a recorder
- * beside it records all of it. */
+ * beside it records all of it. That one also takes ros2 bag record's -p
+ * and --compression-queue-size, which mean nothing to bagtop. */
 static void test_record_no_discovery(void **state)
 {
 	(void)state;
@@ -238,7 +239,8 @@ static void test_record_no_discovery(void **state)
 	pid_t p_old = tpub_spawn(219, "rt/n/old", old_args, o_old);
 	rec_sleep(0.5);
 	struct rec r, plain;
-	char *nd[] = {"-a", "--no-discovery", "--log-level", "info", NULL}, *all[] = {"-a", NULL};
+	char *nd[] = {"-a", "--no-discovery", "--log-level", "info", NULL};
+	char *all[] = {"-a", "-p", "1000", "--compression-queue-size", "5", NULL};
 	rec_start(&r, 219, nd, NULL);
 	rec_start(&plain, 219, all, NULL);
 	rec_sleep(1.5);
