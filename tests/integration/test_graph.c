@@ -1,5 +1,5 @@
 /* The recorder as a ROS 2 node, end to end, with real bagtop and tpub
- * processes on loopback-only DDS domains 172..177: what a ROS 2 tool sees
+ * processes on loopback-only DDS domains 172..178: what a ROS 2 tool sees
  * on the wire, decoded here from the raw bytes by the layouts of
  * rosbag2_interfaces and rmw_dds_common (not with bagtop's decoders):
  *   - events/write_split on every split by size (Jazzy: closed_file,
@@ -9,7 +9,8 @@
  *   - ros_discovery_info: the node with its namespace and name, its events
  *     writers, none of its capture readers, in both Gid layouts;
  *   - `bagtop call --list` finds two recorders by node name, and not one
- *     run with --no-remote-control. */
+ *     run with --no-remote-control;
+ *   - two recorders of one node name each warn that calls reach both. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -467,10 +468,65 @@ static void test_call_list(void **state)
 	free(out);
 }
 
+/* ---- two nodes of one name ---- */
+
+static bool graph_said(const struct rec *r, const char *what)
+{
+	char *out = rec_read(r->out_path);
+	bool yes = strstr(out, what) != NULL;
+	free(out);
+	return yes;
+}
+
+/* 6. Two recorders given the same --node-name (domain 178): each says once
+ * that a call of its services reaches the other too, naming the other's
+ * pid; a third of another name says nothing. */
+static void test_same_node_name(void **state)
+{
+	(void)state;
+	struct rec a, b, c;
+	char *aa[] = {"/g", "--node-name", "twin", NULL};
+	char *ca[] = {"/g", "--node-name", "single", NULL};
+	rec_start(&a, 178, aa, NULL);
+	rec_start(&b, 178, aa, NULL);
+	rec_start(&c, 178, ca, NULL);
+	const char *say = "warning: another node is named /twin";
+	for (double t0 = rec_now(); rec_now() - t0 < 15.0;) {
+		if (graph_said(&a, say) && graph_said(&b, say))
+			break;
+		rec_sleep(0.2);
+	}
+	rec_sleep(1.0); /* c had as long to see both */
+	rec_stop(&a, SIGINT);
+	rec_stop(&b, SIGINT);
+	rec_stop(&c, SIGINT);
+	char pid_a[32], pid_b[32];
+	snprintf(pid_a, sizeof pid_a, " pid %d:", (int)a.pid);
+	snprintf(pid_b, sizeof pid_b, " pid %d:", (int)b.pid);
+	const char *in_a = strstr(a.out, say), *in_b = strstr(b.out, say);
+	if (in_a == NULL || in_b == NULL || strstr(in_a + 1, say) != NULL ||
+	    strstr(in_b + 1, say) != NULL || strstr(c.out, "another node") != NULL)
+		fail_msg("want the warning once in each twin, none in the other:\n--- a\n%s--- b\n%s"
+			 "--- c\n%s",
+			 a.out, b.out, c.out);
+	char *eol_a = strchr(in_a, '\n'), *eol_b = strchr(in_b, '\n');
+	if (eol_a != NULL)
+		*eol_a = '\0';
+	if (eol_b != NULL)
+		*eol_b = '\0';
+	if (strstr(in_a, pid_b) == NULL || strstr(in_b, pid_a) == NULL)
+		fail_msg("the warning names the other's pid (%d, %d):\n%s\n%s", (int)b.pid,
+			 (int)a.pid, in_a, in_b);
+	rec_free(&a);
+	rec_free(&b);
+	rec_free(&c);
+}
+
 REC_MAIN(
 	cmocka_unit_test(test_split_events),
 	cmocka_unit_test(test_snapshot_event),
 	cmocka_unit_test(test_lost_events),
 	cmocka_unit_test(test_graph_jazzy),
 	cmocka_unit_test(test_graph_humble),
-	cmocka_unit_test(test_call_list))
+	cmocka_unit_test(test_call_list),
+	cmocka_unit_test(test_same_node_name))
