@@ -168,7 +168,6 @@ struct rec_recorder {
 	bool explicit_warned;
 	bool no_topics_warned;
 	bool clock_warned;
-	bool same_node_warned; /* disc_same_node: said once */
 	bool stopped;
 	bt_status stop_status;
 	struct bt_error stop_err;

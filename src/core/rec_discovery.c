@@ -9,8 +9,7 @@
  * It also wakes every 200 ms, and at once through the `wake` guard
  * condition, to notice a stop request or topics the user switched on, and
  * to warn, once, about explicitly named topics nobody published within
- * 5 s, or about finding no topic at all by then. A publication of another
- * process's service under the recorder's node name is warned of once. */
+ * 5 s, or about finding no topic at all by then. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "btdds_env.h"
 #include "rec__recorder.h"
 #include "btdds_names.h"
-#include "btdds_participant.h"
 #include "rec_snapwin.h"
 
 #define DISC_BATCH 64
@@ -181,34 +179,11 @@ static bool disc_appeared(struct rec_recorder *r, const dds_builtintopic_endpoin
 	return now - r->discovery_mono > DISC_APPEARED_NS;
 }
 
-/* Another process serving services as a node of this recorder's name:
- * a call of /NAME/snapshot (or any of its services) reaches both, and
- * both answer. rmw_cyclonedds names a server's reply writer
- * "rr/NAME/SERVICEReply" (../shared/docs/ROS2_SERVICES_OVER_DDS.md), so
- * the publication says it. Said once. */
-static void disc_same_node(struct rec_recorder *r, const dds_builtintopic_endpoint_t *ep)
-{
-	if (r->same_node_warned || !r->opt.node || r->opt.node_name == NULL || r->opt.cmdq == NULL)
-		return;
-	const char *t = ep->topic_name;
-	size_t n = strlen(r->opt.node_name);
-	if (strncmp(t, "rr/", 3) != 0 || strncmp(t + 3, r->opt.node_name, n) != 0 ||
-	    t[3 + n] != '/' || !bt_str_ends_with(t, "Reply"))
-		return;
-	r->same_node_warned = true;
-	char where[BTDDS_WHERE_MAX];
-	btdds_participant_where(r->pp, &ep->participant_key, where);
-	bt_log_warn("another node is named /%s%s%s: a call of its services reaches this "
-		    "recorder too, and both answer (give each its own --node-name)",
-		    r->opt.node_name, where[0] != '\0' ? ", on " : "", where);
-}
-
 static void disc_pub_alive(struct rec_recorder *r, dds_instance_handle_t ih,
 			   const dds_builtintopic_endpoint_t *ep)
 {
 	if (!rec_discovery_foreign(r, ep))
 		return;
-	disc_same_node(r, ep);
 	bool appeared = disc_appeared(r, ep);
 	struct rec_sub *s = rec_discovery_sub_for(r, ep);
 	if (s != NULL)

@@ -223,7 +223,8 @@ bt_status rec_svc_start(const struct rec_svc_options *o, struct rec_svc **out,
 		sv->n++;
 	}
 	struct btdds_svc_server_options so = {
-		.pp = o->pp, .defs = defs, .n_defs = sv->n, .handler = rec_svc_request, .ctx = sv};
+		.pp = o->pp, .defs = defs, .n_defs = sv->n, .handler = rec_svc_request, .ctx = sv,
+		.twin_hint = "give each its own --node-name"};
 	struct btdds_svc_server *server;
 	bt_status st = btdds_svc_server_start(&so, &server, err);
 	if (st != BT_OK) {

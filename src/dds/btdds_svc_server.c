@@ -14,6 +14,7 @@
 #include "bt_time.h"
 #include "btdds_raw.h"
 #include "btdds_service.h"
+#include "btdds_svc_twin.h"
 #include "btdds_userdata.h"
 
 #define SVC_HDR 20 /* encapsulation (4) + guid (8) + seq (8) */
@@ -52,6 +53,7 @@ struct btdds_svc_server {
 	struct svc_entry *svc;
 	size_t n_svc;
 	dds_entity_t waitset, guard;
+	struct btdds_svc_twin *twin; /* another server of these services */
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -155,6 +157,7 @@ static bt_status svc_entry_make(struct svc_entry *e, dds_entity_t pp,
 
 static void svc_entities_delete(struct btdds_svc_server *s)
 {
+	btdds_svc_twin_free(s->twin);
 	if (s->waitset > 0)
 		(void)dds_delete(s->waitset);
 	if (s->guard > 0)
@@ -188,7 +191,13 @@ static bt_status svc_make_all(struct btdds_svc_server *s, const struct btdds_svc
 			return bt_err_set(err, BT_ERR_DDS, "service %s: %s", e->name,
 					  dds_strretcode(rc));
 	}
-	return BT_OK;
+	const char **names = bt_xcalloc(o->n_defs ? o->n_defs : 1, sizeof *names);
+	for (size_t i = 0; i < o->n_defs; i++)
+		names[i] = o->defs[i].name;
+	bt_status st = btdds_svc_twin_new(o->pp, s->waitset, names, o->n_defs, o->twin_hint,
+					  &s->twin, err);
+	free(names);
+	return st;
 }
 
 /* ---- requests ---- */
@@ -437,6 +446,7 @@ static void *svc_thread(void *arg)
 			struct svc_take t = {s, i};
 			(void)btdds_raw_take(s->svc[i].ends.reader, svc_on_request, &t);
 		}
+		btdds_svc_twin_poll(s->twin);
 		left = svc_flush(s, false);
 	}
 	(void)svc_flush(s, true);

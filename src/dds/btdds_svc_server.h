@@ -18,7 +18,8 @@
  * than BTDDS_SVC_REQ_MAX bytes are dropped unread; everything else is
  * refused (not answered: rosbag2's types have no "busy" answer) and
  * counted by reason (btdds_svc_server_counts), the first of each reason
- * said once through bt_log.
+ * said once through bt_log. Another process serving one of the same
+ * services (two nodes of one name) is warned of once (btdds_svc_twin.h).
  *
  * Answers: the handler runs on the server thread for each accepted
  * request, must not block, and answers with btdds_svc_server_reply, at
@@ -99,6 +100,10 @@ struct btdds_svc_server_options {
 	btdds_svc_handler handler;
 	void *ctx;
 	int64_t gate_ns; /* 0: BTDDS_SVC_GATE_NS */
+	/* Ends the warning that another process serves one of these services
+	 * (btdds_svc_twin.h: said once), e.g. "give each its own
+	 * --node-name"; NULL: none. */
+	const char *twin_hint;
 };
 
 struct btdds_svc_server;

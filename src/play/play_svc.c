@@ -249,7 +249,8 @@ bt_status play_svc_start(const struct play_svc_options *o, struct play_svc **out
 		sv->n = i + 1;
 	}
 	struct btdds_svc_server_options so = {
-		.pp = o->pp, .defs = defs, .n_defs = sv->n, .handler = ps_request, .ctx = sv};
+		.pp = o->pp, .defs = defs, .n_defs = sv->n, .handler = ps_request, .ctx = sv,
+		.twin_hint = "give each its own --node-name"};
 	bt_status st = btdds_svc_server_start(&so, &sv->server, err);
 	if (st != BT_OK) {
 		ps_free(sv);

@@ -10,7 +10,8 @@
  *     writers, none of its capture readers, in both Gid layouts;
  *   - `bagtop call --list` finds two recorders by node name, and not one
  *     run with --no-remote-control;
- *   - two recorders of one node name each warn that calls reach both. */
+ *   - two recorders of one node name each warn that the other serves
+ *     their services too. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -479,8 +480,8 @@ static bool graph_said(const struct rec *r, const char *what)
 }
 
 /* 6. Two recorders given the same --node-name (domain 178): each says once
- * that a call of its services reaches the other too, naming the other's
- * pid; a third of another name says nothing. */
+ * that another process serves its services too, naming the other's pid;
+ * a third of another name says nothing. */
 static void test_same_node_name(void **state)
 {
 	(void)state;
@@ -490,7 +491,7 @@ static void test_same_node_name(void **state)
 	rec_start(&a, 178, aa, NULL);
 	rec_start(&b, 178, aa, NULL);
 	rec_start(&c, 178, ca, NULL);
-	const char *say = "warning: another node is named /twin";
+	const char *say = "warning: another process (";
 	for (double t0 = rec_now(); rec_now() - t0 < 15.0;) {
 		if (graph_said(&a, say) && graph_said(&b, say))
 			break;
@@ -500,12 +501,12 @@ static void test_same_node_name(void **state)
 	rec_stop(&a, SIGINT);
 	rec_stop(&b, SIGINT);
 	rec_stop(&c, SIGINT);
-	char pid_a[32], pid_b[32];
-	snprintf(pid_a, sizeof pid_a, " pid %d:", (int)a.pid);
-	snprintf(pid_b, sizeof pid_b, " pid %d:", (int)b.pid);
+	char pid_a[64], pid_b[64];
+	snprintf(pid_a, sizeof pid_a, " pid %d) also serves /twin/", (int)a.pid);
+	snprintf(pid_b, sizeof pid_b, " pid %d) also serves /twin/", (int)b.pid);
 	const char *in_a = strstr(a.out, say), *in_b = strstr(b.out, say);
 	if (in_a == NULL || in_b == NULL || strstr(in_a + 1, say) != NULL ||
-	    strstr(in_b + 1, say) != NULL || strstr(c.out, "another node") != NULL)
+	    strstr(in_b + 1, say) != NULL || strstr(c.out, "another process") != NULL)
 		fail_msg("want the warning once in each twin, none in the other:\n--- a\n%s--- b\n%s"
 			 "--- c\n%s",
 			 a.out, b.out, c.out);

@@ -11,6 +11,8 @@
  *   214 play plays (from the start), stop ends the player (exit 0, the
  *       summary); each request said
  *   215 --no-remote-control: no node, no services
+ *   179 two players of one node name: each warns once that the other
+ *       serves its services too, naming its pid
  *   196 `bagtop burst -n 7 --wait-for-subscribers`: exactly 7, then paused
  *       (is_paused true, nothing more for 1 s), resume plays the rest
  *   197 `bagtop burst --rate 0.001`: the whole bag at once (at that rate
@@ -377,6 +379,52 @@ static void test_no_remote(void **state)
 	free(pl.out_path);
 }
 
+/* ---- 179: two players of one node name ---- */
+
+static bool twin_said(const char *path, const char *what)
+{
+	char *out = rec_read(path);
+	bool yes = strstr(out, what) != NULL;
+	free(out);
+	return yes;
+}
+
+/* Two paused players left at the default node name: each says once that
+ * the other process also serves /rosbag2_player/..., naming its pid. */
+static void test_twins(void **state)
+{
+	(void)state;
+	char *path[2];
+	pid_t pid[2];
+	for (int i = 0; i < 2; i++) {
+		path[i] = bt_xasprintf("%s/twin-%d.txt", g_bag.tmp, i);
+		char *argv[] = {getenv("BAGTOP_BIN"), "play", "--no-tui", "--disable-keyboard-controls",
+				"--domain", "179", "-p", g_bag.dir, NULL};
+		pid[i] = rec_spawn(argv, path[i], NULL);
+	}
+	const char *say = "warning: another process (";
+	for (double t0 = rec_now(); rec_now() - t0 < 15.0;) {
+		if (twin_said(path[0], say) && twin_said(path[1], say))
+			break;
+		rec_sleep(0.2);
+	}
+	for (int i = 0; i < 2; i++) {
+		kill(pid[i], SIGINT);
+		assert_int_equal(rec_wait(pid[i], 10.0, "bagtop play"), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		char *out = rec_read(path[i]);
+		char other[64];
+		snprintf(other, sizeof other, " pid %d) also serves /" NODE "/", (int)pid[1 - i]);
+		const char *at = strstr(out, say);
+		if (at == NULL || strstr(at + 1, say) != NULL || strstr(at, other) == NULL)
+			fail_msg("player %d: want the warning once, naming%s:\n%s", i, other, out);
+		free(out);
+		unlink(path[i]);
+		free(path[i]);
+	}
+}
+
 /* ---- bagtop burst: 196, 197, 198 ---- */
 
 static void test_burst_n(void **state)
@@ -492,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_controls),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_no_remote),
+		cmocka_unit_test(test_twins),
 		cmocka_unit_test(test_burst_n),
 		cmocka_unit_test(test_burst_all),
 		cmocka_unit_test(test_burst_keeps_all),
