@@ -45,7 +45,7 @@ bt_status btdds_svc_twin_new(dds_entity_t pp, dds_entity_t waitset, const char *
 		rc = dds_waitset_attach(waitset, t->cond, (dds_attach_t)-2);
 	if (rc < 0) {
 		btdds_svc_twin_free(t);
-		return bt_err_set(err, BT_ERR_DDS, "services: watching for other servers: %s",
+		return bt_err_set(err, BT_ERR_DDS, "services: no watch for other servers of them: %s",
 				  dds_strretcode(rc));
 	}
 	*out = t;
@@ -77,6 +77,8 @@ static void twin_say(struct btdds_svc_twin *t, const char *service,
 
 void btdds_svc_twin_poll(struct btdds_svc_twin *t)
 {
+	if (t == NULL)
+		return;
 	void *ptrs[TWIN_BATCH];
 	dds_sample_info_t infos[TWIN_BATCH];
 	for (int round = 0; round < TWIN_ROUNDS && !t->said; round++) {

@@ -32,7 +32,7 @@ BT_MUST_CHECK bt_status btdds_svc_twin_new(dds_entity_t pp, dds_entity_t waitset
 					   struct bt_error *err);
 /* Takes the publications discovered since the last poll; warns at the
  * first of another participant on one of the reply topics. Bounded work;
- * nothing once it has warned. The owner's thread. */
+ * nothing once it has warned, nor for NULL. The owner's thread. */
 void btdds_svc_twin_poll(struct btdds_svc_twin *t);
 /* Detaches from the waitset and deletes the reader. NULL is fine. */
 void btdds_svc_twin_free(struct btdds_svc_twin *t);
