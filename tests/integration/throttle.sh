@@ -100,8 +100,7 @@ sqlite3 -separator ' ' "$T/by/by_0.db3" "$q" >"$T/ts2" || fail "sqlite3"
 # the recorded times (taken microseconds before the bucket's) to find
 # those, and the lower bound of each second such a lapse touches gives
 # that time up. Over all the full seconds the edges count once: N * rate,
-# less one message and the lapses (a rate of 200 kB/s, 4.6 % low, is
-# within two messages a second but not within one over 4 s).
+# less one message and the lapses' time.
 awk 'NR == 1 {t0 = $1; len = $2; slot = len / 204800 * 1e9; tat = $1}
 	{b = int(($1 - t0) / 1e9); n[b] += $2; if (b > last) last = b}
 	NR > 1 && $1 > tat + slot / 2 {
@@ -124,8 +123,11 @@ awk '$1 == "second" && $3 < 204800 - 2 * $4 - $5 {bad = 1} END {exit bad}' "$T/b
 	fail "a second's bytes below 200 KiB/s by more than two messages (and any lapse's time)"
 awk '$1 == "total" && $3 < $2 * 204800 - $4 - $5 {bad = 1} END {exit bad}' "$T/bbuckets" ||
 	fail "the full seconds' bytes below 200 KiB/s by more than a message (and any lapse's time)"
-# lapses are the machine's, and rare: a bucket keeping a lower rate falls
-# behind the replay's slots and lapses every few messages, not excused
+# Lapses are the machine's, and rare. A bucket keeping a lower rate falls
+# behind the replay's slots and lapses every few messages. Simulated, 100
+# runs each, in 4 s: 200 kB/s for 200 KiB/s (4.6 % low, within two
+# messages a second) 6 to 8 lapses, 2 % low 2 to 4, the right rate with
+# 1 % of the messages 3-27 ms late 0 to 2.
 awk '$1 == "second" {r += $6} END {exit r > 2}' "$T/bbuckets" ||
 	fail "the bucket lapsed more than twice in the full seconds"
 echo ok
