@@ -21,9 +21,10 @@
 #include "btdds_env.h"
 #include "rec__recorder.h"
 #include "btdds_names.h"
+#include "btdds_participant.h"
 #include "rec_snapwin.h"
 
-#define DISC_BATCH 64
+#define DISC_ROUNDS 1000 /* batches of discovery taken in one go */
 #define DISC_TICK DDS_MSECS(200)
 #define DISC_EXPLICIT_WARN_NS (INT64_C(5) * 1000000000)
 
@@ -202,27 +203,30 @@ typedef void disc_alive_fn(struct rec_recorder *r, dds_instance_handle_t ih,
 			   const dds_builtintopic_endpoint_t *ep);
 typedef void disc_gone_fn(struct rec_recorder *r, dds_instance_handle_t ih);
 
+struct disc_take_ctx {
+	struct rec_recorder *r;
+	disc_alive_fn *alive;
+	disc_gone_fn *gone;
+};
+
+static bool disc_on_endpoint(void *arg, dds_instance_handle_t ih,
+			     const dds_builtintopic_endpoint_t *ep)
+{
+	struct disc_take_ctx *c = arg;
+	if (ep != NULL)
+		c->alive(c->r, ih, ep);
+	else
+		c->gone(c->r, ih);
+	return true;
+}
+
 /* Takes what a built-in endpoint reader has (publications or
  * subscriptions), in bounded rounds. */
 static void disc_take(struct rec_recorder *r, dds_entity_t reader, disc_alive_fn *alive,
 		      disc_gone_fn *gone)
 {
-	void *ptrs[DISC_BATCH];
-	dds_sample_info_t infos[DISC_BATCH];
-	for (int round = 0; round < 1000; round++) {
-		memset(ptrs, 0, sizeof ptrs);
-		dds_return_t n = dds_take(reader, ptrs, infos, DISC_BATCH, DISC_BATCH);
-		if (n <= 0)
-			return;
-		for (dds_return_t i = 0; i < n; i++) {
-			const dds_sample_info_t *si = &infos[i];
-			if (si->valid_data && si->instance_state == DDS_IST_ALIVE)
-				alive(r, si->instance_handle, ptrs[i]);
-			else if (si->instance_state != DDS_IST_ALIVE)
-				gone(r, si->instance_handle);
-		}
-		(void)dds_return_loan(reader, ptrs, n);
-	}
+	struct disc_take_ctx c = {r, alive, gone};
+	btdds_endpoints_take(reader, DISC_ROUNDS, disc_on_endpoint, &c);
 }
 
 static void disc_warn_explicit(struct rec_recorder *r)

@@ -9,7 +9,6 @@
 #include "btdds_qos.h"
 #include "btdds_raw.h"
 
-#define GL_BATCH 64
 #define GL_GRAPH_DEPTH 4096 /* ros_discovery_info samples kept (one instance) */
 #define GL_RQ_PREFIX "rq/"
 #define GL_RQ_SUFFIX "Request"
@@ -135,25 +134,22 @@ static void gl_on_pub(struct gl_state *s, const dds_builtintopic_endpoint_t *ep)
 	s->w[s->n_w++] = (struct gl_writer){ep->key, !w};
 }
 
-/* Takes every alive endpoint of a builtin reader. */
-static void gl_take_endpoints(struct gl_state *s, dds_entity_t rd, bool subs)
+static bool gl_on_sub_endpoint(void *arg, dds_instance_handle_t ih,
+			       const dds_builtintopic_endpoint_t *ep)
 {
-	void *ptrs[GL_BATCH] = {NULL};
-	dds_sample_info_t infos[GL_BATCH];
-	dds_return_t n;
-	while ((n = dds_take(rd, ptrs, infos, GL_BATCH, GL_BATCH)) > 0) {
-		for (int i = 0; i < n; i++) {
-			if (!infos[i].valid_data ||
-			    infos[i].instance_state != DDS_IST_ALIVE)
-				continue;
-			const dds_builtintopic_endpoint_t *ep = ptrs[i];
-			if (subs)
-				gl_on_sub(s, ep);
-			else
-				gl_on_pub(s, ep);
-		}
-		(void)dds_return_loan(rd, ptrs, n);
-	}
+	(void)ih;
+	if (ep != NULL)
+		gl_on_sub(arg, ep);
+	return true;
+}
+
+static bool gl_on_pub_endpoint(void *arg, dds_instance_handle_t ih,
+			       const dds_builtintopic_endpoint_t *ep)
+{
+	(void)ih;
+	if (ep != NULL)
+		gl_on_pub(arg, ep);
+	return true;
 }
 
 /* A node of a ros_discovery_info sample: a recorder or player when it
@@ -220,8 +216,8 @@ bt_status btdds_graph_list(dds_entity_t pp, int64_t wait_ns, struct btdds_graph_
 		return st;
 	}
 	dds_sleepfor(wait_ns);
-	gl_take_endpoints(&s, s.sub_reader, true);
-	gl_take_endpoints(&s, s.pub_reader, false);
+	btdds_endpoints_take(s.sub_reader, 0, gl_on_sub_endpoint, &s);
+	btdds_endpoints_take(s.pub_reader, 0, gl_on_pub_endpoint, &s);
 	int32_t rc = btdds_raw_take(s.graph_reader, gl_on_graph, &s);
 	gl_fini(&s);
 	if (rc < 0) {

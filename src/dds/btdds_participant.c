@@ -116,6 +116,29 @@ void btdds_participant_where(dds_entity_t pp, const dds_guid_t *key, char out[BT
 	(void)dds_delete(rd);
 }
 
+#define ENDPOINTS_BATCH 64
+
+void btdds_endpoints_take(dds_entity_t rd, unsigned max_rounds, btdds_endpoint_fn fn, void *arg)
+{
+	void *ptrs[ENDPOINTS_BATCH];
+	dds_sample_info_t infos[ENDPOINTS_BATCH];
+	bool more = true;
+	for (unsigned round = 0; more && (max_rounds == 0 || round < max_rounds); round++) {
+		memset(ptrs, 0, sizeof ptrs);
+		dds_return_t n = dds_take(rd, ptrs, infos, ENDPOINTS_BATCH, ENDPOINTS_BATCH);
+		if (n <= 0)
+			return;
+		for (dds_return_t i = 0; i < n && more; i++) {
+			const dds_sample_info_t *si = &infos[i];
+			if (si->instance_state != DDS_IST_ALIVE)
+				more = fn(arg, si->instance_handle, NULL);
+			else if (si->valid_data)
+				more = fn(arg, si->instance_handle, ptrs[i]);
+		}
+		(void)dds_return_loan(rd, ptrs, n);
+	}
+}
+
 dds_guid_t btdds_participant_of(const dds_guid_t *ep)
 {
 	dds_guid_t g = *ep;

@@ -5,6 +5,7 @@
 #ifndef BTDDS_PARTICIPANT_H
 #define BTDDS_PARTICIPANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <dds/dds.h>
@@ -42,6 +43,17 @@ void btdds_participant_where(dds_entity_t pp, const dds_guid_t *key,
 /* The GUID of the participant that endpoint `ep` belongs to (its first 12
  * bytes, then the participant's entity id, RTPS's 0x000001c1). */
 dds_guid_t btdds_participant_of(const dds_guid_t *ep);
+
+/* One sample of a built-in publication or subscription reader: `ep` when
+ * the endpoint is alive, NULL when it has gone. Returns false to stop
+ * taking. */
+typedef bool (*btdds_endpoint_fn)(void *arg, dds_instance_handle_t ih,
+				  const dds_builtintopic_endpoint_t *ep);
+/* Takes what built-in endpoint reader `rd` (DCPSPublication or
+ * DCPSSubscription) holds, in batches, at most `max_rounds` of them (0:
+ * until it is empty), and calls fn for each sample, until fn says stop.
+ * Samples of an alive endpoint without data are skipped. */
+void btdds_endpoints_take(dds_entity_t rd, unsigned max_rounds, btdds_endpoint_fn fn, void *arg);
 
 /* Deletes the participant and, when it was the last one, the domain
  * btdds_participant_create made for it. 0 is fine. Returns the first DDS

@@ -192,14 +192,10 @@ static bt_status svc_make_all(struct btdds_svc_server *s, const struct btdds_svc
 					  dds_strretcode(rc));
 	}
 	/* Only a warning depends on it: the services run without it. */
-	const char **names = bt_xcalloc(o->n_defs ? o->n_defs : 1, sizeof *names);
-	for (size_t i = 0; i < o->n_defs; i++)
-		names[i] = o->defs[i].name;
 	struct bt_error twin_err;
-	if (btdds_svc_twin_new(o->pp, s->waitset, names, o->n_defs, o->twin_hint, &s->twin,
+	if (btdds_svc_twin_new(o->pp, s->waitset, o->defs, o->n_defs, o->twin_hint, &s->twin,
 			       &twin_err) != BT_OK)
 		bt_log_info("%s", twin_err.msg);
-	free(names);
 	return BT_OK;
 }
 

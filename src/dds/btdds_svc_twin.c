@@ -10,8 +10,7 @@
 #include "btdds_participant.h"
 #include "btdds_service.h"
 
-#define TWIN_BATCH 32
-#define TWIN_ROUNDS 64 /* a poll's work: at most 2048 publications */
+#define TWIN_ROUNDS 32 /* a poll's work: 32 batches, at most 2048 publications */
 
 struct btdds_svc_twin {
 	dds_entity_t pp, waitset, reader, cond;
@@ -22,9 +21,9 @@ struct btdds_svc_twin {
 	bool said;
 };
 
-bt_status btdds_svc_twin_new(dds_entity_t pp, dds_entity_t waitset, const char *const *services,
-			     size_t n, const char *hint, struct btdds_svc_twin **out,
-			     struct bt_error *err)
+bt_status btdds_svc_twin_new(dds_entity_t pp, dds_entity_t waitset,
+			     const struct btdds_svc_def *services, size_t n, const char *hint,
+			     struct btdds_svc_twin **out, struct bt_error *err)
 {
 	struct btdds_svc_twin *t = bt_xcalloc(1, sizeof *t);
 	t->pp = pp;
@@ -32,8 +31,8 @@ bt_status btdds_svc_twin_new(dds_entity_t pp, dds_entity_t waitset, const char *
 	t->names = bt_xcalloc(n ? n : 1, sizeof *t->names);
 	t->topics = bt_xcalloc(n ? n : 1, sizeof *t->topics);
 	for (; t->n < n; t->n++) {
-		t->names[t->n] = bt_xstrdup(services[t->n]);
-		t->topics[t->n] = btdds_svc_topic(services[t->n], false);
+		t->names[t->n] = bt_xstrdup(services[t->n].name);
+		t->topics[t->n] = btdds_svc_topic(services[t->n].name, false);
 	}
 	t->hint = hint != NULL ? bt_xstrdup(hint) : NULL;
 	dds_return_t rc = dds_get_guid(pp, &t->own);
@@ -75,25 +74,23 @@ static void twin_say(struct btdds_svc_twin *t, const char *service,
 	t->said = true;
 }
 
+static bool twin_on_endpoint(void *arg, dds_instance_handle_t ih,
+			     const dds_builtintopic_endpoint_t *ep)
+{
+	(void)ih;
+	struct btdds_svc_twin *t = arg;
+	const char *svc = ep != NULL ? twin_of(t, ep) : NULL;
+	if (svc != NULL)
+		twin_say(t, svc, ep);
+	return !t->said;
+}
+
 void btdds_svc_twin_poll(struct btdds_svc_twin *t)
 {
-	if (t == NULL)
+	if (t == NULL || t->said)
 		return;
-	void *ptrs[TWIN_BATCH];
-	dds_sample_info_t infos[TWIN_BATCH];
-	for (int round = 0; round < TWIN_ROUNDS && !t->said; round++) {
-		memset(ptrs, 0, sizeof ptrs);
-		dds_return_t n = dds_take(t->reader, ptrs, infos, TWIN_BATCH, TWIN_BATCH);
-		if (n <= 0)
-			return;
-		for (dds_return_t i = 0; i < n && !t->said; i++) {
-			const char *svc = infos[i].valid_data ? twin_of(t, ptrs[i]) : NULL;
-			if (svc != NULL)
-				twin_say(t, svc, ptrs[i]);
-		}
-		(void)dds_return_loan(t->reader, ptrs, n);
-	}
-	if (t->said && t->reader > 0) {
+	btdds_endpoints_take(t->reader, TWIN_ROUNDS, twin_on_endpoint, t);
+	if (t->said) {
 		/* said once: no more wake-ups for discovery */
 		(void)dds_waitset_detach(t->waitset, t->cond);
 		(void)dds_delete(t->reader);

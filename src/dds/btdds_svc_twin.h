@@ -19,15 +19,16 @@
 #include <dds/dds.h>
 
 #include "bt_status.h"
+#include "btdds_svc_server.h"
 
 struct btdds_svc_twin;
 
-/* Watches for other servers of `services` (full names, "/node/snapshot";
+/* Watches for other servers of `services` (their names, "/node/snapshot",
  * copied) from participant `pp`, waking `waitset`. `hint` (copied; NULL:
  * none) ends the warning ("give each its own --node-name"). BT_ERR_DDS
  * (*err says why) when the reader cannot be made; nothing is left then. */
 BT_MUST_CHECK bt_status btdds_svc_twin_new(dds_entity_t pp, dds_entity_t waitset,
-					   const char *const *services, size_t n,
+					   const struct btdds_svc_def *services, size_t n,
 					   const char *hint, struct btdds_svc_twin **out,
 					   struct bt_error *err);
 /* Takes the publications discovered since the last poll; warns at the

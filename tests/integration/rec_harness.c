@@ -38,6 +38,21 @@ char *rec_read(const char *path)
 	return text;
 }
 
+bool rec_wait_said(const char *path, const char *what, double secs)
+{
+	double end = rec_now() + secs;
+	for (;;) {
+		char *text = rec_read(path);
+		bool found = strstr(text, what) != NULL;
+		free(text);
+		if (found)
+			return true;
+		if (rec_now() > end)
+			return false;
+		rec_sleep(0.05);
+	}
+}
+
 pid_t rec_spawn(char *const argv[], const char *out_path, const char *env)
 {
 	return tu_spawn(argv, &(struct tu_spawn_opts){.out_path = out_path, .env = env});

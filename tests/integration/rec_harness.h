@@ -33,6 +33,9 @@ struct bag_counts {
 double rec_now(void);                /* CLOCK_MONOTONIC seconds */
 void rec_sleep(double s);
 char *rec_read(const char *path);    /* whole file ("" when unreadable); free() it */
+/* Whether the file at `path` (a process's output) contains `what` within
+ * `secs`, read again every 50 ms. */
+bool rec_wait_said(const char *path, const char *what, double secs);
 /* tu_spawn: argv with stdout+stderr to out_path (or /dev/null); `env` is
  * a "NAME=VALUE" added to the child's environment, or NULL. */
 pid_t rec_spawn(char *const argv[], const char *out_path, const char *env);

@@ -471,14 +471,6 @@ static void test_call_list(void **state)
 
 /* ---- two nodes of one name ---- */
 
-static bool graph_said(const struct rec *r, const char *what)
-{
-	char *out = rec_read(r->out_path);
-	bool yes = strstr(out, what) != NULL;
-	free(out);
-	return yes;
-}
-
 /* 6. Two recorders given the same --node-name (domain 178): each says once
  * that another process serves its services too, naming the other's pid;
  * a third of another name says nothing. */
@@ -492,11 +484,8 @@ static void test_same_node_name(void **state)
 	rec_start(&b, 178, aa, NULL);
 	rec_start(&c, 178, ca, NULL);
 	const char *say = "warning: another process (";
-	for (double t0 = rec_now(); rec_now() - t0 < 15.0;) {
-		if (graph_said(&a, say) && graph_said(&b, say))
-			break;
-		rec_sleep(0.2);
-	}
+	if (rec_wait_said(a.out_path, say, 15.0))
+		(void)rec_wait_said(b.out_path, say, 15.0);
 	rec_sleep(1.0); /* c had as long to see both */
 	rec_stop(&a, SIGINT);
 	rec_stop(&b, SIGINT);

@@ -313,15 +313,7 @@ static double crash_round(const char *tmp, unsigned round)
 	pid_t pid = rec_spawn(argv, out_path, NULL);
 	/* until it records, then 1.5..2.5 s of messages: more than the first
 	 * second, and the kill anywhere in the once-a-second chunk cycle */
-	double end = rec_now() + 15.0;
-	for (;;) {
-		char *text = rec_read(out_path);
-		int found = strstr(text, "Recording to") != NULL;
-		free(text);
-		if (found || rec_now() > end)
-			break;
-		rec_sleep(0.05);
-	}
+	(void)rec_wait_said(out_path, "Recording to", 15.0);
 	rec_sleep(2.5 + (double)(rand() % 1000) / 1000.0);
 	int64_t t_kill = bt_time_realtime_ns();
 	assert_int_equal(tu_stop(pid, SIGKILL, 30.0), 128 + SIGKILL);

@@ -126,16 +126,7 @@ static void test_no_topic_notice(void **state)
 	rec_start(&r, 31, args, "ROS_LOCALHOST_ONLY=1");
 	const char *want = "no topic found in 5 s: listening on DDS domain 31, discovery range "
 			   "LOCALHOST; environment: ROS_LOCALHOST_ONLY=1 CYCLONEDDS_URI=file://";
-	double end = rec_now() + 20.0;
-	char *text = NULL;
-	for (;;) {
-		free(text);
-		text = rec_read(r.out_path);
-		if (strstr(text, want) != NULL || rec_now() > end)
-			break;
-		rec_sleep(0.1);
-	}
-	free(text);
+	(void)rec_wait_said(r.out_path, want, 20.0);
 	rec_stop(&r, SIGINT);
 	printf("%s", r.out);
 	assert_int_equal(tu_count_of(r.out, want), 1);

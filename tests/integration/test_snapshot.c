@@ -82,17 +82,8 @@ static char *snapshot_take(pid_t pid, struct snapfile *f)
 /* Waits until the recorder's output contains `what`. */
 static void wait_output(const struct rec *r, const char *what)
 {
-	double end = rec_now() + 20.0;
-	for (;;) {
-		char *text = rec_read(r->out_path);
-		bool found = strstr(text, what) != NULL;
-		free(text);
-		if (found)
-			return;
-		if (rec_now() > end)
-			fail_msg("\"%s\" never appeared", what);
-		rec_sleep(0.05);
-	}
+	if (!rec_wait_said(r->out_path, what, 20.0))
+		fail_msg("\"%s\" never appeared", what);
 }
 
 /* The file a "snapshot N: ... written to FILE" line names. */

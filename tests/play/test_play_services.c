@@ -381,14 +381,6 @@ static void test_no_remote(void **state)
 
 /* ---- 179: two players of one node name ---- */
 
-static bool twin_said(const char *path, const char *what)
-{
-	char *out = rec_read(path);
-	bool yes = strstr(out, what) != NULL;
-	free(out);
-	return yes;
-}
-
 /* Two paused players left at the default node name: each says once that
  * the other process also serves /rosbag2_player/..., naming its pid. */
 static void test_twins(void **state)
@@ -403,11 +395,8 @@ static void test_twins(void **state)
 		pid[i] = rec_spawn(argv, path[i], NULL);
 	}
 	const char *say = "warning: another process (";
-	for (double t0 = rec_now(); rec_now() - t0 < 15.0;) {
-		if (twin_said(path[0], say) && twin_said(path[1], say))
-			break;
-		rec_sleep(0.2);
-	}
+	if (rec_wait_said(path[0], say, 15.0))
+		(void)rec_wait_said(path[1], say, 15.0);
 	for (int i = 0; i < 2; i++) {
 		kill(pid[i], SIGINT);
 		assert_int_equal(rec_wait(pid[i], 10.0, "bagtop play"), 0);
