@@ -95,60 +95,56 @@ static void gl_add_service(struct btdds_graph_entry *e, const char *svc)
 	memcpy(e->services, out, off + 1);
 }
 
-/* A reader of "rq/<node>/<svc>Request" of a rosbag2 service type. */
-static void gl_on_sub(struct gl_state *s, const dds_builtintopic_endpoint_t *ep)
+/* A subscription (btdds_endpoint_fn): a reader of
+ * "rq/<node>/<svc>Request" of a rosbag2 service type names its node and
+ * service. */
+static bool gl_on_sub(void *arg, dds_instance_handle_t ih, const dds_builtintopic_endpoint_t *ep)
 {
+	(void)ih;
+	struct gl_state *s = arg;
+	if (ep == NULL)
+		return true;
 	const char *t = ep->topic_name;
 	size_t n = strlen(t), ls = strlen(GL_RQ_SUFFIX);
 	if (strncmp(t, GL_RQ_PREFIX, 3) != 0 || n < 3 + ls + 2 ||
 	    strcmp(t + n - ls, GL_RQ_SUFFIX) != 0 || ep->type_name == NULL ||
 	    (strncmp(ep->type_name, GL_SRV_TYPE, strlen(GL_SRV_TYPE)) != 0 &&
 	     strncmp(ep->type_name, GL_BT_SRV_TYPE, strlen(GL_BT_SRV_TYPE)) != 0))
-		return;
+		return true;
 	char path[BTDDS_NODE_FQN_MAX + 128];
 	size_t lp = n - ls - 2; /* "/<node>/<svc>" */
 	if (lp >= sizeof path)
-		return;
+		return true;
 	memcpy(path, t + 2, lp);
 	path[lp] = '\0';
 	char *slash = strrchr(path, '/');
 	if (slash == NULL || slash == path || slash[1] == '\0')
-		return;
+		return true;
 	*slash = '\0';
 	const char *svc = slash + 1;
 	struct btdds_graph_entry *e = gl_entry(&s->list, path, &ep->participant_key);
 	e->recorder |= gl_in(gl_recorder_srv, svc);
 	e->player |= gl_in(gl_player_srv, svc);
 	gl_add_service(e, svc);
+	return true;
 }
 
-static void gl_on_pub(struct gl_state *s, const dds_builtintopic_endpoint_t *ep)
+/* A publication (btdds_endpoint_fn): the writers of rosbag2's split
+ * events, whose node ros_discovery_info names. */
+static bool gl_on_pub(void *arg, dds_instance_handle_t ih, const dds_builtintopic_endpoint_t *ep)
 {
+	(void)ih;
+	struct gl_state *s = arg;
+	if (ep == NULL)
+		return true;
 	bool w = !strcmp(ep->topic_name, "rt/events/write_split");
 	if (!w && strcmp(ep->topic_name, "rt/events/read_split") != 0)
-		return;
+		return true;
 	if (s->n_w == s->cap_w) {
 		s->cap_w = s->cap_w ? 2 * s->cap_w : 8;
 		s->w = bt_xrealloc(s->w, s->cap_w * sizeof *s->w);
 	}
 	s->w[s->n_w++] = (struct gl_writer){ep->key, !w};
-}
-
-static bool gl_on_sub_endpoint(void *arg, dds_instance_handle_t ih,
-			       const dds_builtintopic_endpoint_t *ep)
-{
-	(void)ih;
-	if (ep != NULL)
-		gl_on_sub(arg, ep);
-	return true;
-}
-
-static bool gl_on_pub_endpoint(void *arg, dds_instance_handle_t ih,
-			       const dds_builtintopic_endpoint_t *ep)
-{
-	(void)ih;
-	if (ep != NULL)
-		gl_on_pub(arg, ep);
 	return true;
 }
 
@@ -216,8 +212,8 @@ bt_status btdds_graph_list(dds_entity_t pp, int64_t wait_ns, struct btdds_graph_
 		return st;
 	}
 	dds_sleepfor(wait_ns);
-	btdds_endpoints_take(s.sub_reader, 0, gl_on_sub_endpoint, &s);
-	btdds_endpoints_take(s.pub_reader, 0, gl_on_pub_endpoint, &s);
+	btdds_endpoints_take(s.sub_reader, 0, gl_on_sub, &s);
+	btdds_endpoints_take(s.pub_reader, 0, gl_on_pub, &s);
 	int32_t rc = btdds_raw_take(s.graph_reader, gl_on_graph, &s);
 	gl_fini(&s);
 	if (rc < 0) {
